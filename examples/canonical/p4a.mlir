@@ -1,0 +1,14 @@
+// P4a Contracting letter split on both operands, programs.md.
+// mesh model=4. x[m=256,d=1024] split d on model; w[d=1024,n=512] split d on
+// model. y replicated. Minimum: local einsum, one all-reduce of y: 768 KiB.
+
+weft.mesh @mesh ["model" = 4]
+
+func.func @matmul(%x: tensor<256x1024xf32, #weft.sharding<@mesh, [{}, {"model"}]>>,
+    %w: tensor<1024x512xf32, #weft.sharding<@mesh, [{"model"}, {}]>>)
+    -> (tensor<256x512xf32, #weft.sharding<@mesh, [{}, {}]>>) {
+  %y = weft.einsum "md,dn->mn" (%x, %w)
+      : (tensor<256x1024xf32, #weft.sharding<@mesh, [{}, {"model"}]>>, tensor<1024x512xf32, #weft.sharding<@mesh, [{"model"}, {}]>>)
+      -> tensor<256x512xf32, #weft.sharding<@mesh, [{}, {}]>>
+  return %y : tensor<256x512xf32, #weft.sharding<@mesh, [{}, {}]>>
+}

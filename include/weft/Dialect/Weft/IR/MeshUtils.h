@@ -1,0 +1,30 @@
+//===- MeshUtils.h - looking up meshes and checking shardings ---*- C++ -*-===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_MESHUTILS_H
+#define WEFT_DIALECT_WEFT_IR_MESHUTILS_H
+
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+
+namespace mlir::weft {
+
+/// The weft.mesh that `ref` names, seen from `from`; emits an error on `from`
+/// and fails if there is none.
+FailureOr<MeshOp> lookupMesh(Operation *from, FlatSymbolRefAttr ref,
+                             SymbolTableCollection &tables);
+
+/// The product of the sizes of `axes` in `mesh` (the group size of a
+/// collective over them); emits an error on `op` for an unknown axis.
+FailureOr<int64_t> getGroupSize(Operation *op, MeshOp mesh,
+                                ArrayRef<StringRef> axes);
+
+/// Checks the sharding encoding of `type` (if any) against its mesh: the
+/// mesh exists, every axis is one of its axes, and every split dimension is
+/// divisible by the product of its axes. `what` names the value in messages
+/// ("operand #1", "the result").
+LogicalResult verifyShardingAgainstMesh(Operation *op, Type type,
+                                        const Twine &what,
+                                        SymbolTableCollection &tables);
+
+} // namespace mlir::weft
+
+#endif // WEFT_DIALECT_WEFT_IR_MESHUTILS_H

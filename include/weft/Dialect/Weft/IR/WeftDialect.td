@@ -1,0 +1,40 @@
+//===- WeftDialect.td - The weft dialect -------------------*- tablegen -*-===//
+//
+// The weft dialect: index-letter (einsum-style) compute ops over tensors whose
+// types carry a sharding over a named device mesh, and the collectives of the
+// per-rank (local) view.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_WEFTDIALECT_TD
+#define WEFT_DIALECT_WEFT_IR_WEFTDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Weft_Dialect : Dialect {
+  let name = "weft";
+  let cppNamespace = "::mlir::weft";
+  let summary = "An SPMD partitioner's dialect: einsum graphs over a device mesh";
+  let description = [{
+    A weft program is written for one big logical device. Every compute op
+    names the dimensions of its operands and result with letters, einsum
+    style, and tensor types may carry a `#weft.sharding` encoding that says
+    how each dimension is split over the axes of a `weft.mesh`.
+
+    The dialect has two views of a program:
+
+    * the *global view* (`weft.einsum`, `weft.map`, `weft.reduce`,
+      `weft.embed`, `weft.shard`) on global shapes, annotated with shardings;
+    * the *local view*, the per-rank SPMD program: the same compute ops on
+      local shapes, plus the collectives `weft.all_reduce`,
+      `weft.all_gather`, `weft.reduce_scatter`, `weft.all_to_all` and the
+      communication-free `weft.slice_shard`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Defined beside the attributes, where their storage is complete.
+    void registerAttributes();
+  }];
+}
+
+#endif // WEFT_DIALECT_WEFT_IR_WEFTDIALECT_TD

@@ -1,0 +1,48 @@
+//===- WeftEnums.td - weft enumerations --------------------*- tablegen -*-===//
+//
+// Reduction kinds (partial states, reductions, collectives) and the
+// elementwise kinds of weft.map.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_WEFTENUMS_TD
+#define WEFT_DIALECT_WEFT_IR_WEFTENUMS_TD
+
+include "mlir/IR/EnumAttr.td"
+
+def Weft_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how partial values combine: sum, max or min", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Max", 1, "max">,
+  I32EnumAttrCase<"Min", 2, "min">
+]> {
+  let cppNamespace = "::mlir::weft";
+}
+
+def Weft_MapKind : I32EnumAttr<"MapKind", "elementwise function of weft.map", [
+  // Binary.
+  I32EnumAttrCase<"Add", 0, "add">,
+  I32EnumAttrCase<"Sub", 1, "sub">,
+  I32EnumAttrCase<"Mul", 2, "mul">,
+  I32EnumAttrCase<"Div", 3, "div">,
+  I32EnumAttrCase<"Max", 4, "max">,
+  I32EnumAttrCase<"Min", 5, "min">,
+  // Unary.
+  I32EnumAttrCase<"Neg", 10, "neg">,
+  I32EnumAttrCase<"Exp", 11, "exp">,
+  I32EnumAttrCase<"Log", 12, "log">,
+  I32EnumAttrCase<"Sqrt", 13, "sqrt">,
+  I32EnumAttrCase<"Rsqrt", 14, "rsqrt">,
+  I32EnumAttrCase<"Square", 15, "square">,
+  I32EnumAttrCase<"Tanh", 16, "tanh">,
+  I32EnumAttrCase<"Relu", 17, "relu">,
+  I32EnumAttrCase<"Gelu", 18, "gelu">,
+  I32EnumAttrCase<"Silu", 19, "silu">,
+  // Unary with a constant operand (the `scalar` attribute).
+  I32EnumAttrCase<"Scale", 30, "scale">,
+  I32EnumAttrCase<"Shift", 31, "shift">
+]> {
+  let cppNamespace = "::mlir::weft";
+}
+
+#endif // WEFT_DIALECT_WEFT_IR_WEFTENUMS_TD

@@ -1,0 +1,20 @@
+//===- WeftOps.h - weft operations ------------------------------*- C++ -*-===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_WEFTOPS_H
+#define WEFT_DIALECT_WEFT_IR_WEFTOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "weft/Dialect/Weft/IR/WeftAttrs.h"
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+
+#include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "weft/Dialect/Weft/IR/WeftOps.h.inc"
+
+#endif // WEFT_DIALECT_WEFT_IR_WEFTOPS_H

@@ -1,0 +1,291 @@
+//===- WeftOps.td - weft operations ------------------------*- tablegen -*-===//
+//
+// The mesh, the global-view compute ops and the local-view collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_WEFTOPS_TD
+#define WEFT_DIALECT_WEFT_IR_WEFTOPS_TD
+
+include "weft/Dialect/Weft/IR/WeftDialect.td"
+include "weft/Dialect/Weft/IR/WeftEnums.td"
+include "weft/Dialect/Weft/IR/WeftInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def Weft_FloatTensor : StaticShapeTensorOf<[F32, F64, F16, BF16]>;
+def Weft_IdTensor : StaticShapeTensorOf<[I32]>;
+def Weft_AnyTensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I32]>;
+
+// Every weft op but the mesh refers to meshes, through the shardings of its
+// types or through its `mesh` attribute, and verifies them in
+// verifySymbolUses (the symbol table is cached there).
+class Weft_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Weft_Dialect, mnemonic,
+         !listconcat(traits,
+                     [DeclareOpInterfaceMethods<SymbolUserOpInterface>])>;
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+def Weft_MeshOp : Op<Weft_Dialect, "mesh", [Symbol]> {
+  let summary = "a named device mesh";
+  let description = [{
+    Declares a mesh: an ordered list of named axes with their sizes. Device
+    ranks map to mesh coordinates in row-major order (the last axis varies
+    fastest). A collective over a set of axes runs inside each group of ranks
+    that agree on every coordinate not in the set.
+
+    ```mlir
+    weft.mesh @mesh ["data" = 2, "model" = 4]   // 8 ranks; rank 5 = (1, 1)
+    ```
+
+    Verifier: at least one axis; names non-empty and unique; sizes >= 1.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
+                       DenseI64ArrayAttr:$axis_sizes);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of ranks: the product of the axis sizes.
+    int64_t getNumDevices();
+    /// Size of the named axis, or std::nullopt if the mesh has no such axis.
+    std::optional<int64_t> getAxisSize(::llvm::StringRef axis);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Global view
+//===----------------------------------------------------------------------===//
+
+def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+  let summary = "multiply, summing over letters absent from the result";
+  let description = [{
+    `result[out] = sum over the other letters of prod_i input_i[letters_i]`,
+    for one or two operands. Every letter has one size everywhere it
+    appears; a letter appears at most once per operand.
+
+    ```mlir
+    %h = weft.einsum "btd,df->btf" (%x, %w)
+        : (tensor<4x64x256xf32>, tensor<256x1024xf32>) -> tensor<4x64x1024xf32>
+    %t = weft.einsum "ij->ji" (%a) : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$spec, Variadic<Weft_FloatTensor>:$inputs);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat =
+      "$spec ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_MapOp : Weft_Op<"map", [Pure,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+  let summary = "elementwise function, broadcasting by letters";
+  let description = [{
+    Applies `kind` elementwise. Operands are broadcast by letters: each
+    operand is indexed by its own letters in the result's index space, and
+    the result carries every operand letter (a map never reduces).
+
+    Binary kinds: `add sub mul div max min`. Unary kinds: `neg exp log sqrt
+    rsqrt square tanh relu gelu silu`; `gelu` is the tanh approximation
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, `silu` is
+    `x * sigmoid(x)`. Unary kinds with a constant `c` given by the `scalar`
+    attribute: `scale` (`x * c`) and `shift` (`x + c`).
+
+    ```mlir
+    %y = weft.map add "btd,d->btd" (%x, %b)
+        : (tensor<4x64x256xf32>, tensor<256xf32>) -> tensor<4x64x256xf32>
+    %r = weft.map relu "bf->bf" (%h) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %s = weft.map scale "bt->bt" (%m) {scalar = 3.906250e-03 : f64}
+        : (tensor<4x64xf32>) -> tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_MapKind:$kind, StrAttr:$spec,
+                       Variadic<Weft_FloatTensor>:$inputs,
+                       OptionalAttr<F64Attr>:$scalar);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$kind $spec ` ` `(` $inputs `)` attr-dict `:` "
+                       "functional-type($inputs, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of tensor operands `kind` takes (1 or 2).
+    static unsigned getArity(::mlir::weft::MapKind kind);
+    /// Whether `kind` reads the `scalar` attribute.
+    static bool takesScalar(::mlir::weft::MapKind kind);
+  }];
+}
+
+def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+  let summary = "sum, max or min over the letters dropped from the result";
+  let description = [{
+    ```mlir
+    %m = weft.reduce max "bhts->bht" (%scores)
+        : (tensor<4x8x64x64xf32>) -> tensor<4x8x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_ReductionKind:$kind, StrAttr:$spec,
+                       Weft_FloatTensor:$input);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$kind $spec ` ` `(` $input `)` attr-dict `:` "
+                       "functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_EmbedOp : Weft_Op<"embed", [Pure,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+  let summary = "row lookup: an einsum with the one-hot of the ids";
+  let description = [{
+    `result[ids letters, d] = table[ids[ids letters], d]`. The spec names the
+    ids' letters, then the table's two letters: the vocabulary letter `v`
+    (rows, looked up, absent from the result) and the feature letter `d`
+    (kept). It equals `einsum "btv,vd->btd" (one_hot(ids, V), table)`, which
+    is how it is sharded: a table split on `v` gives a masked local lookup
+    whose result is a partial sum.
+
+    ```mlir
+    %e = weft.embed "bt,vd->btd" (%ids, %table)
+        : (tensor<4x64xi32>, tensor<4096x256xf32>) -> tensor<4x64x256xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$spec, Weft_IdTensor:$ids,
+                       Weft_FloatTensor:$table);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $ids `,` $table `)` attr-dict `:` "
+                       "functional-type(operands, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ShardOp : Weft_Op<"shard", [Pure]> {
+  let summary = "a user constraint on the sharding of a value";
+  let description = [{
+    The result is the operand, laid out as the sharding of the result type
+    says. That sharding is fixed: propagation never overrides it, and
+    partitioning reshards the operand into it.
+
+    ```mlir
+    %y = weft.shard %x : tensor<4x64xf32>
+        -> tensor<4x64xf32, #weft.sharding<@mesh, [{}, {"model"} ]>>
+    ```
+
+    Verifier: same shape and element type; the result type has a sharding.
+  }];
+  let arguments = (ins Weft_AnyTensor:$input);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Local view: collectives and the local slice
+//===----------------------------------------------------------------------===//
+
+// Shared by the local-view ops: a mesh and an ordered list of its axes.
+// Ranks of a group are ordered row-major over the listed axes, in the listed
+// order, matching a dimension split over the same list.
+class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Weft_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def Weft_AllReduceOp : Weft_CollectiveOp<"all_reduce",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "reduce a partial value over mesh axes, result on every rank";
+  let description = [{
+    Every rank of each group over `axes` receives the elementwise reduction
+    of the group's values.
+
+    ```mlir
+    %y = weft.all_reduce sum %p on @mesh over ["model"] : tensor<4x64x256xf32>
+    ```
+  }];
+  let arguments = (ins Weft_ReductionKind:$kind, Weft_AnyTensor:$input,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$kind $input `on` $mesh `over` $axes attr-dict `:` type($result)";
+}
+
+def Weft_AllGatherOp : Weft_CollectiveOp<"all_gather"> {
+  let summary = "concatenate the blocks of a group along a dimension";
+  let description = [{
+    `result` is the concatenation along `dim` of the group's operands, in
+    group order; `result.shape[dim] = input.shape[dim] * group size`.
+
+    ```mlir
+    %x = weft.all_gather %xl on @mesh over ["model"] dim 1
+        : tensor<4x16x256xf32> -> tensor<4x64x256xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `on` $mesh `over` $axes `dim` $dim attr-dict "
+                       "`:` type($input) `->` type($result)";
+}
+
+def Weft_ReduceScatterOp : Weft_CollectiveOp<"reduce_scatter"> {
+  let summary = "reduce over a group and keep this rank's block of a dimension";
+  let description = [{
+    The reduction of the group's operands, split along `dim` into group-size
+    blocks; rank `i` of the group keeps block `i`.
+
+    ```mlir
+    %y = weft.reduce_scatter sum %p on @mesh over ["model"] dim 1
+        : tensor<4x64x256xf32> -> tensor<4x16x256xf32>
+    ```
+  }];
+  let arguments = (ins Weft_ReductionKind:$kind, Weft_AnyTensor:$input,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$kind $input `on` $mesh `over` $axes `dim` $dim attr-dict `:` "
+      "type($input) `->` type($result)";
+}
+
+def Weft_AllToAllOp : Weft_CollectiveOp<"all_to_all"> {
+  let summary = "move the split of a tensor from one dimension to another";
+  let description = [{
+    Each rank splits its operand along `split_dim` into group-size blocks,
+    sends block `j` to group rank `j`, and concatenates what it receives along
+    `concat_dim` in group order. A value split over `axes` on `concat_dim`
+    becomes split over `axes` on `split_dim`.
+
+    ```mlir
+    %y = weft.all_to_all %x on @mesh over ["data"] split 0 concat 1
+        : tensor<4x1x64xf32> -> tensor<1x4x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$split_dim,
+                       I64Attr:$concat_dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `on` $mesh `over` $axes `split` $split_dim `concat` $concat_dim "
+      "attr-dict `:` type($input) `->` type($result)";
+}
+
+def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [Pure]> {
+  let summary = "keep this rank's block of a replicated dimension";
+  let description = [{
+    No communication: rank `i` of its group over `axes` keeps block `i` of
+    `dim` (group-size blocks).
+
+    ```mlir
+    %w = weft.slice_shard %wf on @mesh over ["model"] dim 0
+        : tensor<4096x256xf32> -> tensor<1024x256xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `on` $mesh `over` $axes `dim` $dim attr-dict "
+                       "`:` type($input) `->` type($result)";
+}
+
+#endif // WEFT_DIALECT_WEFT_IR_WEFTOPS_TD

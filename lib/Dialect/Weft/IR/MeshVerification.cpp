@@ -1,0 +1,175 @@
+//===- MeshVerification.cpp - rules that need the mesh --------------------===//
+//
+// verifySymbolUses of every weft op: shardings against their mesh, and the
+// shapes of collectives against the size of their axis group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+
+FailureOr<MeshOp> mlir::weft::lookupMesh(Operation *from, FlatSymbolRefAttr ref,
+                                         SymbolTableCollection &tables) {
+  Operation *symbol = tables.lookupNearestSymbolFrom(from, ref.getAttr());
+  auto mesh = dyn_cast_or_null<MeshOp>(symbol);
+  if (!mesh) {
+    from->emitOpError() << "refers to mesh " << ref
+                        << (symbol ? ", which is not a weft.mesh"
+                                   : ", which is not defined (declare it "
+                                     "with weft.mesh)");
+    return failure();
+  }
+  return mesh;
+}
+
+static std::string quotedAxes(MeshOp mesh) {
+  SmallVector<std::string> names;
+  for (Attribute a : mesh.getAxisNames())
+    names.push_back(("\"" + cast<StringAttr>(a).getValue() + "\"").str());
+  return llvm::join(names, ", ");
+}
+
+FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
+                                            ArrayRef<StringRef> axes) {
+  int64_t product = 1;
+  for (StringRef axis : axes) {
+    std::optional<int64_t> size = mesh.getAxisSize(axis);
+    if (!size) {
+      op->emitOpError() << "names axis \"" << axis << "\", which mesh @"
+                        << mesh.getSymName() << " does not have (its axes: "
+                        << quotedAxes(mesh) << ")";
+      return failure();
+    }
+    product *= *size;
+  }
+  return product;
+}
+
+LogicalResult
+mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
+                                      const Twine &what,
+                                      SymbolTableCollection &tables) {
+  ShardingAttr sharding = getSharding(type);
+  if (!sharding)
+    return success();
+  FailureOr<MeshOp> mesh = lookupMesh(op, sharding.getMesh(), tables);
+  if (failed(mesh))
+    return failure();
+  auto tensor = cast<RankedTensorType>(type);
+  for (unsigned d = 0; d < sharding.getRank(); ++d) {
+    SmallVector<StringRef> axes = sharding.getDimAxes(d);
+    FailureOr<int64_t> k = getGroupSize(op, *mesh, axes);
+    if (failed(k))
+      return failure();
+    int64_t size = tensor.getDimSize(d);
+    if (size % *k != 0)
+      return op->emitOpError()
+             << "dimension #" << d << " of " << what << " has size " << size
+             << ", which is not divisible by " << *k
+             << " (the product of axes " << "\"" << llvm::join(axes, "\", \"")
+             << "\"); uneven shards are not supported";
+  }
+  if (failed(getGroupSize(op, *mesh, sharding.getPartialAxisNames())))
+    return failure();
+  return success();
+}
+
+/// verifySymbolUses of the global-view ops: every operand and result type.
+static LogicalResult verifyTypes(Operation *op, SymbolTableCollection &tables) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyShardingAgainstMesh(op, type, "operand #" + Twine(i),
+                                         tables)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(verifyShardingAgainstMesh(op, type, "the result", tables)))
+      return failure();
+  return success();
+}
+
+#define WEFT_VERIFY_TYPES(OP)                                                  \
+  LogicalResult OP::verifySymbolUses(SymbolTableCollection &tables) {          \
+    return verifyTypes(*this, tables);                                         \
+  }
+WEFT_VERIFY_TYPES(EinsumOp)
+WEFT_VERIFY_TYPES(MapOp)
+WEFT_VERIFY_TYPES(ReduceOp)
+WEFT_VERIFY_TYPES(EmbedOp)
+WEFT_VERIFY_TYPES(ShardOp)
+#undef WEFT_VERIFY_TYPES
+
+/// Looks up the mesh and axes of a collective and returns the group size.
+static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshRef,
+                                      ArrayAttr axes,
+                                      SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = lookupMesh(op, meshRef, tables);
+  if (failed(mesh))
+    return failure();
+  SmallVector<StringRef> names;
+  for (Attribute a : axes)
+    names.push_back(cast<StringAttr>(a).getValue());
+  return getGroupSize(op, *mesh, names);
+}
+
+/// Checks `out.shape == in.shape` except on `dims`: `{d, true}` means
+/// `out[d] = in[d] * p`, `{d, false}` means `out[d] = in[d] / p` (in[d] must be
+/// divisible by p).
+static LogicalResult verifyScaledShape(Operation *op, int64_t p,
+                                       ArrayRef<std::pair<int64_t, bool>> dims) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t expected = in.getDimSize(d);
+    for (auto [dim, multiply] : dims) {
+      if (dim != d)
+        continue;
+      if (!multiply && expected % p != 0)
+        return op->emitOpError()
+               << "dimension " << d << " has size " << expected
+               << ", which is not divisible by the group size " << p;
+      expected = multiply ? expected * p : expected / p;
+    }
+    if (out.getDimSize(d) != expected)
+      return op->emitOpError()
+             << "result dimension " << d << " should have size " << expected
+             << " (group size " << p << "), got " << out.getDimSize(d);
+  }
+  return success();
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p, {{getDim(), true}});
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p, {{getDim(), false}});
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p,
+                           {{getSplitDim(), false}, {getConcatDim(), true}});
+}
+
+LogicalResult SliceShardOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p, {{getDim(), false}});
+}

@@ -1,0 +1,369 @@
+//===- WeftOps.cpp - weft operations: syntax and local verifiers ----------===//
+//
+// Verifiers here need nothing outside the op. Rules that need the mesh
+// (known axes, divisibility, collective shapes) live in MeshVerification.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/IR/IndexSpec.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+
+#include "weft/Dialect/Weft/IR/WeftInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes))
+    return failure();
+  SmallVector<Attribute> names;
+  SmallVector<int64_t> sizes;
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
+        std::string axis;
+        int64_t size;
+        if (parser.parseString(&axis) || parser.parseEqual() ||
+            parser.parseInteger(size))
+          return failure();
+        names.push_back(parser.getBuilder().getStringAttr(axis));
+        sizes.push_back(size);
+        return success();
+      }))
+    return failure();
+  result.addAttribute(getAxisNamesAttrName(result.name),
+                      parser.getBuilder().getArrayAttr(names));
+  result.addAttribute(getAxisSizesAttrName(result.name),
+                      parser.getBuilder().getDenseI64ArrayAttr(sizes));
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void MeshOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " [";
+  llvm::interleaveComma(llvm::zip(getAxisNames(), getAxisSizes()), p,
+                        [&](auto pair) {
+                          auto [name, size] = pair;
+                          p.printString(cast<StringAttr>(name).getValue());
+                          p << " = " << size;
+                        });
+  p << "]";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymNameAttrName(), getAxisNamesAttrName(),
+                           getAxisSizesAttrName()});
+}
+
+LogicalResult MeshOp::verify() {
+  ArrayAttr names = getAxisNames();
+  ArrayRef<int64_t> sizes = getAxisSizes();
+  if (names.size() != sizes.size())
+    return emitOpError() << "has " << names.size() << " axis names but "
+                         << sizes.size() << " sizes";
+  if (names.empty())
+    return emitOpError() << "needs at least one axis";
+  llvm::StringSet<> seen;
+  for (auto [nameAttr, size] : llvm::zip(names, sizes)) {
+    StringRef name = cast<StringAttr>(nameAttr).getValue();
+    if (name.empty())
+      return emitOpError() << "has an axis with an empty name";
+    if (!seen.insert(name).second)
+      return emitOpError() << "has two axes named \"" << name << "\"";
+    if (size < 1)
+      return emitOpError() << "axis \"" << name << "\" has size " << size
+                           << "; sizes must be at least 1";
+  }
+  return success();
+}
+
+int64_t MeshOp::getNumDevices() {
+  int64_t n = 1;
+  for (int64_t s : getAxisSizes())
+    n *= s;
+  return n;
+}
+
+std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
+  for (auto [name, size] : llvm::zip(getAxisNames(), getAxisSizes()))
+    if (cast<StringAttr>(name).getValue() == axis)
+      return size;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Index-letter ops: shared checks
+//===----------------------------------------------------------------------===//
+
+/// Parses the spec and checks it against the operand and result types: one
+/// term per operand, ranks, and one size per letter.
+static FailureOr<IndexSpec> verifyLetters(Operation *op, StringRef text,
+                                          TypeRange inputs, Type result) {
+  std::string error;
+  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  if (failed(spec))
+    return op->emitOpError() << "has a malformed spec \"" << text
+                             << "\": " << error;
+  if (spec->inputs.size() != inputs.size())
+    return op->emitOpError()
+           << "spec \"" << text << "\" has " << spec->inputs.size()
+           << " operand term(s) but the op has " << inputs.size()
+           << " operand(s)";
+
+  struct Seen {
+    int64_t size;
+    std::string where;
+  };
+  llvm::DenseMap<char, Seen> sizes;
+  auto check = [&](StringRef letters, Type type,
+                   const std::string &where) -> LogicalResult {
+    auto shaped = cast<ShapedType>(type);
+    if (static_cast<int64_t>(letters.size()) != shaped.getRank())
+      return op->emitOpError()
+             << where << " has rank " << shaped.getRank()
+             << " but the spec names " << letters.size() << " dimension(s) (\""
+             << letters << "\")";
+    for (auto [i, c] : llvm::enumerate(letters)) {
+      int64_t size = shaped.getDimSize(i);
+      auto [it, inserted] = sizes.try_emplace(c, Seen{size, where});
+      if (!inserted && it->second.size != size)
+        return op->emitOpError()
+               << "letter '" << c << "' has size " << it->second.size << " in "
+               << it->second.where << " but size " << size << " in " << where;
+    }
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(inputs))
+    if (failed(check(spec->inputs[i], type, "operand #" + std::to_string(i))))
+      return failure();
+  if (failed(check(spec->result, result, "the result")))
+    return failure();
+  return spec;
+}
+
+/// All float operands and the result share one element type.
+static LogicalResult verifySameElementType(Operation *op, TypeRange inputs,
+                                           Type result) {
+  Type expected = getElementTypeOrSelf(result);
+  for (auto [i, type] : llvm::enumerate(inputs))
+    if (getElementTypeOrSelf(type) != expected)
+      return op->emitOpError()
+             << "operand #" << i << " has element type "
+             << getElementTypeOrSelf(type) << " but the result has "
+             << expected;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EinsumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EinsumOp::verify() {
+  if (getInputs().empty() || getInputs().size() > 2)
+    return emitOpError() << "takes one or two operands, got "
+                         << getInputs().size();
+  if (failed(verifyLetters(*this, getSpec(), getInputs().getTypes(),
+                           getType())))
+    return failure();
+  return verifySameElementType(*this, getInputs().getTypes(), getType());
+}
+
+std::optional<ReductionKind> EinsumOp::getContractionKind() {
+  return ReductionKind::Sum;
+}
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+unsigned MapOp::getArity(MapKind kind) {
+  switch (kind) {
+  case MapKind::Add:
+  case MapKind::Sub:
+  case MapKind::Mul:
+  case MapKind::Div:
+  case MapKind::Max:
+  case MapKind::Min:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+bool MapOp::takesScalar(MapKind kind) {
+  return kind == MapKind::Scale || kind == MapKind::Shift;
+}
+
+LogicalResult MapOp::verify() {
+  unsigned arity = getArity(getKind());
+  if (getInputs().size() != arity)
+    return emitOpError() << "'" << stringifyMapKind(getKind()) << "' takes "
+                         << arity << " operand(s), got " << getInputs().size();
+  if (takesScalar(getKind()) && !getScalar())
+    return emitOpError() << "'" << stringifyMapKind(getKind())
+                         << "' needs a `scalar` attribute";
+  if (!takesScalar(getKind()) && getScalar())
+    return emitOpError() << "'" << stringifyMapKind(getKind())
+                         << "' takes no `scalar` attribute";
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(), getInputs().getTypes(), getType());
+  if (failed(spec))
+    return failure();
+  for (auto [i, letters] : llvm::enumerate(spec->inputs))
+    for (char c : letters)
+      if (!spec->inResult(c))
+        return emitOpError() << "letter '" << c << "' of operand #" << i
+                             << " is missing from the result: a map does not "
+                                "reduce (use weft.reduce)";
+  return verifySameElementType(*this, getInputs().getTypes(), getType());
+}
+
+std::optional<ReductionKind> MapOp::getContractionKind() {
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyLetters(*this, getSpec(), getInput().getType(), getType())))
+    return failure();
+  return verifySameElementType(*this, getInput().getType(), getType());
+}
+
+std::optional<ReductionKind> ReduceOp::getContractionKind() {
+  return getKind();
+}
+
+//===----------------------------------------------------------------------===//
+// EmbedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbedOp::verify() {
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(),
+                    {getIds().getType(), getTable().getType()}, getType());
+  if (failed(spec))
+    return failure();
+  StringRef ids = spec->inputs[0];
+  StringRef table = spec->inputs[1];
+  if (table.size() != 2)
+    return emitOpError() << "the table must have rank 2 (letters \"vd\"), got \""
+                         << table << "\"";
+  char vocab = table[0], feature = table[1];
+  if (ids.contains(vocab) || spec->inResult(vocab))
+    return emitOpError() << "vocabulary letter '" << vocab
+                         << "' (the table's first letter) must appear in "
+                            "neither the ids nor the result";
+  if (ids.contains(feature))
+    return emitOpError() << "feature letter '" << feature
+                         << "' must not appear in the ids";
+  if (!spec->inResult(feature))
+    return emitOpError() << "feature letter '" << feature
+                         << "' (the table's second letter) must appear in the "
+                            "result";
+  for (char c : ids)
+    if (!spec->inResult(c))
+      return emitOpError() << "ids letter '" << c
+                           << "' must appear in the result";
+  if (getElementTypeOrSelf(getTable().getType()) !=
+      getElementTypeOrSelf(getType()))
+    return emitOpError() << "the table has element type "
+                         << getElementTypeOrSelf(getTable().getType())
+                         << " but the result has "
+                         << getElementTypeOrSelf(getType());
+  return success();
+}
+
+std::optional<ReductionKind> EmbedOp::getContractionKind() {
+  return ReductionKind::Sum;
+}
+
+//===----------------------------------------------------------------------===//
+// ShardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "changes the shape or element type: " << in
+                         << " -> " << out;
+  if (!getSharding(out))
+    return emitOpError()
+           << "result type needs a #weft.sharding encoding (the constraint)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives: checks that need no mesh
+//===----------------------------------------------------------------------===//
+
+/// Axes non-empty and unique, local-view types (no sharding encoding), same
+/// element type and rank, and `dims` in range.
+static LogicalResult verifyCollective(Operation *op, ArrayAttr axes,
+                                      ArrayRef<int64_t> dims) {
+  if (axes.empty())
+    return op->emitOpError() << "needs at least one mesh axis";
+  llvm::StringSet<> seen;
+  for (Attribute a : axes)
+    if (!seen.insert(cast<StringAttr>(a).getValue()).second)
+      return op->emitOpError()
+             << "names axis " << a << " more than once";
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (getSharding(in) || getSharding(out))
+    return op->emitOpError()
+           << "is a local-view op: its types carry local shapes and no "
+              "#weft.sharding";
+  if (in.getElementType() != out.getElementType())
+    return op->emitOpError() << "changes the element type from "
+                             << in.getElementType() << " to "
+                             << out.getElementType();
+  if (in.getRank() != out.getRank())
+    return op->emitOpError() << "changes the rank from " << in.getRank()
+                             << " to " << out.getRank();
+  for (int64_t d : dims)
+    if (d < 0 || d >= in.getRank())
+      return op->emitOpError() << "dimension " << d
+                               << " is out of range for rank " << in.getRank();
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(*this, getAxes(), {});
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyCollective(*this, getAxes(), {static_cast<int64_t>(getDim())});
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollective(*this, getAxes(), {static_cast<int64_t>(getDim())});
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyCollective(*this, getAxes(), {static_cast<int64_t>(getSplitDim()),
+                                                 static_cast<int64_t>(getConcatDim())})))
+    return failure();
+  if (getSplitDim() == getConcatDim())
+    return emitOpError() << "split and concat dimensions must differ";
+  return success();
+}
+
+LogicalResult SliceShardOp::verify() {
+  return verifyCollective(*this, getAxes(), {static_cast<int64_t>(getDim())});
+}
+
+#define GET_OP_CLASSES
+#include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"

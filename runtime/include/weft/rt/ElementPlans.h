@@ -1,0 +1,77 @@
+//===- ElementPlans.h - Plans of maps, reductions and embeds ----*- C++ -*-===//
+//
+// Each plan reduces an index-letter op to strides over one iteration space,
+// which is all a CPU loop or a CUDA kernel needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_ELEMENTPLANS_H
+#define WEFT_RT_ELEMENTPLANS_H
+
+#include "weft/rt/DType.h"
+
+#include <string>
+#include <vector>
+
+namespace weft::rt {
+
+/// out[i] = f(in0[i . inStrides[0]], in1[i . inStrides[1]]) over the dense
+/// result index space `shape`. A stride is 0 where an operand lacks the
+/// letter (broadcast).
+struct MapPlan {
+  std::string spec;
+  std::vector<Shape> inShapes;
+  Shape outShape;
+  Shape shape;                                // simplified iteration space
+  std::vector<std::vector<int64_t>> inStrides; // per operand, per dim
+  std::vector<int64_t> outStrides;             // dense, per dim
+};
+
+/// Result letters must be the union of the operand letters.
+MapPlan planMap(const std::string &spec, const std::vector<Shape> &inShapes);
+
+/// out[o] = reduce over the dims with outStride 0 of in. Iteration space is
+/// the input's dims in input order (simplified).
+struct ReducePlan {
+  std::string spec;
+  Shape inShape;
+  Shape outShape;
+  Shape shape;
+  std::vector<int64_t> inStrides;
+  std::vector<int64_t> outStrides; // 0 on reduced dims
+  int64_t outElements = 1;
+  int64_t reducedElements = 1; // elements combined into each output
+};
+
+/// Result letters must be a subset of the input letters, in any order.
+ReducePlan planReduce(const std::string &spec, const Shape &inShape);
+
+/// out[i] = table[(ids[i . idsStrides] - offset) * rowStride +
+///                i . tableStrides] when the id is in [offset, offset+rows),
+/// else 0.
+struct EmbedPlan {
+  std::string spec;
+  Shape idsShape, tableShape, outShape;
+  Shape shape; // iteration space = dense result
+  std::vector<int64_t> idsStrides;
+  std::vector<int64_t> tableStrides;
+  std::vector<int64_t> outStrides;
+  int64_t rows = 0;      // local table rows (extent of the vocab letter)
+  int64_t rowStride = 0; // table stride of the vocab letter
+  /// Fast path: result = ids letters then the table's row letters in
+  /// order, table = vocab letter first: each id copies rowElements
+  /// contiguous values.
+  bool rowCopy = false;
+  int64_t rowElements = 0;
+  int64_t numIds = 0;
+};
+
+/// "bt,vd->btd": operand 0 holds int32 ids, operand 1 the table; exactly one
+/// table letter (the vocab letter) is absent from the result, and the result
+/// letters are the union of the ids letters and the other table letters.
+EmbedPlan planEmbed(const std::string &spec, const Shape &idsShape,
+                    const Shape &tableShape);
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_ELEMENTPLANS_H

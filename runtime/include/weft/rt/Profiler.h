@@ -1,0 +1,49 @@
+//===- Profiler.h - Per-op timers and counters ------------------*- C++ -*-===//
+
+#ifndef WEFT_RT_PROFILER_H
+#define WEFT_RT_PROFILER_H
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace weft::rt {
+
+struct OpStats {
+  std::string label; // e.g. "einsum btd,df->btf" or a compiler-given name
+  std::string kind;  // "einsum", "map", "all_reduce", ...
+  int64_t calls = 0;
+  double seconds = 0;
+  double flops = 0;     // floating point operations (einsums)
+  double bytesSent = 0; // ring bytes per device (collectives)
+};
+
+/// Accumulates OpStats per label in first-seen order. Not thread safe.
+class Profiler {
+public:
+  void record(const std::string &label, const std::string &kind,
+              double seconds, double flops, double bytesSent);
+  const std::vector<OpStats> &ops() const { return ops_; }
+  const OpStats *find(const std::string &label) const;
+  void clear();
+  /// Table of calls, time, GFLOP/s and bytes per op, plus totals.
+  void print(std::ostream &os, const std::string &title = "weft profile") const;
+
+private:
+  std::vector<OpStats> ops_;
+  std::map<std::string, std::size_t> index_;
+};
+
+/// Monotonic wall clock in seconds.
+inline double wallSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_PROFILER_H

@@ -1,0 +1,42 @@
+//===- Tensor.h - Runtime tensors -------------------------------*- C++ -*-===//
+//
+// A dense row-major tensor: dtype, shape and a pointer into host or device
+// memory. Storage is reference counted; views share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_TENSOR_H
+#define WEFT_RT_TENSOR_H
+
+#include "weft/rt/DType.h"
+
+#include <memory>
+
+namespace weft::rt {
+
+enum class Device : int { Host, Cuda };
+
+struct Tensor {
+  DType dtype = DType::F32;
+  Shape shape;
+  void *data = nullptr;
+  Device device = Device::Host;
+  std::shared_ptr<void> storage;
+
+  int64_t numElements() const { return weft::rt::numElements(shape); }
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(numElements()) * dtypeSize(dtype);
+  }
+  template <typename T> T *ptr() { return static_cast<T *>(data); }
+  template <typename T> const T *ptr() const {
+    return static_cast<const T *>(data);
+  }
+  std::string str() const;
+};
+
+/// Zero-initialized, 64-byte aligned host tensor.
+Tensor hostTensor(DType dtype, const Shape &shape);
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_TENSOR_H

@@ -1,0 +1,124 @@
+//===- ElementPlans.cpp - Plans of maps, reductions and embeds --------------===//
+
+#include "weft/rt/ElementPlans.h"
+#include "weft/rt/CopyPlan.h"
+#include "weft/rt/EinsumSpec.h"
+#include "weft/rt/Error.h"
+
+namespace weft::rt {
+
+/// Strides of operand `letters` (dense `shape`) along the dims of `space`.
+static std::vector<int64_t> stridesIn(const std::string &space,
+                                      const std::string &letters,
+                                      const Shape &shape) {
+  auto dense = rowMajorStrides(shape);
+  std::vector<int64_t> s(space.size(), 0);
+  for (std::size_t d = 0; d < space.size(); ++d) {
+    auto pos = letters.find(space[d]);
+    if (pos != std::string::npos)
+      s[d] = dense[pos];
+  }
+  return s;
+}
+
+static Shape shapeOf(const std::string &letters,
+                     const std::map<char, int64_t> &sizes) {
+  Shape s;
+  for (char c : letters)
+    s.push_back(sizes.at(c));
+  return s;
+}
+
+MapPlan planMap(const std::string &specText, const std::vector<Shape> &inShapes) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 1, 2);
+  auto sizes = spec.letterSizes(inShapes);
+  for (char c : spec.output)
+    check(sizes.count(c), "map spec '", specText, "': result letter '", c,
+          "' is in no operand");
+  for (const auto &in : spec.inputs)
+    for (char c : in)
+      check(spec.output.find(c) != std::string::npos, "map spec '", specText,
+            "': operand letter '", c,
+            "' missing from the result (use a reduce to drop letters)");
+  MapPlan p;
+  p.spec = spec.str();
+  p.inShapes = inShapes;
+  p.outShape = shapeOf(spec.output, sizes);
+  p.shape = p.outShape;
+  p.outStrides = rowMajorStrides(p.outShape);
+  for (std::size_t i = 0; i < inShapes.size(); ++i)
+    p.inStrides.push_back(stridesIn(spec.output, spec.inputs[i], inShapes[i]));
+  std::vector<std::vector<int64_t> *> all{&p.outStrides};
+  for (auto &s : p.inStrides)
+    all.push_back(&s);
+  mergeDims(p.shape, all);
+  return p;
+}
+
+ReducePlan planReduce(const std::string &specText, const Shape &inShape) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 1, 1);
+  auto sizes = spec.letterSizes({inShape});
+  for (char c : spec.output)
+    check(sizes.count(c), "reduce spec '", specText, "': result letter '", c,
+          "' is not an input letter");
+  ReducePlan p;
+  p.spec = spec.str();
+  p.inShape = inShape;
+  p.outShape = shapeOf(spec.output, sizes);
+  p.outElements = numElements(p.outShape);
+  p.reducedElements = 1;
+  for (char c : spec.inputs[0])
+    if (spec.output.find(c) == std::string::npos)
+      p.reducedElements *= sizes.at(c);
+  p.shape = inShape;
+  p.inStrides = rowMajorStrides(inShape);
+  p.outStrides = stridesIn(spec.inputs[0], spec.output, p.outShape);
+  mergeDims(p.shape, {&p.inStrides, &p.outStrides});
+  return p;
+}
+
+EmbedPlan planEmbed(const std::string &specText, const Shape &idsShape,
+                    const Shape &tableShape) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);
+  const std::string &ids = spec.inputs[0], &table = spec.inputs[1];
+  auto sizes = spec.letterSizes({idsShape, tableShape});
+  char vocab = 0;
+  for (char c : table) {
+    check(ids.find(c) == std::string::npos, "embed spec '", specText,
+          "': letter '", c, "' is in both the ids and the table");
+    if (spec.output.find(c) == std::string::npos) {
+      check(vocab == 0, "embed spec '", specText,
+            "': the table must have exactly one letter absent from the "
+            "result (the vocabulary letter)");
+      vocab = c;
+    }
+  }
+  check(vocab != 0, "embed spec '", specText,
+        "': no table letter is absent from the result (no vocabulary letter)");
+  for (char c : ids)
+    check(spec.output.find(c) != std::string::npos, "embed spec '", specText,
+          "': ids letter '", c, "' missing from the result");
+  for (char c : spec.output)
+    check(sizes.count(c), "embed spec '", specText, "': result letter '", c,
+          "' is in no operand");
+  EmbedPlan p;
+  p.spec = spec.str();
+  p.idsShape = idsShape;
+  p.tableShape = tableShape;
+  p.outShape = shapeOf(spec.output, sizes);
+  p.shape = p.outShape;
+  p.outStrides = rowMajorStrides(p.outShape);
+  p.idsStrides = stridesIn(spec.output, ids, idsShape);
+  p.tableStrides = stridesIn(spec.output, table, tableShape);
+  auto tableDense = rowMajorStrides(tableShape);
+  p.rows = sizes.at(vocab);
+  p.rowStride = tableDense[table.find(vocab)];
+  std::string rest = table;
+  rest.erase(rest.find(vocab), 1);
+  p.rowCopy = table[0] == vocab && spec.output == ids + rest;
+  p.rowElements = numElements(shapeOf(rest, sizes));
+  p.numIds = numElements(idsShape);
+  return p;
+}
+
+} // namespace weft::rt

@@ -1,0 +1,56 @@
+//===- Kinds.cpp - Op kind names --------------------------------------------===//
+
+#include "weft/rt/Kinds.h"
+#include "weft/rt/Error.h"
+
+namespace weft::rt {
+
+static const char *const kMapNames[] = {
+    "add",  "sub",    "mul",  "div",  "max",  "min",  "neg",  "exp",  "log",
+    "sqrt", "rsqrt", "square", "tanh", "relu", "gelu", "silu", "scale"};
+
+bool isBinary(MapKind k) { return static_cast<int>(k) <= static_cast<int>(MapKind::Min); }
+
+const char *mapKindName(MapKind k) { return kMapNames[static_cast<int>(k)]; }
+
+MapKind parseMapKind(const std::string &name) {
+  for (int i = 0; i <= static_cast<int>(MapKind::Scale); ++i)
+    if (name == kMapNames[i])
+      return static_cast<MapKind>(i);
+  fail("unknown map kind '", name, "'");
+}
+
+const char *reduceKindName(ReduceKind k) {
+  switch (k) {
+  case ReduceKind::Sum:
+    return "sum";
+  case ReduceKind::Max:
+    return "max";
+  case ReduceKind::Min:
+    return "min";
+  }
+  return "invalid";
+}
+
+ReduceKind parseReduceKind(const std::string &name) {
+  for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min})
+    if (name == reduceKindName(k))
+      return k;
+  fail("unknown reduce kind '", name, "' (expected sum, max or min)");
+}
+
+const char *collectiveKindName(CollectiveKind k) {
+  switch (k) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  }
+  return "invalid";
+}
+
+} // namespace weft::rt

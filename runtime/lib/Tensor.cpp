@@ -1,0 +1,33 @@
+//===- Tensor.cpp - Runtime tensors -----------------------------------------===//
+
+#include "weft/rt/Tensor.h"
+#include "weft/rt/Error.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace weft::rt {
+
+std::string Tensor::str() const {
+  return std::string(dtypeName(dtype)) + shapeToString(shape) +
+         (device == Device::Cuda ? "@cuda" : "@host");
+}
+
+Tensor hostTensor(DType dtype, const Shape &shape) {
+  for (int64_t d : shape)
+    check(d >= 0, "negative extent in shape ", shapeToString(shape));
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.device = Device::Host;
+  std::size_t bytes = t.bytes();
+  std::size_t rounded = (bytes + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded ? rounded : 64);
+  check(p != nullptr, "out of host memory allocating ", bytes, " bytes");
+  std::memset(p, 0, rounded ? rounded : 64);
+  t.data = p;
+  t.storage = std::shared_ptr<void>(p, [](void *q) { std::free(q); });
+  return t;
+}
+
+} // namespace weft::rt

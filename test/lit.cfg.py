@@ -1,0 +1,45 @@
+# -*- Python -*-
+# lit configuration of the weft test suite.
+
+import os
+import shutil
+import sys
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "WEFT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.weft_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%weft_src", config.weft_src_root))
+config.substitutions.append(("%weft_obj", config.weft_obj_root))
+# The interpreter lit itself runs under: the one tests' numpy must import in.
+config.substitutions.append(("%python", sys.executable))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OMPI_MCA_pml"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.weft_tools_dir, append_path=True)
+
+tools = ["weft-opt"]
+llvm_config.add_tool_substitutions(
+    [ToolSubst(t, unresolved="fatal") for t in tools],
+    [config.weft_tools_dir])
+
+# Features for tests that need outside tools: a missing tool shows as
+# UNSUPPORTED, never as a silent pass.
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
+    config.available_features.add("nvcc")
+try:
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+except ImportError:
+    pass

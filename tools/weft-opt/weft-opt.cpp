@@ -1,0 +1,24 @@
+//===- weft-opt.cpp - the weft optimizer driver ---------------------------===//
+//
+// mlir-opt with the weft dialect and passes, plus func, arith and the
+// standard MLIR passes (canonicalize, cse, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::weft::WeftDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "weft-opt: the weft dialect's optimizer and pass driver\n",
+      registry));
+}
