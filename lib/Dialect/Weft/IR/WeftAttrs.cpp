@@ -105,10 +105,8 @@ Attribute ShardingAttr::parse(AsmParser &p, Type) {
   StringAttr meshName;
   if (p.parseLess())
     return {};
-  if (p.parseSymbolName(meshName)) {
-    p.emitError(p.getCurrentLocation(), "expected a mesh symbol such as @mesh");
+  if (p.parseSymbolName(meshName))
     return {};
-  }
   SmallVector<Attribute> dims;
   if (p.parseComma() ||
       p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {

@@ -1,0 +1,353 @@
+// Bad global-view ops: malformed specs, letters that disagree with the
+// types, element types, and the rules of map, reduce, embed and shard.
+// RUN: weft-opt %s -split-input-file -verify-diagnostics
+
+// The spec needs an arrow.
+func.func @no_arrow(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'weft.einsum' op has a malformed spec "ij": expected '->' between the operand letters and the result letters}}
+  %0 = weft.einsum "ij" (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Only one arrow.
+func.func @two_arrows(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{has a malformed spec "ij->ji->ij": '->' appears more than once}}
+  %0 = weft.einsum "ij->ji->ij" (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Letters only.
+func.func @digit(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{unexpected character '1' in operand #0 "i1" (letters are a-z and A-Z)}}
+  %0 = weft.einsum "i1->i" (%a) : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Ellipses are not supported.
+func.func @ellipsis(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{unexpected character '.' in operand #0}}
+  %0 = weft.einsum "...j->j" (%a) : (tensor<2x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// A letter appears once per operand (no diagonals).
+func.func @repeated_in_operand(%a: tensor<3x3xf32>) {
+  // expected-error@+1 {{letter 'i' appears twice in operand #0 "ii"}}
+  %0 = weft.einsum "ii->i" (%a) : (tensor<3x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// A letter appears once in the result.
+func.func @repeated_in_result(%a: tensor<3xf32>) {
+  // expected-error@+1 {{letter 'i' appears twice in the result "ii"}}
+  %0 = weft.einsum "i->ii" (%a) : (tensor<3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Result letters come from the operands.
+func.func @result_letter_unknown(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{result letter 'k' does not appear in any operand}}
+  %0 = weft.einsum "ij->ik" (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// One term per operand.
+func.func @term_count(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{spec "ij->ij" has 1 operand term(s) but the op has 2 operand(s)}}
+  %0 = weft.einsum "ij->ij" (%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Einsum takes one or two operands.
+func.func @three_operands(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.einsum' op takes one or two operands, got 3}}
+  %0 = weft.einsum "i,i,i->i" (%a, %a, %a) : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Operand rank must match its letters.
+func.func @operand_rank(%a: tensor<2x3x4xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{'weft.einsum' op operand #0 has rank 3 but the spec names 2 dimension(s) ("ij")}}
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Result rank must match its letters.
+func.func @result_rank(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{the result has rank 1 but the spec names 2 dimension(s) ("ik")}}
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// A letter has one size across operands.
+func.func @letter_size(%a: tensor<2x3xf32>, %b: tensor<5x4xf32>) {
+  // expected-error@+1 {{letter 'j' has size 3 in operand #0 but size 5 in operand #1}}
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3xf32>, tensor<5x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// A letter has one size in the operands and the result.
+func.func @letter_size_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{letter 'k' has size 4 in operand #1 but size 6 in the result}}
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Operands and result share one element type.
+func.func @mixed_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
+  // expected-error@+1 {{'weft.einsum' op operand #1 has element type 'f64' but the result has 'f32'}}
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3xf32>, tensor<3x4xf64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Compute ops take floats.
+func.func @int_einsum(%a: tensor<2x3xi32>) {
+  // expected-error@+1 {{'weft.einsum' op operand #0 must be variadic of statically shaped tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values}}
+  %0 = weft.einsum "ij->ij" (%a) : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Integer types other than i32 are rejected, f8 too.
+func.func @f8(%a: tensor<2xf8E4M3FN>) {
+  // expected-error@+1 {{'weft.map' op operand #0 must be variadic of statically shaped tensor of 32-bit float}}
+  %0 = weft.map relu "i->i" (%a) : (tensor<2xf8E4M3FN>) -> tensor<2xf8E4M3FN>
+  return
+}
+
+// -----
+
+// Shapes are static.
+func.func @dynamic(%a: tensor<?x3xf32>) {
+  // expected-error@+1 {{must be variadic of statically shaped tensor}}
+  %0 = weft.einsum "ij->ij" (%a) : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+// Binary maps take two operands.
+func.func @map_arity(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.map' op 'add' takes 2 operand(s), got 1}}
+  %0 = weft.map add "i->i" (%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Unary maps take one operand.
+func.func @map_arity_unary(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.map' op 'exp' takes 1 operand(s), got 2}}
+  %0 = weft.map exp "i,i->i" (%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Unknown map kind.
+func.func @map_kind(%a: tensor<2xf32>) {
+  // expected-error@+1 {{invalid kind attribute specification: "i->i"}}
+  %0 = weft.map "i->i" (%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Unknown map kind name.
+func.func @map_kind_name(%a: tensor<2xf32>) {
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [add, sub, mul, div, max, min, neg, exp, log, sqrt, rsqrt, square, tanh, relu, gelu, silu, scale, shift]}}
+  %0 = weft.map softplus "i->i" (%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// A map does not reduce.
+func.func @map_reduces(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{letter 'j' of operand #0 is missing from the result: a map does not reduce (use weft.reduce)}}
+  %0 = weft.map exp "ij->i" (%a) : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Broadcasting must agree on sizes.
+func.func @map_broadcast_size(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{letter 'j' has size 3 in operand #0 but size 4 in operand #1}}
+  %0 = weft.map add "ij,j->ij" (%a, %b) : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// scale needs its constant.
+func.func @scale_no_scalar(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.map' op 'scale' needs a `scalar` attribute}}
+  %0 = weft.map scale "i->i" (%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Other kinds take no constant.
+func.func @relu_scalar(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.map' op 'relu' takes no `scalar` attribute}}
+  %0 = weft.map relu "i->i" (%a) {scalar = 2.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// The constant is an f64.
+func.func @scalar_type(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.map' op attribute 'scalar' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = weft.map scale "i->i" (%a) {scalar = 2 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Unknown reduction kind.
+func.func @reduce_kind(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  %0 = weft.reduce mean "ij->i" (%a) : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Reduce letters agree with the types.
+func.func @reduce_rank(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'weft.reduce' op the result has rank 2 but the spec names 1 dimension(s) ("i")}}
+  %0 = weft.reduce sum "ij->i" (%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Reduce keeps the element type.
+func.func @reduce_type(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'weft.reduce' op operand #0 has element type 'f32' but the result has 'f64'}}
+  %0 = weft.reduce sum "ij->i" (%a) : (tensor<2x3xf32>) -> tensor<2xf64>
+  return
+}
+
+// -----
+
+// Embed ids are i32.
+func.func @embed_ids_type(%ids: tensor<4xf32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{'weft.embed' op operand #0 must be statically shaped tensor of 32-bit signless integer values}}
+  %0 = weft.embed "b,vd->bd" (%ids, %t) : (tensor<4xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Embed tables have rank 2.
+func.func @embed_table_rank(%ids: tensor<4xi32>, %t: tensor<16x8x2xf32>) {
+  // expected-error@+1 {{'weft.embed' op the table must have rank 2 (letters "vd"), got "vde"}}
+  %0 = weft.embed "b,vde->bde" (%ids, %t) : (tensor<4xi32>, tensor<16x8x2xf32>) -> tensor<4x8x2xf32>
+  return
+}
+
+// -----
+
+// The vocabulary letter is looked up, not kept.
+func.func @embed_vocab_in_result(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{vocabulary letter 'v' (the table's first letter) must appear in neither the ids nor the result}}
+  %0 = weft.embed "b,vd->bv" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+// The feature letter is kept.
+func.func @embed_feature_dropped(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{feature letter 'd' (the table's second letter) must appear in the result}}
+  %0 = weft.embed "b,vd->b" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Every ids letter is kept.
+func.func @embed_ids_dropped(%ids: tensor<4x2xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{ids letter 't' must appear in the result}}
+  %0 = weft.embed "bt,vd->bd" (%ids, %t) : (tensor<4x2xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// The feature letter is not an ids letter.
+func.func @embed_feature_in_ids(%ids: tensor<4x8xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{feature letter 'd' must not appear in the ids}}
+  %0 = weft.embed "bd,vd->bd" (%ids, %t) : (tensor<4x8xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Embed keeps the table's element type.
+func.func @embed_type(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{'weft.embed' op the table has element type 'f32' but the result has 'f64'}}
+  %0 = weft.embed "b,vd->bd" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x8xf64>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// weft.shard keeps the shape.
+func.func @shard_shape(%a: tensor<8xf32>) {
+  // expected-error@+1 {{'weft.shard' op changes the shape or element type: 'tensor<8xf32>' -> 'tensor<16xf32, #weft.sharding<@mesh, [{"model"}]>>'}}
+  %0 = weft.shard %a : tensor<8xf32> -> tensor<16xf32, #weft.sharding<@mesh, [{"model"}]>>
+  return
+}
+
+// -----
+
+// weft.shard states a sharding.
+func.func @shard_no_sharding(%a: tensor<8xf32>) {
+  // expected-error@+1 {{'weft.shard' op result type needs a #weft.sharding encoding (the constraint)}}
+  %0 = weft.shard %a : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// The spec attribute is a string.
+func.func @spec_not_string(%a: tensor<2xf32>) {
+  // expected-error@+1 {{expected non-function type}}
+  %0 = weft.einsum (%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}

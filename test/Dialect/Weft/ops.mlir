@@ -1,0 +1,105 @@
+// Round trip of every weft op: print, parse again, print identically, in the
+// custom and in the generic form.
+// RUN: weft-opt %s | FileCheck %s
+// RUN: weft-opt %s > %t.1.mlir && weft-opt %t.1.mlir > %t.2.mlir && diff %t.1.mlir %t.2.mlir
+// RUN: weft-opt %s --mlir-print-op-generic | weft-opt | diff %t.1.mlir -
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+
+// CHECK-LABEL: func.func @global_ops
+func.func @global_ops(%x: tensor<4x64x256xf32>, %w: tensor<256x1024xf32>,
+                      %b: tensor<256xf32>, %ids: tensor<4x64xi32>,
+                      %table: tensor<4096x256xf32>) -> tensor<4x64x256xf32> {
+  // CHECK: weft.einsum "btd,df->btf" (%{{.*}}, %{{.*}}) : (tensor<4x64x256xf32>, tensor<256x1024xf32>) -> tensor<4x64x1024xf32>
+  %h = weft.einsum "btd,df->btf" (%x, %w) : (tensor<4x64x256xf32>, tensor<256x1024xf32>) -> tensor<4x64x1024xf32>
+  // One-operand einsum: a transpose.
+  // CHECK: weft.einsum "df->fd" (%{{.*}}) : (tensor<256x1024xf32>) -> tensor<1024x256xf32>
+  %wt = weft.einsum "df->fd" (%w) : (tensor<256x1024xf32>) -> tensor<1024x256xf32>
+  // CHECK: weft.map gelu "btf->btf"
+  %g = weft.map gelu "btf->btf" (%h) : (tensor<4x64x1024xf32>) -> tensor<4x64x1024xf32>
+  // CHECK: weft.einsum "btf,fd->btd"
+  %y = weft.einsum "btf,fd->btd" (%g, %wt) : (tensor<4x64x1024xf32>, tensor<1024x256xf32>) -> tensor<4x64x256xf32>
+  // Broadcasting by letters.
+  // CHECK: weft.map add "btd,d->btd" (%{{.*}}, %{{.*}}) : (tensor<4x64x256xf32>, tensor<256xf32>) -> tensor<4x64x256xf32>
+  %yb = weft.map add "btd,d->btd" (%y, %b) : (tensor<4x64x256xf32>, tensor<256xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.map scale "btd->btd" (%{{.*}}) {scalar = 1.250000e-01 : f64}
+  %s = weft.map scale "btd->btd" (%yb) {scalar = 0.125 : f64} : (tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.map shift "btd->btd" (%{{.*}}) {scalar = -1.000000e+00 : f64}
+  %sh = weft.map shift "btd->btd" (%s) {scalar = -1.0 : f64} : (tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.reduce max "btd->bt"
+  %m = weft.reduce max "btd->bt" (%sh) : (tensor<4x64x256xf32>) -> tensor<4x64xf32>
+  // CHECK: weft.reduce min "btd->b"
+  %mn = weft.reduce min "btd->b" (%sh) : (tensor<4x64x256xf32>) -> tensor<4xf32>
+  // CHECK: weft.reduce sum "btd->"
+  %all = weft.reduce sum "btd->" (%sh) : (tensor<4x64x256xf32>) -> tensor<f32>
+  // CHECK: weft.map sub "btd,bt->btd"
+  %d = weft.map sub "btd,bt->btd" (%sh, %m) : (tensor<4x64x256xf32>, tensor<4x64xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.embed "bt,vd->btd" (%{{.*}}, %{{.*}}) : (tensor<4x64xi32>, tensor<4096x256xf32>) -> tensor<4x64x256xf32>
+  %e = weft.embed "bt,vd->btd" (%ids, %table) : (tensor<4x64xi32>, tensor<4096x256xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.shard %{{.*}} : tensor<4x64x256xf32> -> tensor<4x64x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %c = weft.shard %e : tensor<4x64x256xf32> -> tensor<4x64x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  return %d : tensor<4x64x256xf32>
+}
+
+// Every map kind, unary and binary.
+// CHECK-LABEL: func.func @map_kinds
+func.func @map_kinds(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  // CHECK-COUNT-6: weft.map {{add|sub|mul|div|max|min}} "i,i->i"
+  %0 = weft.map add "i,i->i" (%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %1 = weft.map sub "i,i->i" (%0, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %2 = weft.map mul "i,i->i" (%1, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = weft.map div "i,i->i" (%2, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %4 = weft.map max "i,i->i" (%3, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %5 = weft.map min "i,i->i" (%4, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-COUNT-10: weft.map {{neg|exp|log|sqrt|rsqrt|square|tanh|relu|gelu|silu}} "i->i"
+  %6 = weft.map neg "i->i" (%5) : (tensor<8xf32>) -> tensor<8xf32>
+  %7 = weft.map exp "i->i" (%6) : (tensor<8xf32>) -> tensor<8xf32>
+  %8 = weft.map log "i->i" (%7) : (tensor<8xf32>) -> tensor<8xf32>
+  %9 = weft.map sqrt "i->i" (%8) : (tensor<8xf32>) -> tensor<8xf32>
+  %10 = weft.map rsqrt "i->i" (%9) : (tensor<8xf32>) -> tensor<8xf32>
+  %11 = weft.map square "i->i" (%10) : (tensor<8xf32>) -> tensor<8xf32>
+  %12 = weft.map tanh "i->i" (%11) : (tensor<8xf32>) -> tensor<8xf32>
+  %13 = weft.map relu "i->i" (%12) : (tensor<8xf32>) -> tensor<8xf32>
+  %14 = weft.map gelu "i->i" (%13) : (tensor<8xf32>) -> tensor<8xf32>
+  %15 = weft.map silu "i->i" (%14) : (tensor<8xf32>) -> tensor<8xf32>
+  return %15 : tensor<8xf32>
+}
+
+// Element types: f64, f16, bf16.
+// CHECK-LABEL: func.func @element_types
+func.func @element_types(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>,
+                         %c: tensor<2x3xf16>, %d: tensor<2x3xbf16>) -> tensor<2x4xf64> {
+  // CHECK: (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  %0 = weft.einsum "ij,jk->ik" (%a, %b) : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  // CHECK: (tensor<2x3xf16>) -> tensor<2x3xf16>
+  %1 = weft.map exp "ij->ij" (%c) : (tensor<2x3xf16>) -> tensor<2x3xf16>
+  // CHECK: (tensor<2x3xbf16>) -> tensor<3xbf16>
+  %2 = weft.reduce sum "ij->j" (%d) : (tensor<2x3xbf16>) -> tensor<3xbf16>
+  return %0 : tensor<2x4xf64>
+}
+
+// The local-view collectives and the local slice.
+// CHECK-LABEL: func.func @local_ops
+func.func @local_ops(%p: tensor<2x64x256xf32>, %ids: tensor<2x64xi32>) -> tensor<2x64x256xf32> {
+  // CHECK: weft.all_reduce sum %{{.*}} on @mesh over ["model"] : tensor<2x64x256xf32>
+  %r = weft.all_reduce sum %p on @mesh over ["model"] : tensor<2x64x256xf32>
+  // CHECK: weft.all_reduce max %{{.*}} on @mesh over ["data", "model"] : tensor<2x64x256xf32>
+  %rm = weft.all_reduce max %r on @mesh over ["data", "model"] : tensor<2x64x256xf32>
+  // CHECK: weft.all_reduce min
+  %rn = weft.all_reduce min %rm on @mesh over ["data"] : tensor<2x64x256xf32>
+  // CHECK: weft.reduce_scatter sum %{{.*}} on @mesh over ["model"] dim 1 : tensor<2x64x256xf32> -> tensor<2x16x256xf32>
+  %s = weft.reduce_scatter sum %rn on @mesh over ["model"] dim 1 : tensor<2x64x256xf32> -> tensor<2x16x256xf32>
+  // CHECK: weft.all_gather %{{.*}} on @mesh over ["model"] dim 1 : tensor<2x16x256xf32> -> tensor<2x64x256xf32>
+  %g = weft.all_gather %s on @mesh over ["model"] dim 1 : tensor<2x16x256xf32> -> tensor<2x64x256xf32>
+  // Two axes: group size 8.
+  // CHECK: weft.all_gather %{{.*}} on @mesh over ["model", "data"] dim 0 : tensor<2x64x256xf32> -> tensor<16x64x256xf32>
+  %g2 = weft.all_gather %g on @mesh over ["model", "data"] dim 0 : tensor<2x64x256xf32> -> tensor<16x64x256xf32>
+  // CHECK: weft.all_to_all %{{.*}} on @mesh over ["data"] split 1 concat 0 : tensor<2x64x256xf32> -> tensor<4x32x256xf32>
+  %a = weft.all_to_all %g on @mesh over ["data"] split 1 concat 0 : tensor<2x64x256xf32> -> tensor<4x32x256xf32>
+  // CHECK: weft.slice_shard %{{.*}} on @mesh over ["model"] dim 2 : tensor<2x64x256xf32> -> tensor<2x64x64xf32>
+  %l = weft.slice_shard %g on @mesh over ["model"] dim 2 : tensor<2x64x256xf32> -> tensor<2x64x64xf32>
+  // Integer ids can be sliced and gathered too.
+  // CHECK: weft.slice_shard %{{.*}} : tensor<2x64xi32> -> tensor<2x16xi32>
+  %li = weft.slice_shard %ids on @mesh over ["model"] dim 1 : tensor<2x64xi32> -> tensor<2x16xi32>
+  return %g : tensor<2x64x256xf32>
+}
