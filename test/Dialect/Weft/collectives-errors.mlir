@@ -170,3 +170,21 @@ func.func @axes_not_strings(%a: tensor<8xf32>) {
   %0 = weft.all_reduce sum %a on @mesh over [1] : tensor<8xf32>
   return
 }
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @embed_vocab_axis(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{'weft.embed' op names axis "pipe", which mesh @mesh does not have}}
+  %0 = weft.embed "b,vd->bd" (%ids, %t) vocab on @mesh over ["pipe"] : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @embed_vocab_half(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{'weft.embed' op needs both `mesh` and `vocab_axes`, or neither}}
+  %0 = weft.embed "b,vd->bd" (%ids, %t) {mesh = @mesh} : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}

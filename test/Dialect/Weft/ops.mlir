@@ -103,3 +103,11 @@ func.func @local_ops(%p: tensor<2x64x256xf32>, %ids: tensor<2x64xi32>) -> tensor
   %li = weft.slice_shard %ids on @mesh over ["model"] dim 1 : tensor<2x64xi32> -> tensor<2x16xi32>
   return %g : tensor<2x64x256xf32>
 }
+
+// The local-view embed of a vocabulary block.
+// CHECK-LABEL: func.func @local_embed
+func.func @local_embed(%ids: tensor<4x64xi32>, %t: tensor<1024x256xf32>) -> tensor<4x64x256xf32> {
+  // CHECK: weft.embed "bt,vd->btd" (%{{.*}}, %{{.*}}) vocab on @mesh over ["model"] : (tensor<4x64xi32>, tensor<1024x256xf32>) -> tensor<4x64x256xf32>
+  %e = weft.embed "bt,vd->btd" (%ids, %t) vocab on @mesh over ["model"] : (tensor<4x64xi32>, tensor<1024x256xf32>) -> tensor<4x64x256xf32>
+  return %e : tensor<4x64x256xf32>
+}

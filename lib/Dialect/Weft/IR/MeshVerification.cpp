@@ -97,7 +97,6 @@ static LogicalResult verifyTypes(Operation *op, SymbolTableCollection &tables) {
 WEFT_VERIFY_TYPES(EinsumOp)
 WEFT_VERIFY_TYPES(MapOp)
 WEFT_VERIFY_TYPES(ReduceOp)
-WEFT_VERIFY_TYPES(EmbedOp)
 WEFT_VERIFY_TYPES(ShardOp)
 #undef WEFT_VERIFY_TYPES
 
@@ -138,6 +137,14 @@ static LogicalResult verifyScaledShape(Operation *op, int64_t p,
              << " (group size " << p << "), got " << out.getDimSize(d);
   }
   return success();
+}
+
+LogicalResult EmbedOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (failed(verifyTypes(*this, tables)))
+    return failure();
+  if (!getMesh())
+    return success();
+  return verifyGroup(*this, getMeshAttr(), getVocabAxesAttr(), tables);
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -275,6 +275,15 @@ LogicalResult EmbedOp::verify() {
     if (!spec->inResult(c))
       return emitOpError() << "ids letter '" << c
                            << "' must appear in the result";
+  if (getMesh().has_value() != getVocabAxes().has_value())
+    return emitOpError() << "needs both `mesh` and `vocab_axes`, or neither";
+  if (getVocabAxes() && getVocabAxes()->empty())
+    return emitOpError() << "`vocab on` needs at least one mesh axis";
+  if (getMesh() && llvm::any_of(getOperandTypes(), [](Type t) {
+        return static_cast<bool>(getSharding(t));
+      }))
+    return emitOpError() << "with `vocab on` is a local-view op: its types "
+                            "carry no #weft.sharding";
   if (getElementTypeOrSelf(getTable().getType()) !=
       getElementTypeOrSelf(getType()))
     return emitOpError() << "the table has element type "

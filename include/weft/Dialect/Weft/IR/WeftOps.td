@@ -151,12 +151,26 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
     %e = weft.embed "bt,vd->btd" (%ids, %table)
         : (tensor<4x64xi32>, tensor<4096x256xf32>) -> tensor<4x64x256xf32>
     ```
+
+    In the local view, a table that holds one block of the vocabulary says
+    so with `vocab on @mesh over [axes]`: the rank with index `i` over those
+    axes (row-major, in the listed order) holds rows `[i*R, (i+1)*R)` of the
+    global table, where `R` is the local row count, and ids outside that
+    range look up zeros.
+
+    ```mlir
+    %p = weft.embed "bt,vd->btd" (%ids, %tl) vocab on @mesh over ["model"]
+        : (tensor<4x64xi32>, tensor<1024x256xf32>) -> tensor<4x64x256xf32>
+    ```
   }];
   let arguments = (ins StrAttr:$spec, Weft_IdTensor:$ids,
-                       Weft_FloatTensor:$table);
+                       Weft_FloatTensor:$table,
+                       OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<StrArrayAttr>:$vocab_axes);
   let results = (outs Weft_FloatTensor:$result);
-  let assemblyFormat = "$spec ` ` `(` $ids `,` $table `)` attr-dict `:` "
-                       "functional-type(operands, $result)";
+  let assemblyFormat = "$spec ` ` `(` $ids `,` $table `)` "
+                       "(`vocab` `on` $mesh^ `over` $vocab_axes)? attr-dict "
+                       "`:` functional-type(operands, $result)";
   let hasVerifier = 1;
 }
 
