@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,6 +16,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::weft::registerWeftPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::weft::WeftDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

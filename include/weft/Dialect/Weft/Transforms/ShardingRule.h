@@ -1,0 +1,60 @@
+//===- ShardingRule.h - the letters of an op, as propagation sees them -*-===//
+//
+// One rule for every index-letter op (and weft.shard, an identity over its
+// letters): which tensors carry which letter on which dimension, which
+// letters are reduced and how, and which operands may stay partial. The
+// letters are the op's factors in Shardy's terms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_TRANSFORMS_SHARDINGRULE_H
+#define WEFT_DIALECT_WEFT_TRANSFORMS_SHARDINGRULE_H
+
+#include "weft/Dialect/Weft/Transforms/Layout.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+
+namespace mlir::weft {
+
+/// letter -> ordered mesh axes splitting it.
+using LetterMap = llvm::SmallDenseMap<char, AxisList, 8>;
+
+class ShardingRule {
+public:
+  /// The rule of `op`, or std::nullopt if propagation does not know the op.
+  static std::optional<ShardingRule> get(Operation *op);
+
+  Operation *getOp() const { return op; }
+  /// Every letter, in first-appearance order (operands, then result).
+  StringRef getLetters() const { return letters; }
+  /// Letters of tensor `i`: operands 0..n-1, then the result at n.
+  StringRef getTensorLetters(unsigned i) const { return tensors[i]; }
+  unsigned getNumOperands() const { return tensors.size() - 1; }
+  unsigned getResultIndex() const { return tensors.size() - 1; }
+  Value getTensor(unsigned i) const;
+  bool isReduced(char letter) const;
+  /// How reduced letters combine (sum for einsum and embed).
+  std::optional<ReductionKind> getReductionKind() const { return reduction; }
+  /// Whether operand `i` may stay partial with `kind` (the op is linear, or
+  /// monotone for max/min, in that operand).
+  bool acceptsPartial(unsigned i, ReductionKind kind) const;
+
+  /// The layout tensor `i` must have under `letterMap` (never partial).
+  Layout requiredLayout(unsigned i, const LetterMap &letterMap) const;
+  /// The layout the op computes its result in under `letterMap`, given the
+  /// partial operand it accepted (if any): reduced letters' axes and the
+  /// accepted operand's partial axes become partial.
+  Layout naturalResult(const LetterMap &letterMap,
+                       const Layout *acceptedPartial) const;
+
+private:
+  Operation *op = nullptr;
+  std::string letters;
+  SmallVector<std::string, 3> tensors;
+  std::optional<ReductionKind> reduction;
+};
+
+} // namespace mlir::weft
+
+#endif // WEFT_DIALECT_WEFT_TRANSFORMS_SHARDINGRULE_H

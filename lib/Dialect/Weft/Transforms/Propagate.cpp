@@ -1,0 +1,692 @@
+//===- Propagate.cpp - the weft-propagate pass ----------------------------===//
+//
+// Completes every sharding of a function from its annotations. The pieces:
+// ShardingRule (an op's letters), Reshard (what a layout change costs) and
+// this driver: compatible propagation to a fixed point, then conflicts
+// resolved one op at a time by cost, then the remaining choices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Reshard.h"
+#include "weft/Dialect/Weft/Transforms/ShardingRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <set>
+
+#define DEBUG_TYPE "weft-propagate"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTPROPAGATE
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+struct ValueState {
+  std::optional<Layout> layout;
+  bool fixed = false;
+  /// Where the layout came from, for explanations.
+  std::string origin;
+};
+
+/// A priced letter map.
+struct Candidate {
+  LetterMap letters;
+  double cost = 0;
+  unsigned fixedResharded = 0;
+  unsigned axesUsed = 0;
+  int acceptedOperand = -1;
+  bool valid = true;
+  /// One line per reshard the candidate needs.
+  SmallVector<std::string> reshards;
+};
+
+static int64_t elementBytes(Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+static std::string formatBytes(double bytes) {
+  if (bytes >= 1024 * 1024)
+    return llvm::formatv("{0:F2} MiB", bytes / (1024 * 1024)).str();
+  if (bytes >= 1024)
+    return llvm::formatv("{0:F1} KiB", bytes / 1024).str();
+  return llvm::formatv("{0} B", bytes).str();
+}
+
+static std::string letterMapStr(StringRef letters, const LetterMap &map) {
+  std::string s = "{";
+  bool first = true;
+  for (char c : letters) {
+    auto it = map.find(c);
+    if (it == map.end() || it->second.empty())
+      continue;
+    s += (first ? "" : ", ") + std::string(1, c) + " = " + axesStr(it->second);
+    first = false;
+  }
+  return s + "}";
+}
+
+class Propagator {
+public:
+  Propagator(func::FuncOp func, const MeshInfo &mesh,
+             const AxisWeights &weights, bool explain)
+      : func(func), mesh(mesh), weights(weights), explain(explain),
+        asmState(func) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collectAnnotations();
+  LogicalResult computeOrder();
+  void enqueueNeighbors(Value v);
+  void propagateCompatible();
+  /// Proposals per letter from the known tensors of `rule`; false on a
+  /// conflict.
+  bool proposals(const ShardingRule &rule,
+                 llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &out);
+  int acceptedOperand(const ShardingRule &rule, const LetterMap &map);
+  Candidate price(const ShardingRule &rule, const LetterMap &map);
+  void decide(Operation *op);
+  void setLayout(Value v, const Layout &layout, const std::string &origin);
+  void writeBack();
+  std::string name(Value v);
+
+  func::FuncOp func;
+  const MeshInfo &mesh;
+  const AxisWeights &weights;
+  bool explain;
+  AsmState asmState;
+
+  llvm::DenseMap<Value, ValueState> states;
+  SmallVector<Operation *> order;
+  llvm::DenseMap<Operation *, unsigned> index;
+  llvm::DenseMap<Operation *, ShardingRule> rules;
+  llvm::DenseMap<Operation *, LetterMap> decided;
+  /// Ops found in conflict by the last visit, by canonical index.
+  std::set<unsigned> conflicted;
+  std::set<unsigned> worklist;
+  /// Reshards already paid for: (value, target layout).
+  llvm::DenseMap<Value, SmallVector<Layout, 1>> requested;
+};
+
+} // namespace
+
+std::string Propagator::name(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  v.printAsOperand(os, asmState);
+  return s;
+}
+
+static std::string describeOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName();
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at line " << fileLoc.getLine();
+  return s;
+}
+
+void Propagator::setLayout(Value v, const Layout &layout,
+                           const std::string &origin) {
+  ValueState &s = states[v];
+  s.layout = layout;
+  s.origin = origin;
+  enqueueNeighbors(v);
+}
+
+void Propagator::enqueueNeighbors(Value v) {
+  if (Operation *def = v.getDefiningOp())
+    if (index.count(def))
+      worklist.insert(index[def]);
+  for (Operation *user : v.getUsers())
+    if (index.count(user))
+      worklist.insert(index[user]);
+}
+
+LogicalResult Propagator::collectAnnotations() {
+  for (BlockArgument arg : func.getArguments()) {
+    if (ShardingAttr s = getSharding(arg.getType()))
+      states[arg] = {Layout::fromAttr(s), true,
+                     name(arg) + " (annotated argument)"};
+  }
+  // weft.shard constraints on one value must agree.
+  llvm::DenseMap<Value, ShardOp> constraintOf;
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    for (Value r : op->getResults())
+      if (ShardingAttr s = getSharding(r.getType()))
+        states[r] = {Layout::fromAttr(s), true,
+                     name(r) + " (annotated result of " + describeOp(op) +
+                         ")"};
+    if (auto shard = dyn_cast<ShardOp>(op)) {
+      auto [it, inserted] = constraintOf.try_emplace(shard.getInput(), shard);
+      if (!inserted && getSharding(it->second.getType()) !=
+                           getSharding(shard.getType())) {
+        InFlightDiagnostic diag =
+            shard.emitOpError()
+            << "contradicts another weft.shard constraint on the same value: "
+            << getSharding(shard.getType()) << " here, "
+            << getSharding(it->second.getType()) << " there";
+        diag.attachNote(it->second.getLoc()) << "the other constraint";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult Propagator::computeOrder() {
+  // Every op must be one propagation knows.
+  for (Operation &op : func.getBody().getOps()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+            SliceShardOp>(op))
+      return op.emitOpError()
+             << "is a local-view op; weft-propagate runs on the global view "
+                "(before weft-partition)";
+    if (isa<EmbedOp>(op) && cast<EmbedOp>(op).getMesh())
+      return op.emitOpError() << "is a local-view op; weft-propagate runs on "
+                                 "the global view";
+    std::optional<ShardingRule> rule = ShardingRule::get(&op);
+    if (!rule)
+      return op.emitOpError() << "is not handled by weft-propagate (only weft "
+                                 "index-letter ops and weft.shard are)";
+    rules.try_emplace(&op, *rule);
+  }
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError() << "weft functions have a single block";
+
+  // Depth-first post-order from the return's operands, iteratively.
+  llvm::DenseSet<Operation *> visited;
+  auto visitFrom = [&](Operation *root) {
+    if (!rules.count(root) || !visited.insert(root).second)
+      return;
+    SmallVector<std::pair<Operation *, unsigned>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto &[op, next] = stack.back();
+      if (next < op->getNumOperands()) {
+        Operation *def = op->getOperand(next++).getDefiningOp();
+        if (def && rules.count(def) && visited.insert(def).second)
+          stack.push_back({def, 0});
+        continue;
+      }
+      index[op] = order.size();
+      order.push_back(op);
+      stack.pop_back();
+    }
+  };
+  Operation *ret = func.getBody().front().getTerminator();
+  for (Value v : ret->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      visitFrom(def);
+  for (Operation &op : func.getBody().getOps())
+    visitFrom(&op);
+  return success();
+}
+
+bool Propagator::proposals(
+    const ShardingRule &rule,
+    llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &out) {
+  bool conflict = false;
+  for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+    const ValueState &s = states[rule.getTensor(i)];
+    if (!s.layout)
+      continue;
+    StringRef letters = rule.getTensorLetters(i);
+    for (auto [d, c] : llvm::enumerate(letters)) {
+      const AxisList &axes = s.layout->dims[d];
+      if (axes.empty())
+        continue;
+      SmallVector<AxisList, 2> &list = out[c];
+      if (!llvm::is_contained(list, axes))
+        list.push_back(axes);
+      if (list.size() > 1)
+        conflict = true;
+    }
+  }
+  // One axis on two letters.
+  llvm::StringMap<char> owner;
+  for (char c : rule.getLetters()) {
+    auto it = out.find(c);
+    if (it == out.end())
+      continue;
+    for (const AxisList &axes : it->second)
+      for (StringRef a : axes) {
+        auto [o, inserted] = owner.try_emplace(a, c);
+        if (!inserted && o->second != c)
+          conflict = true;
+      }
+  }
+  return !conflict;
+}
+
+int Propagator::acceptedOperand(const ShardingRule &rule,
+                                const LetterMap &map) {
+  for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
+    const ValueState &s = states[rule.getTensor(i)];
+    if (!s.layout || !s.layout->isPartial() ||
+        !rule.acceptsPartial(i, s.layout->partialKind))
+      continue;
+    // Its partial axes must stay free of the letters' axes, and reduced
+    // letters must combine the same way.
+    bool clash = false;
+    for (auto &[c, axes] : map)
+      for (StringRef a : axes)
+        if (llvm::is_contained(s.layout->partial, a))
+          clash = true;
+    for (char c : rule.getLetters())
+      if (rule.isReduced(c) && map.count(c) && !map.lookup(c).empty() &&
+          rule.getReductionKind() != s.layout->partialKind)
+        clash = true;
+    if (!clash)
+      return i;
+  }
+  return -1;
+}
+
+void Propagator::propagateCompatible() {
+  conflicted.clear();
+  while (!worklist.empty()) {
+    unsigned idx = *worklist.begin();
+    worklist.erase(worklist.begin());
+    Operation *op = order[idx];
+    if (decided.count(op))
+      continue;
+    const ShardingRule &rule = rules.find(op)->second;
+    llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
+    if (!proposals(rule, props)) {
+      conflicted.insert(idx);
+      continue;
+    }
+    conflicted.erase(idx);
+    if (props.empty())
+      continue;
+    LetterMap map;
+    for (auto &[c, list] : props)
+      map[c] = list.front();
+    int accepted = acceptedOperand(rule, map);
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      Value v = rule.getTensor(i);
+      if (states[v].layout)
+        continue;
+      Layout l = i == rule.getResultIndex()
+                     ? rule.naturalResult(
+                           map, accepted >= 0
+                                    ? &*states[rule.getTensor(accepted)].layout
+                                    : nullptr)
+                     : rule.requiredLayout(i, map);
+      if (l.usedAxes().empty())
+        continue;
+      setLayout(v, l, "propagated by " + describeOp(op));
+    }
+  }
+}
+
+Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
+  Candidate c;
+  c.letters = map;
+  for (auto &[letter, axes] : map)
+    c.axesUsed += axes.size();
+  c.acceptedOperand = acceptedOperand(rule, map);
+  auto addReshard = [&](Value v, const Layout &from, const Layout &to,
+                        const std::string &what) {
+    if (from == to)
+      return;
+    std::string why;
+    auto type = cast<RankedTensorType>(v.getType());
+    FailureOr<ReshardPlan> plan = planReshard(
+        from, to, type.getShape(), elementBytes(type), mesh, &why);
+    if (failed(plan)) {
+      c.valid = false;
+      return;
+    }
+    double cost = planCost(*plan, weights);
+    bool reused = llvm::is_contained(requested.lookup(v), to);
+    if (!reused)
+      c.cost += cost;
+    bool movesBytes = llvm::any_of(plan->steps, [](const ReshardStep &s) {
+      return s.kind != ReshardStep::SliceShard;
+    });
+    if (states[v].fixed && movesBytes)
+      ++c.fixedResharded;
+    std::string line = what + " " + name(v) + " " + from.str() + " -> " +
+                       to.str() + ":";
+    for (const ReshardStep &s : plan->steps)
+      line += " " + s.kindName().str() + " over " + axesStr(s.axes) +
+              (s.dim >= 0 ? " dim " + std::to_string(s.dim) : "") + " (" +
+              formatBytes(s.bytesPerDevice) + ")";
+    if (reused)
+      line += " [already paid for by another consumer]";
+    c.reshards.push_back(line);
+  };
+  for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
+    Value v = rule.getTensor(i);
+    const ValueState &s = states[v];
+    if (!s.layout)
+      continue;
+    Layout req = rule.requiredLayout(i, map);
+    if (int(i) == c.acceptedOperand) {
+      req.partial = s.layout->partial;
+      req.partialKind = s.layout->partialKind;
+    }
+    addReshard(v, *s.layout, req, "operand #" + std::to_string(i));
+  }
+  Value result = rule.getTensor(rule.getResultIndex());
+  if (states[result].layout) {
+    Layout natural = rule.naturalResult(
+        map, c.acceptedOperand >= 0
+                 ? &*states[rule.getTensor(c.acceptedOperand)].layout
+                 : nullptr);
+    addReshard(result, natural, *states[result].layout, "result");
+  }
+  return c;
+}
+
+/// Strictly better: cheaper; then fewer annotated values resharded; then
+/// more axes used.
+static bool better(const Candidate &a, const Candidate &b) {
+  double eps = 1e-9 * std::max({1.0, a.cost, b.cost});
+  if (a.cost < b.cost - eps)
+    return true;
+  if (a.cost > b.cost + eps)
+    return false;
+  if (a.fixedResharded != b.fixedResharded)
+    return a.fixedResharded < b.fixedResharded;
+  return a.axesUsed > b.axesUsed;
+}
+
+void Propagator::decide(Operation *op) {
+  const ShardingRule &rule = rules.find(op)->second;
+  llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
+  bool compatible = proposals(rule, props);
+
+  // Where the op's tensors agree, their letters are followed, as GSPMD does:
+  // the cost model arbitrates conflicts only. (Un-splitting an agreed letter
+  // can send fewer bytes, e.g. all-gathering P8a's x and dy instead of
+  // all-reducing dw, but replicates the op's compute on every device.)
+  // Otherwise, enumerate letter maps: per letter, each proposal or nothing,
+  // with no axis on two letters.
+  std::string splitLetters;
+  for (char c : rule.getLetters())
+    if (props.count(c))
+      splitLetters.push_back(c);
+  std::vector<Candidate> candidates;
+  LetterMap current;
+  std::function<void(unsigned)> enumerate = [&](unsigned k) {
+    if (candidates.size() >= 512)
+      return;
+    if (k == splitLetters.size()) {
+      candidates.push_back(price(rule, current));
+      return;
+    }
+    char c = splitLetters[k];
+    if (compatible) {
+      current[c] = props[c].front();
+      enumerate(k + 1);
+      return;
+    }
+    for (const AxisList &axes : props[c]) {
+      bool clash = false;
+      for (auto &[other, used] : current)
+        for (StringRef a : axes)
+          if (llvm::is_contained(used, a))
+            clash = true;
+      if (clash)
+        continue;
+      current[c] = axes;
+      enumerate(k + 1);
+      current.erase(c);
+    }
+    enumerate(k + 1);
+  };
+  enumerate(0);
+
+  const Candidate *best = nullptr;
+  for (const Candidate &c : candidates)
+    if (c.valid && (!best || better(c, *best)))
+      best = &c;
+  if (!best) {
+    // No valid plan: replicate everything (always plannable from a
+    // non-partial layout); keep going rather than fail.
+    candidates.push_back(price(rule, LetterMap()));
+    best = &candidates.back();
+  }
+  decided[op] = best->letters;
+  conflicted.erase(index[op]);
+
+  // Record the reshards it pays for and fill unknown tensors.
+  const LetterMap &map = best->letters;
+  for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+    Value v = rule.getTensor(i);
+    if (i == rule.getResultIndex()) {
+      if (!states[v].layout)
+        setLayout(v,
+                  rule.naturalResult(
+                      map, best->acceptedOperand >= 0
+                               ? &*states[rule.getTensor(best->acceptedOperand)]
+                                      .layout
+                               : nullptr),
+                  "computed by " + describeOp(op));
+      continue;
+    }
+    Layout req = rule.requiredLayout(i, map);
+    if (!states[v].layout) {
+      setLayout(v, req, "required by " + describeOp(op));
+      continue;
+    }
+    if (int(i) == best->acceptedOperand) {
+      req.partial = states[v].layout->partial;
+      req.partialKind = states[v].layout->partialKind;
+    }
+    if (*states[v].layout != req && !llvm::is_contained(requested[v], req))
+      requested[v].push_back(req);
+  }
+
+  if (!explain)
+    return;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "letters " << letterMapStr(rule.getLetters(), map);
+  for (char c : rule.getLetters()) {
+    auto it = map.find(c);
+    if (it == map.end() || it->second.empty())
+      continue;
+    // Which tensor proposed it.
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      const ValueState &s = states[rule.getTensor(i)];
+      size_t d = rule.getTensorLetters(i).find(c);
+      if (d == StringRef::npos || !s.layout || s.layout->dims[d] != it->second)
+        continue;
+      os << "\n  " << c << " = " << axesStr(it->second) << " from "
+         << s.origin;
+      break;
+    }
+  }
+  if (rule.getReductionKind())
+    for (char c : rule.getLetters())
+      if (rule.isReduced(c) && map.count(c) && !map.lookup(c).empty())
+        os << "\n  reduced letter " << c << " is split: the local result is "
+           << "partial " << stringifyReductionKind(*rule.getReductionKind())
+           << " over " << axesStr(map.lookup(c));
+  os << "\n  cost " << formatBytes(best->cost) << " per device";
+  for (const std::string &line : best->reshards)
+    os << "\n    " << line;
+  if (candidates.size() > 1) {
+    os << "\n  alternatives:";
+    for (const Candidate &c : candidates) {
+      if (&c == best)
+        continue;
+      os << "\n    " << letterMapStr(rule.getLetters(), c.letters) << ": "
+         << (c.valid ? formatBytes(c.cost) : std::string("no plan"));
+      if (c.valid && c.fixedResharded)
+        os << ", reshards " << c.fixedResharded << " annotated value(s)";
+    }
+  }
+  op->emitRemark() << text;
+}
+
+void Propagator::writeBack() {
+  Builder b(func.getContext());
+  auto retype = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    ValueState &s = states[v];
+    Layout l = s.layout ? *s.layout : Layout::replicated(type.getRank());
+    v.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
+                                    l.toAttr(mesh.ref)));
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      retype(arg);
+  for (Operation *op : order) {
+    for (Value r : op->getResults())
+      retype(r);
+    if (!isa<IndexLetterOpInterface>(op))
+      continue;
+    const ShardingRule &rule = rules.find(op)->second;
+    SmallVector<NamedAttribute> entries;
+    for (char c : rule.getLetters()) {
+      auto it = decided[op].find(c);
+      if (it == decided[op].end() || it->second.empty())
+        continue;
+      SmallVector<StringRef> axes(it->second.begin(), it->second.end());
+      entries.push_back(
+          b.getNamedAttr(std::string(1, c), b.getStrArrayAttr(axes)));
+    }
+    op->setAttr("weft.split", b.getDictionaryAttr(entries));
+  }
+  Operation *ret = func.getBody().front().getTerminator();
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getArgumentTypes(),
+                                         ret->getOperandTypes()));
+}
+
+LogicalResult Propagator::run() {
+  if (failed(computeOrder()) || failed(collectAnnotations()))
+    return failure();
+  for (unsigned i = 0; i < order.size(); ++i)
+    worklist.insert(i);
+  propagateCompatible();
+  // Resolve conflicts one at a time, in canonical order.
+  while (true) {
+    auto it = llvm::find_if(conflicted, [&](unsigned idx) {
+      return !decided.count(order[idx]);
+    });
+    if (it == conflicted.end())
+      break;
+    decide(order[*it]);
+    propagateCompatible();
+  }
+  for (Operation *op : order)
+    if (!decided.count(op)) {
+      decide(op);
+      propagateCompatible();
+    }
+  writeBack();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct WeftPropagatePass
+    : public weft::impl::WeftPropagateBase<WeftPropagatePass> {
+  using WeftPropagateBase::WeftPropagateBase;
+
+  LogicalResult parseWeights(AxisWeights &out) {
+    for (const std::string &entry : axisWeights) {
+      auto [axis, value] = StringRef(entry).split(':');
+      double w;
+      if (axis.empty() || value.getAsDouble(w) || w <= 0) {
+        getOperation().emitError()
+            << "bad axis-weights entry '" << entry
+            << "' (expected axis:weight with a weight > 0)";
+        return failure();
+      }
+      out.weights[axis] = w;
+    }
+    return success();
+  }
+
+  /// The mesh of `func`'s annotations (all must name one mesh); else the
+  /// module's only mesh; else none.
+  FailureOr<std::optional<MeshOp>> meshOf(func::FuncOp func,
+                                          SymbolTableCollection &tables) {
+    FlatSymbolRefAttr ref;
+    Location refLoc = func.getLoc();
+    auto check = [&](Type type, Location loc) -> LogicalResult {
+      ShardingAttr s = getSharding(type);
+      if (!s)
+        return success();
+      if (!ref) {
+        ref = s.getMesh();
+        refLoc = loc;
+        return success();
+      }
+      if (s.getMesh() == ref)
+        return success();
+      InFlightDiagnostic diag = emitError(loc)
+                                << "sharding names mesh " << s.getMesh()
+                                << " but the function's other annotations "
+                                   "use "
+                                << ref << "; one function runs on one mesh";
+      diag.attachNote(refLoc) << "mesh " << ref << " named here";
+      return failure();
+    };
+    for (BlockArgument arg : func.getArguments())
+      if (failed(check(arg.getType(), arg.getLoc())))
+        return failure();
+    WalkResult walk = func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (failed(check(t, op->getLoc())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (ref) {
+      FailureOr<MeshOp> mesh = lookupMesh(func, ref, tables);
+      if (failed(mesh))
+        return failure();
+      return std::optional<MeshOp>(*mesh);
+    }
+    SmallVector<MeshOp> meshes(getOperation().getOps<MeshOp>());
+    if (meshes.size() == 1)
+      return std::optional<MeshOp>(meshes.front());
+    return std::optional<MeshOp>();
+  }
+
+  void runOnOperation() override {
+    AxisWeights weights;
+    if (failed(parseWeights(weights)))
+      return signalPassFailure();
+    SymbolTableCollection tables;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<std::optional<MeshOp>> mesh = meshOf(func, tables);
+      if (failed(mesh))
+        return signalPassFailure();
+      if (!*mesh)
+        continue; // No mesh at all: nothing to shard.
+      MeshInfo info(**mesh);
+      Propagator propagator(func, info, weights, explain);
+      if (failed(propagator.run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,87 @@
+//===- Collectives.cpp - exact semantics of the local-view ops ------------===//
+
+#include "weft/Interpreter/Collectives.h"
+#include "weft/Interpreter/Layout.h"
+
+#include <cassert>
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::interp;
+
+/// The reduction of the values of `rank`'s group, in group order.
+static Tensor reduceGroup(const Mesh &mesh, ArrayRef<StringRef> axes,
+                          ReductionKind kind, const PerRank &in,
+                          int64_t rank) {
+  SmallVector<int64_t> group = mesh.getGroup(rank, axes);
+  Tensor acc = in[group.front()];
+  for (int64_t other : ArrayRef<int64_t>(group).drop_front())
+    combineInto(acc, in[other], kind);
+  return acc;
+}
+
+PerRank mlir::weft::interp::allReduce(const Mesh &mesh,
+                                      ArrayRef<StringRef> axes,
+                                      ReductionKind kind, const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+    out.push_back(reduceGroup(mesh, axes, kind, in, r));
+  return out;
+}
+
+PerRank mlir::weft::interp::allGather(const Mesh &mesh,
+                                      ArrayRef<StringRef> axes, unsigned dim,
+                                      const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumRanks(); ++r) {
+    SmallVector<Tensor> parts;
+    for (int64_t member : mesh.getGroup(r, axes))
+      parts.push_back(in[member]);
+    out.push_back(Tensor::concat(parts, dim));
+  }
+  return out;
+}
+
+PerRank mlir::weft::interp::reduceScatter(const Mesh &mesh,
+                                          ArrayRef<StringRef> axes,
+                                          ReductionKind kind, unsigned dim,
+                                          const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  int64_t p = mesh.getGroupSize(axes);
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+    out.push_back(reduceGroup(mesh, axes, kind, in, r)
+                      .block(dim, mesh.getGroupPosition(r, axes), p));
+  return out;
+}
+
+PerRank mlir::weft::interp::allToAll(const Mesh &mesh,
+                                     ArrayRef<StringRef> axes,
+                                     unsigned splitDim, unsigned concatDim,
+                                     const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  int64_t p = mesh.getGroupSize(axes);
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumRanks(); ++r) {
+    // Rank r, at group position j, receives block j of every member's value.
+    int64_t j = mesh.getGroupPosition(r, axes);
+    SmallVector<Tensor> received;
+    for (int64_t member : mesh.getGroup(r, axes))
+      received.push_back(in[member].block(splitDim, j, p));
+    out.push_back(Tensor::concat(received, concatDim));
+  }
+  return out;
+}
+
+PerRank mlir::weft::interp::sliceShard(const Mesh &mesh,
+                                       ArrayRef<StringRef> axes, unsigned dim,
+                                       const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  int64_t p = mesh.getGroupSize(axes);
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+    out.push_back(in[r].block(dim, mesh.getGroupPosition(r, axes), p));
+  return out;
+}

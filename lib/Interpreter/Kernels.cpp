@@ -1,0 +1,261 @@
+//===- Kernels.cpp - naive loops for the index-letter ops -----------------===//
+
+#include "weft/Interpreter/Kernels.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::interp;
+
+namespace {
+/// A loop nest over `letters` (one loop per letter, the last fastest) that
+/// keeps the offset of every tensor in `terms` current: a tensor whose term
+/// lacks a letter does not move along it (broadcast or reduction).
+class LetterLoop {
+public:
+  LetterLoop(StringRef letters, ArrayRef<int64_t> sizes,
+             ArrayRef<std::pair<StringRef, ArrayRef<int64_t>>> terms)
+      : sizes(sizes.begin(), sizes.end()) {
+    assert(letters.size() == sizes.size());
+    for (auto [term, shape] : terms) {
+      SmallVector<int64_t> shapeStrides = rowMajorStrides(shape);
+      SmallVector<int64_t> perLetter;
+      for (char c : letters) {
+        size_t pos = term.find(c);
+        perLetter.push_back(pos == StringRef::npos ? 0 : shapeStrides[pos]);
+      }
+      strides.push_back(std::move(perLetter));
+    }
+  }
+
+  /// Calls `fn(offsets)` for every point of the nest.
+  template <typename Fn>
+  void run(Fn fn) const {
+    int64_t total = numElements(sizes);
+    if (total == 0)
+      return;
+    size_t numLetters = sizes.size(), numTerms = strides.size();
+    SmallVector<int64_t> idx(numLetters, 0);
+    SmallVector<int64_t> offsets(numTerms, 0);
+    for (int64_t n = 0; n < total; ++n) {
+      fn(ArrayRef<int64_t>(offsets));
+      for (int64_t l = static_cast<int64_t>(numLetters) - 1; l >= 0; --l) {
+        for (size_t t = 0; t < numTerms; ++t)
+          offsets[t] += strides[t][l];
+        if (++idx[l] < sizes[l])
+          break;
+        for (size_t t = 0; t < numTerms; ++t)
+          offsets[t] -= strides[t][l] * sizes[l];
+        idx[l] = 0;
+      }
+    }
+  }
+
+private:
+  SmallVector<int64_t> sizes;
+  SmallVector<SmallVector<int64_t>> strides;
+};
+} // namespace
+
+/// Size of every letter of `letters`, read off the terms' shapes.
+static SmallVector<int64_t>
+letterSizes(StringRef letters,
+            ArrayRef<std::pair<StringRef, ArrayRef<int64_t>>> terms) {
+  SmallVector<int64_t> sizes;
+  for (char c : letters) {
+    int64_t size = -1;
+    for (auto [term, shape] : terms) {
+      size_t pos = term.find(c);
+      if (pos != StringRef::npos) {
+        size = shape[pos];
+        break;
+      }
+    }
+    assert(size >= 0 && "letter absent from every term");
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
+                                  ArrayRef<const Tensor *> inputs,
+                                  ArrayRef<int64_t> resultShape) {
+  assert(inputs.size() == spec.inputs.size() &&
+         (inputs.size() == 1 || inputs.size() == 2));
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms;
+  terms.push_back({spec.result, resultShape});
+  for (auto [term, t] : llvm::zip(spec.inputs, inputs))
+    terms.push_back({term, t->getShape()});
+  std::string letters = spec.allLetters();
+  LetterLoop loop(letters, letterSizes(letters, terms), terms);
+  Tensor result(resultShape, 0.0);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> a = inputs[0]->getData();
+  if (inputs.size() == 1) {
+    loop.run([&](ArrayRef<int64_t> o) { out[o[0]] += a[o[1]]; });
+  } else {
+    ArrayRef<double> b = inputs[1]->getData();
+    loop.run([&](ArrayRef<int64_t> o) { out[o[0]] += a[o[1]] * b[o[2]]; });
+  }
+  return result;
+}
+
+double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
+                                    double scalar) {
+  switch (kind) {
+  case MapKind::Add:
+    return x + y;
+  case MapKind::Sub:
+    return x - y;
+  case MapKind::Mul:
+    return x * y;
+  case MapKind::Div:
+    return x / y;
+  case MapKind::Max:
+    return std::fmax(x, y);
+  case MapKind::Min:
+    return std::fmin(x, y);
+  case MapKind::Neg:
+    return -x;
+  case MapKind::Exp:
+    return std::exp(x);
+  case MapKind::Log:
+    return std::log(x);
+  case MapKind::Sqrt:
+    return std::sqrt(x);
+  case MapKind::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case MapKind::Square:
+    return x * x;
+  case MapKind::Tanh:
+    return std::tanh(x);
+  case MapKind::Relu:
+    return x > 0 ? x : 0.0;
+  case MapKind::Gelu: {
+    const double c = std::sqrt(2.0 / M_PI);
+    return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
+  }
+  case MapKind::Silu:
+    return x / (1.0 + std::exp(-x));
+  case MapKind::Scale:
+    return x * scalar;
+  case MapKind::Shift:
+    return x + scalar;
+  }
+  llvm_unreachable("unknown map kind");
+}
+
+Tensor mlir::weft::interp::map(MapKind kind, double scalar,
+                               const IndexSpec &spec,
+                               ArrayRef<const Tensor *> inputs,
+                               ArrayRef<int64_t> resultShape) {
+  assert(inputs.size() == spec.inputs.size() &&
+         (inputs.size() == 1 || inputs.size() == 2));
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms;
+  terms.push_back({spec.result, resultShape});
+  for (auto [term, t] : llvm::zip(spec.inputs, inputs))
+    terms.push_back({term, t->getShape()});
+  // A map never reduces: the result's letters index everything.
+  LetterLoop loop(spec.result, resultShape, terms);
+  Tensor result(resultShape);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> a = inputs[0]->getData();
+  if (inputs.size() == 1) {
+    loop.run([&](ArrayRef<int64_t> o) {
+      out[o[0]] = applyMap(kind, a[o[1]], 0.0, scalar);
+    });
+  } else {
+    ArrayRef<double> b = inputs[1]->getData();
+    loop.run([&](ArrayRef<int64_t> o) {
+      out[o[0]] = applyMap(kind, a[o[1]], b[o[2]], scalar);
+    });
+  }
+  return result;
+}
+
+Tensor mlir::weft::interp::reduce(ReductionKind kind, const IndexSpec &spec,
+                                  const Tensor &input,
+                                  ArrayRef<int64_t> resultShape) {
+  assert(spec.inputs.size() == 1);
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
+      {spec.result, resultShape}, {spec.inputs[0], input.getShape()}};
+  std::string letters = spec.allLetters();
+  LetterLoop loop(letters, letterSizes(letters, terms), terms);
+  double init = 0.0;
+  if (kind == ReductionKind::Max)
+    init = -std::numeric_limits<double>::infinity();
+  else if (kind == ReductionKind::Min)
+    init = std::numeric_limits<double>::infinity();
+  Tensor result(resultShape, init);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> in = input.getData();
+  switch (kind) {
+  case ReductionKind::Sum:
+    loop.run([&](ArrayRef<int64_t> o) { out[o[0]] += in[o[1]]; });
+    break;
+  case ReductionKind::Max:
+    loop.run([&](ArrayRef<int64_t> o) {
+      out[o[0]] = std::max(out[o[0]], in[o[1]]);
+    });
+    break;
+  case ReductionKind::Min:
+    loop.run([&](ArrayRef<int64_t> o) {
+      out[o[0]] = std::min(out[o[0]], in[o[1]]);
+    });
+    break;
+  }
+  return result;
+}
+
+FailureOr<Tensor> mlir::weft::interp::embed(const IndexSpec &spec,
+                                            const Tensor &ids,
+                                            const Tensor &table,
+                                            ArrayRef<int64_t> resultShape,
+                                            int64_t firstRow, int64_t vocab,
+                                            BadId &bad) {
+  assert(spec.inputs.size() == 2 && spec.inputs[1].size() == 2 &&
+         table.getRank() == 2);
+  int64_t rows = table.getShape()[0];
+  int64_t features = table.getShape()[1];
+  // Loop over the result; the ids do not move along the feature letter, and
+  // the feature coordinate is read off the result offset.
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
+      {spec.result, resultShape}, {spec.inputs[0], ids.getShape()}};
+  LetterLoop loop(spec.result, resultShape, terms);
+  size_t featurePos = StringRef(spec.result).find(spec.inputs[1][1]);
+  assert(featurePos != StringRef::npos);
+  SmallVector<int64_t> resultStrides = rowMajorStrides(resultShape);
+  int64_t featureStride = resultStrides[featurePos];
+
+  Tensor result(resultShape, 0.0);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> in = ids.getData();
+  ArrayRef<double> rowsData = table.getData();
+  bool ok = true;
+  loop.run([&](ArrayRef<int64_t> o) {
+    if (!ok)
+      return;
+    double raw = in[o[1]];
+    int64_t id = static_cast<int64_t>(raw);
+    if (raw != static_cast<double>(id) || id < 0 || id >= vocab) {
+      ok = false;
+      bad.index = o[1];
+      bad.value = id;
+      return;
+    }
+    int64_t row = id - firstRow;
+    if (row < 0 || row >= rows)
+      return;
+    // The feature coordinate of this result element.
+    int64_t f = (o[0] / featureStride) % features;
+    out[o[0]] = rowsData[row * features + f];
+  });
+  if (!ok)
+    return failure();
+  return result;
+}

@@ -1,0 +1,456 @@
+//===- weft-interp.cpp - the reference interpreter of weft programs -------===//
+//
+// Evaluates the global view of a weft program, the local view on every rank
+// of its mesh, or both on the same inputs and compares them: the oracle of
+// the partitioner, with neither MPI nor BLAS. See docs/interpreter.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Interpreter/Compare.h"
+#include "weft/Interpreter/Evaluator.h"
+#include "weft/Interpreter/Npy.h"
+#include "weft/Interpreter/Random.h"
+#include "weft/Interpreter/Signature.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::interp;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("weft-interp options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<program.mlir>"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    funcName("func",
+             cl::desc("Function to evaluate (default: the only func.func of "
+                      "the module)"),
+             cl::value_desc("name"), cl::cat(category));
+static cl::opt<std::string> compareFile(
+    "compare",
+    cl::desc("Evaluate this local-view (partitioned) program on every rank "
+             "and compare its results with the global program's"),
+    cl::value_desc("local.mlir"), cl::cat(category));
+static cl::opt<std::string>
+    localFuncName("local-func",
+                  cl::desc("Function of the --compare file (default: the "
+                           "only func.func of that module)"),
+                  cl::value_desc("name"), cl::cat(category));
+static cl::opt<uint64_t>
+    seed("seed", cl::desc("Seed of the random inputs (default 0)"),
+         cl::init(0), cl::cat(category));
+static cl::list<std::string>
+    inputs("input",
+           cl::desc("Take global argument N from a .npy file instead of "
+                    "random values (N: the argument index, or argN); "
+                    "repeatable"),
+           cl::value_desc("N=file.npy"), cl::cat(category));
+static cl::opt<std::string> outputDir(
+    "output-dir",
+    cl::desc("Write the inputs (argN.npy) and results (resultN.npy; with "
+             "--compare also local_resultN.npy, assembled) to this directory"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool>
+    printValues("print-values",
+                cl::desc("Print every element of every result (row-major)"),
+                cl::cat(category));
+static cl::opt<double>
+    rtol("rtol", cl::desc("Relative tolerance of --compare (default 1e-9)"),
+         cl::init(1e-9), cl::cat(category));
+static cl::opt<double>
+    atol("atol", cl::desc("Absolute tolerance of --compare (default 1e-10)"),
+         cl::init(1e-10), cl::cat(category));
+
+static const char *overview = R"(weft-interp: the reference interpreter of weft programs
+
+Evaluates weft programs in double precision with plain loops: the oracle of
+the partitioner, needing neither MPI nor BLAS.
+
+  weft-interp global.mlir [--seed N] [--input N=x.npy]... [--print-values]
+      Evaluates the global view on inputs drawn from a counter-based
+      generator keyed by (seed, argument index, element index): floats
+      uniform in [-1, 1), i32 ids uniform in [0, V) where V is the row count
+      of the table a weft.embed looks them up in ([0, 16) if none). Prints
+      each result's type and checksum (sum, sum of squares).
+
+  weft-interp local.mlir [...]
+      A function whose arguments and results carry `weft.global_type`
+      attributes is a local view: its global inputs are split into per-rank
+      blocks, every rank of the mesh runs it in lockstep, and its results
+      are assembled into global tensors before printing.
+
+  weft-interp global.mlir --compare local.mlir [--rtol R] [--atol A]
+      Evaluates both on the same inputs and prints one verdict per result
+      (max abs and rel error). Exit status 1 on any mismatch.
+
+Errors (malformed IR, missing files, a local function without
+`weft.global_type`, shapes that disagree, ids out of range) are diagnostics
+with exit status 1.
+)";
+
+/// Prints `msg` as a tool error and returns 1 (the exit status).
+static int toolError(const Twine &msg) {
+  llvm::errs() << "weft-interp: error: " << msg << "\n";
+  return 1;
+}
+
+/// Parses `path` into `module` (diagnostics go through the source manager).
+static OwningOpRef<ModuleOp> parseFile(StringRef path, MLIRContext &context,
+                                       llvm::SourceMgr &sourceMgr) {
+  std::string error;
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer) {
+    toolError("cannot open input file '" + path +
+              "': " + buffer.getError().message());
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+/// The function called `name`, or the only function of `module`.
+static func::FuncOp selectFunction(ModuleOp module, StringRef name,
+                                   StringRef path, StringRef option) {
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      toolError("'" + path + "' has no func.func @" + name);
+    return func;
+  }
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  if (funcs.size() == 1)
+    return funcs.front();
+  toolError("'" + path + "' has " + Twine(funcs.size()) +
+            " func.func ops; name one with --" + option);
+  return nullptr;
+}
+
+static RankedTensorType withoutEncoding(RankedTensorType type) {
+  return RankedTensorType::get(type.getShape(), type.getElementType());
+}
+
+/// The global inputs: random, or read from --input files.
+static FailureOr<Values> makeInputs(func::FuncOp func,
+                                    ArrayRef<RankedTensorType> types) {
+  std::map<unsigned, std::string> files;
+  for (const std::string &spec : inputs) {
+    auto [key, path] = StringRef(spec).split('=');
+    unsigned index;
+    StringRef digits = key;
+    digits.consume_front("arg");
+    if (path.empty() || digits.getAsInteger(10, index)) {
+      toolError("--input expects N=file.npy or argN=file.npy, got '" + spec +
+                "'");
+      return failure();
+    }
+    if (index >= types.size()) {
+      toolError("--input " + key + ": the function has " +
+                Twine(types.size()) + " argument(s)");
+      return failure();
+    }
+    if (!files.emplace(index, path.str()).second) {
+      toolError("--input gives argument #" + Twine(index) + " twice");
+      return failure();
+    }
+  }
+  Values values;
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto it = files.find(i);
+    if (it == files.end()) {
+      values.push_back(randomTensor(type, seed, i, getIdBound(func, i)));
+      continue;
+    }
+    std::string error;
+    FailureOr<Tensor> t = readNpy(it->second, error);
+    if (failed(t)) {
+      toolError(error);
+      return failure();
+    }
+    if (t->getShape() != type.getShape()) {
+      toolError("--input " + Twine(i) + ": '" + it->second + "' has shape " +
+                shapeToString(t->getShape()) + " but argument #" + Twine(i) +
+                " has shape " + shapeToString(type.getShape()));
+      return failure();
+    }
+    values.push_back(std::move(*t));
+  }
+  return values;
+}
+
+/// Writes `t` to <output-dir>/<name>.npy if --output-dir is given.
+static LogicalResult maybeWrite(StringRef name, const Tensor &t,
+                                RankedTensorType type) {
+  if (outputDir.empty())
+    return success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+    toolError("cannot create '" + outputDir + "': " + ec.message());
+    return failure();
+  }
+  SmallString<128> path(outputDir);
+  llvm::sys::path::append(path, name + ".npy");
+  std::string error;
+  if (failed(writeNpy(path, t, type.getElementType().isInteger(), error))) {
+    toolError(error);
+    return failure();
+  }
+  return success();
+}
+
+static void printResult(unsigned i, const Tensor &t, RankedTensorType type) {
+  double sum = 0, sumsq = 0;
+  for (double v : t.getData()) {
+    sum += v;
+    sumsq += v * v;
+  }
+  llvm::outs() << "result #" << i << ": " << withoutEncoding(type) << " sum "
+               << llvm::format("%.12g", sum) << " sumsq "
+               << llvm::format("%.12g", sumsq) << "\n";
+  if (!printValues)
+    return;
+  llvm::outs() << "  values:";
+  for (double v : t.getData())
+    llvm::outs() << " " << llvm::format("%.12g", v);
+  llvm::outs() << "\n";
+}
+
+/// Splits `globals` into per-rank blocks, runs the local function on every
+/// rank and assembles its results. Replicas that disagree are reported in
+/// `mismatches`.
+static FailureOr<Values> runLocal(func::FuncOp func, const LocalSignature &sig,
+                                  ArrayRef<Tensor> globals,
+                                  SmallVectorImpl<ReplicaMismatch> &mismatches) {
+  int64_t numRanks = sig.mesh.getNumRanks();
+  std::vector<Values> args(numRanks);
+  for (int64_t r = 0; r < numRanks; ++r)
+    for (auto [t, layout] : llvm::zip(globals, sig.argLayouts))
+      args[r].push_back(splitForRank(t, layout, sig.mesh, r));
+  FailureOr<std::vector<Values>> results =
+      evaluateLocal(func, sig.meshOp, args);
+  if (failed(results))
+    return failure();
+  Values assembled;
+  for (auto [i, type] : llvm::enumerate(sig.resultTypes)) {
+    SmallVector<Tensor> blocks;
+    for (int64_t r = 0; r < numRanks; ++r)
+      blocks.push_back((*results)[r][i]);
+    ReplicaMismatch mismatch;
+    assembled.push_back(assemble(blocks, type.getShape(), sig.resultLayouts[i],
+                                 sig.mesh, rtol, atol, mismatch));
+    mismatches.push_back(mismatch);
+  }
+  return assembled;
+}
+
+/// One line about ranks that hold different copies of a replicated element.
+static void printReplicaMismatch(const ReplicaMismatch &m,
+                                 ArrayRef<int64_t> shape) {
+  llvm::outs() << "replicas disagree: ranks " << m.rankA << " and " << m.rankB
+               << " hold " << llvm::format("%.17g", m.valueA) << " and "
+               << llvm::format("%.17g", m.valueB) << " at "
+               << indexToString(m.index, shape) << " (" << m.count
+               << " element(s) beyond rtol " << rtol.getValue() << " atol "
+               << atol.getValue() << ")";
+}
+
+/// Evaluates one program: the global view, or the local view when the
+/// function carries `weft.global_type` attributes.
+static int runSingle(func::FuncOp func) {
+  SmallVector<RankedTensorType> argTypes, resultTypes;
+  std::optional<LocalSignature> sig;
+  if (hasGlobalTypes(func)) {
+    FailureOr<LocalSignature> s = getLocalSignature(func);
+    if (failed(s))
+      return 1;
+    sig = std::move(*s);
+    argTypes = sig->argTypes;
+    resultTypes = sig->resultTypes;
+  } else {
+    for (Type t : func.getArgumentTypes()) {
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      if (!ranked || !ranked.hasStaticShape())
+        return toolError("function @" + func.getSymName() +
+                         " takes a non-tensor or dynamic argument");
+      argTypes.push_back(ranked);
+    }
+    for (Type t : func.getResultTypes())
+      resultTypes.push_back(cast<RankedTensorType>(t));
+  }
+  FailureOr<Values> args = makeInputs(func, argTypes);
+  if (failed(args))
+    return 1;
+  for (auto [i, t] : llvm::enumerate(*args))
+    if (failed(maybeWrite("arg" + std::to_string(i), t, argTypes[i])))
+      return 1;
+
+  SmallVector<ReplicaMismatch> mismatches;
+  FailureOr<Values> results = sig ? runLocal(func, *sig, *args, mismatches)
+                                  : evaluateGlobal(func, *args);
+  if (failed(results))
+    return 1;
+  if (sig)
+    llvm::outs() << "local view of @" << func.getSymName() << " on "
+                 << sig->mesh.getNumRanks() << " rank(s); results assembled\n";
+  int status = 0;
+  for (auto [i, t] : llvm::enumerate(*results)) {
+    printResult(i, t, resultTypes[i]);
+    if (!mismatches.empty() && mismatches[i].count > 0) {
+      llvm::outs() << "result #" << i << ": ";
+      printReplicaMismatch(mismatches[i], t.getShape());
+      llvm::outs() << "\n";
+      status = 1;
+    }
+    if (failed(maybeWrite("result" + std::to_string(i), t, resultTypes[i])))
+      return 1;
+  }
+  return status;
+}
+
+/// Evaluates the global and the local program on the same inputs and
+/// compares their results.
+static int runCompare(func::FuncOp global, func::FuncOp local) {
+  FailureOr<LocalSignature> sig = getLocalSignature(local);
+  if (failed(sig))
+    return 1;
+  auto mismatchError = [&](const Twine &msg) {
+    local.emitError() << msg;
+    return 1;
+  };
+  if (global.getNumArguments() != local.getNumArguments())
+    return mismatchError("the local function takes " +
+                         Twine(local.getNumArguments()) +
+                         " argument(s) but the global function @" +
+                         global.getSymName() + " takes " +
+                         Twine(global.getNumArguments()));
+  if (global.getNumResults() != local.getNumResults())
+    return mismatchError("the local function returns " +
+                         Twine(local.getNumResults()) +
+                         " result(s) but the global function @" +
+                         global.getSymName() + " returns " +
+                         Twine(global.getNumResults()));
+  auto checkTypes = [&](TypeRange globalTypes,
+                        ArrayRef<RankedTensorType> declared,
+                        StringRef what) -> LogicalResult {
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(globalTypes, declared))) {
+      auto [g, d] = pair;
+      auto ranked = dyn_cast<RankedTensorType>(g);
+      if (!ranked || withoutEncoding(ranked) != withoutEncoding(d)) {
+        mismatchError("the weft.global_type of " + what + " #" + Twine(i) +
+                      " disagrees with the global function");
+        local.emitRemark() << "global function: " << g
+                           << ", weft.global_type: " << d;
+        return failure();
+      }
+    }
+    return success();
+  };
+  if (failed(checkTypes(global.getArgumentTypes(), sig->argTypes,
+                        "argument")) ||
+      failed(checkTypes(global.getResultTypes(), sig->resultTypes, "result")))
+    return 1;
+
+  FailureOr<Values> args = makeInputs(global, sig->argTypes);
+  if (failed(args))
+    return 1;
+  for (auto [i, t] : llvm::enumerate(*args))
+    if (failed(maybeWrite("arg" + std::to_string(i), t, sig->argTypes[i])))
+      return 1;
+  FailureOr<Values> expected = evaluateGlobal(global, *args);
+  if (failed(expected))
+    return 1;
+  SmallVector<ReplicaMismatch> replicas;
+  FailureOr<Values> actual = runLocal(local, *sig, *args, replicas);
+  if (failed(actual))
+    return 1;
+
+  unsigned matching = 0;
+  for (unsigned i = 0; i < expected->size(); ++i) {
+    const Tensor &e = (*expected)[i], &a = (*actual)[i];
+    RankedTensorType type = sig->resultTypes[i];
+    if (failed(maybeWrite("result" + std::to_string(i), e, type)) ||
+        failed(maybeWrite("local_result" + std::to_string(i), a, type)))
+      return 1;
+    Comparison c = compare(a, e, rtol, atol);
+    bool ok = c.failures == 0 && replicas[i].count == 0;
+    matching += ok;
+    llvm::outs() << "result #" << i << ": " << (ok ? "match" : "MISMATCH")
+                 << " " << withoutEncoding(type) << " on "
+                 << sig->mesh.getNumRanks() << " rank(s): max abs error "
+                 << llvm::format("%.3g", c.maxAbsError) << ", max rel error "
+                 << llvm::format("%.3g", c.maxRelError);
+    if (c.failures > 0)
+      llvm::outs() << "; " << c.failures << " of " << e.getNumElements()
+                   << " element(s) beyond rtol " << rtol.getValue() << " atol "
+                   << atol.getValue() << ", worst at "
+                   << indexToString(c.worstIndex, e.getShape()) << ": local "
+                   << llvm::format("%.17g", c.worstActual) << ", global "
+                   << llvm::format("%.17g", c.worstExpected);
+    if (replicas[i].count > 0) {
+      llvm::outs() << "; ";
+      printReplicaMismatch(replicas[i], e.getShape());
+    }
+    llvm::outs() << "\n";
+  }
+  llvm::outs() << "compare: " << matching << " of " << expected->size()
+               << " result(s) match\n";
+  return matching == expected->size() ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, overview);
+  if (rtol < 0 || atol < 0)
+    return toolError("--rtol and --atol must be non-negative");
+
+  DialectRegistry registry;
+  registry.insert<WeftDialect, func::FuncDialect, arith::ArithDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = parseFile(inputFile, context, sourceMgr);
+  if (!module)
+    return 1;
+  func::FuncOp func = selectFunction(*module, funcName, inputFile, "func");
+  if (!func)
+    return 1;
+  if (compareFile.empty())
+    return runSingle(func);
+
+  if (hasGlobalTypes(func))
+    return toolError("'" + inputFile +
+                     "' is a local-view program (it has weft.global_type "
+                     "attributes); the first file of --compare is the "
+                     "global view");
+  OwningOpRef<ModuleOp> localModule =
+      parseFile(compareFile, context, sourceMgr);
+  if (!localModule)
+    return 1;
+  func::FuncOp local =
+      selectFunction(*localModule, localFuncName, compareFile, "local-func");
+  if (!local)
+    return 1;
+  return runCompare(func, local);
+}
