@@ -60,10 +60,12 @@ static std::string formatBytes(double bytes) {
     return llvm::formatv("{0:F2} MiB", bytes / (1024 * 1024)).str();
   if (bytes >= 1024)
     return llvm::formatv("{0:F1} KiB", bytes / 1024).str();
-  return llvm::formatv("{0} B", bytes).str();
+  return llvm::formatv("{0} B", int64_t(bytes)).str();
 }
 
 static std::string letterMapStr(StringRef letters, const LetterMap &map) {
+  if (llvm::all_of(map, [](auto &entry) { return entry.second.empty(); }))
+    return "{} (nothing split)";
   std::string s = "{";
   bool first = true;
   for (char c : letters) {
@@ -115,6 +117,9 @@ private:
   /// Ops found in conflict by the last visit, by canonical index.
   std::set<unsigned> conflicted;
   std::set<unsigned> worklist;
+  /// With `explain`: the text of each op's remark, emitted in program order.
+  llvm::DenseMap<Operation *, std::string> explanations;
+  double totalCost = 0;
   /// Reshards already paid for: (value, target layout).
   llvm::DenseMap<Value, SmallVector<Layout, 1>> requested;
 };
@@ -329,7 +334,7 @@ void Propagator::propagateCompatible() {
                      : rule.requiredLayout(i, map);
       if (l.usedAxes().empty())
         continue;
-      setLayout(v, l, "propagated by " + describeOp(op));
+      setLayout(v, l, name(v) + ", propagated by " + describeOp(op));
     }
   }
 }
@@ -478,12 +483,12 @@ void Propagator::decide(Operation *op) {
                                ? &*states[rule.getTensor(best->acceptedOperand)]
                                       .layout
                                : nullptr),
-                  "computed by " + describeOp(op));
+                  name(v) + ", computed by " + describeOp(op));
       continue;
     }
     Layout req = rule.requiredLayout(i, map);
     if (!states[v].layout) {
-      setLayout(v, req, "required by " + describeOp(op));
+      setLayout(v, req, name(v) + ", required by " + describeOp(op));
       continue;
     }
     if (int(i) == best->acceptedOperand) {
@@ -534,7 +539,8 @@ void Propagator::decide(Operation *op) {
         os << ", reshards " << c.fixedResharded << " annotated value(s)";
     }
   }
-  op->emitRemark() << text;
+  explanations[op] = text;
+  totalCost += best->cost;
 }
 
 void Propagator::writeBack() {
@@ -568,7 +574,7 @@ void Propagator::writeBack() {
   }
   Operation *ret = func.getBody().front().getTerminator();
   func.setFunctionType(FunctionType::get(func.getContext(),
-                                         func.getArgumentTypes(),
+                                         func.getBody().getArgumentTypes(),
                                          ret->getOperandTypes()));
 }
 
@@ -594,6 +600,15 @@ LogicalResult Propagator::run() {
       propagateCompatible();
     }
   writeBack();
+  if (explain) {
+    for (Operation &op : func.getBody().getOps())
+      if (explanations.count(&op))
+        op.emitRemark() << explanations[&op];
+    func.emitRemark() << "weft-propagate: " << order.size() << " op(s) on mesh "
+                      << mesh.ref << ", estimated "
+                      << formatBytes(totalCost)
+                      << " sent per device (weighted)";
+  }
   return success();
 }
 
