@@ -1,4 +1,4 @@
-//===- CollectivePlan.cpp - Rank groups, counts and packing -----------------===//
+//===- CollectivePlan.cpp - Rank groups, counts and packing ---------------===//
 
 #include "weft/rt/CollectivePlan.h"
 #include "weft/rt/Error.h"

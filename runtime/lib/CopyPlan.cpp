@@ -1,4 +1,4 @@
-//===- CopyPlan.cpp - Strided n-d copies ------------------------------------===//
+//===- CopyPlan.cpp - Strided n-d copies ----------------------------------===//
 
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/Error.h"
@@ -45,15 +45,15 @@ bool CopyPlan::isContiguous() const {
 }
 
 std::string CopyPlan::str() const {
-  std::string s = "copy shape=" + shapeToString(shape) +
-                  " src=" + shapeToString(srcStrides) + "+" +
-                  std::to_string(srcOffset) +
-                  " dst=" + shapeToString(dstStrides) + "+" +
-                  std::to_string(dstOffset);
+  std::string s =
+      "copy shape=" + shapeToString(shape) +
+      " src=" + shapeToString(srcStrides) + "+" + std::to_string(srcOffset) +
+      " dst=" + shapeToString(dstStrides) + "+" + std::to_string(dstOffset);
   return s;
 }
 
-CopyPlan CopyPlan::permute(const Shape &srcShape, const std::vector<int> &perm) {
+CopyPlan CopyPlan::permute(const Shape &srcShape,
+                           const std::vector<int> &perm) {
   check(perm.size() == srcShape.size(), "permutation rank mismatch");
   auto srcStrides = rowMajorStrides(srcShape);
   CopyPlan p;
@@ -104,6 +104,70 @@ CopyPlan CopyPlan::insertBlock(const Shape &dst,
     p.dstOffset += offsets[d] * p.dstStrides[d];
   p.simplify();
   return p;
+}
+
+} // namespace weft::rt
+
+namespace weft::rt {
+
+namespace {
+template <typename T> void copyLoop(const CopyPlan &p, const T *src, T *dst) {
+  int rank = static_cast<int>(p.shape.size());
+  src += p.srcOffset;
+  dst += p.dstOffset;
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  int64_t n = numElements(p.shape);
+  if (n == 0)
+    return;
+  int64_t inner = p.shape[rank - 1];
+  int64_t si = p.srcStrides[rank - 1], di = p.dstStrides[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t so = 0, dof = 0;
+  for (int64_t done = 0; done < n; done += inner) {
+    const T *s = src + so;
+    T *d = dst + dof;
+    if (si == 1 && di == 1)
+      for (int64_t i = 0; i < inner; ++i)
+        d[i] = s[i];
+    else if (di == 1)
+      for (int64_t i = 0; i < inner; ++i)
+        d[i] = s[i * si];
+    else
+      for (int64_t i = 0; i < inner; ++i)
+        d[i * di] = s[i * si];
+    for (int d2 = rank - 2; d2 >= 0; --d2) {
+      so += p.srcStrides[d2];
+      dof += p.dstStrides[d2];
+      if (++idx[d2] < p.shape[d2])
+        break;
+      so -= p.srcStrides[d2] * p.shape[d2];
+      dof -= p.dstStrides[d2] * p.shape[d2];
+      idx[d2] = 0;
+    }
+  }
+}
+} // namespace
+
+void copyStridedHost(const CopyPlan &plan, std::size_t elemSize,
+                     const void *src, void *dst) {
+  switch (elemSize) {
+  case 1:
+    return copyLoop(plan, static_cast<const uint8_t *>(src),
+                    static_cast<uint8_t *>(dst));
+  case 2:
+    return copyLoop(plan, static_cast<const uint16_t *>(src),
+                    static_cast<uint16_t *>(dst));
+  case 4:
+    return copyLoop(plan, static_cast<const uint32_t *>(src),
+                    static_cast<uint32_t *>(dst));
+  case 8:
+    return copyLoop(plan, static_cast<const uint64_t *>(src),
+                    static_cast<uint64_t *>(dst));
+  }
+  fail("copy of ", elemSize, "-byte elements is not supported");
 }
 
 } // namespace weft::rt

@@ -1,4 +1,4 @@
-//===- EinsumPlan.cpp - Einsum to (batched, strided) GEMM -------------------===//
+//===- EinsumPlan.cpp - Einsum to (batched, strided) GEMM -----------------===//
 //
 // Letters split into batch (A, B, result), m (A, result), n (B, result) and
 // k (A, B). Letters found in one operand only are summed out first. Extent-1
@@ -353,8 +353,8 @@ EinsumPlan planEinsum(const std::string &specText, const Shape &aShape,
   OperandFit fc = ch.swap
                       ? fitOperand(Ceff, ch.b, ch.n, ch.m, N, M, sizes, false)
                       : fitOperand(Ceff, ch.b, ch.m, ch.n, M, N, sizes, false);
-  check(fa.ok && fb.ok && fc.ok, "internal error planning einsum '",
-        spec.str(), "'");
+  check(fa.ok && fb.ok && fc.ok, "internal error planning einsum '", spec.str(),
+        "'");
 
   GemmPlan &g = p.gemm;
   g.k = K;
@@ -399,7 +399,8 @@ std::string EinsumPlan::str() const {
   std::ostringstream os;
   os << "einsum " << spec << " " << dtypeName(dtype) << "\n";
   if (unary) {
-    os << (unaryIsCopy ? "  " + unaryCopy.str() : "  reduce sum " + unaryReduce.spec)
+    os << (unaryIsCopy ? "  " + unaryCopy.str()
+                       : "  reduce sum " + unaryReduce.spec)
        << "\n";
     return os.str();
   }

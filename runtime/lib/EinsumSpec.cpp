@@ -1,4 +1,4 @@
-//===- EinsumSpec.cpp - Parsed index-letter specs ---------------------------===//
+//===- EinsumSpec.cpp - Parsed index-letter specs -------------------------===//
 
 #include "weft/rt/EinsumSpec.h"
 #include "weft/rt/Error.h"
@@ -66,8 +66,7 @@ EinsumSpec::letterSizes(const std::vector<Shape> &shapes) const {
       check(shapes[i][d] >= 0, "einsum spec '", str(), "': negative extent");
       auto [it, inserted] = sizes.emplace(c, shapes[i][d]);
       check(inserted || it->second == shapes[i][d], "einsum spec '", str(),
-            "': letter '", c, "' has size ", it->second, " and ",
-            shapes[i][d]);
+            "': letter '", c, "' has size ", it->second, " and ", shapes[i][d]);
     }
   }
   return sizes;

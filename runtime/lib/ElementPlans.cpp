@@ -1,4 +1,4 @@
-//===- ElementPlans.cpp - Plans of maps, reductions and embeds --------------===//
+//===- ElementPlans.cpp - Plans of maps, reductions and embeds ------------===//
 
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/CopyPlan.h"
@@ -29,7 +29,8 @@ static Shape shapeOf(const std::string &letters,
   return s;
 }
 
-MapPlan planMap(const std::string &specText, const std::vector<Shape> &inShapes) {
+MapPlan planMap(const std::string &specText,
+                const std::vector<Shape> &inShapes) {
   EinsumSpec spec = EinsumSpec::parse(specText, 1, 2);
   auto sizes = spec.letterSizes(inShapes);
   for (char c : spec.output)

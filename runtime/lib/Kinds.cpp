@@ -1,4 +1,4 @@
-//===- Kinds.cpp - Op kind names --------------------------------------------===//
+//===- Kinds.cpp - Op kind names ------------------------------------------===//
 
 #include "weft/rt/Kinds.h"
 #include "weft/rt/Error.h"
@@ -6,10 +6,12 @@
 namespace weft::rt {
 
 static const char *const kMapNames[] = {
-    "add",  "sub",    "mul",  "div",  "max",  "min",  "neg",  "exp",  "log",
+    "add",  "sub",   "mul",    "div",  "max",  "min",  "neg",  "exp",  "log",
     "sqrt", "rsqrt", "square", "tanh", "relu", "gelu", "silu", "scale"};
 
-bool isBinary(MapKind k) { return static_cast<int>(k) <= static_cast<int>(MapKind::Min); }
+bool isBinary(MapKind k) {
+  return static_cast<int>(k) <= static_cast<int>(MapKind::Min);
+}
 
 const char *mapKindName(MapKind k) { return kMapNames[static_cast<int>(k)]; }
 

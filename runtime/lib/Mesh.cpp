@@ -1,4 +1,4 @@
-//===- Mesh.cpp - Device mesh and tensor block layouts ----------------------===//
+//===- Mesh.cpp - Device mesh and tensor block layouts --------------------===//
 
 #include "weft/rt/Mesh.h"
 #include "weft/rt/Error.h"
@@ -54,8 +54,8 @@ int64_t Mesh::rankOf(const std::vector<int64_t> &coords) const {
   check(coords.size() == axes_.size(), "coordinate rank mismatch");
   int64_t r = 0;
   for (int i = 0; i < numAxes(); ++i) {
-    check(coords[i] >= 0 && coords[i] < axes_[i].size, "coordinate ",
-          coords[i], " out of range for axis '", axes_[i].name, "'");
+    check(coords[i] >= 0 && coords[i] < axes_[i].size, "coordinate ", coords[i],
+          " out of range for axis '", axes_[i].name, "'");
     r = r * axes_[i].size + coords[i];
   }
   return r;
@@ -66,8 +66,7 @@ void Mesh::checkAxes(const AxisList &axes) const {
   for (int a : axes) {
     check(a >= 0 && a < numAxes(), "axis index ", a, " out of range for mesh ",
           str());
-    check(seen.insert(a).second, "axis '", axes_[a].name,
-          "' listed twice");
+    check(seen.insert(a).second, "axis '", axes_[a].name, "' listed twice");
   }
 }
 
@@ -91,8 +90,8 @@ int64_t Mesh::positionIn(const AxisList &axes, int64_t rank) const {
 std::string Mesh::str() const {
   std::string s = "[";
   for (int i = 0; i < numAxes(); ++i)
-    s += (i ? ", \"" : "\"") + axes_[i].name + "\"=" +
-         std::to_string(axes_[i].size);
+    s += (i ? ", \"" : "\"") + axes_[i].name +
+         "\"=" + std::to_string(axes_[i].size);
   return s + "]";
 }
 

@@ -1,4 +1,4 @@
-//===- Profiler.cpp - Per-op timers and counters ----------------------------===//
+//===- Profiler.cpp - Per-op timers and counters --------------------------===//
 
 #include "weft/rt/Profiler.h"
 
@@ -41,10 +41,10 @@ void Profiler::print(std::ostream &os, const std::string &title) const {
   double t = 0, f = 0, b = 0;
   for (const auto &s : ops_) {
     double gflops = s.seconds > 0 ? s.flops / s.seconds * 1e-9 : 0;
-    std::snprintf(line, sizeof(line), "%-40.40s %-14s %7lld %11.3f %10.2f %12.1f\n",
-                  s.label.c_str(), s.kind.c_str(),
-                  static_cast<long long>(s.calls), s.seconds * 1e3, gflops,
-                  s.bytesSent / 1024.0);
+    std::snprintf(
+        line, sizeof(line), "%-40.40s %-14s %7lld %11.3f %10.2f %12.1f\n",
+        s.label.c_str(), s.kind.c_str(), static_cast<long long>(s.calls),
+        s.seconds * 1e3, gflops, s.bytesSent / 1024.0);
     os << line;
     t += s.seconds;
     f += s.flops;

@@ -1,4 +1,4 @@
-//===- Rng.cpp - Counter-based random inputs --------------------------------===//
+//===- Rng.cpp - Counter-based random inputs ------------------------------===//
 
 #include "weft/rt/Rng.h"
 #include "weft/rt/CopyPlan.h"

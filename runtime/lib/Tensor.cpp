@@ -1,4 +1,4 @@
-//===- Tensor.cpp - Runtime tensors -----------------------------------------===//
+//===- Tensor.cpp - Runtime tensors ---------------------------------------===//
 
 #include "weft/rt/Tensor.h"
 #include "weft/rt/Error.h"

@@ -72,8 +72,8 @@ public:
   void embed(const EmbedPlan &plan, const Tensor &ids, const Tensor &table,
              Tensor &out, int64_t rowOffset, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
-  void slice(const Tensor &in, const std::vector<int64_t> &offsets,
-             Tensor &out, std::string_view label = {});
+  void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
+             std::string_view label = {});
   /// out = this rank's block of `in` along `dim` split over `axes`.
   void sliceShard(const Tensor &in, int dim, const AxisList &axes, Tensor &out,
                   std::string_view label = {});

@@ -21,9 +21,9 @@ namespace weft::rt {
 
 struct GroupPlan {
   AxisList axes;
-  int64_t size = 1;     // ranks in the group
-  int64_t position = 0; // this rank's position (split key)
-  int64_t color = 0;    // row-major index over the axes not listed
+  int64_t size = 1;             // ranks in the group
+  int64_t position = 0;         // this rank's position (split key)
+  int64_t color = 0;            // row-major index over the axes not listed
   std::vector<int64_t> members; // world ranks, by position
 };
 

@@ -35,12 +35,18 @@ struct CopyPlan {
   /// row-major.
   static CopyPlan permute(const Shape &srcShape, const std::vector<int> &perm);
   /// dst (dense, shape `block`) = the block of dense `src` at `offsets`.
-  static CopyPlan extractBlock(const Shape &src, const std::vector<int64_t> &offsets,
+  static CopyPlan extractBlock(const Shape &src,
+                               const std::vector<int64_t> &offsets,
                                const Shape &block);
   /// dense `dst` at `offsets` = dst block (dense, shape `block`).
-  static CopyPlan insertBlock(const Shape &dst, const std::vector<int64_t> &offsets,
+  static CopyPlan insertBlock(const Shape &dst,
+                              const std::vector<int64_t> &offsets,
                               const Shape &block);
 };
+
+/// Executes `plan` on host memory for elements of `elemSize` bytes.
+void copyStridedHost(const CopyPlan &plan, std::size_t elemSize,
+                     const void *src, void *dst);
 
 /// Merges dims of `shape` that are contiguous in every stride array (stride
 /// of dim i == stride of dim i+1 times extent of dim i+1) and drops extent-1

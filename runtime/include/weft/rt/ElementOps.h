@@ -1,4 +1,5 @@
-//===- ElementOps.h - Per-element arithmetic for host and device -*- C++ -*-===//
+//===-  ElementOps.h - Per-element arithmetic for host and dev --*- C++ -*-===//
+//-*-===//
 //
 // The single definition of every map and reduce kind's arithmetic. The CPU
 // loops and the CUDA kernels both instantiate these, so the CPU tests check
@@ -92,13 +93,11 @@ template <typename T> struct Reduce<ReduceKind::Min, T> {
 };
 
 /// Compute type of a storage type (half types compute in float).
-template <typename T> struct ComputeType {
-  using type = T;
-};
+template <typename T> struct ComputeType { using type = T; };
 
 /// Calls `f.template operator()<K>()` with the MapKind `k` as a template
 /// argument, so kernels are instantiated once per kind.
-template <typename F> WEFT_HD auto dispatchMap(MapKind k, F &&f) {
+template <typename F> auto dispatchMap(MapKind k, F &&f) {
   switch (k) {
 #define WEFT_CASE(KIND)                                                        \
   case MapKind::KIND:                                                          \
@@ -126,7 +125,7 @@ template <typename F> WEFT_HD auto dispatchMap(MapKind k, F &&f) {
   return f.template operator()<MapKind::Scale>();
 }
 
-template <typename F> WEFT_HD auto dispatchReduce(ReduceKind k, F &&f) {
+template <typename F> auto dispatchReduce(ReduceKind k, F &&f) {
   switch (k) {
   case ReduceKind::Sum:
     return f.template operator()<ReduceKind::Sum>();

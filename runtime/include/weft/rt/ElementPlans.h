@@ -22,7 +22,7 @@ struct MapPlan {
   std::string spec;
   std::vector<Shape> inShapes;
   Shape outShape;
-  Shape shape;                                // simplified iteration space
+  Shape shape;                                 // simplified iteration space
   std::vector<std::vector<int64_t>> inStrides; // per operand, per dim
   std::vector<int64_t> outStrides;             // dense, per dim
 };

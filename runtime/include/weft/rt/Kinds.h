@@ -1,4 +1,4 @@
-//===- Kinds.h - Op kinds shared by planner, backends and compiler -*- C++ -*-//
+//===-  Kinds.h - Op kinds shared by planner, backends and com --*- C++ -*-===//
 
 #ifndef WEFT_RT_KINDS_H
 #define WEFT_RT_KINDS_H
@@ -32,7 +32,12 @@ enum class MapKind : int {
 enum class ReduceKind : int { Sum, Max, Min };
 
 /// Collectives of the local view (design.md section 7).
-enum class CollectiveKind : int { AllReduce, AllGather, ReduceScatter, AllToAll };
+enum class CollectiveKind : int {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll
+};
 
 bool isBinary(MapKind k);
 const char *mapKindName(MapKind k);

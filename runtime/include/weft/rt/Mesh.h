@@ -60,7 +60,9 @@ private:
 struct Layout {
   std::vector<AxisList> dims;
 
-  static Layout replicated(int rank) { return Layout{std::vector<AxisList>(rank)}; }
+  static Layout replicated(int rank) {
+    return Layout{std::vector<AxisList>(rank)};
+  }
   /// Throws Error if an axis appears twice or is out of range, or the rank
   /// differs from `rank`.
   void check(const Mesh &mesh, int rank) const;

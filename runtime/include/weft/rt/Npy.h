@@ -30,9 +30,9 @@ NpyHeader readNpyHeader(const std::string &path);
 /// Reads the block at `offsets` with extent `block` of the global array in
 /// `path` into `out` (dense, numElements(block) elements of `dtype`).
 /// Checks the file's dtype and shape against `dtype` and `globalShape`.
-void readNpyBlock(const std::string &path, DType dtype, const Shape &globalShape,
-                  const std::vector<int64_t> &offsets, const Shape &block,
-                  void *out);
+void readNpyBlock(const std::string &path, DType dtype,
+                  const Shape &globalShape, const std::vector<int64_t> &offsets,
+                  const Shape &block, void *out);
 /// Convenience: the whole array into a host tensor (small files, tests).
 Tensor readNpy(const std::string &path);
 

@@ -24,8 +24,8 @@ struct OpStats {
 /// Accumulates OpStats per label in first-seen order. Not thread safe.
 class Profiler {
 public:
-  void record(const std::string &label, const std::string &kind,
-              double seconds, double flops, double bytesSent);
+  void record(const std::string &label, const std::string &kind, double seconds,
+              double flops, double bytesSent);
   const std::vector<OpStats> &ops() const { return ops_; }
   const OpStats *find(const std::string &label) const;
   void clear();

@@ -1,0 +1,95 @@
+//===- BenchCollectives.cpp - Runtime collectives vs direct MPI calls -----===//
+//
+// mpirun -np N: times the runtime's all-reduce and all-gather over the whole
+// mesh against MPI_Allreduce / MPI_Allgather on MPI_COMM_WORLD with the same
+// buffers (median over repetitions, max over ranks). Target ratio <= 1.02.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/MpiComm.h"
+#include "weft/rt/Profiler.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <cstdio>
+#include <functional>
+#include <tuple>
+#include <vector>
+
+using namespace weft::rt;
+
+namespace {
+
+/// Max over ranks of one synchronized run of `f`.
+double timeOnce(const std::function<void()> &f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = wallSeconds();
+  f();
+  double dt = wallSeconds() - t0, mx = 0;
+  MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return mx;
+}
+
+/// Median times of `f` and `g`, measured alternately.
+std::pair<double, double> medianSeconds(const std::function<void()> &f,
+                                        const std::function<void()> &g,
+                                        int reps) {
+  timeOnce(f);
+  timeOnce(g);
+  std::vector<double> tf, tg;
+  for (int i = 0; i < reps; ++i) {
+    tf.push_back(timeOnce(f));
+    tg.push_back(timeOnce(g));
+  }
+  std::sort(tf.begin(), tf.end());
+  std::sort(tg.begin(), tg.end());
+  return {tf[tf.size() / 2], tg[tg.size() / 2]};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MpiSession mpi(&argc, &argv);
+  int p = mpi.size();
+  Mesh mesh({{"x", p}});
+  auto be = createBackend(BackendKind::Cpu, mesh, mpi.rank());
+  if (mpi.rank() == 0)
+    std::printf("ranks: %d, openblas core: %s, threads: %d\n", p,
+                openblas_get_corename(), openblas_get_num_threads());
+  if (mpi.rank() == 0)
+    std::printf("%-28s %12s %12s %8s\n", "case", "runtime(ms)", "direct(ms)",
+                "ratio");
+  for (int64_t mib : {1, 4}) {
+    int64_t n = mib * 1024 * 1024 / 4;
+    Tensor x = be->zeros(DType::F32, {n}), y = be->empty(DType::F32, {n});
+    for (int64_t i = 0; i < n; ++i)
+      x.ptr<float>()[i] = static_cast<float>(i % 13);
+    int reps = 101;
+    auto [tr, td] =
+        medianSeconds([&] { be->allReduce(x, y, {0}, ReduceKind::Sum); },
+                      [&] {
+                        MPI_Allreduce(x.data, y.data, static_cast<int>(n),
+                                      MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+                      },
+                      reps);
+    if (mpi.rank() == 0)
+      std::printf("all_reduce %lld MiB%-12s %12.3f %12.3f %8.3f\n",
+                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
+    // all-gather: each rank contributes n/p elements, the result is n.
+    int64_t chunk = n / p;
+    Tensor s = be->zeros(DType::F32, {chunk, 1});
+    Tensor g = be->empty(DType::F32, {chunk * p, 1});
+    std::tie(tr, td) = medianSeconds(
+        [&] { be->allGather(s, g, 0, {0}); },
+        [&] {
+          MPI_Allgather(s.data, static_cast<int>(chunk), MPI_FLOAT, g.data,
+                        static_cast<int>(chunk), MPI_FLOAT, MPI_COMM_WORLD);
+        },
+        reps);
+    if (mpi.rank() == 0)
+      std::printf("all_gather %lld MiB result%-5s %12.3f %12.3f %8.3f\n",
+                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
+  }
+  return 0;
+}

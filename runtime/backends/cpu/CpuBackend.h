@@ -1,0 +1,53 @@
+//===- CpuBackend.h - OpenBLAS + MPI backend --------------------*- C++ -*-===//
+
+#ifndef WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
+#define WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/MpiComm.h"
+
+namespace weft::rt {
+
+class CpuBackend final : public Backend {
+public:
+  CpuBackend(const Mesh &mesh, int64_t rank);
+
+  const char *name() const override { return "cpu"; }
+  Device device() const override { return Device::Host; }
+  Tensor empty(DType dtype, const Shape &shape) override;
+  void copyFromHost(Tensor &dst, const void *src) override;
+  void copyToHost(const Tensor &src, void *dst) override;
+
+  void copyStrided(const CopyPlan &plan, DType dtype, const void *src,
+                   void *dst) override;
+  void fillZero(void *dst, DType dtype, int64_t count) override;
+  void gemm(const GemmPlan &plan, DType dtype, const void *a, const void *b,
+            void *c) override;
+  void mapKernel(MapKind kind, const MapPlan &plan, DType dtype, const void *a,
+                 const void *b, void *out, double scalar) override;
+  void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
+                    const void *in, void *out) override;
+  void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
+                   const void *table, void *out, int64_t rowOffset) override;
+
+  void commAllReduce(const void *send, void *recv, int64_t count, DType dtype,
+                     ReduceKind kind, const GroupPlan &group) override;
+  void commAllGather(const void *send, void *recv, int64_t chunk, DType dtype,
+                     const GroupPlan &group) override;
+  void commReduceScatter(const void *send, void *recv, int64_t chunk,
+                         DType dtype, ReduceKind kind,
+                         const GroupPlan &group) override;
+  void commAllToAll(const void *send, void *recv, int64_t chunk, DType dtype,
+                    const GroupPlan &group) override;
+  void gatherBytesToRoot(const void *send, void *recv,
+                         std::size_t bytes) override;
+
+private:
+  MpiGroups comms_;
+};
+
+std::unique_ptr<Backend> createCpuBackend(const Mesh &mesh, int64_t rank);
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_BACKENDS_CPU_CPUBACKEND_H

@@ -1,0 +1,208 @@
+//===- CpuKernels.cpp - Maps, reductions and embedding lookups ------------===//
+//
+// Plain loops over the plans' iteration spaces, instantiated per kind from
+// ElementOps.h. The innermost loop is specialized on unit/zero strides so
+// the compiler can vectorize it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+#include "weft/rt/ElementOps.h"
+#include "weft/rt/Error.h"
+
+#include <cstring>
+
+namespace weft::rt {
+
+namespace {
+
+/// Odometer over all but the innermost dim of `shape`, advancing offsets in
+/// several stride arrays at once.
+template <int N> struct Odometer {
+  const Shape &shape;
+  std::vector<int64_t> idx;
+  int64_t off[N] = {};
+  const std::vector<int64_t> *strides[N];
+
+  Odometer(const Shape &s,
+           std::initializer_list<const std::vector<int64_t> *> st)
+      : shape(s), idx(s.size(), 0) {
+    int i = 0;
+    for (auto *p : st)
+      strides[i++] = p;
+  }
+  void next() {
+    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
+      for (int k = 0; k < N; ++k)
+        off[k] += (*strides[k])[d];
+      if (++idx[d] < shape[d])
+        return;
+      for (int k = 0; k < N; ++k)
+        off[k] -= (*strides[k])[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+template <MapKind K, typename T>
+void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
+  using Op = ops::Map<K, T>;
+  int64_t n = numElements(p.shape);
+  if (n == 0)
+    return;
+  if (p.shape.empty()) {
+    out[0] = Op::apply(a[0], b ? b[0] : T(0), s);
+    return;
+  }
+  static const std::vector<int64_t> zeros(p.shape.size(), 0);
+  const auto &sa = p.inStrides[0];
+  const auto &sb = b ? p.inStrides[1] : zeros;
+  int64_t inner = p.shape.back();
+  int64_t ia = sa.back(), ib = sb.back();
+  Odometer<3> it(p.shape, {&sa, &sb, &p.outStrides});
+  const T zero = T(0);
+  if (!b) {
+    b = &zero;
+    ib = 0;
+  }
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    const T *x = a + it.off[0];
+    const T *y = b + it.off[1];
+    T *o = out + it.off[2];
+    if (ia == 1 && ib == 1)
+      for (int64_t i = 0; i < inner; ++i)
+        o[i] = Op::apply(x[i], y[i], s);
+    else if (ia == 1 && ib == 0)
+      for (int64_t i = 0; i < inner; ++i)
+        o[i] = Op::apply(x[i], y[0], s);
+    else if (ia == 0 && ib == 1)
+      for (int64_t i = 0; i < inner; ++i)
+        o[i] = Op::apply(x[0], y[i], s);
+    else
+      for (int64_t i = 0; i < inner; ++i)
+        o[i] = Op::apply(x[i * ia], y[i * ib], s);
+  }
+}
+
+template <ReduceKind K, typename T>
+void reduceLoop(const ReducePlan &p, const T *in, T *out) {
+  using R = ops::Reduce<K, T>;
+  for (int64_t i = 0; i < p.outElements; ++i)
+    out[i] = R::identity();
+  int64_t n = numElements(p.shape);
+  if (n == 0 || p.outElements == 0)
+    return;
+  if (p.shape.empty()) {
+    out[0] = R::combine(out[0], in[0]);
+    return;
+  }
+  int64_t inner = p.shape.back();
+  int64_t si = p.inStrides.back(), so = p.outStrides.back();
+  Odometer<2> it(p.shape, {&p.inStrides, &p.outStrides});
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    const T *x = in + it.off[0];
+    T *o = out + it.off[1];
+    if (so == 0) {
+      T acc = R::identity();
+      if (si == 1)
+        for (int64_t i = 0; i < inner; ++i)
+          acc = R::combine(acc, x[i]);
+      else
+        for (int64_t i = 0; i < inner; ++i)
+          acc = R::combine(acc, x[i * si]);
+      o[0] = R::combine(o[0], acc);
+    } else if (si == 1 && so == 1) {
+      for (int64_t i = 0; i < inner; ++i)
+        o[i] = R::combine(o[i], x[i]);
+    } else {
+      for (int64_t i = 0; i < inner; ++i)
+        o[i * so] = R::combine(o[i * so], x[i * si]);
+    }
+  }
+}
+
+template <typename T>
+void embedLoop(const EmbedPlan &p, const int32_t *ids, const T *table, T *out,
+               int64_t rowOffset) {
+  if (p.rowCopy) {
+    for (int64_t i = 0; i < p.numIds; ++i) {
+      int64_t r = static_cast<int64_t>(ids[i]) - rowOffset;
+      T *o = out + i * p.rowElements;
+      if (r >= 0 && r < p.rows)
+        std::memcpy(o, table + r * p.rowStride,
+                    static_cast<std::size_t>(p.rowElements) * sizeof(T));
+      else
+        for (int64_t j = 0; j < p.rowElements; ++j)
+          o[j] = T(0);
+    }
+    return;
+  }
+  int64_t n = numElements(p.shape);
+  if (n == 0)
+    return;
+  if (p.shape.empty()) {
+    int64_t r = static_cast<int64_t>(ids[0]) - rowOffset;
+    out[0] = (r >= 0 && r < p.rows) ? table[r * p.rowStride] : T(0);
+    return;
+  }
+  int64_t inner = p.shape.back();
+  int64_t si = p.idsStrides.back(), st = p.tableStrides.back();
+  Odometer<3> it(p.shape, {&p.idsStrides, &p.tableStrides, &p.outStrides});
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    T *o = out + it.off[2];
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t r = static_cast<int64_t>(ids[it.off[0] + i * si]) - rowOffset;
+      o[i] = (r >= 0 && r < p.rows)
+                 ? table[r * p.rowStride + it.off[1] + i * st]
+                 : T(0);
+    }
+  }
+}
+
+template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
+  switch (dtype) {
+  case DType::F32:
+    return f(float());
+  case DType::F64:
+    return f(double());
+  default:
+    fail(op, " of ", dtypeName(dtype),
+         " is not supported on the cpu backend (f32, f64)");
+  }
+}
+
+} // namespace
+
+void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
+                           const void *a, const void *b, void *out,
+                           double scalar) {
+  dispatchFloat(dtype, "map", [&](auto zero) {
+    using T = decltype(zero);
+    ops::dispatchMap(kind, [&]<MapKind K>() {
+      mapLoop<K, T>(plan, static_cast<const T *>(a), static_cast<const T *>(b),
+                    static_cast<T *>(out), scalar);
+    });
+  });
+}
+
+void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
+                              DType dtype, const void *in, void *out) {
+  dispatchFloat(dtype, "reduce", [&](auto zero) {
+    using T = decltype(zero);
+    ops::dispatchReduce(kind, [&]<ReduceKind K>() {
+      reduceLoop<K, T>(plan, static_cast<const T *>(in), static_cast<T *>(out));
+    });
+  });
+}
+
+void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
+                             const int32_t *ids, const void *table, void *out,
+                             int64_t rowOffset) {
+  dispatchFloat(dtype, "embed", [&](auto zero) {
+    using T = decltype(zero);
+    embedLoop<T>(plan, ids, static_cast<const T *>(table),
+                 static_cast<T *>(out), rowOffset);
+  });
+}
+
+} // namespace weft::rt

@@ -1,0 +1,162 @@
+//===- CudaBackend.cu - Device selection, memory and cuBLAS GEMMs ---------===//
+
+#include "CudaBackend.h"
+#include "CudaBackendImpl.h"
+
+#include <climits>
+#include <cstdlib>
+
+namespace weft::rt {
+
+namespace {
+
+int localRank() {
+  if (!mpiActive())
+    return 0;
+  MPI_Comm local;
+  checkMpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                               MPI_INFO_NULL, &local),
+           "MPI_Comm_split_type");
+  int r = 0;
+  MPI_Comm_rank(local, &r);
+  MPI_Comm_free(&local);
+  return r;
+}
+
+const char *cublasStatusName(cublasStatus_t s) {
+  switch (s) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  default:
+    return "cuBLAS error";
+  }
+}
+
+void checkCublas(cublasStatus_t s, const char *what) {
+  check(s == CUBLAS_STATUS_SUCCESS, what, " failed: ", cublasStatusName(s));
+}
+
+int asInt(int64_t v, const char *what) {
+  check(v >= 0 && v <= INT_MAX, "gemm ", what, " = ", v,
+        " does not fit the cuBLAS integer type");
+  return static_cast<int>(v);
+}
+
+} // namespace
+
+CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  check(err == cudaSuccess && count > 0, "no CUDA device available (",
+        err == cudaSuccess ? "0 devices" : cudaGetErrorString(err), ")");
+  if (mpiActive()) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    check(size == mesh.numDevices(), "mesh ", mesh.str(), " has ",
+          mesh.numDevices(), " devices but MPI runs ", size, " ranks");
+  }
+  deviceId_ = localRank() % count;
+  WEFT_CUDA_CHECK(cudaSetDevice(deviceId_));
+  WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  checkCublas(cublasCreate(&cublas_), "cublasCreate");
+  checkCublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+}
+
+CudaBackend::~CudaBackend() {
+  for (auto &[axes, comm] : ncclComms_)
+    ncclCommDestroy(comm);
+  if (cublas_)
+    cublasDestroy(cublas_);
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+Tensor CudaBackend::empty(DType dtype, const Shape &shape) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.device = Device::Cuda;
+  void *p = nullptr;
+  WEFT_CUDA_CHECK(cudaMalloc(&p, t.bytes() ? t.bytes() : 16));
+  t.data = p;
+  t.storage = std::shared_ptr<void>(p, [](void *q) { cudaFree(q); });
+  return t;
+}
+
+void CudaBackend::copyFromHost(Tensor &dst, const void *src) {
+  WEFT_CUDA_CHECK(cudaMemcpyAsync(dst.data, src, dst.bytes(),
+                                  cudaMemcpyHostToDevice, stream_));
+  synchronize();
+}
+
+void CudaBackend::copyToHost(const Tensor &src, void *dst) {
+  WEFT_CUDA_CHECK(cudaMemcpyAsync(dst, src.data, src.bytes(),
+                                  cudaMemcpyDeviceToHost, stream_));
+  synchronize();
+}
+
+void CudaBackend::synchronize() {
+  WEFT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaBackend::fillZero(void *dst, DType dtype, int64_t count) {
+  if (count > 0)
+    WEFT_CUDA_CHECK(cudaMemsetAsync(
+        dst, 0, static_cast<std::size_t>(count) * dtypeSize(dtype), stream_));
+}
+
+void CudaBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
+                       const void *b, void *c) {
+  // Row-major C[m,n] = op(A) op(B) is column-major C^T[n,m] = op(B)^T op(A)^T:
+  // pass B first with the plan's numbers unchanged.
+  cudaDataType_t type;
+  cublasComputeType_t compute;
+  float alpha32 = 1, beta32 = 0;
+  double alpha64 = 1, beta64 = 0;
+  const void *alpha = &alpha32, *beta = &beta32;
+  switch (dtype) {
+  case DType::F32:
+    type = CUDA_R_32F;
+    compute = CUBLAS_COMPUTE_32F;
+    break;
+  case DType::F64:
+    type = CUDA_R_64F;
+    compute = CUBLAS_COMPUTE_64F;
+    alpha = &alpha64;
+    beta = &beta64;
+    break;
+  case DType::F16:
+    type = CUDA_R_16F;
+    compute = CUBLAS_COMPUTE_32F;
+    break;
+  case DType::BF16:
+    type = CUDA_R_16BF;
+    compute = CUBLAS_COMPUTE_32F;
+    break;
+  default:
+    fail("einsum of ", dtypeName(dtype),
+         " is not supported on the cuda backend");
+  }
+  checkCublas(cublasGemmStridedBatchedEx(
+                  cublas_, p.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                  p.transA ? CUBLAS_OP_T : CUBLAS_OP_N, asInt(p.n, "n"),
+                  asInt(p.m, "m"), asInt(p.k, "k"), alpha, b, type,
+                  asInt(p.ldb, "ldb"), p.strideB, a, type, asInt(p.lda, "lda"),
+                  p.strideA, beta, c, type, asInt(p.ldc, "ldc"), p.strideC,
+                  asInt(p.batch, "batch"), compute, CUBLAS_GEMM_DEFAULT),
+              "cublasGemmStridedBatchedEx");
+}
+
+std::unique_ptr<Backend> createCudaBackend(const Mesh &mesh, int64_t rank) {
+  return std::make_unique<CudaBackend>(mesh, rank);
+}
+
+} // namespace weft::rt

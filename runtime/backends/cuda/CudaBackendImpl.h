@@ -1,0 +1,84 @@
+//===- CudaBackendImpl.h - The CUDA backend class ---------------*- C++ -*-===//
+//
+// One stream per backend: kernels, cuBLAS and NCCL calls are all queued on
+// it, so scratch buffers can be reused between ops without extra syncs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_BACKENDS_CUDA_CUDABACKENDIMPL_H
+#define WEFT_RT_BACKENDS_CUDA_CUDABACKENDIMPL_H
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/Error.h"
+#include "weft/rt/MpiComm.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <map>
+#include <nccl.h>
+
+namespace weft::rt {
+
+#define WEFT_CUDA_CHECK(expr)                                                  \
+  do {                                                                         \
+    cudaError_t err_ = (expr);                                                 \
+    if (err_ != cudaSuccess)                                                   \
+      ::weft::rt::fail(#expr, " failed: ", cudaGetErrorString(err_));          \
+  } while (0)
+
+#define WEFT_NCCL_CHECK(expr)                                                  \
+  do {                                                                         \
+    ncclResult_t res_ = (expr);                                                \
+    if (res_ != ncclSuccess)                                                   \
+      ::weft::rt::fail(#expr, " failed: ", ncclGetErrorString(res_));          \
+  } while (0)
+
+class CudaBackend final : public Backend {
+public:
+  CudaBackend(const Mesh &mesh, int64_t rank);
+  ~CudaBackend() override;
+
+  const char *name() const override { return "cuda"; }
+  Device device() const override { return Device::Cuda; }
+  Tensor empty(DType dtype, const Shape &shape) override;
+  void copyFromHost(Tensor &dst, const void *src) override;
+  void copyToHost(const Tensor &src, void *dst) override;
+  void synchronize() override;
+
+  void copyStrided(const CopyPlan &plan, DType dtype, const void *src,
+                   void *dst) override;
+  void fillZero(void *dst, DType dtype, int64_t count) override;
+  void gemm(const GemmPlan &plan, DType dtype, const void *a, const void *b,
+            void *c) override;
+  void mapKernel(MapKind kind, const MapPlan &plan, DType dtype, const void *a,
+                 const void *b, void *out, double scalar) override;
+  void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
+                    const void *in, void *out) override;
+  void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
+                   const void *table, void *out, int64_t rowOffset) override;
+
+  void commAllReduce(const void *send, void *recv, int64_t count, DType dtype,
+                     ReduceKind kind, const GroupPlan &group) override;
+  void commAllGather(const void *send, void *recv, int64_t chunk, DType dtype,
+                     const GroupPlan &group) override;
+  void commReduceScatter(const void *send, void *recv, int64_t chunk,
+                         DType dtype, ReduceKind kind,
+                         const GroupPlan &group) override;
+  void commAllToAll(const void *send, void *recv, int64_t chunk, DType dtype,
+                    const GroupPlan &group) override;
+  void gatherBytesToRoot(const void *send, void *recv,
+                         std::size_t bytes) override;
+
+private:
+  ncclComm_t nccl(const GroupPlan &group);
+
+  int deviceId_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  MpiGroups mpiGroups_;
+  std::map<AxisList, ncclComm_t> ncclComms_;
+};
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_BACKENDS_CUDA_CUDABACKENDIMPL_H

@@ -1,0 +1,258 @@
+//===- CudaKernels.cu - Strided copies, maps, reductions, embeds ----------===//
+//
+// Grid-stride kernels over the same plans the CPU loops run, with the
+// element arithmetic of ElementOps.h. Half types compute in float.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackendImpl.h"
+#include "weft/rt/ElementOps.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+namespace weft::rt {
+
+namespace {
+
+constexpr int kMaxRank = 8;
+
+/// A plan's iteration space and up to three stride arrays, by value.
+struct Space {
+  int rank = 0;
+  int64_t shape[kMaxRank];
+  int64_t stride[3][kMaxRank];
+};
+
+Space makeSpace(const Shape &shape,
+                std::initializer_list<const std::vector<int64_t> *> strides) {
+  check(shape.size() <= kMaxRank, "cuda kernels support rank <= ", kMaxRank,
+        " after merging dims, got ", shape.size());
+  Space s;
+  s.rank = static_cast<int>(shape.size());
+  for (int d = 0; d < s.rank; ++d) {
+    s.shape[d] = shape[d];
+    int k = 0;
+    for (auto *st : strides)
+      s.stride[k++][d] = (*st)[d];
+  }
+  return s;
+}
+
+/// Offsets of linear (row-major) index i in the first `n` stride arrays.
+template <int N>
+__device__ void offsets(const Space &s, int64_t i, int64_t (&off)[N]) {
+  for (int k = 0; k < N; ++k)
+    off[k] = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    int64_t x = i % s.shape[d];
+    i /= s.shape[d];
+    for (int k = 0; k < N; ++k)
+      off[k] += x * s.stride[k][d];
+  }
+}
+
+template <typename T> struct Compute { using type = T; };
+template <> struct Compute<__half> { using type = float; };
+template <> struct Compute<__nv_bfloat16> { using type = float; };
+
+template <typename T> __device__ typename Compute<T>::type load(T x) {
+  return static_cast<typename Compute<T>::type>(x);
+}
+template <typename T> __device__ T store(typename Compute<T>::type x) {
+  return T(x);
+}
+
+dim3 gridFor(int64_t n) {
+  int64_t blocks = (n + 255) / 256;
+  return dim3(
+      static_cast<unsigned>(blocks < 65535 ? (blocks ? blocks : 1) : 65535));
+}
+
+template <typename T>
+__global__ void copyKernel(Space s, int64_t n, const T *src, T *dst) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[2];
+    offsets<2>(s, i, off);
+    dst[off[1]] = src[off[0]];
+  }
+}
+
+template <MapKind K, typename T>
+__global__ void mapKernelT(Space s, int64_t n, const T *a, const T *b, T *out,
+                           double scalar) {
+  using C = typename Compute<T>::type;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[3];
+    offsets<3>(s, i, off);
+    C x = load(a[off[0]]);
+    C y = b ? load(b[off[1]]) : C(0);
+    out[off[2]] = store<T>(ops::Map<K, C>::apply(x, y, scalar));
+  }
+}
+
+/// One thread per output element; `kept` spans the output (strides: in,
+/// out), `red` the reduced dims (strides: in).
+template <ReduceKind K, typename T>
+__global__ void reduceKernelT(Space kept, int64_t nOut, Space red, int64_t nRed,
+                              const T *in, T *out) {
+  using C = typename Compute<T>::type;
+  using R = ops::Reduce<K, C>;
+  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < nOut;
+       o += int64_t(gridDim.x) * blockDim.x) {
+    int64_t ko[2];
+    offsets<2>(kept, o, ko);
+    C acc = R::identity();
+    for (int64_t r = 0; r < nRed; ++r) {
+      int64_t ro[1];
+      offsets<1>(red, r, ro);
+      acc = R::combine(acc, load(in[ko[0] + ro[0]]));
+    }
+    out[ko[1]] = store<T>(acc);
+  }
+}
+
+template <typename T>
+__global__ void embedKernelT(Space s, int64_t n, const int32_t *ids,
+                             const T *table, T *out, int64_t rowOffset,
+                             int64_t rows, int64_t rowStride) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[3];
+    offsets<3>(s, i, off);
+    int64_t r = static_cast<int64_t>(ids[off[0]]) - rowOffset;
+    out[off[2]] =
+        (r >= 0 && r < rows) ? table[r * rowStride + off[1]] : store<T>(0.0f);
+  }
+}
+
+template <typename F> void dispatchType(DType dtype, const char *op, F &&f) {
+  switch (dtype) {
+  case DType::F32:
+    return f(float());
+  case DType::F64:
+    return f(double());
+  case DType::F16:
+    return f(__half());
+  case DType::BF16:
+    return f(__nv_bfloat16());
+  default:
+    fail(op, " of ", dtypeName(dtype), " is not supported on the cuda backend");
+  }
+}
+
+} // namespace
+
+void CudaBackend::copyStrided(const CopyPlan &plan, DType dtype,
+                              const void *src, void *dst) {
+  int64_t n = plan.numElements();
+  if (n == 0)
+    return;
+  std::size_t es = dtypeSize(dtype);
+  if (plan.isContiguous()) {
+    WEFT_CUDA_CHECK(
+        cudaMemcpyAsync(static_cast<char *>(dst) + plan.dstOffset * es,
+                        static_cast<const char *>(src) + plan.srcOffset * es,
+                        n * es, cudaMemcpyDeviceToDevice, stream_));
+    return;
+  }
+  Space s = makeSpace(plan.shape, {&plan.srcStrides, &plan.dstStrides});
+  auto launch = [&](auto zero) {
+    using T = decltype(zero);
+    copyKernel<T><<<gridFor(n), 256, 0, stream_>>>(
+        s, n, static_cast<const T *>(src) + plan.srcOffset,
+        static_cast<T *>(dst) + plan.dstOffset);
+  };
+  if (es == 2)
+    launch(uint16_t());
+  else if (es == 4)
+    launch(uint32_t());
+  else
+    launch(uint64_t());
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
+                            const void *a, const void *b, void *out,
+                            double scalar) {
+  int64_t n = numElements(plan.shape);
+  if (n == 0)
+    return;
+  std::vector<int64_t> zeros(plan.shape.size(), 0);
+  Space s = makeSpace(
+      plan.shape,
+      {&plan.inStrides[0], b ? &plan.inStrides[1] : &zeros, &plan.outStrides});
+  dispatchType(dtype, "map", [&](auto zero) {
+    using T = decltype(zero);
+    ops::dispatchMap(kind, [&]<MapKind K>() {
+      mapKernelT<K, T><<<gridFor(n), 256, 0, stream_>>>(
+          s, n, static_cast<const T *>(a), static_cast<const T *>(b),
+          static_cast<T *>(out), scalar);
+    });
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
+                               DType dtype, const void *in, void *out) {
+  if (plan.outElements == 0)
+    return;
+  // Split the plan's dims into kept (ordered by output stride, i.e. output
+  // order) and reduced ones.
+  std::vector<int> keptDims;
+  Shape redShape;
+  std::vector<int64_t> redIn;
+  for (std::size_t d = 0; d < plan.shape.size(); ++d) {
+    if (plan.outStrides[d] != 0) {
+      keptDims.push_back(static_cast<int>(d));
+    } else {
+      redShape.push_back(plan.shape[d]);
+      redIn.push_back(plan.inStrides[d]);
+    }
+  }
+  std::sort(keptDims.begin(), keptDims.end(), [&](int x, int y) {
+    return plan.outStrides[x] > plan.outStrides[y];
+  });
+  Shape keptShape;
+  std::vector<int64_t> keptIn, keptOut;
+  for (int d : keptDims) {
+    keptShape.push_back(plan.shape[d]);
+    keptIn.push_back(plan.inStrides[d]);
+    keptOut.push_back(plan.outStrides[d]);
+  }
+  int64_t nRed = numElements(plan.shape) == 0 ? 0 : numElements(redShape);
+  Space kept = makeSpace(keptShape, {&keptIn, &keptOut});
+  Space red = makeSpace(redShape, {&redIn});
+  dispatchType(dtype, "reduce", [&](auto zero) {
+    using T = decltype(zero);
+    ops::dispatchReduce(kind, [&]<ReduceKind K>() {
+      reduceKernelT<K, T><<<gridFor(plan.outElements), 256, 0, stream_>>>(
+          kept, plan.outElements, red, nRed, static_cast<const T *>(in),
+          static_cast<T *>(out));
+    });
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::embedKernel(const EmbedPlan &plan, DType dtype,
+                              const int32_t *ids, const void *table, void *out,
+                              int64_t rowOffset) {
+  int64_t n = numElements(plan.shape);
+  if (n == 0)
+    return;
+  Space s = makeSpace(plan.shape,
+                      {&plan.idsStrides, &plan.tableStrides, &plan.outStrides});
+  dispatchType(dtype, "embed", [&](auto zero) {
+    using T = decltype(zero);
+    embedKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
+        s, n, ids, static_cast<const T *>(table), static_cast<T *>(out),
+        rowOffset, plan.rows, plan.rowStride);
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+} // namespace weft::rt

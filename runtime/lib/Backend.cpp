@@ -1,0 +1,404 @@
+//===- Backend.cpp - Argument checks, profiling and plan orchestration ----===//
+//
+// Everything that is the same for every backend lives here, so the CPU
+// tests exercise the exact sequence of primitive calls the CUDA backend
+// receives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/Error.h"
+#include "weft/rt/Profiler.h"
+
+namespace weft::rt {
+
+namespace {
+std::string axesStr(const Mesh &mesh, const AxisList &axes) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    s += (i ? "," : "") + mesh.axis(axes[i]).name;
+  return s + "}";
+}
+} // namespace
+
+Backend::Backend(Mesh mesh, int64_t rank)
+    : mesh_(std::move(mesh)), rank_(rank) {
+  check(rank >= 0 && rank < mesh_.numDevices(), "rank ", rank,
+        " out of range for mesh ", mesh_.str());
+}
+
+Backend::~Backend() = default;
+
+Tensor Backend::zeros(DType dtype, const Shape &shape) {
+  Tensor t = empty(dtype, shape);
+  fillZero(t.data, dtype, t.numElements());
+  return t;
+}
+
+Tensor Backend::upload(const Tensor &host) {
+  check(host.device == Device::Host, "upload of a non-host tensor ",
+        host.str());
+  Tensor t = empty(host.dtype, host.shape);
+  copyFromHost(t, host.data);
+  return t;
+}
+
+Tensor Backend::download(const Tensor &t) {
+  Tensor h = hostTensor(t.dtype, t.shape);
+  copyToHost(t, h.data);
+  return h;
+}
+
+void *Backend::scratch(int slot, std::size_t bytes) {
+  Tensor &t = scratch_[slot];
+  if (t.data == nullptr || t.bytes() < bytes)
+    t = empty(DType::F64, {static_cast<int64_t>((bytes + 7) / 8) + 1});
+  return t.data;
+}
+
+const GroupPlan &Backend::group(const AxisList &axes) {
+  auto it = groups_.find(axes);
+  if (it == groups_.end())
+    it = groups_.emplace(axes, planGroup(mesh_, axes, rank_)).first;
+  return it->second;
+}
+
+double Backend::startOp() {
+  if (!profiler_)
+    return 0;
+  synchronize();
+  return wallSeconds();
+}
+
+void Backend::recordOp(std::string_view label, const char *kind,
+                       const std::string &detail, double t0, double flops,
+                       double bytes) {
+  if (!profiler_)
+    return;
+  synchronize();
+  double dt = wallSeconds() - t0;
+  std::string l =
+      label.empty() ? std::string(kind) + " " + detail : std::string(label);
+  profiler_->record(l, kind, dt, flops, bytes);
+}
+
+namespace {
+void checkTensor(const Tensor &t, DType dtype, const Shape &shape,
+                 Device device, const char *op, const char *what) {
+  check(t.data != nullptr || t.numElements() == 0, op, ": ", what,
+        " has no data");
+  check(t.dtype == dtype, op, ": ", what, " has dtype ", dtypeName(t.dtype),
+        ", expected ", dtypeName(dtype));
+  check(t.shape == shape, op, ": ", what, " has shape ", shapeToString(t.shape),
+        ", expected ", shapeToString(shape));
+  check(t.device == device, op, ": ", what, " is in ",
+        t.device == Device::Host ? "host" : "cuda", " memory, expected ",
+        device == Device::Host ? "host" : "cuda");
+}
+} // namespace
+
+void Backend::einsum(const EinsumPlan &plan, const Tensor &a, const Tensor *b,
+                     Tensor &out, std::string_view label) {
+  const char *op = "einsum";
+  checkTensor(a, plan.dtype, plan.aShape, device(), op, "operand A");
+  check(plan.unary == (b == nullptr), "einsum '", plan.spec, "': expects ",
+        plan.unary ? 1 : 2, " operands");
+  if (b)
+    checkTensor(*b, plan.dtype, plan.bShape, device(), op, "operand B");
+  checkTensor(out, plan.dtype, plan.outShape, device(), op, "result");
+  check(plan.dtype != DType::I32, "einsum of i32 is not supported");
+  double t0 = startOp();
+  if (plan.unary) {
+    if (plan.unaryIsCopy)
+      copyStrided(plan.unaryCopy, plan.dtype, a.data, out.data);
+    else
+      reduceKernel(ReduceKind::Sum, plan.unaryReduce, plan.dtype, a.data,
+                   out.data);
+  } else if (plan.gemm.batch == 0) {
+    fillZero(out.data, plan.dtype, out.numElements());
+  } else {
+    std::size_t es = dtypeSize(plan.dtype);
+    const void *pa = a.data, *pb = b->data;
+    if (plan.reduceA) {
+      void *t = scratch(0, plan.tempAElements * es);
+      reduceKernel(ReduceKind::Sum, plan.reduceAPlan, plan.dtype, pa, t);
+      pa = t;
+    }
+    if (plan.permuteA) {
+      void *t = scratch(1, plan.tempAElements * es);
+      copyStrided(plan.permAPlan, plan.dtype, pa, t);
+      pa = t;
+    }
+    if (plan.reduceB) {
+      void *t = scratch(2, plan.tempBElements * es);
+      reduceKernel(ReduceKind::Sum, plan.reduceBPlan, plan.dtype, pb, t);
+      pb = t;
+    }
+    if (plan.permuteB) {
+      void *t = scratch(3, plan.tempBElements * es);
+      copyStrided(plan.permBPlan, plan.dtype, pb, t);
+      pb = t;
+    }
+    void *pc =
+        plan.permuteOut ? scratch(4, plan.tempOutElements * es) : out.data;
+    if (plan.swapOperands)
+      gemm(plan.gemm, plan.dtype, pb, pa, pc);
+    else
+      gemm(plan.gemm, plan.dtype, pa, pb, pc);
+    if (plan.permuteOut)
+      copyStrided(plan.permOutPlan, plan.dtype, pc, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op, plan.spec, t0, static_cast<double>(plan.flops), 0);
+}
+
+void Backend::einsum(const std::string &spec, const Tensor &a, const Tensor *b,
+                     Tensor &out, std::string_view label) {
+  std::string key = spec + "|" + dtypeName(a.dtype) + shapeToString(a.shape) +
+                    (b ? shapeToString(b->shape) : "");
+  auto it = planCache_.find(key);
+  if (it == planCache_.end()) {
+    EinsumPlan p = b ? planEinsum(spec, a.shape, b->shape, a.dtype)
+                     : planEinsum(spec, a.shape, a.dtype);
+    it = planCache_.emplace(key, std::move(p)).first;
+  }
+  einsum(it->second, a, b, out, label);
+}
+
+void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
+                  const Tensor *b, Tensor &out, double scalar,
+                  std::string_view label) {
+  const char *op = "map";
+  std::size_t arity = isBinary(kind) ? 2 : 1;
+  check(plan.inShapes.size() == arity, "map ", mapKindName(kind), ": plan '",
+        plan.spec, "' has ", plan.inShapes.size(), " operands, the kind takes ",
+        arity);
+  check((b != nullptr) == (arity == 2), "map ", mapKindName(kind), ": expects ",
+        arity, " operand tensors");
+  check(isFloat(a.dtype), "map ", mapKindName(kind), " of ", dtypeName(a.dtype),
+        " is not supported");
+  checkTensor(a, a.dtype, plan.inShapes[0], device(), op, "operand 0");
+  if (b)
+    checkTensor(*b, a.dtype, plan.inShapes[1], device(), op, "operand 1");
+  checkTensor(out, a.dtype, plan.outShape, device(), op, "result");
+  double t0 = startOp();
+  mapKernel(kind, plan, a.dtype, a.data, b ? b->data : nullptr, out.data,
+            scalar);
+  if (profiler_)
+    recordOp(label, op, std::string(mapKindName(kind)) + " " + plan.spec, t0, 0,
+             0);
+}
+
+void Backend::reduce(ReduceKind kind, const ReducePlan &plan, const Tensor &in,
+                     Tensor &out, std::string_view label) {
+  const char *op = "reduce";
+  check(isFloat(in.dtype), "reduce of ", dtypeName(in.dtype),
+        " is not supported");
+  checkTensor(in, in.dtype, plan.inShape, device(), op, "operand");
+  checkTensor(out, in.dtype, plan.outShape, device(), op, "result");
+  double t0 = startOp();
+  reduceKernel(kind, plan, in.dtype, in.data, out.data);
+  if (profiler_)
+    recordOp(label, op, std::string(reduceKindName(kind)) + " " + plan.spec, t0,
+             0, 0);
+}
+
+void Backend::embed(const EmbedPlan &plan, const Tensor &ids,
+                    const Tensor &table, Tensor &out, int64_t rowOffset,
+                    std::string_view label) {
+  const char *op = "embed";
+  checkTensor(ids, DType::I32, plan.idsShape, device(), op, "ids");
+  check(isFloat(table.dtype), "embed: table dtype must be a float type");
+  checkTensor(table, table.dtype, plan.tableShape, device(), op, "table");
+  checkTensor(out, table.dtype, plan.outShape, device(), op, "result");
+  double t0 = startOp();
+  embedKernel(plan, table.dtype, static_cast<const int32_t *>(ids.data),
+              table.data, out.data, rowOffset);
+  if (profiler_)
+    recordOp(label, op, plan.spec, t0, 0, 0);
+}
+
+void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
+                    Tensor &out, std::string_view label) {
+  checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");
+  checkTensor(out, in.dtype, out.shape, device(), "slice", "result");
+  CopyPlan p = CopyPlan::extractBlock(in.shape, offsets, out.shape);
+  double t0 = startOp();
+  copyStrided(p, in.dtype, in.data, out.data);
+  if (profiler_)
+    recordOp(label, "slice", shapeToString(offsets), t0, 0, 0);
+}
+
+void Backend::sliceShard(const Tensor &in, int dim, const AxisList &axes,
+                         Tensor &out, std::string_view label) {
+  check(dim >= 0 && dim < static_cast<int>(in.shape.size()),
+        "slice_shard: dim ", dim, " out of range for ", in.str());
+  const GroupPlan &g = group(axes);
+  check(in.shape[dim] % g.size == 0, "slice_shard: dim ", dim, " of ", in.str(),
+        " is not divisible by the ", g.size, " devices of ",
+        axesStr(mesh_, axes));
+  Shape block = in.shape;
+  block[dim] /= g.size;
+  checkTensor(out, in.dtype, block, device(), "slice_shard", "result");
+  std::vector<int64_t> off(in.shape.size(), 0);
+  off[dim] = g.position * block[dim];
+  CopyPlan p = CopyPlan::extractBlock(in.shape, off, block);
+  double t0 = startOp();
+  copyStrided(p, in.dtype, in.data, out.data);
+  if (profiler_)
+    recordOp(label, "slice_shard", axesStr(mesh_, axes), t0, 0, 0);
+}
+
+void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
+                        ReduceKind kind, std::string_view label) {
+  const char *op = "all_reduce";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  const GroupPlan &g = group(axes);
+  double t0 = startOp();
+  if (g.size == 1) {
+    if (in.data != out.data)
+      copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
+                  out.data);
+  } else {
+    commAllReduce(in.data, out.data, in.numElements(), in.dtype, kind, g);
+  }
+  if (profiler_)
+    recordOp(label, op,
+             std::string(reduceKindName(kind)) + " " + axesStr(mesh_, axes) +
+                 " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::AllReduce, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+void Backend::allGather(const Tensor &in, Tensor &out, int dim,
+                        const AxisList &axes, std::string_view label) {
+  const char *op = "all_gather";
+  const GroupPlan &g = group(axes);
+  CollectivePlan p = planAllGather(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, p.outShape, device(), op, "result");
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
+                out.data);
+  } else {
+    void *recv = p.unpackOutput ? scratch(5, out.bytes()) : out.data;
+    commAllGather(in.data, recv, p.chunkElements, in.dtype, g);
+    if (p.unpackOutput)
+      copyStrided(p.unpack, in.dtype, recv, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op,
+             axesStr(mesh_, axes) + " dim " + std::to_string(dim) + " " +
+                 shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::AllGather, g.size,
+                       static_cast<double>(out.bytes())));
+}
+
+void Backend::reduceScatter(const Tensor &in, Tensor &out, int dim,
+                            const AxisList &axes, ReduceKind kind,
+                            std::string_view label) {
+  const char *op = "reduce_scatter";
+  const GroupPlan &g = group(axes);
+  CollectivePlan p = planReduceScatter(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, p.outShape, device(), op, "result");
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
+                out.data);
+  } else {
+    const void *send = in.data;
+    if (p.packInput) {
+      void *t = scratch(5, in.bytes());
+      copyStrided(p.pack, in.dtype, in.data, t);
+      send = t;
+    }
+    commReduceScatter(send, out.data, p.chunkElements, in.dtype, kind, g);
+  }
+  if (profiler_)
+    recordOp(label, op,
+             std::string(reduceKindName(kind)) + " " + axesStr(mesh_, axes) +
+                 " dim " + std::to_string(dim) + " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::ReduceScatter, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
+                       int concatDim, const AxisList &axes,
+                       std::string_view label) {
+  const char *op = "all_to_all";
+  const GroupPlan &g = group(axes);
+  CollectivePlan p = planAllToAll(in.shape, splitDim, concatDim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, p.outShape, device(), op, "result");
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
+                out.data);
+  } else {
+    const void *send = in.data;
+    if (p.packInput) {
+      void *t = scratch(5, in.bytes());
+      copyStrided(p.pack, in.dtype, in.data, t);
+      send = t;
+    }
+    void *recv = p.unpackOutput ? scratch(6, out.bytes()) : out.data;
+    commAllToAll(send, recv, p.chunkElements, in.dtype, g);
+    if (p.unpackOutput)
+      copyStrided(p.unpack, in.dtype, recv, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op,
+             axesStr(mesh_, axes) + " " + std::to_string(splitDim) + "->" +
+                 std::to_string(concatDim) + " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::AllToAll, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
+                             const Shape &globalShape, std::string_view label) {
+  Shape ls = localShape(mesh_, layout, globalShape);
+  checkTensor(local, local.dtype, ls, device(), "gather_to_root", "operand");
+  double t0 = startOp();
+  Tensor host = download(local);
+  int64_t n = mesh_.numDevices();
+  Tensor result;
+  if (n == 1) {
+    result = host;
+  } else {
+    std::vector<char> all;
+    if (rank_ == 0)
+      all.resize(host.bytes() * static_cast<std::size_t>(n));
+    gatherBytesToRoot(host.data, all.data(), host.bytes());
+    if (rank_ == 0) {
+      result = hostTensor(local.dtype, globalShape);
+      for (int64_t r = 0; r < n; ++r) {
+        auto off = blockOffsets(mesh_, layout, globalShape, r);
+        copyStridedHost(CopyPlan::insertBlock(globalShape, off, ls),
+                        dtypeSize(local.dtype),
+                        all.data() + host.bytes() * static_cast<std::size_t>(r),
+                        result.data);
+      }
+    }
+  }
+  if (profiler_)
+    recordOp(label, "gather_to_root", shapeToString(globalShape), t0, 0,
+             static_cast<double>(host.bytes()));
+  return result;
+}
+
+BackendKind parseBackendKind(const std::string &name) {
+  if (name == "cpu")
+    return BackendKind::Cpu;
+  if (name == "cuda")
+    return BackendKind::Cuda;
+  fail("unknown backend '", name, "' (expected cpu or cuda)");
+}
+
+} // namespace weft::rt

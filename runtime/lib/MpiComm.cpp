@@ -1,0 +1,94 @@
+//===- MpiComm.cpp - MPI session and per-group communicators --------------===//
+
+#include "weft/rt/MpiComm.h"
+#include "weft/rt/Error.h"
+
+namespace weft::rt {
+
+MpiSession::MpiSession(int *argc, char ***argv) {
+  if (!mpiActive()) {
+    checkMpi(MPI_Init(argc, argv), "MPI_Init");
+    owns_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiSession::~MpiSession() {
+  if (owns_ && mpiActive())
+    MPI_Finalize();
+}
+
+bool mpiActive() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+void checkMpi(int rc, const char *what) {
+  if (rc == MPI_SUCCESS)
+    return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  fail(what, " failed: ", std::string(msg, len));
+}
+
+MPI_Datatype mpiType(DType t) {
+  switch (t) {
+  case DType::F32:
+    return MPI_FLOAT;
+  case DType::F64:
+    return MPI_DOUBLE;
+  case DType::I32:
+    return MPI_INT32_T;
+  case DType::F16:
+  case DType::BF16:
+    return MPI_UINT16_T;
+  }
+  fail("invalid dtype");
+}
+
+MPI_Op mpiOp(ReduceKind k, DType t) {
+  check(t == DType::F32 || t == DType::F64 || t == DType::I32,
+        "MPI reductions of ", dtypeName(t),
+        " are not supported on the cpu "
+        "backend");
+  switch (k) {
+  case ReduceKind::Sum:
+    return MPI_SUM;
+  case ReduceKind::Max:
+    return MPI_MAX;
+  case ReduceKind::Min:
+    return MPI_MIN;
+  }
+  fail("invalid reduce kind");
+}
+
+MpiGroups::~MpiGroups() {
+  if (!mpiActive())
+    return;
+  for (auto &[axes, comm] : comms_)
+    MPI_Comm_free(&comm);
+}
+
+MPI_Comm MpiGroups::get(const GroupPlan &group) {
+  auto it = comms_.find(group.axes);
+  if (it != comms_.end())
+    return it->second;
+  check(mpiActive(), "collective over a group of ", group.size,
+        " ranks needs MPI to be initialized");
+  MPI_Comm comm;
+  checkMpi(MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(group.color),
+                          static_cast<int>(group.position), &comm),
+           "MPI_Comm_split");
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  check(size == group.size, "MPI group has ", size, " ranks, expected ",
+        group.size, " (is the world size the mesh size?)");
+  comms_.emplace(group.axes, comm);
+  return comm;
+}
+
+} // namespace weft::rt

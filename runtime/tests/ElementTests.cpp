@@ -1,0 +1,280 @@
+//===- ElementTests.cpp - Maps, reductions, embed and slices --------------===//
+
+#include "TestUtil.h"
+#include "weft/rt/EinsumSpec.h"
+#include "weft/rt/ElementPlans.h"
+#include "weft/rt/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace weft::rt;
+using namespace weft::rt::test;
+
+namespace {
+
+class ElementTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+  }
+  double tol() const { return GetParam() == DType::F32 ? 3e-6 : 1e-13; }
+};
+
+/// Reference semantics written out independently of ElementOps.h.
+double refMap(MapKind k, double a, double b, double s) {
+  switch (k) {
+  case MapKind::Add:
+    return a + b;
+  case MapKind::Sub:
+    return a - b;
+  case MapKind::Mul:
+    return a * b;
+  case MapKind::Div:
+    return a / b;
+  case MapKind::Max:
+    return std::max(a, b);
+  case MapKind::Min:
+    return std::min(a, b);
+  case MapKind::Neg:
+    return -a;
+  case MapKind::Exp:
+    return std::exp(a);
+  case MapKind::Log:
+    return std::log(a);
+  case MapKind::Sqrt:
+    return std::sqrt(a);
+  case MapKind::Rsqrt:
+    return 1.0 / std::sqrt(a);
+  case MapKind::Square:
+    return a * a;
+  case MapKind::Tanh:
+    return std::tanh(a);
+  case MapKind::Relu:
+    return a > 0 ? a : 0;
+  case MapKind::Gelu: {
+    const double pi = 3.14159265358979323846;
+    return 0.5 * a *
+           (1 + std::tanh(std::sqrt(2 / pi) * (a + 0.044715 * a * a * a)));
+  }
+  case MapKind::Silu:
+    return a / (1 + std::exp(-a));
+  case MapKind::Scale:
+    return a * s;
+  }
+  return NAN;
+}
+
+bool needsPositive(MapKind k) {
+  return k == MapKind::Log || k == MapKind::Sqrt || k == MapKind::Rsqrt;
+}
+
+struct MapCase {
+  std::string spec;
+  std::vector<Shape> shapes;
+};
+
+TEST_P(ElementTest, EveryMapKindWithBroadcasts) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<MapCase> binary = {
+      {"btd,btd->btd", {{2, 3, 5}, {2, 3, 5}}},
+      {"btd,d->btd", {{2, 3, 5}, {5}}},              // bias broadcast
+      {"bhts,bht->bhts", {{2, 2, 3, 4}, {2, 2, 3}}}, // softmax shapes
+      {"d,btd->btd", {{5}, {2, 3, 5}}},              // broadcast on the left
+      {"ij,ji->ij", {{3, 4}, {4, 3}}},               // transposed operand
+      {"i,j->ij", {{3}, {4}}},                       // outer broadcast
+      {"bt,td->btd", {{2, 3}, {3, 4}}},
+      {",i->i", {{}, {4}}}, // scalar operand
+  };
+  const std::vector<MapCase> unary = {
+      {"btf->btf", {{2, 3, 7}}},
+      {"ij->ji", {{3, 5}}},
+      {"->", {{}}},
+  };
+  for (int ki = 0; ki <= static_cast<int>(MapKind::Scale); ++ki) {
+    MapKind k = static_cast<MapKind>(ki);
+    const auto &cases = isBinary(k) ? binary : unary;
+    for (const auto &c : cases) {
+      std::vector<std::vector<double>> vals;
+      for (std::size_t i = 0; i < c.shapes.size(); ++i) {
+        auto v = testValues(numElements(c.shapes[i]), 5 + i);
+        for (auto &x : v)
+          x = needsPositive(k) || (k == MapKind::Div && i == 1)
+                  ? 0.25 + std::fabs(x)
+                  : 3 * x;
+        vals.push_back(v);
+      }
+      std::vector<const std::vector<double> *> ptrs;
+      std::vector<Tensor> hostIn;
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        ptrs.push_back(&vals[i]);
+        hostIn.push_back(hostFrom(dt, c.shapes[i], vals[i]));
+        // Compare against the values the backend actually sees.
+        vals[i] = toDoubles(hostIn.back());
+      }
+      EinsumSpec spec = EinsumSpec::parse(c.spec);
+      const double s = 0.37;
+      auto want = naiveEvaluate(
+          spec.inputs, c.shapes, ptrs, spec.output,
+          [&](const std::vector<double> &v) {
+            return refMap(k, v[0], v.size() > 1 ? v[1] : 0, s);
+          },
+          [](double, double x) { return x; }, 0.0);
+      MapPlan plan = planMap(c.spec, c.shapes);
+      Tensor a = be.upload(hostIn[0]);
+      Tensor b = hostIn.size() > 1 ? be.upload(hostIn[1]) : Tensor();
+      Tensor out = be.zeros(dt, plan.outShape);
+      be.map(k, plan, a, hostIn.size() > 1 ? &b : nullptr, out, s);
+      EXPECT_LE(maxRelError(toDoubles(be.download(out)), want), tol())
+          << mapKindName(k) << " " << c.spec;
+    }
+  }
+}
+
+TEST_P(ElementTest, MapRejectsWrongArity) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  MapPlan unaryPlan = planMap("i->i", {{4}});
+  Tensor a = be.zeros(dt, {4}), out = be.zeros(dt, {4});
+  EXPECT_THROW(be.map(MapKind::Add, unaryPlan, a, nullptr, out), Error);
+  EXPECT_THROW(planMap("ij->i", {{2, 3}}), Error); // drops a letter
+  EXPECT_THROW(planMap("i,j->i", {{2}, {3}}), Error);
+  EXPECT_THROW(planMap("i,i->i", {{2}, {3}}), Error); // size mismatch
+}
+
+TEST_P(ElementTest, Reductions) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<std::pair<std::string, Shape>> cases = {
+      {"bhts->bht", {2, 3, 4, 5}}, // innermost
+      {"btd->bt", {2, 3, 6}},
+      {"btd->d", {3, 4, 5}}, // outer letters
+      {"btd->td", {3, 4, 5}},
+      {"ijk->ki", {3, 4, 5}},     // reduce + transpose
+      {"ijk->kji", {3, 4, 5}},    // pure transpose
+      {"ij->", {4, 6}},           // everything
+      {"abcd->db", {2, 3, 1, 4}}, // with an extent-1 letter
+      {"ij->j", {0, 3}},          // nothing to reduce: identity
+  };
+  for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min}) {
+    for (const auto &[specText, shape] : cases) {
+      auto v =
+          toDoubles(hostFrom(dt, shape, testValues(numElements(shape), 3)));
+      EinsumSpec spec = EinsumSpec::parse(specText);
+      double init = k == ReduceKind::Sum   ? 0.0
+                    : k == ReduceKind::Max ? -INFINITY
+                                           : INFINITY;
+      auto want = naiveEvaluate(
+          spec.inputs, {shape}, {&v}, spec.output,
+          [](const std::vector<double> &x) { return x[0]; },
+          [k](double a, double b) {
+            return k == ReduceKind::Sum   ? a + b
+                   : k == ReduceKind::Max ? std::max(a, b)
+                                          : std::min(a, b);
+          },
+          init);
+      ReducePlan plan = planReduce(specText, shape);
+      Tensor in = be.upload(hostFrom(dt, shape, v));
+      Tensor out = be.zeros(dt, plan.outShape);
+      be.reduce(k, plan, in, out);
+      auto got = toDoubles(be.download(out));
+      if (numElements(shape) == 0) {
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+          EXPECT_EQ(got[i], want[i]) << specText;
+      } else {
+        EXPECT_LE(maxRelError(got, want), tol() * 4)
+            << reduceKindName(k) << " " << specText;
+      }
+    }
+  }
+}
+
+TEST_P(ElementTest, EmbedMaskedLookup) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  // Table holds vocabulary rows [offset, offset + rows) of a vocab of 12.
+  const int64_t rows = 4;
+  struct EmbedCase {
+    std::string spec;
+    Shape ids, table;
+  };
+  const std::vector<EmbedCase> cases = {
+      {"bt,vd->btd", {2, 3}, {rows, 5}}, // row-copy fast path
+      {"bt,dv->btd", {2, 3}, {5, rows}}, // vocab letter last
+      {"bt,vd->dbt", {2, 3}, {rows, 5}}, // result letters reordered
+      {"t,vd->td", {6}, {rows, 1}},
+  };
+  for (const auto &c : cases) {
+    for (int64_t offset : {0, 4, 8}) {
+      Tensor ids = hostTensor(DType::I32, c.ids);
+      for (int64_t i = 0; i < ids.numElements(); ++i)
+        ids.ptr<int32_t>()[i] = static_cast<int32_t>((i * 5 + 1) % 12);
+      auto tv =
+          toDoubles(hostFrom(dt, c.table, testValues(numElements(c.table), 9)));
+      EinsumSpec spec = EinsumSpec::parse(c.spec);
+      char vocab = 0;
+      for (char x : spec.inputs[1])
+        if (spec.output.find(x) == std::string::npos)
+          vocab = x;
+      // Reference: the one-hot einsum over the vocab letter, evaluated
+      // naively: hot[ids..., v] = (ids == offset + v).
+      std::vector<double> idv = toDoubles(ids);
+      std::vector<double> hot(idv.size() * rows, 0);
+      for (std::size_t i = 0; i < idv.size(); ++i)
+        for (int64_t r = 0; r < rows; ++r)
+          hot[i * rows + r] = idv[i] == static_cast<double>(offset + r) ? 1 : 0;
+      Shape hotShape = c.ids;
+      hotShape.push_back(rows);
+      auto want = naiveEvaluate(
+          {spec.inputs[0] + vocab, spec.inputs[1]}, {hotShape, c.table},
+          {&hot, &tv}, spec.output,
+          [](const std::vector<double> &v) { return v[0] * v[1]; },
+          [](double a, double b) { return a + b; }, 0.0);
+      EmbedPlan plan = planEmbed(c.spec, c.ids, c.table);
+      Tensor dids = be.upload(ids);
+      Tensor table = be.upload(hostFrom(dt, c.table, tv));
+      Tensor out = be.empty(dt, plan.outShape);
+      be.embed(plan, dids, table, out, offset);
+      EXPECT_EQ(toDoubles(be.download(out)), want)
+          << c.spec << " offset " << offset;
+    }
+  }
+  EXPECT_THROW(planEmbed("bt,vd->bt", {2, 3}, {4, 5}), Error);   // d dropped
+  EXPECT_THROW(planEmbed("bt,vd->btvd", {2, 3}, {4, 5}), Error); // no vocab
+  EXPECT_THROW(planEmbed("bt,td->bd", {2, 3}, {3, 5}), Error); // shared letter
+}
+
+TEST_P(ElementTest, SliceAndShard) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  Shape shape{4, 6, 5};
+  auto v = testValues(numElements(shape), 11);
+  Tensor in = be.upload(hostFrom(dt, shape, v));
+  auto hv = toDoubles(be.download(in));
+  Tensor out = be.empty(dt, {2, 3, 4});
+  be.slice(in, {1, 2, 1}, out);
+  auto got = toDoubles(be.download(out));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        EXPECT_EQ(got[(i * 3 + j) * 4 + k],
+                  hv[((i + 1) * 6 + (j + 2)) * 5 + (k + 1)]);
+  Tensor bad = be.empty(dt, {2, 3, 5});
+  EXPECT_THROW(be.slice(in, {1, 2, 1}, bad), Error); // out of bounds
+  // On the 1-device test mesh a shard over the axis is the whole tensor.
+  Tensor whole = be.empty(dt, shape);
+  be.sliceShard(in, 1, {0}, whole);
+  EXPECT_EQ(toDoubles(be.download(whole)), hv);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ElementTest,
+                         ::testing::Values(DType::F32, DType::F64),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
+
+} // namespace

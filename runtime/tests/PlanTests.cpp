@@ -1,0 +1,210 @@
+//===- PlanTests.cpp - Einsum planning rules and copy plans ---------------===//
+//
+// Expected GEMM parameters are derived by hand from the layouts (see the
+// comment of each case); the numerical results are checked separately
+// against naive loops in EinsumTests.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/rt/CopyPlan.h"
+#include "weft/rt/EinsumPlan.h"
+#include "weft/rt/EinsumSpec.h"
+#include "weft/rt/Error.h"
+
+#include <gtest/gtest.h>
+
+using namespace weft::rt;
+
+namespace {
+
+void expectNoCopies(const EinsumPlan &p) {
+  EXPECT_FALSE(p.reduceA || p.reduceB || p.permuteA || p.permuteB ||
+               p.permuteOut)
+      << p.str();
+}
+
+// MLP up-projection (P1): bt flattens into m, no copy, no transpose.
+TEST(EinsumPlan, MlpIsOnePlainGemm) {
+  auto p = planEinsum("btd,df->btf", {4, 64, 256}, {256, 1024}, DType::F32);
+  expectNoCopies(p);
+  EXPECT_FALSE(p.swapOperands);
+  const GemmPlan &g = p.gemm;
+  EXPECT_EQ(g.m, 256);
+  EXPECT_EQ(g.n, 1024);
+  EXPECT_EQ(g.k, 256);
+  EXPECT_FALSE(g.transA);
+  EXPECT_FALSE(g.transB);
+  EXPECT_EQ(g.lda, 256);
+  EXPECT_EQ(g.ldb, 1024);
+  EXPECT_EQ(g.ldc, 1024);
+  EXPECT_EQ(g.batch, 1);
+  EXPECT_EQ(p.flops, 2LL * 256 * 1024 * 256);
+}
+
+// Weight gradient (P8): k = bt is the leading group of both operands, so A
+// is used transposed with lda = d.
+TEST(EinsumPlan, WeightGradientTransposesA) {
+  auto p = planEinsum("btd,btf->df", {2, 3, 4}, {2, 3, 5}, DType::F32);
+  expectNoCopies(p);
+  EXPECT_TRUE(p.gemm.transA);
+  EXPECT_FALSE(p.gemm.transB);
+  EXPECT_EQ(p.gemm.m, 4);
+  EXPECT_EQ(p.gemm.n, 5);
+  EXPECT_EQ(p.gemm.k, 6);
+  EXPECT_EQ(p.gemm.lda, 4);
+  EXPECT_EQ(p.gemm.ldb, 5);
+  EXPECT_EQ(p.gemm.ldc, 5);
+}
+
+// A result stored [n, m] is computed as C^T = B^T A^T: no copy.
+TEST(EinsumPlan, TransposedResultSwapsOperands) {
+  auto p = planEinsum("md,dn->nm", {5, 7}, {7, 3}, DType::F64);
+  expectNoCopies(p);
+  EXPECT_TRUE(p.swapOperands);
+  EXPECT_EQ(p.gemm.m, 3);
+  EXPECT_EQ(p.gemm.n, 5);
+  EXPECT_EQ(p.gemm.k, 7);
+  EXPECT_TRUE(p.gemm.transA); // B [d, n] read as [n, d]
+  EXPECT_EQ(p.gemm.lda, 3);
+  EXPECT_TRUE(p.gemm.transB); // A [m, d] read as [d, m]
+  EXPECT_EQ(p.gemm.ldb, 7);
+  EXPECT_EQ(p.gemm.ldc, 5);
+}
+
+// Batch letter in the middle of every operand: strided batches, no copy.
+TEST(EinsumPlan, BatchInTheMiddleUsesStrides) {
+  auto p = planEinsum("ibj,jbk->bik", {3, 4, 5}, {5, 4, 2}, DType::F32);
+  expectNoCopies(p);
+  const GemmPlan &g = p.gemm;
+  EXPECT_EQ(g.batch, 4);
+  EXPECT_EQ(g.m, 3);
+  EXPECT_EQ(g.n, 2);
+  EXPECT_EQ(g.k, 5);
+  EXPECT_EQ(g.lda, 20);
+  EXPECT_EQ(g.strideA, 5);
+  EXPECT_EQ(g.ldb, 8);
+  EXPECT_EQ(g.strideB, 2);
+  EXPECT_EQ(g.ldc, 2);
+  EXPECT_EQ(g.strideC, 6);
+}
+
+// Attention scores (P6): b and h are not adjacent in q[b,t,h,k] or
+// kk[b,s,h,k], so both operands are permuted; the result bhts fits.
+TEST(EinsumPlan, AttentionScoresPermuteOperands) {
+  auto p =
+      planEinsum("bthk,bshk->bhts", {2, 5, 3, 4}, {2, 6, 3, 4}, DType::F32);
+  EXPECT_TRUE(p.permuteA);
+  EXPECT_TRUE(p.permuteB);
+  EXPECT_FALSE(p.permuteOut);
+  const GemmPlan &g = p.gemm;
+  EXPECT_EQ(g.batch, 6);
+  EXPECT_EQ(g.m, 5);
+  EXPECT_EQ(g.n, 6);
+  EXPECT_EQ(g.k, 4);
+  EXPECT_EQ(g.strideC, 30);
+  EXPECT_EQ(g.ldc, 6);
+}
+
+// Attention values: p[b,h,t,s] fits; v[b,s,h,k] and o[b,t,h,k] do not.
+TEST(EinsumPlan, AttentionValuesPermuteBAndResult) {
+  auto p =
+      planEinsum("bhts,bshk->bthk", {2, 3, 5, 6}, {2, 6, 3, 4}, DType::F32);
+  EXPECT_FALSE(p.permuteA);
+  EXPECT_TRUE(p.permuteB);
+  EXPECT_TRUE(p.permuteOut);
+  EXPECT_EQ(p.gemm.lda, 6);
+  EXPECT_EQ(p.gemm.strideA, 30);
+}
+
+// The cheaper operand is the one copied: with A = [j, i] x B whose k group
+// is split, only B is permuted.
+TEST(EinsumPlan, PermutesOnlyWhatDoesNotFit) {
+  // B "kxj" has the contracted letters k, j not adjacent.
+  auto p = planEinsum("ikj,kxj->ix", {3, 4, 5}, {4, 2, 5}, DType::F32);
+  EXPECT_FALSE(p.permuteA);
+  EXPECT_TRUE(p.permuteB);
+  EXPECT_FALSE(p.permuteOut);
+}
+
+TEST(EinsumPlan, LettersOfOneOperandAreSummedFirst) {
+  auto p = planEinsum("ijx,jky->ik", {3, 4, 2}, {4, 5, 3}, DType::F32);
+  EXPECT_TRUE(p.reduceA);
+  EXPECT_TRUE(p.reduceB);
+  EXPECT_EQ(p.reduceAPlan.spec, "ijx->ij");
+  EXPECT_EQ(p.reduceBPlan.spec, "jky->jk");
+  EXPECT_EQ(p.gemm.k, 4);
+}
+
+TEST(EinsumPlan, ExtentOneLettersNeverForceCopies) {
+  // With a = 1 the layouts are plain matrices whatever the letter order.
+  auto p = planEinsum("mak,kn->nam", {3, 1, 4}, {4, 5}, DType::F32);
+  expectNoCopies(p);
+  EXPECT_TRUE(p.swapOperands);
+}
+
+TEST(EinsumPlan, ZeroExtentContractionZeroFills) {
+  auto p = planEinsum("md,dn->mn", {3, 0}, {0, 2}, DType::F32);
+  EXPECT_EQ(p.gemm.batch, 0);
+  EXPECT_EQ(p.outShape, (Shape{3, 2}));
+}
+
+TEST(EinsumPlan, Unary) {
+  auto t = planEinsum("ij->ji", {3, 4}, DType::F32);
+  EXPECT_TRUE(t.unary);
+  EXPECT_TRUE(t.unaryIsCopy);
+  EXPECT_EQ(t.outShape, (Shape{4, 3}));
+  auto r = planEinsum("ijk->ki", {3, 4, 5}, DType::F32);
+  EXPECT_FALSE(r.unaryIsCopy);
+  EXPECT_EQ(r.unaryReduce.reducedElements, 4);
+  EXPECT_EQ(r.outShape, (Shape{5, 3}));
+}
+
+TEST(EinsumPlan, Errors) {
+  auto bad = [](const std::string &spec, Shape a, Shape b) {
+    EXPECT_THROW(planEinsum(spec, a, b, DType::F32), Error) << spec;
+  };
+  bad("ij,jk->iz", {2, 3}, {3, 4});    // result letter in no operand
+  bad("ii,ij->j", {2, 2}, {2, 3});     // repeated letter
+  bad("ij,jk->ik", {2, 3, 1}, {3, 4}); // rank mismatch
+  bad("ij,jk->ik", {2, 3}, {4, 4});    // size mismatch on j
+  bad("i1,1k->ik", {2, 3}, {3, 4});    // not a letter
+  bad("ij,jk", {2, 3}, {3, 4});        // no arrow
+  EXPECT_THROW(EinsumSpec::parse("a,b,c->abc"), Error);
+  EXPECT_THROW(planEinsum("ij->ik", {2, 3}, DType::F32), Error);
+  try {
+    planEinsum("ij,jk->ik", {2, 3}, {4, 4}, DType::F32);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("letter 'j' has size 3 and 4"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CopyPlan, PermuteExtractInsert) {
+  // dst[j][i] = src[i][j] for a 2x3 source.
+  CopyPlan t = CopyPlan::permute({2, 3}, {1, 0});
+  std::vector<int> src{0, 1, 2, 3, 4, 5}, dst(6, -1);
+  copyStridedHost(t, sizeof(int), src.data(), dst.data());
+  EXPECT_EQ(dst, (std::vector<int>{0, 3, 1, 4, 2, 5}));
+
+  CopyPlan e = CopyPlan::extractBlock({3, 4}, {1, 1}, {2, 2});
+  std::vector<int> m(12), blk(4, -1);
+  for (int i = 0; i < 12; ++i)
+    m[i] = i;
+  copyStridedHost(e, sizeof(int), m.data(), blk.data());
+  EXPECT_EQ(blk, (std::vector<int>{5, 6, 9, 10}));
+
+  CopyPlan in = CopyPlan::insertBlock({3, 4}, {1, 2}, {2, 2});
+  std::vector<int> big(12, 0), small{1, 2, 3, 4};
+  copyStridedHost(in, sizeof(int), small.data(), big.data());
+  EXPECT_EQ(big, (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4}));
+
+  // A block of whole rows is one contiguous run after simplify().
+  CopyPlan rows = CopyPlan::extractBlock({4, 5, 6}, {2, 0, 0}, {2, 5, 6});
+  EXPECT_TRUE(rows.isContiguous());
+  EXPECT_EQ(rows.srcOffset, 60);
+  EXPECT_THROW(CopyPlan::extractBlock({4, 5}, {3, 0}, {2, 5}), Error);
+}
+
+} // namespace
