@@ -44,21 +44,21 @@ bool Layout::operator==(const Layout &other) const {
   return partial.empty() || partialKind == other.partialKind;
 }
 
-std::string mlir::weft::axesStr(ArrayRef<StringRef> axes) {
-  SmallVector<std::string> quoted;
+std::string mlir::weft::axesStr(ArrayRef<StringRef> axes, bool quoted) {
+  SmallVector<std::string> names;
   for (StringRef a : axes)
-    quoted.push_back(("\"" + a + "\"").str());
-  return "{" + llvm::join(quoted, ", ") + "}";
+    names.push_back(quoted ? ("\"" + a + "\"").str() : a.str());
+  return "{" + llvm::join(names, ", ") + "}";
 }
 
-std::string Layout::str() const {
+std::string Layout::str(bool quoted) const {
   SmallVector<std::string> parts;
   for (const AxisList &axes : dims)
-    parts.push_back(axesStr(axes));
+    parts.push_back(axesStr(axes, quoted));
   std::string s = "[" + llvm::join(parts, ", ") + "]";
   if (isPartial())
     s += (" partial " + stringifyReductionKind(partialKind) + " " +
-          axesStr(partial))
+          axesStr(partial, quoted))
              .str();
   return s;
 }

@@ -279,26 +279,12 @@ bool Propagator::proposals(
 
 int Propagator::acceptedOperand(const ShardingRule &rule,
                                 const LetterMap &map) {
+  SmallVector<const Layout *> layouts;
   for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
     const ValueState &s = states[rule.getTensor(i)];
-    if (!s.layout || !s.layout->isPartial() ||
-        !rule.acceptsPartial(i, s.layout->partialKind))
-      continue;
-    // Its partial axes must stay free of the letters' axes, and reduced
-    // letters must combine the same way.
-    bool clash = false;
-    for (auto &[c, axes] : map)
-      for (StringRef a : axes)
-        if (llvm::is_contained(s.layout->partial, a))
-          clash = true;
-    for (char c : rule.getLetters())
-      if (rule.isReduced(c) && map.count(c) && !map.lookup(c).empty() &&
-          rule.getReductionKind() != s.layout->partialKind)
-        clash = true;
-    if (!clash)
-      return i;
+    layouts.push_back(s.layout ? &*s.layout : nullptr);
   }
-  return -1;
+  return rule.acceptedPartialOperand(layouts, map);
 }
 
 void Propagator::propagateCompatible() {
@@ -560,17 +546,7 @@ void Propagator::writeBack() {
       retype(r);
     if (!isa<IndexLetterOpInterface>(op))
       continue;
-    const ShardingRule &rule = rules.find(op)->second;
-    SmallVector<NamedAttribute> entries;
-    for (char c : rule.getLetters()) {
-      auto it = decided[op].find(c);
-      if (it == decided[op].end() || it->second.empty())
-        continue;
-      SmallVector<StringRef> axes(it->second.begin(), it->second.end());
-      entries.push_back(
-          b.getNamedAttr(std::string(1, c), b.getStrArrayAttr(axes)));
-    }
-    op->setAttr("weft.split", b.getDictionaryAttr(entries));
+    rules.find(op)->second.writeSplit(decided[op]);
   }
   Operation *ret = func.getBody().front().getTerminator();
   func.setFunctionType(FunctionType::get(func.getContext(),

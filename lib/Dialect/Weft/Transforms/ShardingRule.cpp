@@ -3,6 +3,8 @@
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 
+#include "mlir/IR/Builders.h"
+
 using namespace mlir;
 using namespace mlir::weft;
 
@@ -99,4 +101,62 @@ Layout ShardingRule::naturalResult(const LetterMap &letterMap,
     l.partialKind = *reduction;
   }
   return l;
+}
+
+int ShardingRule::acceptedPartialOperand(
+    ArrayRef<const Layout *> operandLayouts, const LetterMap &letterMap) const {
+  for (auto [i, layout] : llvm::enumerate(operandLayouts)) {
+    if (!layout || !layout->isPartial() ||
+        !acceptsPartial(i, layout->partialKind))
+      continue;
+    bool clash = false;
+    for (auto &[c, axes] : letterMap) {
+      for (StringRef a : axes)
+        if (llvm::is_contained(layout->partial, a))
+          clash = true;
+      if (isReduced(c) && !axes.empty() &&
+          reduction != layout->partialKind)
+        clash = true;
+    }
+    if (!clash)
+      return i;
+  }
+  return -1;
+}
+
+static constexpr StringLiteral kSplitAttr = "weft.split";
+
+FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {
+  auto dict = op->getAttrOfType<DictionaryAttr>(kSplitAttr);
+  if (!dict)
+    return failure();
+  LetterMap map;
+  for (NamedAttribute entry : dict) {
+    auto axes = dyn_cast<ArrayAttr>(entry.getValue());
+    if (entry.getName().size() != 1 || !axes)
+      return failure();
+    AxisList list;
+    for (Attribute a : axes) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name)
+        return failure();
+      list.push_back(name.getValue());
+    }
+    map[entry.getName().getValue()[0]] = list;
+  }
+  return map;
+}
+
+void ShardingRule::writeSplit(const LetterMap &letterMap) const {
+  Builder b(op->getContext());
+  SmallVector<NamedAttribute> entries;
+  for (char c : letters) {
+    auto it = letterMap.find(c);
+    if (it == letterMap.end() || it->second.empty())
+      continue;
+    SmallVector<StringRef> axes(it->second.begin(), it->second.end());
+    entries.push_back(
+        b.getNamedAttr(std::string(1, c), b.getStrArrayAttr(axes)));
+  }
+  op->setAttr(kSplitAttr, b.getDictionaryAttr(entries));
 }

@@ -39,8 +39,9 @@ struct Layout {
   AxisList usedAxes() const;
   bool operator==(const Layout &other) const;
   bool operator!=(const Layout &other) const { return !(*this == other); }
-  /// `[{"model"}, {}] partial sum {"data"}`, for messages.
-  std::string str() const;
+  /// `[{"model"}, {}] partial sum {"data"}`, for messages; without quotes
+  /// (`[{model}, {}]`) for text stored in attributes.
+  std::string str(bool quoted = true) const;
 };
 
 /// A weft.mesh as sizes by name.
@@ -59,8 +60,8 @@ struct MeshInfo {
 SmallVector<int64_t, 4> localShape(ArrayRef<int64_t> global,
                                    const Layout &layout, const MeshInfo &mesh);
 
-/// "{"a", "b"}".
-std::string axesStr(ArrayRef<StringRef> axes);
+/// `{"a", "b"}`, or `{a, b}` unquoted.
+std::string axesStr(ArrayRef<StringRef> axes, bool quoted = true);
 
 } // namespace mlir::weft
 

@@ -61,4 +61,89 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+
+def WeftPartition : Pass<"weft-partition", "::mlir::ModuleOp"> {
+  let summary = "Rewrite a propagated program into the per-rank SPMD program";
+  let description = [{
+    Turns the global view into the local view every rank runs (design.md
+    section 6). Per op, in program order:
+
+    1. each operand is resharded to the layout the op's letter map
+       (`weft.split`) needs: the planner picks the cheapest sequence of
+       local slices and collectives, starting from whichever layout of the
+       value is already materialized, so a value resharded to one layout
+       for several consumers is resharded once;
+    2. the op computes on local shapes; a reduced letter split over axes
+       leaves a partial result (a vocabulary-split `weft.embed` becomes a
+       masked local lookup, `vocab on @mesh over [...]`);
+    3. consumers resolve partial results as they need them: all-reduce to
+       replicate, reduce-scatter to split.
+
+    Function arguments and results get local types and keep their global
+    type in the `weft.global_type` argument and result attributes. Every
+    inserted collective carries `weft.reason` (the op, operand and letters
+    that need it, and the layouts it goes between) and
+    `weft.bytes_per_device` (ring formulas of design.md section 6).
+
+    ```mlir
+    // P1 after --weft-propagate --weft-partition:
+    %0 = weft.einsum "btd,df->btf" (%arg0, %arg1) {weft.split = {f = ["model"]}}
+        : (tensor<4x64x256xf32>, tensor<256x256xf32>) -> tensor<4x64x256xf32>
+    %1 = weft.map relu "btf->btf" (%0) ...
+    %2 = weft.einsum "btf,fd->btd" (%1, %arg2) ... -> tensor<4x64x256xf32>
+    %3 = weft.all_reduce sum %2 on @mesh over ["model"]
+        {weft.bytes_per_device = 393216 : i64, weft.reason = "..."} : tensor<4x64x256xf32>
+    return %3 : tensor<4x64x256xf32>
+    ```
+
+    The program must have been propagated: every tensor has a sharding and
+    every index-letter op a `weft.split`.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
+def WeftOptimizeCollectives : Pass<"weft-optimize-collectives",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Fold collectives of the local view that cancel or merge";
+  let description = [{
+    Rewrites, to a fixed point:
+
+    * `all_reduce` over A whose only use is `slice_shard` over A on dim d
+      -> `reduce_scatter` over A on dim d (half the bytes);
+    * `all_gather` over A on dim d then `slice_shard` over A on dim d, and
+      `slice_shard` then `all_gather` on the same dim and axes -> the
+      original value;
+    * `all_reduce` over A whose only use is an `all_reduce` of the same kind
+      over B -> one `all_reduce` over A then B.
+
+    The partitioner already avoids these; the pass cleans up programs
+    written or transformed by hand.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
+def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
+  let summary = "Report every collective of a partitioned program";
+  let description = [{
+    Prints one entry per collective of the local view: kind, mesh axes,
+    local elements of its operand, bytes each device sends
+    (`bytes_per_device`, ring formulas of design.md section 6) and the
+    reason the partitioner recorded; then totals per axis and
+    `total_bytes_per_device`. A human table by default, JSON with `json`:
+
+    ```
+    weft-opt --weft-propagate --weft-partition --weft-comm-report=json p1.mlir -o /dev/null
+    ```
+
+    The report goes to standard output unless `output` names a file; use
+    `-o` for the IR.
+  }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Print JSON instead of a table">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the report ('-' for standard output)">
+  ];
+}
+
 #endif // WEFT_DIALECT_WEFT_TRANSFORMS_PASSES_TD

@@ -40,6 +40,18 @@ public:
   /// monotone for max/min, in that operand).
   bool acceptsPartial(unsigned i, ReductionKind kind) const;
 
+  /// The operand that may stay partial under `letterMap`, given the current
+  /// layouts of the operands (null where unknown), or -1: the first partial
+  /// operand the op accepts whose partial axes no letter uses, and whose
+  /// partial kind matches how the op combines split reduced letters.
+  int acceptedPartialOperand(ArrayRef<const Layout *> operandLayouts,
+                             const LetterMap &letterMap) const;
+
+  /// The letter map weft-propagate recorded on `op` (`weft.split`).
+  static FailureOr<LetterMap> readSplit(Operation *op);
+  /// Records `letterMap` on `op` as `weft.split` (letters in spec order).
+  void writeSplit(const LetterMap &letterMap) const;
+
   /// The layout tensor `i` must have under `letterMap` (never partial).
   Layout requiredLayout(unsigned i, const LetterMap &letterMap) const;
   /// The layout the op computes its result in under `letterMap`, given the

@@ -1,0 +1,159 @@
+//===- CommReport.cpp - the weft-comm-report pass -------------------------===//
+//
+// One entry per collective of a partitioned program, with the bytes each
+// device sends (ring formulas, recomputed from the types and the mesh, so a
+// hand-written local program is reported the same way), and totals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Layout.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#define DEBUG_TYPE "weft-comm-report"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTCOMMREPORT
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+struct Entry {
+  std::string kind, axes, reduction, reason, location, shapeIn, shapeOut;
+  SmallVector<StringRef> axisNames;
+  int64_t elements = 0;
+  int64_t bytes = 0;
+};
+
+static int64_t numElements(RankedTensorType t) {
+  int64_t n = 1;
+  for (int64_t s : t.getShape())
+    n *= s;
+  return n;
+}
+
+static std::string shapeStr(RankedTensorType t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(t.getShape(), os, "x");
+  os << "x" << t.getElementType();
+  return s;
+}
+
+struct WeftCommReportPass
+    : public weft::impl::WeftCommReportBase<WeftCommReportPass> {
+  using WeftCommReportBase::WeftCommReportBase;
+
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    std::vector<Entry> entries;
+    WalkResult walk = getOperation().walk([&](Operation *op) -> WalkResult {
+      if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(op))
+        return WalkResult::advance();
+      auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+      auto axes = op->getAttrOfType<ArrayAttr>("axes");
+      FailureOr<MeshOp> mesh = lookupMesh(op, meshRef, tables);
+      if (failed(mesh))
+        return WalkResult::interrupt();
+      Entry e;
+      e.kind = op->getName().stripDialect().str();
+      for (Attribute a : axes)
+        e.axisNames.push_back(cast<StringAttr>(a).getValue());
+      e.axes = axesStr(e.axisNames);
+      int64_t p = MeshInfo(*mesh).groupSize(e.axisNames);
+      auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto out = cast<RankedTensorType>(op->getResult(0).getType());
+      e.elements = numElements(in);
+      e.shapeIn = shapeStr(in);
+      e.shapeOut = shapeStr(out);
+      int64_t eb = std::max<unsigned>(1, in.getElementTypeBitWidth() / 8);
+      int64_t inBytes = numElements(in) * eb, outBytes = numElements(out) * eb;
+      // Ring formulas; integer arithmetic is exact for these sizes.
+      if (isa<AllReduceOp>(op))
+        e.bytes = 2 * (p - 1) * inBytes / p;
+      else if (isa<AllGatherOp>(op))
+        e.bytes = (p - 1) * outBytes / p;
+      else
+        e.bytes = (p - 1) * inBytes / p;
+      if (auto kind = op->getAttrOfType<ReductionKindAttr>("kind"))
+        e.reduction = stringifyReductionKind(kind.getValue()).str();
+      if (auto reason = op->getAttrOfType<StringAttr>("weft.reason"))
+        e.reason = reason.getValue().str();
+      if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+        e.location = llvm::formatv("{0}:{1}:{2}", loc.getFilename(),
+                                   loc.getLine(), loc.getColumn())
+                         .str();
+      entries.push_back(std::move(e));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    std::string error;
+    auto file = openOutputFile(output, &error);
+    if (!file) {
+      getOperation().emitError() << "cannot write the report: " << error;
+      return signalPassFailure();
+    }
+    llvm::raw_ostream &os = file->os();
+    int64_t total = 0;
+    llvm::MapVector<StringRef, int64_t> perAxes;
+    for (const Entry &e : entries) {
+      total += e.bytes;
+      perAxes[StringRef(e.axes)] += e.bytes;
+    }
+    if (json) {
+      llvm::json::Array list;
+      for (const Entry &e : entries) {
+        llvm::json::Object o{{"kind", e.kind},
+                             {"axes", llvm::json::Array(e.axisNames)},
+                             {"elements", e.elements},
+                             {"bytes_per_device", e.bytes},
+                             {"input", e.shapeIn},
+                             {"output", e.shapeOut},
+                             {"reason", e.reason},
+                             {"location", e.location}};
+        if (!e.reduction.empty())
+          o["reduction"] = e.reduction;
+        list.push_back(std::move(o));
+      }
+      llvm::json::Object byAxis;
+      for (auto &[axis, bytes] : perAxes)
+        byAxis[axis] = bytes;
+      llvm::json::Object report{{"collectives", std::move(list)},
+                                {"bytes_per_device_by_axes", std::move(byAxis)},
+                                {"total_bytes_per_device", total}};
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+         << "\n";
+    } else {
+      os << llvm::formatv("{0,-20} {1,-20} {2,-16} {3,-16} {4,12}  {5}\n",
+                          "collective", "axes", "input", "output",
+                          "bytes/device", "reason");
+      for (const Entry &e : entries)
+        os << llvm::formatv("{0,-20} {1,-20} {2,-16} {3,-16} {4,12}  {5}\n",
+                            e.kind + (e.reduction.empty()
+                                          ? ""
+                                          : "(" + e.reduction + ")"),
+                            e.axes, e.shapeIn, e.shapeOut, e.bytes, e.reason);
+      for (auto &[axis, bytes] : perAxes)
+        os << llvm::formatv("total over {0,-20} {1,14} bytes/device\n", axis,
+                            bytes);
+      os << llvm::formatv("total {0} collective(s), {1} bytes/device "
+                          "({2:F1} KiB)\n",
+                          entries.size(), total, double(total) / 1024);
+    }
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

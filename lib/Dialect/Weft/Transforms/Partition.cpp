@@ -1,0 +1,386 @@
+//===- Partition.cpp - the weft-partition pass ----------------------------===//
+//
+// Global view -> local view. Each op's operands are resharded to the layout
+// its letter map needs (Reshard.h plans the steps), the op is cloned on local
+// shapes, and partial results are resolved where consumers need them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Reshard.h"
+#include "weft/Dialect/Weft/Transforms/ShardingRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "weft-partition"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTPARTITION
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+static constexpr StringLiteral kGlobalType = "weft.global_type";
+
+namespace {
+
+/// A local value holding a global value in some layout.
+struct Materialized {
+  Layout layout;
+  Value local;
+};
+
+class Partitioner {
+public:
+  Partitioner(func::FuncOp func, const MeshInfo &mesh)
+      : func(func), mesh(mesh), builder(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult checkPropagated();
+  /// The local value of `global` in layout `target`, resharding from the
+  /// cheapest materialized layout if needed. Inserts before `user`.
+  FailureOr<Value> getAs(Value global, const Layout &target, Operation *user,
+                         const std::string &why);
+  LogicalResult partitionOp(Operation *op);
+  RankedTensorType localType(RankedTensorType global, const Layout &layout);
+  std::string name(Value v) { return names.lookup(v); }
+  /// The global type of `v` (arguments are retyped to local early).
+  RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
+
+  func::FuncOp func;
+  const MeshInfo &mesh;
+  OpBuilder builder;
+  llvm::DenseMap<Value, SmallVector<Materialized, 1>> available;
+  llvm::DenseMap<Value, std::string> names;
+  llvm::DenseMap<Value, RankedTensorType> globalTypes;
+};
+
+} // namespace
+
+static Layout layoutOf(Type type) {
+  ShardingAttr s = getSharding(type);
+  return s ? Layout::fromAttr(s)
+           : Layout::replicated(cast<RankedTensorType>(type).getRank());
+}
+
+static int64_t elementBytes(Type type) {
+  return std::max<int64_t>(
+      1, cast<ShapedType>(type).getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+static std::string lineOf(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName();
+  if (auto spec = op->getAttrOfType<StringAttr>("spec"))
+    os << " '" << spec.getValue() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at line " << loc.getLine();
+  return s;
+}
+
+RankedTensorType Partitioner::localType(RankedTensorType global,
+                                        const Layout &layout) {
+  return RankedTensorType::get(localShape(global.getShape(), layout, mesh),
+                               global.getElementType());
+}
+
+LogicalResult Partitioner::checkPropagated() {
+  auto unsharded = [&](Type type) {
+    return isa<RankedTensorType>(type) && !getSharding(type);
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (unsharded(arg.getType()))
+      return func.emitOpError()
+             << "argument #" << arg.getArgNumber()
+             << " has no #weft.sharding: run --weft-propagate before "
+                "--weft-partition";
+  for (Operation &op : func.getBody().getOps()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+            SliceShardOp>(op))
+      return op.emitOpError() << "is already a local-view op: this program "
+                                 "is partitioned";
+    if (!isa<ShardOp, IndexLetterOpInterface>(op))
+      return op.emitOpError() << "is not handled by weft-partition";
+    for (Type t : op.getResultTypes())
+      if (unsharded(t))
+        return op.emitOpError() << "has a result without #weft.sharding: run "
+                                   "--weft-propagate before --weft-partition";
+    if (isa<IndexLetterOpInterface>(op) &&
+        failed(ShardingRule::readSplit(&op)))
+      return op.emitOpError() << "has no valid `weft.split` letter map: run "
+                                 "--weft-propagate before --weft-partition";
+  }
+  return success();
+}
+
+FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
+                                    Operation *user, const std::string &why) {
+  SmallVector<Materialized, 1> &versions = available[global];
+  for (const Materialized &m : versions)
+    if (m.layout == target)
+      return m.local;
+  RankedTensorType type = globalType(global);
+  std::optional<ReshardPlan> best;
+  Value source;
+  std::string lastWhy;
+  for (const Materialized &m : versions) {
+    FailureOr<ReshardPlan> plan = planReshard(
+        m.layout, target, type.getShape(), elementBytes(type), mesh, &lastWhy);
+    if (succeeded(plan) &&
+        (!best || plan->totalBytes() < best->totalBytes())) {
+      best = *plan;
+      source = m.local;
+    }
+  }
+  if (!best)
+    return user->emitOpError()
+           << "cannot reshard " << name(global) << " to " << target.str()
+           << ": " << lastWhy;
+
+  builder.setInsertionPoint(user);
+  Location loc = user->getLoc();
+  MLIRContext *ctx = func.getContext();
+  Value cur = source;
+  Layout curLayout = versions.front().layout;
+  for (const Materialized &m : versions)
+    if (m.local == source)
+      curLayout = m.layout;
+  for (const ReshardStep &step : best->steps) {
+    auto resultType = RankedTensorType::get(step.outShape,
+                                            type.getElementType());
+    SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());
+    ArrayAttr axesAttr = builder.getStrArrayAttr(axes);
+    Operation *created = nullptr;
+    switch (step.kind) {
+    case ReshardStep::SliceShard:
+      created = SliceShardOp::create(builder, loc, resultType, cur, mesh.ref,
+                                     axesAttr,
+                                     builder.getI64IntegerAttr(step.dim));
+      break;
+    case ReshardStep::AllGather:
+      created = AllGatherOp::create(builder, loc, resultType, cur, mesh.ref,
+                                    axesAttr,
+                                    builder.getI64IntegerAttr(step.dim));
+      break;
+    case ReshardStep::AllReduce:
+      created = AllReduceOp::create(
+          builder, loc, resultType,
+          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.ref,
+          axesAttr);
+      break;
+    case ReshardStep::ReduceScatter:
+      created = ReduceScatterOp::create(
+          builder, loc, resultType,
+          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.ref,
+          axesAttr, builder.getI64IntegerAttr(step.dim));
+      break;
+    case ReshardStep::AllToAll:
+      created = AllToAllOp::create(builder, loc, resultType, cur, mesh.ref,
+                                   axesAttr,
+                                   builder.getI64IntegerAttr(step.dim),
+                                   builder.getI64IntegerAttr(step.concatDim));
+      break;
+    }
+    if (step.kind != ReshardStep::SliceShard) {
+      created->setAttr("weft.reason",
+                       builder.getStringAttr(why + ": " + name(global) + " " +
+                                             curLayout.str(false) + " -> " +
+                                             target.str(false)));
+      created->setAttr(
+          "weft.bytes_per_device",
+          builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
+    }
+    cur = created->getResult(0);
+  }
+  versions.push_back({target, cur});
+  return cur;
+}
+
+LogicalResult Partitioner::partitionOp(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value global = operand.get();
+      FailureOr<Value> local =
+          getAs(global, layoutOf(globalType(global)), op,
+                "function result #" + std::to_string(operand.getOperandNumber()));
+      if (failed(local))
+        return failure();
+      operand.set(*local);
+    }
+    return success();
+  }
+  if (auto shard = dyn_cast<ShardOp>(op)) {
+    FailureOr<Value> local =
+        getAs(shard.getInput(), layoutOf(shard.getType()), op,
+              "weft.shard constraint" +
+                  (isa<FileLineColLoc>(op->getLoc())
+                       ? " at line " +
+                             std::to_string(
+                                 cast<FileLineColLoc>(op->getLoc()).getLine())
+                       : std::string()));
+    if (failed(local))
+      return failure();
+    available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
+    return success();
+  }
+
+  std::optional<ShardingRule> rule = ShardingRule::get(op);
+  FailureOr<LetterMap> map = ShardingRule::readSplit(op);
+  if (!rule || failed(map))
+    return op->emitOpError() << "cannot be partitioned";
+  SmallVector<Layout, 2> operandLayouts;
+  SmallVector<const Layout *> operandPtrs;
+  for (Value v : op->getOperands())
+    operandLayouts.push_back(layoutOf(globalType(v)));
+  for (const Layout &l : operandLayouts)
+    operandPtrs.push_back(&l);
+  int accepted = rule->acceptedPartialOperand(operandPtrs, *map);
+
+  std::string letters = "letters {";
+  bool first = true;
+  for (char c : rule->getLetters()) {
+    auto it = map->find(c);
+    if (it == map->end() || it->second.empty())
+      continue;
+    letters += (first ? "" : ", ") + std::string(1, c) + " = " +
+               axesStr(it->second, false);
+    first = false;
+  }
+  letters += "}";
+
+  IRMapping mapping;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    Layout req = rule->requiredLayout(i, *map);
+    if (int(i) == accepted) {
+      req.partial = operandLayouts[i].partial;
+      req.partialKind = operandLayouts[i].partialKind;
+    }
+    FailureOr<Value> local =
+        getAs(operand, req, op,
+              "operand #" + std::to_string(i) + " of " + lineOf(op) + " (" +
+                  letters + ")");
+    if (failed(local))
+      return failure();
+    mapping.map(operand, *local);
+  }
+
+  builder.setInsertionPoint(op);
+  Operation *localOp = builder.clone(*op, mapping);
+  Layout natural = rule->naturalResult(
+      *map, accepted >= 0 ? &operandLayouts[accepted] : nullptr);
+  Value result = op->getResult(0);
+  localOp->getResult(0).setType(
+      localType(cast<RankedTensorType>(result.getType()), natural));
+  // A table split on its vocabulary letter holds a block of rows.
+  if (auto embed = dyn_cast<EmbedOp>(localOp)) {
+    char vocab = rule->getTensorLetters(1)[0];
+    auto it = map->find(vocab);
+    if (it != map->end() && !it->second.empty()) {
+      SmallVector<StringRef> axes(it->second.begin(), it->second.end());
+      embed.setMeshAttr(mesh.ref);
+      embed.setVocabAxesAttr(builder.getStrArrayAttr(axes));
+    }
+  }
+  available[result].push_back({natural, localOp->getResult(0)});
+  return success();
+}
+
+LogicalResult Partitioner::run() {
+  if (failed(checkPropagated()))
+    return failure();
+  // Names of the global values, for the reasons.
+  AsmState state(func);
+  auto record = [&](Value v) {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      globalTypes[v] = t;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    v.printAsOperand(os, state);
+    names[v] = s;
+  };
+  for (BlockArgument arg : func.getArguments())
+    record(arg);
+  func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      record(r);
+  });
+
+  // Arguments become local; their global type moves to an attribute.
+  Builder b(func.getContext());
+  for (BlockArgument arg : func.getArguments()) {
+    auto global = dyn_cast<RankedTensorType>(arg.getType());
+    if (!global)
+      continue;
+    Layout layout = layoutOf(global);
+    func.setArgAttr(arg.getArgNumber(), kGlobalType, TypeAttr::get(global));
+    arg.setType(localType(global, layout));
+    available[arg].push_back({layout, arg});
+  }
+  SmallVector<Operation *> globalOps;
+  for (Operation &op : func.getBody().getOps())
+    globalOps.push_back(&op);
+  SmallVector<Type> globalResults(func.getResultTypes());
+  for (Operation *op : globalOps)
+    if (failed(partitionOp(op)))
+      return failure();
+  // Erase the global ops, users first.
+  for (Operation *op : llvm::reverse(globalOps))
+    if (!isa<func::ReturnOp>(op))
+      op->erase();
+
+  Operation *ret = func.getBody().front().getTerminator();
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), func.getBody().getArgumentTypes(),
+      ret->getOperandTypes()));
+  for (auto [i, type] : llvm::enumerate(globalResults))
+    func.setResultAttr(i, kGlobalType, TypeAttr::get(type));
+  return success();
+}
+
+namespace {
+struct WeftPartitionPass
+    : public weft::impl::WeftPartitionBase<WeftPartitionPass> {
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      // The mesh: the one the shardings name.
+      FlatSymbolRefAttr ref;
+      for (Type t : func.getArgumentTypes())
+        if (ShardingAttr s = getSharding(t))
+          ref = s.getMesh();
+      func.walk([&](Operation *op) {
+        for (Type t : op->getResultTypes())
+          if (ShardingAttr s = getSharding(t); s && !ref)
+            ref = s.getMesh();
+      });
+      if (!ref) {
+        if (func.getNumArguments() == 0 &&
+            func.getBody().front().getOperations().size() == 1)
+          continue; // Nothing to partition.
+        func.emitOpError() << "has no #weft.sharding: run --weft-propagate "
+                              "before --weft-partition";
+        return signalPassFailure();
+      }
+      FailureOr<MeshOp> meshOp = lookupMesh(func, ref, tables);
+      if (failed(meshOp))
+        return signalPassFailure();
+      MeshInfo mesh(*meshOp);
+      if (failed(Partitioner(func, mesh).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
