@@ -11,8 +11,7 @@ using namespace mlir::weft::interp;
 
 /// The reduction of the values of `rank`'s group, in group order.
 static Tensor reduceGroup(const Mesh &mesh, ArrayRef<StringRef> axes,
-                          ReductionKind kind, const PerRank &in,
-                          int64_t rank) {
+                          ReductionKind kind, const PerRank &in, int64_t rank) {
   SmallVector<int64_t> group = mesh.getGroup(rank, axes);
   Tensor acc = in[group.front()];
   for (int64_t other : ArrayRef<int64_t>(group).drop_front())
@@ -57,8 +56,7 @@ PerRank mlir::weft::interp::reduceScatter(const Mesh &mesh,
   return out;
 }
 
-PerRank mlir::weft::interp::allToAll(const Mesh &mesh,
-                                     ArrayRef<StringRef> axes,
+PerRank mlir::weft::interp::allToAll(const Mesh &mesh, ArrayRef<StringRef> axes,
                                      unsigned splitDim, unsigned concatDim,
                                      const PerRank &in) {
   assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());

@@ -25,10 +25,10 @@ Comparison mlir::weft::interp::compare(const Tensor &actual,
       diff = INFINITY;
     c.maxAbsError = std::max(c.maxAbsError, nanMismatch ? INFINITY : diff);
     if (e != 0)
-      c.maxRelError = std::max(c.maxRelError,
-                               nanMismatch ? INFINITY : diff / std::fabs(e));
-    double excess = nanMismatch ? INFINITY
-                                : diff - (atol + rtol * std::fabs(e));
+      c.maxRelError =
+          std::max(c.maxRelError, nanMismatch ? INFINITY : diff / std::fabs(e));
+    double excess =
+        nanMismatch ? INFINITY : diff - (atol + rtol * std::fabs(e));
     if (excess <= 0)
       continue;
     if (c.failures++ == 0 || excess > worstExcess) {

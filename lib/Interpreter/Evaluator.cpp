@@ -29,12 +29,10 @@ private:
   LogicalResult evaluateEmbed(EmbedOp op);
   /// The axes of a local-view op, after checking that it names the mesh the
   /// function runs on.
-  FailureOr<SmallVector<StringRef>> getAxes(Operation *op,
-                                            FlatSymbolRefAttr ref,
-                                            ArrayAttr axes);
+  FailureOr<SmallVector<StringRef>>
+  getAxes(Operation *op, FlatSymbolRefAttr ref, ArrayAttr axes);
   /// Runs `fn(rank)` on every rank and binds the op's single result.
-  template <typename Fn>
-  void perRank(Operation *op, Fn fn) {
+  template <typename Fn> void perRank(Operation *op, Fn fn) {
     PerRank out;
     for (int64_t r = 0; r < numRanks; ++r)
       out.push_back(fn(r));
@@ -86,11 +84,16 @@ Evaluator::getAxes(Operation *op, FlatSymbolRefAttr ref, ArrayAttr axes) {
            << "'" << op->getName()
            << "' is a local-view op and cannot run in the global view "
               "(pass the per-rank program to --compare)";
-  if (!meshOp || ref.getValue() != meshOp.getSymName())
-    return op->emitError() << "refers to mesh " << ref
-                           << ", but the function runs on "
-                           << (meshOp ? "@" + meshOp.getSymName().str()
-                                      : std::string("a single rank"));
+  if (!meshOp || ref.getValue() != meshOp.getSymName()) {
+    InFlightDiagnostic diag = op->emitError()
+                              << "refers to mesh " << ref
+                              << ", but the function runs on ";
+    if (meshOp)
+      diag << "@" << meshOp.getSymName();
+    else
+      diag << "a single rank";
+    return diag;
+  }
   SmallVector<StringRef> names;
   for (Attribute a : axes)
     names.push_back(cast<StringAttr>(a).getValue());
@@ -138,8 +141,8 @@ LogicalResult Evaluator::evaluate(Operation *op) {
   // Operands: defined, and of the shape their types say.
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (!values.count(operand))
-      return op->emitError() << "operand #" << i
-                             << " is not defined in the function body";
+      return op->emitError()
+             << "operand #" << i << " is not defined in the function body";
   auto shapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
@@ -162,8 +165,8 @@ LogicalResult Evaluator::evaluate(Operation *op) {
           })
           .Case([&](MapOp o) {
             IndexSpec spec = getSpec(o, o.getSpec());
-            double scalar = o.getScalar() ? o.getScalar()->convertToDouble()
-                                          : 0.0;
+            double scalar =
+                o.getScalar() ? o.getScalar()->convertToDouble() : 0.0;
             perRank(o, [&](int64_t r) {
               return interp::map(o.getKind(), scalar, spec,
                                  tensorsOf(o.getInputs(), r),
@@ -174,8 +177,7 @@ LogicalResult Evaluator::evaluate(Operation *op) {
           .Case([&](ReduceOp o) {
             IndexSpec spec = getSpec(o, o.getSpec());
             perRank(o, [&](int64_t r) {
-              return interp::reduce(o.getKind(), spec,
-                                    values[o.getInput()][r],
+              return interp::reduce(o.getKind(), spec, values[o.getInput()][r],
                                     shapeOf(o.getResult()));
             });
             return success();
@@ -258,8 +260,8 @@ LogicalResult Evaluator::evaluate(Operation *op) {
 
 FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
   if (func.isExternal())
-    return func.emitError() << "function @" << func.getSymName()
-                            << " has no body to evaluate";
+    return func.emitError()
+           << "function @" << func.getSymName() << " has no body to evaluate";
   if (!func.getBody().hasOneBlock())
     return func.emitError()
            << "function @" << func.getSymName()
@@ -268,15 +270,15 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
   Block &body = func.getBody().front();
   for (const Values &rankArgs : args)
     if (rankArgs.size() != body.getNumArguments())
-      return func.emitError() << "function @" << func.getSymName()
-                              << " takes " << body.getNumArguments()
-                              << " argument(s), got " << rankArgs.size();
+      return func.emitError() << "function @" << func.getSymName() << " takes "
+                              << body.getNumArguments() << " argument(s), got "
+                              << rankArgs.size();
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape())
-      return func.emitError() << "argument #" << i << " has type "
-                              << arg.getType()
-                              << "; the interpreter takes static tensors";
+      return func.emitError()
+             << "argument #" << i << " has type " << arg.getType()
+             << "; the interpreter takes static tensors";
     if (local && getSharding(type))
       return func.emitError() << "argument #" << i << " has type " << type
                               << ": a local-view program carries local shapes "

@@ -34,8 +34,7 @@ public:
   }
 
   /// Calls `fn(offsets)` for every point of the nest.
-  template <typename Fn>
-  void run(Fn fn) const {
+  template <typename Fn> void run(Fn fn) const {
     int64_t total = numElements(sizes);
     if (total == 0)
       return;
@@ -212,12 +211,10 @@ Tensor mlir::weft::interp::reduce(ReductionKind kind, const IndexSpec &spec,
   return result;
 }
 
-FailureOr<Tensor> mlir::weft::interp::embed(const IndexSpec &spec,
-                                            const Tensor &ids,
-                                            const Tensor &table,
-                                            ArrayRef<int64_t> resultShape,
-                                            int64_t firstRow, int64_t vocab,
-                                            BadId &bad) {
+FailureOr<Tensor>
+mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
+                          const Tensor &table, ArrayRef<int64_t> resultShape,
+                          int64_t firstRow, int64_t vocab, BadId &bad) {
   assert(spec.inputs.size() == 2 && spec.inputs[1].size() == 2 &&
          table.getRank() == 2);
   int64_t rows = table.getShape()[0];

@@ -50,8 +50,7 @@ Tensor mlir::weft::interp::splitForRank(const Tensor &global,
                                         const Layout &layout, const Mesh &mesh,
                                         int64_t rank) {
   SmallVector<int64_t> local = layout.getLocalShape(mesh, global.getShape());
-  if (layout.partialKind == ReductionKind::Sum &&
-      !layout.partialAxes.empty() &&
+  if (layout.partialKind == ReductionKind::Sum && !layout.partialAxes.empty() &&
       mesh.getGroupPosition(rank, layout.partialAxes) != 0)
     return Tensor(local, 0.0);
   return global.extract(layout.getBlockOffsets(mesh, global.getShape(), rank),

@@ -39,7 +39,8 @@ static double halfToDouble(uint16_t h) {
   else if (exp == 31)
     v = mant ? NAN : INFINITY;
   else
-    v = std::ldexp(static_cast<double>(mant | 0x400), static_cast<int>(exp) - 25);
+    v = std::ldexp(static_cast<double>(mant | 0x400),
+                   static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 
@@ -92,8 +93,7 @@ FailureOr<Tensor> mlir::weft::interp::readNpy(StringRef path,
   else if (dtype == "<f8" || dtype == "<i8")
     width = 8;
   else
-    return fail("dtype " + dtype +
-                " (supported: <f2, <f4, <f8, <i4, <i8)");
+    return fail("dtype " + dtype + " (supported: <f2, <f4, <f8, <i4, <i8)");
   SmallVector<int64_t> shape;
   SmallVector<StringRef> dims;
   shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);

@@ -49,8 +49,8 @@ double mlir::weft::interp::roundToType(double x, Type type) {
   bool losesInfo = false;
   value.convert(floatType.getFloatSemantics(),
                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  value.convert(llvm::APFloat::IEEEdouble(),
-                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
   return value.convertToDouble();
 }
 

@@ -66,14 +66,15 @@ readGlobalType(func::FuncOp func, Attribute attr, Type localType,
            << what << " has no `" << kGlobalTypeAttrName
            << "` attribute; a local-view function gives every argument and "
               "result its global type, e.g. {"
-           << kGlobalTypeAttrName << " = tensor<8x16xf32, #weft.sharding<...>>}";
+           << kGlobalTypeAttrName
+           << " = tensor<8x16xf32, #weft.sharding<...>>}";
   auto typeAttr = dyn_cast<TypeAttr>(attr);
   auto global =
       typeAttr ? dyn_cast<RankedTensorType>(typeAttr.getValue()) : nullptr;
   if (!global || !global.hasStaticShape())
-    return func.emitError() << "`" << kGlobalTypeAttrName << "` of " << what
-                            << " must be a static ranked tensor type, got "
-                            << attr;
+    return func.emitError()
+           << "`" << kGlobalTypeAttrName << "` of " << what
+           << " must be a static ranked tensor type, got " << attr;
   auto local = dyn_cast<RankedTensorType>(localType);
   if (!local || !local.hasStaticShape())
     return func.emitError() << what << " has type " << localType
@@ -83,16 +84,14 @@ readGlobalType(func::FuncOp func, Attribute attr, Type localType,
                             << ": local types carry no #weft.sharding";
   if (local.getElementType() != global.getElementType())
     return func.emitError() << what << " has element type "
-                            << local.getElementType()
-                            << " but its global type " << global << " has "
-                            << global.getElementType();
+                            << local.getElementType() << " but its global type "
+                            << global << " has " << global.getElementType();
   if (local.getRank() != global.getRank())
-    return func.emitError() << what << " has rank " << local.getRank()
-                            << " but its global type " << global << " has rank "
-                            << global.getRank();
-  if (failed(verifyShardingAgainstMesh(func, global,
-                                       "the global type of " + what,
-                                       meshes.tables)))
+    return func.emitError()
+           << what << " has rank " << local.getRank() << " but its global type "
+           << global << " has rank " << global.getRank();
+  if (failed(verifyShardingAgainstMesh(
+          func, global, "the global type of " + what, meshes.tables)))
     return failure();
   if (ShardingAttr sharding = getSharding(global))
     if (failed(meshes.add(func, sharding.getMesh())))

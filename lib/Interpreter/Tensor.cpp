@@ -16,7 +16,8 @@ int64_t mlir::weft::interp::numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-SmallVector<int64_t> mlir::weft::interp::rowMajorStrides(ArrayRef<int64_t> shape) {
+SmallVector<int64_t>
+mlir::weft::interp::rowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
@@ -36,7 +37,7 @@ std::string mlir::weft::interp::shapeToString(ArrayRef<int64_t> shape) {
 }
 
 std::string mlir::weft::interp::indexToString(int64_t flat,
-                                             ArrayRef<int64_t> shape) {
+                                              ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides = rowMajorStrides(shape);
   std::string s = "[";
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -93,9 +94,8 @@ void Tensor::insert(const Tensor &block, ArrayRef<int64_t> offsets) {
   assert(offsets.size() == shape.size() && block.getRank() == getRank());
   for (size_t d = 0; d < shape.size(); ++d)
     assert(offsets[d] >= 0 && offsets[d] + block.shape[d] <= shape[d]);
-  forEachInBox(shape, offsets, block.shape, [&](int64_t dst, int64_t src) {
-    data[dst] = block.data[src];
-  });
+  forEachInBox(shape, offsets, block.shape,
+               [&](int64_t dst, int64_t src) { data[dst] = block.data[src]; });
 }
 
 Tensor Tensor::block(unsigned dim, int64_t index, int64_t count) const {

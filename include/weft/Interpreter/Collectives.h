@@ -38,8 +38,8 @@ PerRank reduceScatter(const Mesh &mesh, ArrayRef<StringRef> axes,
 /// Each rank splits its value along `splitDim` into group-size blocks and
 /// sends block `j` to group position `j`; each rank concatenates what it
 /// receives along `concatDim`, in group order.
-PerRank allToAll(const Mesh &mesh, ArrayRef<StringRef> axes,
-                 unsigned splitDim, unsigned concatDim, const PerRank &in);
+PerRank allToAll(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned splitDim,
+                 unsigned concatDim, const PerRank &in);
 
 /// Group position `i` keeps block `i` of group-size blocks along `dim`.
 PerRank sliceShard(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,

@@ -11,6 +11,7 @@
 #include "weft/Dialect/Weft/Transforms/Layout.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -29,7 +30,8 @@ using namespace mlir::weft;
 namespace {
 
 struct Entry {
-  std::string kind, axes, reduction, reason, location, shapeIn, shapeOut;
+  /// `axes` as `{"a", "b"}`; `axesKey` as `a,b`.
+  std::string kind, axes, axesKey, reduction, reason, location, shapeIn, shapeOut;
   SmallVector<StringRef> axisNames;
   int64_t elements = 0;
   int64_t bytes = 0;
@@ -70,6 +72,7 @@ struct WeftCommReportPass
       for (Attribute a : axes)
         e.axisNames.push_back(cast<StringAttr>(a).getValue());
       e.axes = axesStr(e.axisNames);
+      e.axesKey = llvm::join(e.axisNames, ",");
       int64_t p = MeshInfo(*mesh).groupSize(e.axisNames);
       auto in = cast<RankedTensorType>(op->getOperand(0).getType());
       auto out = cast<RankedTensorType>(op->getResult(0).getType());
@@ -110,7 +113,7 @@ struct WeftCommReportPass
     llvm::MapVector<StringRef, int64_t> perAxes;
     for (const Entry &e : entries) {
       total += e.bytes;
-      perAxes[StringRef(e.axes)] += e.bytes;
+      perAxes[StringRef(json ? e.axesKey : e.axes)] += e.bytes;
     }
     if (json) {
       llvm::json::Array list;

@@ -97,6 +97,12 @@ LogicalResult Partitioner::checkPropagated() {
   auto unsharded = [&](Type type) {
     return isa<RankedTensorType>(type) && !getSharding(type);
   };
+  for (Operation &op : func.getBody().getOps())
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+            SliceShardOp>(op) ||
+        (isa<EmbedOp>(op) && cast<EmbedOp>(op).getMesh()))
+      return op.emitOpError() << "is already a local-view op: this program "
+                                 "is partitioned";
   for (BlockArgument arg : func.getArguments())
     if (unsharded(arg.getType()))
       return func.emitOpError()
@@ -106,10 +112,6 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-            SliceShardOp>(op))
-      return op.emitOpError() << "is already a local-view op: this program "
-                                 "is partitioned";
     if (!isa<ShardOp, IndexLetterOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
@@ -370,6 +372,14 @@ struct WeftPartitionPass
         if (func.getNumArguments() == 0 &&
             func.getBody().front().getOperations().size() == 1)
           continue; // Nothing to partition.
+        if (func->getAttrOfType<TypeAttr>("weft.global_type") ||
+            llvm::any_of(func.getArguments(), [&](BlockArgument arg) {
+              return func.getArgAttr(arg.getArgNumber(), kGlobalType);
+            })) {
+          func.emitOpError() << "is already partitioned (its arguments carry "
+                                "weft.global_type)";
+          return signalPassFailure();
+        }
         func.emitOpError() << "has no #weft.sharding: run --weft-propagate "
                               "before --weft-partition";
         return signalPassFailure();

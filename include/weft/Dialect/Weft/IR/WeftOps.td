@@ -200,9 +200,11 @@ def Weft_ShardOp : Weft_Op<"shard", [Pure]> {
 
 // Shared by the local-view ops: a mesh and an ordered list of its axes.
 // Ranks of a group are ordered row-major over the listed axes, in the listed
-// order, matching a dimension split over the same list.
+// order, matching a dimension split over the same list. Collectives have no
+// memory effects: every rank runs the same program, so an unused collective
+// is dropped by all ranks alike (DCE) and two identical ones merge (CSE).
 class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Weft_Op<mnemonic, traits> {
+    : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect])> {
   let hasVerifier = 1;
 }
 
@@ -284,7 +286,7 @@ def Weft_AllToAllOp : Weft_CollectiveOp<"all_to_all"> {
       "attr-dict `:` type($input) `->` type($result)";
 }
 
-def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [Pure]> {
+def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable]> {
   let summary = "keep this rank's block of a replicated dimension";
   let description = [{
     No communication: rank `i` of its group over `axes` keeps block `i` of

@@ -1,0 +1,195 @@
+//===- PlanToCpp.cpp - Runtime plans as C++ initializers ------------------===//
+//
+// Every member is printed, in declaration order, with its designator, so a
+// member added to or reordered in a runtime plan struct fails to compile in
+// the generated code instead of silently defaulting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mlir::weft {
+namespace rt = ::weft::rt;
+
+namespace {
+/// Accumulates `.member = value` pairs of one aggregate.
+class Init {
+public:
+  explicit Init(std::string type) : type_(std::move(type)) {}
+  Init &add(const char *member, const std::string &value) {
+    os_ << (first_ ? "" : ", ") << "." << member << " = " << value;
+    first_ = false;
+    return *this;
+  }
+  Init &add(const char *member, int64_t v) {
+    return add(member, std::to_string(v));
+  }
+  Init &addBool(const char *member, bool v) {
+    return add(member, std::string(v ? "true" : "false"));
+  }
+  std::string str() const { return type_ + "{" + os_.str() + "}"; }
+
+private:
+  std::string type_;
+  std::ostringstream os_;
+  bool first_ = true;
+};
+} // namespace
+
+std::string cppString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string toCpp(const std::vector<int64_t> &values) {
+  std::string s = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "}";
+}
+
+std::string toCpp(const std::vector<int> &values) {
+  return toCpp(std::vector<int64_t>(values.begin(), values.end()));
+}
+
+static std::string toCpp(const std::vector<std::vector<int64_t>> &values) {
+  std::string s = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + toCpp(values[i]);
+  return s + "}";
+}
+
+std::string toCpp(rt::DType dtype) {
+  switch (dtype) {
+  case rt::DType::F32:
+    return "weft::rt::DType::F32";
+  case rt::DType::F64:
+    return "weft::rt::DType::F64";
+  case rt::DType::I32:
+    return "weft::rt::DType::I32";
+  case rt::DType::F16:
+    return "weft::rt::DType::F16";
+  case rt::DType::BF16:
+    return "weft::rt::DType::BF16";
+  }
+  return "weft::rt::DType::F32";
+}
+
+static std::string toCpp(const rt::CopyPlan &p) {
+  return Init("weft::rt::CopyPlan")
+      .add("shape", toCpp(p.shape))
+      .add("srcStrides", toCpp(p.srcStrides))
+      .add("dstStrides", toCpp(p.dstStrides))
+      .add("srcOffset", p.srcOffset)
+      .add("dstOffset", p.dstOffset)
+      .str();
+}
+
+static std::string toCpp(const rt::GemmPlan &p) {
+  return Init("weft::rt::GemmPlan")
+      .add("m", p.m)
+      .add("n", p.n)
+      .add("k", p.k)
+      .addBool("transA", p.transA)
+      .addBool("transB", p.transB)
+      .add("lda", p.lda)
+      .add("ldb", p.ldb)
+      .add("ldc", p.ldc)
+      .add("strideA", p.strideA)
+      .add("strideB", p.strideB)
+      .add("strideC", p.strideC)
+      .add("batch", p.batch)
+      .str();
+}
+
+std::string toCpp(const rt::ReducePlan &p) {
+  return Init("weft::rt::ReducePlan")
+      .add("spec", cppString(p.spec))
+      .add("inShape", toCpp(p.inShape))
+      .add("outShape", toCpp(p.outShape))
+      .add("shape", toCpp(p.shape))
+      .add("inStrides", toCpp(p.inStrides))
+      .add("outStrides", toCpp(p.outStrides))
+      .add("outElements", p.outElements)
+      .add("reducedElements", p.reducedElements)
+      .str();
+}
+
+std::string toCpp(const rt::MapPlan &p) {
+  return Init("weft::rt::MapPlan")
+      .add("spec", cppString(p.spec))
+      .add("inShapes", toCpp(p.inShapes))
+      .add("outShape", toCpp(p.outShape))
+      .add("shape", toCpp(p.shape))
+      .add("inStrides", toCpp(p.inStrides))
+      .add("outStrides", toCpp(p.outStrides))
+      .str();
+}
+
+std::string toCpp(const rt::EmbedPlan &p) {
+  return Init("weft::rt::EmbedPlan")
+      .add("spec", cppString(p.spec))
+      .add("idsShape", toCpp(p.idsShape))
+      .add("tableShape", toCpp(p.tableShape))
+      .add("outShape", toCpp(p.outShape))
+      .add("shape", toCpp(p.shape))
+      .add("idsStrides", toCpp(p.idsStrides))
+      .add("tableStrides", toCpp(p.tableStrides))
+      .add("outStrides", toCpp(p.outStrides))
+      .add("rows", p.rows)
+      .add("rowStride", p.rowStride)
+      .addBool("rowCopy", p.rowCopy)
+      .add("rowElements", p.rowElements)
+      .add("numIds", p.numIds)
+      .str();
+}
+
+std::string toCpp(const rt::EinsumPlan &p) {
+  // One member per line: the GEMM parameters are what a reader looks for.
+  Init init("weft::rt::EinsumPlan");
+  init.add("spec", cppString(p.spec))
+      .add("dtype", toCpp(p.dtype))
+      .add("aShape", toCpp(p.aShape))
+      .add("bShape", toCpp(p.bShape))
+      .add("outShape", toCpp(p.outShape))
+      .addBool("unary", p.unary)
+      .addBool("unaryIsCopy", p.unaryIsCopy)
+      .add("unaryCopy", toCpp(p.unaryCopy))
+      .add("unaryReduce", toCpp(p.unaryReduce))
+      .addBool("reduceA", p.reduceA)
+      .addBool("reduceB", p.reduceB)
+      .add("reduceAPlan", toCpp(p.reduceAPlan))
+      .add("reduceBPlan", toCpp(p.reduceBPlan))
+      .addBool("permuteA", p.permuteA)
+      .addBool("permuteB", p.permuteB)
+      .add("permAPlan", toCpp(p.permAPlan))
+      .add("permBPlan", toCpp(p.permBPlan))
+      .addBool("swapOperands", p.swapOperands)
+      .add("gemm", "\n    " + toCpp(p.gemm) + "\n    ")
+      .addBool("permuteOut", p.permuteOut)
+      .add("permOutPlan", toCpp(p.permOutPlan))
+      .add("tempAElements", p.tempAElements)
+      .add("tempBElements", p.tempBElements)
+      .add("tempOutElements", p.tempOutElements)
+      .add("flops", p.flops);
+  return init.str();
+}
+
+} // namespace mlir::weft

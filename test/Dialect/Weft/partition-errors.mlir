@@ -1,0 +1,68 @@
+// Bad input to weft-partition: each a clear diagnostic.
+// RUN: weft-opt --weft-partition -split-input-file -verify-diagnostics %s
+
+weft.mesh @mesh ["model" = 4]
+// An unpropagated program: no shardings at all.
+// expected-error@+1 {{'func.func' op has no #weft.sharding: run --weft-propagate before --weft-partition}}
+func.func @unpropagated(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = weft.map relu "i->i" (%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// Annotated but not propagated: an unannotated argument.
+// expected-error@+1 {{'func.func' op argument #1 has no #weft.sharding: run --weft-propagate before --weft-partition}}
+func.func @half(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>, %y: tensor<8xf32>) {
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// Annotated but not propagated: an op without its letter map.
+func.func @no_split(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>> {
+  // expected-error@+1 {{'weft.map' op has no valid `weft.split` letter map: run --weft-propagate before --weft-partition}}
+  %r = weft.map relu "i->i" (%x) : (tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
+  return %r : tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// A malformed letter map.
+func.func @bad_split(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>> {
+  // expected-error@+1 {{'weft.map' op has no valid `weft.split` letter map}}
+  %r = weft.map relu "i->i" (%x) {weft.split = {ij = [1]}} : (tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
+  return %r : tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// A program partitioned already.
+// expected-error@+1 {{'func.func' op is already partitioned (its arguments carry weft.global_type)}}
+func.func @twice(%x: tensor<2xf32> {weft.global_type = tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>}) -> tensor<2xf32> {
+  %r = weft.all_reduce sum %x on @mesh over ["model"] : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// Shardings that name a mesh that is missing are caught by the verifier.
+func.func @missing_mesh(%x: tensor<8xf32, #weft.sharding<@gone, [{"model"}]>>) -> tensor<8xf32> {
+  // expected-error@+1 {{'weft.map' op refers to mesh @gone, which is not defined (declare it with weft.mesh)}}
+  %r = weft.map relu "i->i" (%x) {weft.split = {i = ["model"]}} : (tensor<8xf32, #weft.sharding<@gone, [{"model"}]>>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 4]
+// A requested layout that no plan reaches: a value cannot be made partial.
+func.func @to_partial(%x: tensor<8xf32, #weft.sharding<@mesh, [{}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{}], partial = sum {"model"}>> {
+  // expected-error@+1 {{'weft.shard' op cannot reshard %arg0 to [{}] partial sum {"model"}: cannot make a value partial over model}}
+  %r = weft.shard %x : tensor<8xf32, #weft.sharding<@mesh, [{}]>> -> tensor<8xf32, #weft.sharding<@mesh, [{}], partial = sum {"model"}>>
+  return %r : tensor<8xf32, #weft.sharding<@mesh, [{}], partial = sum {"model"}>>
+}
