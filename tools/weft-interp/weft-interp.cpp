@@ -57,9 +57,14 @@ static cl::opt<std::string>
                   cl::desc("Function of the --compare file (default: the "
                            "only func.func of that module)"),
                   cl::value_desc("name"), cl::cat(category));
-static cl::opt<uint64_t>
-    seed("seed", cl::desc("Seed of the random inputs (default 0)"),
-         cl::init(0), cl::cat(category));
+static cl::opt<bool> allFuncs(
+    "all-funcs",
+    cl::desc("With --compare: compare every function of the global module "
+             "with the local function of the same name"),
+    cl::cat(category));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the random inputs (default 0)"),
+                              cl::init(0), cl::cat(category));
 static cl::list<std::string>
     inputs("input",
            cl::desc("Take global argument N from a .npy file instead of "
@@ -75,14 +80,20 @@ static cl::opt<bool>
     printValues("print-values",
                 cl::desc("Print every element of every result (row-major)"),
                 cl::cat(category));
+static cl::opt<bool> printRanks(
+    "print-ranks",
+    cl::desc("Print every element of every rank's local results, before "
+             "they are assembled (local view)"),
+    cl::cat(category));
 static cl::opt<double>
-    rtol("rtol", cl::desc("Relative tolerance of --compare (default 1e-9)"),
-         cl::init(1e-9), cl::cat(category));
+    rtolOpt("rtol", cl::desc("Relative tolerance of --compare (default 1e-9)"),
+            cl::init(1e-9), cl::cat(category));
 static cl::opt<double>
-    atol("atol", cl::desc("Absolute tolerance of --compare (default 1e-10)"),
-         cl::init(1e-10), cl::cat(category));
+    atolOpt("atol", cl::desc("Absolute tolerance of --compare (default 1e-10)"),
+            cl::init(1e-10), cl::cat(category));
 
-static const char *overview = R"(weft-interp: the reference interpreter of weft programs
+static const char *overview =
+    R"(weft-interp: the reference interpreter of weft programs
 
 Evaluates weft programs in double precision with plain loops: the oracle of
 the partitioner, needing neither MPI nor BLAS.
@@ -115,10 +126,11 @@ static int toolError(const Twine &msg) {
   return 1;
 }
 
-/// Parses `path` into `module` (diagnostics go through the source manager).
+/// Parses `path` as the main file of `sourceMgr`, which must hold no file
+/// yet (diagnostics of other files' locations load them by name).
 static OwningOpRef<ModuleOp> parseFile(StringRef path, MLIRContext &context,
                                        llvm::SourceMgr &sourceMgr) {
-  std::string error;
+  assert(sourceMgr.getNumBuffers() == 0 && "one file per source manager");
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) {
     toolError("cannot open input file '" + path +
@@ -165,8 +177,8 @@ static FailureOr<Values> makeInputs(func::FuncOp func,
       return failure();
     }
     if (index >= types.size()) {
-      toolError("--input " + key + ": the function has " +
-                Twine(types.size()) + " argument(s)");
+      toolError("--input " + key + ": the function has " + Twine(types.size()) +
+                " argument(s)");
       return failure();
     }
     if (!files.emplace(index, path.str()).second) {
@@ -237,9 +249,9 @@ static void printResult(unsigned i, const Tensor &t, RankedTensorType type) {
 /// Splits `globals` into per-rank blocks, runs the local function on every
 /// rank and assembles its results. Replicas that disagree are reported in
 /// `mismatches`.
-static FailureOr<Values> runLocal(func::FuncOp func, const LocalSignature &sig,
-                                  ArrayRef<Tensor> globals,
-                                  SmallVectorImpl<ReplicaMismatch> &mismatches) {
+static FailureOr<Values>
+runLocal(func::FuncOp func, const LocalSignature &sig, ArrayRef<Tensor> globals,
+         SmallVectorImpl<ReplicaMismatch> &mismatches) {
   int64_t numRanks = sig.mesh.getNumRanks();
   std::vector<Values> args(numRanks);
   for (int64_t r = 0; r < numRanks; ++r)
@@ -249,6 +261,15 @@ static FailureOr<Values> runLocal(func::FuncOp func, const LocalSignature &sig,
       evaluateLocal(func, sig.meshOp, args);
   if (failed(results))
     return failure();
+  if (printRanks)
+    for (int64_t r = 0; r < numRanks; ++r)
+      for (auto [i, t] : llvm::enumerate((*results)[r])) {
+        llvm::outs() << "rank " << r << " result #" << i << ": "
+                     << shapeToString(t.getShape()) << ":";
+        for (double v : t.getData())
+          llvm::outs() << " " << llvm::format("%.12g", v);
+        llvm::outs() << "\n";
+      }
   Values assembled;
   for (auto [i, type] : llvm::enumerate(sig.resultTypes)) {
     SmallVector<Tensor> blocks;
@@ -256,7 +277,7 @@ static FailureOr<Values> runLocal(func::FuncOp func, const LocalSignature &sig,
       blocks.push_back((*results)[r][i]);
     ReplicaMismatch mismatch;
     assembled.push_back(assemble(blocks, type.getShape(), sig.resultLayouts[i],
-                                 sig.mesh, rtol, atol, mismatch));
+                                 sig.mesh, rtolOpt, atolOpt, mismatch));
     mismatches.push_back(mismatch);
   }
   return assembled;
@@ -269,8 +290,9 @@ static void printReplicaMismatch(const ReplicaMismatch &m,
                << " hold " << llvm::format("%.17g", m.valueA) << " and "
                << llvm::format("%.17g", m.valueB) << " at "
                << indexToString(m.index, shape) << " (" << m.count
-               << " element(s) beyond rtol " << rtol.getValue() << " atol "
-               << atol.getValue() << ")";
+               << " element(s) beyond rtol "
+               << llvm::format("%g", rtolOpt.getValue()) << " atol "
+               << llvm::format("%g", atolOpt.getValue()) << ")";
 }
 
 /// Evaluates one program: the global view, or the local view when the
@@ -293,8 +315,13 @@ static int runSingle(func::FuncOp func) {
                          " takes a non-tensor or dynamic argument");
       argTypes.push_back(ranked);
     }
-    for (Type t : func.getResultTypes())
-      resultTypes.push_back(cast<RankedTensorType>(t));
+    for (Type t : func.getResultTypes()) {
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      if (!ranked || !ranked.hasStaticShape())
+        return toolError("function @" + func.getSymName() +
+                         " returns a non-tensor or dynamic result");
+      resultTypes.push_back(ranked);
+    }
   }
   FailureOr<Values> args = makeInputs(func, argTypes);
   if (failed(args))
@@ -337,17 +364,15 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     return 1;
   };
   if (global.getNumArguments() != local.getNumArguments())
-    return mismatchError("the local function takes " +
-                         Twine(local.getNumArguments()) +
-                         " argument(s) but the global function @" +
-                         global.getSymName() + " takes " +
-                         Twine(global.getNumArguments()));
+    return mismatchError(
+        "the local function takes " + Twine(local.getNumArguments()) +
+        " argument(s) but the global function @" + global.getSymName() +
+        " takes " + Twine(global.getNumArguments()));
   if (global.getNumResults() != local.getNumResults())
-    return mismatchError("the local function returns " +
-                         Twine(local.getNumResults()) +
-                         " result(s) but the global function @" +
-                         global.getSymName() + " returns " +
-                         Twine(global.getNumResults()));
+    return mismatchError(
+        "the local function returns " + Twine(local.getNumResults()) +
+        " result(s) but the global function @" + global.getSymName() +
+        " returns " + Twine(global.getNumResults()));
   auto checkTypes = [&](TypeRange globalTypes,
                         ArrayRef<RankedTensorType> declared,
                         StringRef what) -> LogicalResult {
@@ -364,8 +389,8 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     }
     return success();
   };
-  if (failed(checkTypes(global.getArgumentTypes(), sig->argTypes,
-                        "argument")) ||
+  if (failed(
+          checkTypes(global.getArgumentTypes(), sig->argTypes, "argument")) ||
       failed(checkTypes(global.getResultTypes(), sig->resultTypes, "result")))
     return 1;
 
@@ -390,7 +415,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     if (failed(maybeWrite("result" + std::to_string(i), e, type)) ||
         failed(maybeWrite("local_result" + std::to_string(i), a, type)))
       return 1;
-    Comparison c = compare(a, e, rtol, atol);
+    Comparison c = compare(a, e, rtolOpt, atolOpt);
     bool ok = c.failures == 0 && replicas[i].count == 0;
     matching += ok;
     llvm::outs() << "result #" << i << ": " << (ok ? "match" : "MISMATCH")
@@ -400,8 +425,9 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
                  << llvm::format("%.3g", c.maxRelError);
     if (c.failures > 0)
       llvm::outs() << "; " << c.failures << " of " << e.getNumElements()
-                   << " element(s) beyond rtol " << rtol.getValue() << " atol "
-                   << atol.getValue() << ", worst at "
+                   << " element(s) beyond rtol "
+                   << llvm::format("%g", rtolOpt.getValue()) << " atol "
+                   << llvm::format("%g", atolOpt.getValue()) << ", worst at "
                    << indexToString(c.worstIndex, e.getShape()) << ": local "
                    << llvm::format("%.17g", c.worstActual) << ", global "
                    << llvm::format("%.17g", c.worstExpected);
@@ -420,20 +446,25 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
-  if (rtol < 0 || atol < 0)
+  if (rtolOpt < 0 || atolOpt < 0)
     return toolError("--rtol and --atol must be non-negative");
 
   DialectRegistry registry;
   registry.insert<WeftDialect, func::FuncDialect, arith::ArithDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module = parseFile(inputFile, context, sourceMgr);
   if (!module)
     return 1;
-  func::FuncOp func = selectFunction(*module, funcName, inputFile, "func");
+  if (allFuncs && compareFile.empty())
+    return toolError("--all-funcs needs --compare");
+  func::FuncOp func =
+      allFuncs ? *module->getOps<func::FuncOp>().begin()
+               : selectFunction(*module, funcName, inputFile, "func");
   if (!func)
     return 1;
   if (compareFile.empty())
@@ -444,10 +475,30 @@ int main(int argc, char **argv) {
                      "' is a local-view program (it has weft.global_type "
                      "attributes); the first file of --compare is the "
                      "global view");
+  llvm::SourceMgr localSourceMgr;
   OwningOpRef<ModuleOp> localModule =
-      parseFile(compareFile, context, sourceMgr);
+      parseFile(compareFile, context, localSourceMgr);
   if (!localModule)
     return 1;
+  if (allFuncs) {
+    unsigned total = 0, failures = 0;
+    SymbolTable localTable(*localModule);
+    for (auto global : module->getOps<func::FuncOp>()) {
+      ++total;
+      auto local = localTable.lookup<func::FuncOp>(global.getSymName());
+      if (!local) {
+        global.emitError() << "no function @" << global.getSymName() << " in '"
+                           << compareFile << "'";
+        ++failures;
+        continue;
+      }
+      if (runCompare(global, local) != 0)
+        ++failures;
+    }
+    llvm::outs() << "compare-all: " << total - failures << " of " << total
+                 << " function(s) match\n";
+    return failures == 0 ? 0 : 1;
+  }
   func::FuncOp local =
       selectFunction(*localModule, localFuncName, compareFile, "local-func");
   if (!local)
