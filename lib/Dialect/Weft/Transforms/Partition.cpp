@@ -319,16 +319,22 @@ LogicalResult Partitioner::run() {
   });
 
   // Arguments become local; their global type moves to an attribute.
-  Builder b(func.getContext());
+  // (All attributes at once: setting them one by one rebuilds the whole
+  // array each time, quadratic in the argument count.)
+  SmallVector<DictionaryAttr> argAttrs;
+  func.getAllArgAttrs(argAttrs);
   for (BlockArgument arg : func.getArguments()) {
     auto global = dyn_cast<RankedTensorType>(arg.getType());
     if (!global)
       continue;
     Layout layout = layoutOf(global);
-    func.setArgAttr(arg.getArgNumber(), kGlobalType, TypeAttr::get(global));
+    NamedAttrList attrs(argAttrs[arg.getArgNumber()]);
+    attrs.set(kGlobalType, TypeAttr::get(global));
+    argAttrs[arg.getArgNumber()] = attrs.getDictionary(func.getContext());
     arg.setType(localType(global, layout));
     available[arg].push_back({layout, arg});
   }
+  func.setAllArgAttrs(argAttrs);
   SmallVector<Operation *> globalOps;
   for (Operation &op : func.getBody().getOps())
     globalOps.push_back(&op);
@@ -345,8 +351,14 @@ LogicalResult Partitioner::run() {
   func.setFunctionType(FunctionType::get(
       func.getContext(), func.getBody().getArgumentTypes(),
       ret->getOperandTypes()));
-  for (auto [i, type] : llvm::enumerate(globalResults))
-    func.setResultAttr(i, kGlobalType, TypeAttr::get(type));
+  SmallVector<DictionaryAttr> resultAttrs;
+  func.getAllResultAttrs(resultAttrs);
+  for (auto [i, type] : llvm::enumerate(globalResults)) {
+    NamedAttrList attrs(resultAttrs[i]);
+    attrs.set(kGlobalType, TypeAttr::get(type));
+    resultAttrs[i] = attrs.getDictionary(func.getContext());
+  }
+  func.setAllResultAttrs(resultAttrs);
   return success();
 }
 

@@ -17,6 +17,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/ADT/BitVector.h"
+#include <queue>
 #include <set>
 
 #define DEBUG_TYPE "weft-propagate"
@@ -31,11 +33,18 @@ using namespace mlir::weft;
 
 namespace {
 
+/// Where a value's layout came from, for explanations (formatted only then).
+struct Origin {
+  enum Kind { AnnotatedArgument, AnnotatedResult, Propagated, Computed,
+              Required } kind = Propagated;
+  /// The op that gave the layout (none for an annotated argument).
+  Operation *by = nullptr;
+};
+
 struct ValueState {
   std::optional<Layout> layout;
   bool fixed = false;
-  /// Where the layout came from, for explanations.
-  std::string origin;
+  Origin origin;
 };
 
 /// A priced letter map.
@@ -83,7 +92,7 @@ public:
   Propagator(func::FuncOp func, const MeshInfo &mesh,
              const AxisWeights &weights, bool explain)
       : func(func), mesh(mesh), weights(weights), explain(explain),
-        asmState(func) {}
+        asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
 
@@ -99,7 +108,8 @@ private:
   int acceptedOperand(const ShardingRule &rule, const LetterMap &map);
   Candidate price(const ShardingRule &rule, const LetterMap &map);
   void decide(Operation *op);
-  void setLayout(Value v, const Layout &layout, const std::string &origin);
+  void setLayout(Value v, const Layout &layout, Origin origin);
+  std::string describeOrigin(Value v);
   void writeBack();
   std::string name(Value v);
 
@@ -107,16 +117,29 @@ private:
   const MeshInfo &mesh;
   const AxisWeights &weights;
   bool explain;
-  AsmState asmState;
+  /// SSA names for explanations; built only with `explain`.
+  std::unique_ptr<AsmState> asmState;
 
   llvm::DenseMap<Value, ValueState> states;
   SmallVector<Operation *> order;
   llvm::DenseMap<Operation *, unsigned> index;
   llvm::DenseMap<Operation *, ShardingRule> rules;
-  llvm::DenseMap<Operation *, LetterMap> decided;
+  /// Ops whose letter map is chosen (by canonical index); the map itself
+  /// is written on the op as `weft.split` right away.
+  llvm::BitVector decided;
+  bool isDecided(Operation *op) { return decided.test(index[op]); }
   /// Ops found in conflict by the last visit, by canonical index.
   std::set<unsigned> conflicted;
-  std::set<unsigned> worklist;
+  /// Ops to revisit, smallest canonical index first; `queued` dedupes.
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
+      worklist;
+  llvm::BitVector queued;
+  void enqueue(unsigned idx) {
+    if (!queued.test(idx)) {
+      queued.set(idx);
+      worklist.push(idx);
+    }
+  }
   /// With `explain`: the text of each op's remark, emitted in program order.
   llvm::DenseMap<Operation *, std::string> explanations;
   double totalCost = 0;
@@ -129,7 +152,8 @@ private:
 std::string Propagator::name(Value v) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  v.printAsOperand(os, asmState);
+  if (asmState)
+    v.printAsOperand(os, *asmState);
   return s;
 }
 
@@ -142,8 +166,25 @@ static std::string describeOp(Operation *op) {
   return s;
 }
 
+std::string Propagator::describeOrigin(Value v) {
+  const Origin &o = states[v].origin;
+  switch (o.kind) {
+  case Origin::AnnotatedArgument:
+    return name(v) + " (annotated argument)";
+  case Origin::AnnotatedResult:
+    return name(v) + " (annotated result of " + describeOp(o.by) + ")";
+  case Origin::Propagated:
+    return name(v) + ", propagated by " + describeOp(o.by);
+  case Origin::Computed:
+    return name(v) + ", computed by " + describeOp(o.by);
+  case Origin::Required:
+    return name(v) + ", required by " + describeOp(o.by);
+  }
+  return name(v);
+}
+
 void Propagator::setLayout(Value v, const Layout &layout,
-                           const std::string &origin) {
+                           Origin origin) {
   ValueState &s = states[v];
   s.layout = layout;
   s.origin = origin;
@@ -153,17 +194,17 @@ void Propagator::setLayout(Value v, const Layout &layout,
 void Propagator::enqueueNeighbors(Value v) {
   if (Operation *def = v.getDefiningOp())
     if (index.count(def))
-      worklist.insert(index[def]);
+      enqueue(index[def]);
   for (Operation *user : v.getUsers())
     if (index.count(user))
-      worklist.insert(index[user]);
+      enqueue(index[user]);
 }
 
 LogicalResult Propagator::collectAnnotations() {
   for (BlockArgument arg : func.getArguments()) {
     if (ShardingAttr s = getSharding(arg.getType()))
       states[arg] = {Layout::fromAttr(s), true,
-                     name(arg) + " (annotated argument)"};
+                     {Origin::AnnotatedArgument, nullptr}};
   }
   // weft.shard constraints on one value must agree.
   llvm::DenseMap<Value, ShardOp> constraintOf;
@@ -171,8 +212,7 @@ LogicalResult Propagator::collectAnnotations() {
     for (Value r : op->getResults())
       if (ShardingAttr s = getSharding(r.getType()))
         states[r] = {Layout::fromAttr(s), true,
-                     name(r) + " (annotated result of " + describeOp(op) +
-                         ")"};
+                     {Origin::AnnotatedResult, op}};
     if (auto shard = dyn_cast<ShardOp>(op)) {
       auto [it, inserted] = constraintOf.try_emplace(shard.getInput(), shard);
       if (!inserted && getSharding(it->second.getType()) !=
@@ -192,6 +232,12 @@ LogicalResult Propagator::collectAnnotations() {
 }
 
 LogicalResult Propagator::computeOrder() {
+  // Size the maps once: rehashing maps of rules dominates on big programs.
+  size_t numOps = func.getBody().front().getOperations().size();
+  rules.reserve(numOps);
+  index.reserve(numOps);
+  states.reserve(numOps + func.getNumArguments());
+  order.reserve(numOps);
   // Every op must be one propagation knows.
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
@@ -288,12 +334,12 @@ int Propagator::acceptedOperand(const ShardingRule &rule,
 }
 
 void Propagator::propagateCompatible() {
-  conflicted.clear();
   while (!worklist.empty()) {
-    unsigned idx = *worklist.begin();
-    worklist.erase(worklist.begin());
+    unsigned idx = worklist.top();
+    worklist.pop();
+    queued.reset(idx);
     Operation *op = order[idx];
-    if (decided.count(op))
+    if (decided.test(idx))
       continue;
     const ShardingRule &rule = rules.find(op)->second;
     llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
@@ -320,7 +366,7 @@ void Propagator::propagateCompatible() {
                      : rule.requiredLayout(i, map);
       if (l.usedAxes().empty())
         continue;
-      setLayout(v, l, name(v) + ", propagated by " + describeOp(op));
+      setLayout(v, l, {Origin::Propagated, op});
     }
   }
 }
@@ -332,7 +378,7 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     c.axesUsed += axes.size();
   c.acceptedOperand = acceptedOperand(rule, map);
   auto addReshard = [&](Value v, const Layout &from, const Layout &to,
-                        const std::string &what) {
+                        StringRef what) {
     if (from == to)
       return;
     std::string why;
@@ -352,14 +398,20 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     });
     if (states[v].fixed && movesBytes)
       ++c.fixedResharded;
-    std::string line = what + " " + name(v) + " " + from.str() + " -> " +
-                       to.str() + ":";
-    for (const ReshardStep &s : plan->steps)
-      line += " " + s.kindName().str() + " over " + axesStr(s.axes) +
-              (s.dim >= 0 ? " dim " + std::to_string(s.dim) : "") + " (" +
-              formatBytes(s.bytesPerDevice) + ")";
+    if (!explain)
+      return;
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << what << " " << name(v) << " " << from.str() << " -> " << to.str()
+       << ":";
+    for (const ReshardStep &s : plan->steps) {
+      os << " " << s.kindName() << " over " << axesStr(s.axes);
+      if (s.dim >= 0)
+        os << " dim " << s.dim;
+      os << " (" << formatBytes(s.bytesPerDevice) << ")";
+    }
     if (reused)
-      line += " [already paid for by another consumer]";
+      os << " [already paid for by another consumer]";
     c.reshards.push_back(line);
   };
   for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
@@ -372,7 +424,8 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
       req.partial = s.layout->partial;
       req.partialKind = s.layout->partialKind;
     }
-    addReshard(v, *s.layout, req, "operand #" + std::to_string(i));
+    addReshard(v, *s.layout, req,
+               explain ? "operand #" + std::to_string(i) : std::string());
   }
   Value result = rule.getTensor(rule.getResultIndex());
   if (states[result].layout) {
@@ -454,7 +507,9 @@ void Propagator::decide(Operation *op) {
     candidates.push_back(price(rule, LetterMap()));
     best = &candidates.back();
   }
-  decided[op] = best->letters;
+  decided.set(index[op]);
+  if (isa<IndexLetterOpInterface>(op))
+    rule.writeSplit(best->letters);
   conflicted.erase(index[op]);
 
   // Record the reshards it pays for and fill unknown tensors.
@@ -469,12 +524,12 @@ void Propagator::decide(Operation *op) {
                                ? &*states[rule.getTensor(best->acceptedOperand)]
                                       .layout
                                : nullptr),
-                  name(v) + ", computed by " + describeOp(op));
+                  {Origin::Computed, op});
       continue;
     }
     Layout req = rule.requiredLayout(i, map);
     if (!states[v].layout) {
-      setLayout(v, req, name(v) + ", required by " + describeOp(op));
+      setLayout(v, req, {Origin::Required, op});
       continue;
     }
     if (int(i) == best->acceptedOperand) {
@@ -501,7 +556,7 @@ void Propagator::decide(Operation *op) {
       if (d == StringRef::npos || !s.layout || s.layout->dims[d] != it->second)
         continue;
       os << "\n  " << c << " = " << axesStr(it->second) << " from "
-         << s.origin;
+         << describeOrigin(rule.getTensor(i));
       break;
     }
   }
@@ -530,7 +585,6 @@ void Propagator::decide(Operation *op) {
 }
 
 void Propagator::writeBack() {
-  Builder b(func.getContext());
   auto retype = [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     ValueState &s = states[v];
@@ -544,10 +598,8 @@ void Propagator::writeBack() {
   for (Operation *op : order) {
     for (Value r : op->getResults())
       retype(r);
-    if (!isa<IndexLetterOpInterface>(op))
-      continue;
-    rules.find(op)->second.writeSplit(decided[op]);
   }
+
   Operation *ret = func.getBody().front().getTerminator();
   func.setFunctionType(FunctionType::get(func.getContext(),
                                          func.getBody().getArgumentTypes(),
@@ -557,13 +609,15 @@ void Propagator::writeBack() {
 LogicalResult Propagator::run() {
   if (failed(computeOrder()) || failed(collectAnnotations()))
     return failure();
+  queued.resize(order.size());
+  decided.resize(order.size());
   for (unsigned i = 0; i < order.size(); ++i)
-    worklist.insert(i);
+    enqueue(i);
   propagateCompatible();
   // Resolve conflicts one at a time, in canonical order.
   while (true) {
     auto it = llvm::find_if(conflicted, [&](unsigned idx) {
-      return !decided.count(order[idx]);
+      return !decided.test(idx);
     });
     if (it == conflicted.end())
       break;
@@ -571,7 +625,7 @@ LogicalResult Propagator::run() {
     propagateCompatible();
   }
   for (Operation *op : order)
-    if (!decided.count(op)) {
+    if (!isDecided(op)) {
       decide(op);
       propagateCompatible();
     }
