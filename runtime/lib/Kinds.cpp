@@ -7,7 +7,7 @@ namespace weft::rt {
 
 static const char *const kMapNames[] = {
     "add",  "sub",   "mul",    "div",  "max",  "min",  "neg",  "exp",  "log",
-    "sqrt", "rsqrt", "square", "tanh", "relu", "gelu", "silu", "scale"};
+    "sqrt", "rsqrt", "square", "tanh", "relu", "gelu", "silu", "scale", "shift"};
 
 bool isBinary(MapKind k) {
   return static_cast<int>(k) <= static_cast<int>(MapKind::Min);
@@ -16,7 +16,7 @@ bool isBinary(MapKind k) {
 const char *mapKindName(MapKind k) { return kMapNames[static_cast<int>(k)]; }
 
 MapKind parseMapKind(const std::string &name) {
-  for (int i = 0; i <= static_cast<int>(MapKind::Scale); ++i)
+  for (int i = 0; i <= static_cast<int>(MapKind::Shift); ++i)
     if (name == kMapNames[i])
       return static_cast<MapKind>(i);
   fail("unknown map kind '", name, "'");

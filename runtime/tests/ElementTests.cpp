@@ -63,6 +63,8 @@ double refMap(MapKind k, double a, double b, double s) {
     return a / (1 + std::exp(-a));
   case MapKind::Scale:
     return a * s;
+  case MapKind::Shift:
+    return a + s;
   }
   return NAN;
 }
@@ -94,7 +96,7 @@ TEST_P(ElementTest, EveryMapKindWithBroadcasts) {
       {"ij->ji", {{3, 5}}},
       {"->", {{}}},
   };
-  for (int ki = 0; ki <= static_cast<int>(MapKind::Scale); ++ki) {
+  for (int ki = 0; ki <= static_cast<int>(MapKind::Shift); ++ki) {
     MapKind k = static_cast<MapKind>(ki);
     const auto &cases = isBinary(k) ? binary : unary;
     for (const auto &c : cases) {

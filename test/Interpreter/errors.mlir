@@ -27,12 +27,6 @@ func.func @partly(%x: tensor<2xf32> {weft.global_type = tensor<4xf32, #weft.shar
   return %x : tensor<2xf32>
 }
 
-// RUN: not weft-interp %s --func not_a_type 2>&1 | FileCheck %s --check-prefix=NOTTYPE
-// NOTTYPE: errors.mlir:[[@LINE+1]]:1: error: `weft.global_type` of argument #0 must be a static ranked tensor type, got 3 : i32
-func.func @not_a_type(%x: tensor<4xf32> {weft.global_type = 3 : i32}) -> (tensor<4xf32> {weft.global_type = tensor<4xf32>}) {
-  return %x : tensor<4xf32>
-}
-
 // RUN: not weft-interp %s --func bad_local_shape 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: errors.mlir:[[@LINE+1]]:1: error: argument #0 has local shape 4x3, but its global type 'tensor<4x3xf32, #weft.sharding<@mesh, [{"m"}, {}]>>' gives blocks of shape 2x3
 func.func @bad_local_shape(%x: tensor<4x3xf32> {weft.global_type = tensor<4x3xf32, #weft.sharding<@mesh, [{"m"}, {}]>>})
@@ -59,12 +53,6 @@ func.func @uneven(%x: tensor<1xf32> {weft.global_type = tensor<3xf32, #weft.shar
 func.func @no_mesh(%x: tensor<2xf32> {weft.global_type = tensor<4xf32, #weft.sharding<@nowhere, [{"m"}]>>})
     -> (tensor<2xf32> {weft.global_type = tensor<2xf32>}) {
   return %x : tensor<2xf32>
-}
-
-// RUN: not weft-interp %s --func element_type 2>&1 | FileCheck %s --check-prefix=ELT
-// ELT: errors.mlir:[[@LINE+1]]:1: error: argument #0 has element type 'f64' but its global type 'tensor<4xf32>' has 'f32'
-func.func @element_type(%x: tensor<4xf64> {weft.global_type = tensor<4xf32>}) -> (tensor<4xf64> {weft.global_type = tensor<4xf64>}) {
-  return %x : tensor<4xf64>
 }
 
 // RUN: not weft-interp %s --func encoded 2>&1 | FileCheck %s --check-prefix=ENCODED

@@ -5,10 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Conversion/WeftToRuntime/Passes.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -17,9 +19,10 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::weft::registerWeftPasses();
+  mlir::weft::registerWeftToRuntimePasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::weft::WeftDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
+                  mlir::arith::ArithDialect, mlir::emitc::EmitCDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "weft-opt: the weft dialect's optimizer and pass driver\n",
       registry));

@@ -1,8 +1,9 @@
 //===- PlanToCpp.cpp - Runtime plans as C++ initializers ------------------===//
 //
-// Every member is printed, in declaration order, with its designator, so a
-// member added to or reordered in a runtime plan struct fails to compile in
-// the generated code instead of silently defaulting.
+// Members are printed in declaration order with their designators, so a
+// member renamed or reordered in a runtime plan struct fails to compile in
+// the generated code. Stage plans an einsum plan skips are left out (they
+// keep their defaults) to keep the generated code readable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,30 +163,38 @@ std::string toCpp(const rt::EmbedPlan &p) {
 }
 
 std::string toCpp(const rt::EinsumPlan &p) {
-  // One member per line: the GEMM parameters are what a reader looks for.
+  // The stage plans of stages the plan skips keep their defaults.
   Init init("weft::rt::EinsumPlan");
   init.add("spec", cppString(p.spec))
       .add("dtype", toCpp(p.dtype))
       .add("aShape", toCpp(p.aShape))
       .add("bShape", toCpp(p.bShape))
       .add("outShape", toCpp(p.outShape))
-      .addBool("unary", p.unary)
-      .addBool("unaryIsCopy", p.unaryIsCopy)
-      .add("unaryCopy", toCpp(p.unaryCopy))
-      .add("unaryReduce", toCpp(p.unaryReduce))
-      .addBool("reduceA", p.reduceA)
-      .addBool("reduceB", p.reduceB)
-      .add("reduceAPlan", toCpp(p.reduceAPlan))
-      .add("reduceBPlan", toCpp(p.reduceBPlan))
-      .addBool("permuteA", p.permuteA)
-      .addBool("permuteB", p.permuteB)
-      .add("permAPlan", toCpp(p.permAPlan))
-      .add("permBPlan", toCpp(p.permBPlan))
-      .addBool("swapOperands", p.swapOperands)
-      .add("gemm", "\n    " + toCpp(p.gemm) + "\n    ")
-      .addBool("permuteOut", p.permuteOut)
-      .add("permOutPlan", toCpp(p.permOutPlan))
-      .add("tempAElements", p.tempAElements)
+      .addBool("unary", p.unary);
+  if (p.unary) {
+    init.addBool("unaryIsCopy", p.unaryIsCopy);
+    if (p.unaryIsCopy)
+      init.add("unaryCopy", toCpp(p.unaryCopy));
+    else
+      init.add("unaryReduce", toCpp(p.unaryReduce));
+  } else {
+    init.addBool("reduceA", p.reduceA).addBool("reduceB", p.reduceB);
+    if (p.reduceA)
+      init.add("reduceAPlan", toCpp(p.reduceAPlan));
+    if (p.reduceB)
+      init.add("reduceBPlan", toCpp(p.reduceBPlan));
+    init.addBool("permuteA", p.permuteA).addBool("permuteB", p.permuteB);
+    if (p.permuteA)
+      init.add("permAPlan", toCpp(p.permAPlan));
+    if (p.permuteB)
+      init.add("permBPlan", toCpp(p.permBPlan));
+    init.addBool("swapOperands", p.swapOperands)
+        .add("gemm", toCpp(p.gemm))
+        .addBool("permuteOut", p.permuteOut);
+    if (p.permuteOut)
+      init.add("permOutPlan", toCpp(p.permOutPlan));
+  }
+  init.add("tempAElements", p.tempAElements)
       .add("tempBElements", p.tempBElements)
       .add("tempOutElements", p.tempOutElements)
       .add("flops", p.flops);

@@ -148,8 +148,7 @@ private:
 class FunctionLowering {
 public:
   FunctionLowering(func::FuncOp func, MeshDesc mesh)
-      : func_(func), mesh_(std::move(mesh)), ctx_(func.getContext()),
-        b_(func) {
+      : func_(func), mesh_(std::move(mesh)), ctx_(func.getContext()), b_(func) {
     tensorType_ = emitc::OpaqueType::get(ctx_, "weft::rt::Tensor");
   }
   LogicalResult lower();
@@ -186,22 +185,21 @@ FailureOr<std::vector<int>> FunctionLowering::axisIndices(Operation *op,
     StringRef name = cast<StringAttr>(a).getValue();
     int i = mesh_.index(name);
     if (i < 0)
-      return op->emitError("axis \"") << name << "\" is not an axis of the mesh";
+      return op->emitError("axis \"")
+             << name << "\" is not an axis of the mesh";
     out.push_back(i);
   }
   return out;
 }
 
-FailureOr<Signature> FunctionLowering::signature(Type local,
-                                                 Attribute globalAttr,
-                                                 StringAttr name,
-                                                 const Twine &what,
-                                                 bool isInput) {
+FailureOr<Signature>
+FunctionLowering::signature(Type local, Attribute globalAttr, StringAttr name,
+                            const Twine &what, bool isInput) {
   Signature sig;
   auto localType = dyn_cast<RankedTensorType>(local);
   if (!localType || !localType.hasStaticShape())
-    return func_.emitError() << what << " has type " << local
-                             << ", expected a static tensor";
+    return func_.emitError()
+           << what << " has type " << local << ", expected a static tensor";
   if (localType.getEncoding())
     return func_.emitError()
            << what << " still has a sharding encoding (" << local
@@ -217,8 +215,8 @@ FailureOr<Signature> FunctionLowering::signature(Type local,
     if (!global || !global.hasStaticShape())
       return func_.emitError()
              << what << ": `weft.global_type` must be a static tensor type";
-    sig.global = RankedTensorType::get(global.getShape(),
-                                       global.getElementType());
+    sig.global =
+        RankedTensorType::get(global.getShape(), global.getElementType());
     sharding = getSharding(global);
   }
   unsigned rank = sig.global.getRank();
@@ -235,8 +233,8 @@ FailureOr<Signature> FunctionLowering::signature(Type local,
                                    << "\" is not an axis of the mesh";
         sig.dims[d].push_back(i);
         if (expected[d] % mesh_.sizes[i] != 0)
-          return func_.emitError() << what << ": dim " << d
-                                   << " is not divisible by its axes";
+          return func_.emitError()
+                 << what << ": dim " << d << " is not divisible by its axes";
         expected[d] /= mesh_.sizes[i];
       }
     }
@@ -256,8 +254,8 @@ FailureOr<Signature> FunctionLowering::signature(Type local,
       ArrayRef<int64_t>(expected) != localType.getShape())
     return func_.emitError()
            << what << ": local type " << local
-           << " is not the per-device block of the global type "
-           << sig.global << " (expected shape "
+           << " is not the per-device block of the global type " << sig.global
+           << " (expected shape "
            << RankedTensorType::get(expected, localType.getElementType())
            << ")";
   return sig;
@@ -282,8 +280,8 @@ int64_t FunctionLowering::idBound(Value arg) {
             cast<RankedTensorType>(embed.getTable().getType()).getShape());
         auto spec = embed.getSpec().str();
         // The vocab letter is the table letter absent from the result.
-        std::string tableLetters =
-            spec.substr(spec.find(',') + 1, spec.find("->") - spec.find(',') - 1);
+        std::string tableLetters = spec.substr(
+            spec.find(',') + 1, spec.find("->") - spec.find(',') - 1);
         std::string result = spec.substr(spec.find("->") + 2);
         int64_t rows = 1;
         for (auto [i, c] : llvm::enumerate(tableLetters))
@@ -346,7 +344,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
       return failure();
     return "weft::rt::AxisList" + toCpp(*idx);
   };
-  auto outShape = [&]() { return "weft::rt::Shape" + toCpp(shapeOf(op->getResult(0))); };
+  auto outShape = [&]() {
+    return "weft::rt::Shape" + toCpp(shapeOf(op->getResult(0)));
+  };
   auto axesStr = [](ArrayAttr axes) {
     std::string s = "[";
     for (auto [i, a] : llvm::enumerate(axes))
@@ -390,8 +390,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
       if (op->getNumOperands() == 2)
         args.value(operand(1));
       else
-        args.lit(formatDouble(map.getScalar() ? map.getScalar()->convertToDouble()
-                                              : 0.0));
+        args.lit(formatDouble(
+            map.getScalar() ? map.getScalar()->convertToDouble() : 0.0));
       args.lit(cppString(label(op, ("map " + kind + " " + spec).str())));
       callee = "weft::rt::gen::map";
     } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -401,8 +401,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
       args.lit(plan("weft::rt::ReducePlan", toCpp(p)));
       args.value(operand(0));
       args.lit(cppString(label(
-          op, ("reduce " + stringifyReductionKind(reduce.getKind()) + " " + spec)
-                  .str())));
+          op,
+          ("reduce " + stringifyReductionKind(reduce.getKind()) + " " + spec)
+              .str())));
       callee = "weft::rt::gen::reduce";
     } else if (auto embed = dyn_cast<EmbedOp>(op)) {
       std::string spec = embed.getSpec().str();
@@ -428,10 +429,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
         return failure();
       args.value(operand(0)).lit(*axes).lit(reduceKind(ar.getKind()));
       args.lit(inPlace ? "true" : "false");
-      args.lit(cppString(label(op, ("all_reduce " +
-                                    stringifyReductionKind(ar.getKind()) + " " +
-                                    axesStr(ar.getAxes()))
-                                       .str())));
+      args.lit(cppString(
+          label(op, ("all_reduce " + stringifyReductionKind(ar.getKind()) +
+                     " " + axesStr(ar.getAxes()))
+                        .str())));
       callee = "weft::rt::gen::allReduce";
     } else if (auto ag = dyn_cast<AllGatherOp>(op)) {
       auto axes = axisList(ag.getAxes());
@@ -462,10 +463,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
           .lit(std::to_string(a2a.getConcatDim()))
           .lit(*axes)
           .lit(outShape());
-      args.lit(cppString(label(
-          op, "all_to_all " + axesStr(a2a.getAxes()) + " " +
-                  std::to_string(a2a.getSplitDim()) + "->" +
-                  std::to_string(a2a.getConcatDim()))));
+      args.lit(
+          cppString(label(op, "all_to_all " + axesStr(a2a.getAxes()) + " " +
+                                  std::to_string(a2a.getSplitDim()) + "->" +
+                                  std::to_string(a2a.getConcatDim()))));
       callee = "weft::rt::gen::allToAll";
     } else if (auto ss = dyn_cast<SliceShardOp>(op)) {
       auto axes = axisList(ss.getAxes());
@@ -486,7 +487,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
   } catch (const rt::Error &e) {
     return planError(e);
   }
-  if (auto enc = cast<RankedTensorType>(op->getResult(0).getType()).getEncoding())
+  if (auto enc =
+          cast<RankedTensorType>(op->getResult(0).getType()).getEncoding())
     return op->emitError("the result still has a sharding encoding: lower the "
                          "local view, after --weft-partition");
   std::string where = shortLoc(op->getLoc());
@@ -532,8 +534,8 @@ std::string FunctionLowering::programInfo(StringRef stepName) {
   return "{.name = " + cppString(func_.getSymName().str()) +
          ", .source = " + cppString(source) + ", .mesh = " + mesh +
          ",\n  .inputs = " + tensors(inputs_) +
-         ",\n  .outputs = " + tensors(outputs_) + ",\n  .step = " +
-         stepName.str() + "}";
+         ",\n  .outputs = " + tensors(outputs_) +
+         ",\n  .step = " + stepName.str() + "}";
 }
 
 LogicalResult FunctionLowering::lower() {
@@ -633,11 +635,10 @@ LogicalResult FunctionLowering::lower() {
 
   // The program description the harness runs.
   b_.setInsertionPoint(func_);
-  emitc::GlobalOp::create(
-      b_, func_.getLoc(), "weft_program",
-      emitc::OpaqueType::get(ctx_, "weft::rt::ProgramInfo"),
-      emitc::OpaqueAttr::get(ctx_, programInfo(stepName)), false, false,
-      false);
+  emitc::GlobalOp::create(b_, func_.getLoc(), "weft_program",
+                          emitc::OpaqueType::get(ctx_, "weft::rt::ProgramInfo"),
+                          emitc::OpaqueAttr::get(ctx_, programInfo(stepName)),
+                          false, false, false);
   return success();
 }
 

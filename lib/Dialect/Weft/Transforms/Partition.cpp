@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "weft-partition"
 
@@ -261,7 +260,9 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   }
   letters += "}";
 
-  IRMapping mapping;
+  // Local operands by position: one value may be several operands, each in
+  // its own layout (`map mul "i,j->ij" (%a, %a)`).
+  SmallVector<Value> localOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     Layout req = rule->requiredLayout(i, *map);
     if (int(i) == accepted) {
@@ -274,11 +275,12 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
                   letters + ")");
     if (failed(local))
       return failure();
-    mapping.map(operand, *local);
+    localOperands.push_back(*local);
   }
 
   builder.setInsertionPoint(op);
-  Operation *localOp = builder.clone(*op, mapping);
+  Operation *localOp = builder.clone(*op);
+  localOp->setOperands(localOperands);
   Layout natural = rule->naturalResult(
       *map, accepted >= 0 ? &operandLayouts[accepted] : nullptr);
   Value result = op->getResult(0);

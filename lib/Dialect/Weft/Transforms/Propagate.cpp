@@ -140,6 +140,8 @@ private:
       worklist.push(idx);
     }
   }
+  /// Set when an op could not be decided; the pass fails.
+  bool undecidable = false;
   /// With `explain`: the text of each op's remark, emitted in program order.
   llvm::DenseMap<Operation *, std::string> explanations;
   double totalCost = 0;
@@ -468,7 +470,8 @@ void Propagator::decide(Operation *op) {
       splitLetters.push_back(c);
   std::vector<Candidate> candidates;
   LetterMap current;
-  std::function<void(unsigned)> enumerate = [&](unsigned k) {
+  std::function<void(unsigned)> enumerate;
+  enumerate = [&](unsigned k) {
     if (candidates.size() >= 512)
       return;
     if (k == splitLetters.size()) {
@@ -479,6 +482,7 @@ void Propagator::decide(Operation *op) {
     if (compatible) {
       current[c] = props[c].front();
       enumerate(k + 1);
+      current.erase(c);
       return;
     }
     for (const AxisList &axes : props[c]) {
@@ -496,16 +500,29 @@ void Propagator::decide(Operation *op) {
     enumerate(k + 1);
   };
   enumerate(0);
-
-  const Candidate *best = nullptr;
-  for (const Candidate &c : candidates)
-    if (c.valid && (!best || better(c, *best)))
-      best = &c;
+  auto pickBest = [&]() -> const Candidate * {
+    const Candidate *best = nullptr;
+    for (const Candidate &c : candidates)
+      if (c.valid && (!best || better(c, *best)))
+        best = &c;
+    return best;
+  };
+  const Candidate *best = pickBest();
+  if (!best && compatible) {
+    // The agreed letter map has no plan to layouts fixed earlier (e.g. a
+    // result made partial before its other operand was known): price every
+    // sub-map instead.
+    compatible = false;
+    candidates.clear();
+    enumerate(0);
+    best = pickBest();
+  }
   if (!best) {
-    // No valid plan: replicate everything (always plannable from a
-    // non-partial layout); keep going rather than fail.
-    candidates.push_back(price(rule, LetterMap()));
-    best = &candidates.back();
+    op->emitOpError() << "weft-propagate found no letter map with a valid "
+                         "resharding plan for this op (internal error; "
+                         "please report it with this program)";
+    undecidable = true;
+    return;
   }
   decided.set(index[op]);
   if (isa<IndexLetterOpInterface>(op))
@@ -622,11 +639,15 @@ LogicalResult Propagator::run() {
     if (it == conflicted.end())
       break;
     decide(order[*it]);
+    if (undecidable)
+      return failure();
     propagateCompatible();
   }
   for (Operation *op : order)
     if (!isDecided(op)) {
       decide(op);
+      if (undecidable)
+        return failure();
       propagateCompatible();
     }
   writeBack();

@@ -63,7 +63,7 @@ public:
   /// Plans on first use (cached by spec, shapes, dtype) then runs.
   void einsum(const std::string &spec, const Tensor &a, const Tensor *b,
               Tensor &out, std::string_view label = {});
-  /// `scalar` is the constant of MapKind::Scale.
+  /// `scalar` is the constant of MapKind::Scale and MapKind::Shift.
   void map(MapKind kind, const MapPlan &plan, const Tensor &a, const Tensor *b,
            Tensor &out, double scalar = 0, std::string_view label = {});
   void reduce(ReduceKind kind, const ReducePlan &plan, const Tensor &in,

@@ -33,7 +33,7 @@ WEFT_HD inline float ftanh(float x) { return tanhf(x); }
 WEFT_HD inline double ftanh(double x) { return tanh(x); }
 
 /// Applies a map kind to one or two compute-type values. `s` is the
-/// constant of Scale; `b` is ignored by unary kinds.
+/// constant of Scale and Shift; `b` is ignored by unary kinds.
 template <MapKind K, typename T> struct Map;
 
 #define WEFT_BINARY_MAP(KIND, EXPR)                                            \
@@ -73,6 +73,7 @@ WEFT_UNARY_MAP(Gelu, T(0.5) * a *
 // x * sigmoid(x).
 WEFT_UNARY_MAP(Silu, a / (T(1) + fexp(-a)))
 WEFT_UNARY_MAP(Scale, a *T(s))
+WEFT_UNARY_MAP(Shift, a + T(s))
 
 #undef WEFT_BINARY_MAP
 #undef WEFT_UNARY_MAP
@@ -118,11 +119,12 @@ template <typename F> auto dispatchMap(MapKind k, F &&f) {
     WEFT_CASE(Relu)
     WEFT_CASE(Gelu)
     WEFT_CASE(Silu)
-  case MapKind::Scale:
+    WEFT_CASE(Scale)
+  case MapKind::Shift:
     break;
 #undef WEFT_CASE
   }
-  return f.template operator()<MapKind::Scale>();
+  return f.template operator()<MapKind::Shift>();
 }
 
 template <typename F> auto dispatchReduce(ReduceKind k, F &&f) {

@@ -26,6 +26,7 @@ enum class MapKind : int {
   Gelu,
   Silu,
   Scale,
+  Shift,
 };
 
 /// Reductions of reduce ops, partial states and collectives.

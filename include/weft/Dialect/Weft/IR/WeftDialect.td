@@ -31,6 +31,9 @@ def Weft_Dialect : Dialect {
       communication-free `weft.slice_shard`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `weft.global_type` on the arguments and results of partitioned functions.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Defined beside the attributes, where their storage is complete.
     void registerAttributes();

@@ -1,0 +1,72 @@
+//===- GlobalTypeVerification.cpp - weft.global_type on functions ---------===//
+//
+// A partitioned function keeps the global type of each argument and result
+// in a `weft.global_type` attribute. It must be a statically shaped tensor
+// type with the local type's element type and rank, each global dimension a
+// multiple of the local one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+
+static constexpr StringLiteral kGlobalType = "weft.global_type";
+
+static LogicalResult verifyGlobalType(Operation *op, Type local,
+                                      NamedAttribute attr, const Twine &what) {
+  if (attr.getName() != kGlobalType)
+    return success();
+  auto typeAttr = dyn_cast<TypeAttr>(attr.getValue());
+  auto global =
+      typeAttr ? dyn_cast<RankedTensorType>(typeAttr.getValue()) : nullptr;
+  if (!global || !global.hasStaticShape())
+    return op->emitOpError()
+           << what << ": weft.global_type must be a statically shaped tensor "
+           << "type, got " << attr.getValue();
+  auto localTensor = dyn_cast<RankedTensorType>(local);
+  if (!localTensor)
+    return op->emitOpError() << what << " has weft.global_type but its type "
+                             << local << " is not a ranked tensor";
+  if (localTensor.getElementType() != global.getElementType() ||
+      localTensor.getRank() != global.getRank())
+    return op->emitOpError()
+           << what << ": local type " << local
+           << " does not match the element type and rank of its "
+              "weft.global_type "
+           << global;
+  for (int64_t d = 0; d < global.getRank(); ++d) {
+    int64_t l = localTensor.getDimSize(d), g = global.getDimSize(d);
+    if (ShapedType::isDynamic(l) || l == 0 || g % l != 0)
+      return op->emitOpError()
+             << what << ": local dimension " << d << " (" << l
+             << ") does not divide global dimension " << g;
+  }
+  return success();
+}
+
+LogicalResult WeftDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty() || argIndex >= region.getNumArguments())
+    return success();
+  return verifyGlobalType(op, region.getArgument(argIndex).getType(), attr,
+                          "argument #" + Twine(argIndex));
+}
+
+LogicalResult WeftDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || resultIndex >= func.getResultTypes().size())
+    return success();
+  return verifyGlobalType(op, func.getResultTypes()[resultIndex], attr,
+                          "result #" + Twine(resultIndex));
+}

@@ -1,0 +1,257 @@
+//===- Harness.cpp - main() of compiled Weft programs ---------------------===//
+//
+// Every rank parses the same command line, so argument errors are reported
+// by every rank without communication. Errors that may hit only some ranks
+// (a file one rank cannot read, a backend that fails on one node) are
+// agreed on with an MPI_Allreduce of a status flag before the step, so every
+// rank exits non-zero together. An error inside the step (where ranks may
+// be waiting in a collective) ends the job with MPI_Abort.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include "weft/rt/Error.h"
+#include "weft/rt/MpiComm.h"
+#include "weft/rt/Npy.h"
+#include "weft/rt/Profiler.h"
+#include "weft/rt/Program.h"
+#include "weft/rt/Rng.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace weft::rt {
+namespace {
+
+class Harness {
+public:
+  Harness(const ProgramInfo &info, int rank, int size)
+      : info_(info), rank_(rank), size_(size) {}
+  int run(int argc, char **argv);
+
+private:
+  /// One write per message, so lines of different ranks do not mix.
+  void error(const std::string &msg) const {
+    std::string line = "weft: error: ";
+    if (size_ > 1)
+      line += "rank " + std::to_string(rank_) + ": ";
+    line += msg + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  /// True when `ok` holds on every rank; rank 0 says so when only other
+  /// ranks failed (they printed their own messages).
+  bool agree(bool ok, const char *phase) const;
+  Tensor loadInput(std::size_t i);
+  void checkOutputDir();
+  void writeOutputs();
+
+  const ProgramInfo &info_;
+  int rank_, size_;
+  HarnessOptions opts_;
+  Mesh mesh_;
+  std::unique_ptr<Backend> be_;
+  std::unique_ptr<StepContext> ctx_;
+};
+
+bool Harness::agree(bool ok, const char *phase) const {
+  int local = ok ? 0 : 1, failed = 0;
+  MPI_Allreduce(&local, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (failed && ok && rank_ == 0)
+    error(std::to_string(failed) + " rank(s) failed while " + phase +
+          " (see their messages); exiting");
+  return failed == 0;
+}
+
+Tensor Harness::loadInput(std::size_t i) {
+  const ProgramTensor &t = info_.inputs[i];
+  Shape block = localShape(mesh_, t.layout, t.globalShape);
+  auto offsets = blockOffsets(mesh_, t.layout, t.globalShape, rank_);
+  Tensor host = hostTensor(t.dtype, block);
+  std::string file;
+  for (const auto &[name, path] : opts_.inputs)
+    if (name == t.name)
+      file = path; // the last --input of a name wins
+  if (!file.empty()) {
+    try {
+      readNpyBlock(file, t.dtype, t.globalShape, offsets, block, host.data);
+    } catch (const Error &e) {
+      fail("input '", t.name, "' (", dtypeName(t.dtype),
+           shapeToString(t.globalShape), ") from ", file, ": ", e.what());
+    }
+  } else if (opts_.randomInputs) {
+    fillRandomBlock(opts_.seed, tensorId(t.name), t.dtype, t.globalShape,
+                    offsets, block, host.data, t.intBound);
+  } else {
+    fail("input '", t.name, "' has no value: pass --input ", t.name,
+         "=FILE.npy or --random-inputs SEED");
+  }
+  return be_->upload(host);
+}
+
+void Harness::checkOutputDir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(opts_.outputDir, ec);
+  check(fs::is_directory(opts_.outputDir), "cannot create output directory '",
+        opts_.outputDir, "'", ec ? ": " + ec.message() : std::string());
+  std::string probe = opts_.outputDir + "/.weft-write-test";
+  {
+    std::ofstream f(probe);
+    check(f.good(), "output directory '", opts_.outputDir, "' is not writable");
+  }
+  fs::remove(probe, ec);
+}
+
+void Harness::writeOutputs() {
+  be_->setProfiler(nullptr);
+  // Every rank takes part in each gather; rank 0 collects failures.
+  std::string firstError;
+  for (std::size_t i = 0; i < info_.outputs.size(); ++i) {
+    const ProgramTensor &t = info_.outputs[i];
+    Tensor local = ctx_->outputs()[i];
+    check(local.data != nullptr || local.numElements() == 0,
+          "the step did not produce output '", t.name, "'");
+    if (!t.partialAxes.empty()) {
+      Tensor reduced = be_->empty(local.dtype, local.shape);
+      be_->allReduce(local, reduced, t.partialAxes, t.partialKind);
+      local = reduced;
+    }
+    Tensor global = be_->gatherToRoot(local, t.layout, t.globalShape);
+    if (rank_ != 0)
+      continue;
+    std::ostringstream line;
+    line << "output " << t.name << ": " << dtypeName(t.dtype)
+         << shapeToString(t.globalShape);
+    if (!opts_.outputDir.empty()) {
+      std::string path = opts_.outputDir + "/" + t.name + ".npy";
+      try {
+        writeNpy(path, global.dtype, global.shape, global.data);
+        line << " -> " << path;
+      } catch (const Error &e) {
+        if (firstError.empty())
+          firstError = e.what();
+      }
+    }
+    std::cout << line.str() << "\n";
+  }
+  std::cout.flush();
+  if (!firstError.empty())
+    fail(firstError);
+}
+
+int Harness::run(int argc, char **argv) {
+  // 1. The command line and the mesh: the same on every rank, so every rank
+  //    reports the same error and no communication is needed.
+  try {
+    opts_ = parseHarnessOptions(info_, argc, argv);
+  } catch (const Error &e) {
+    error(e.what());
+    return 1;
+  }
+  if (opts_.help) {
+    if (rank_ == 0)
+      std::cout << harnessUsage(info_, argv[0]);
+    return 0;
+  }
+  mesh_ = Mesh(info_.mesh);
+  if (mesh_.numDevices() != size_) {
+    error("program '" + info_.name + "' is compiled for mesh " + mesh_.str() +
+          " of " + std::to_string(mesh_.numDevices()) +
+          " device(s), but was started on " + std::to_string(size_) +
+          " rank(s); run it with mpirun -np " +
+          std::to_string(mesh_.numDevices()));
+    return 1;
+  }
+
+  // 2. Backend, inputs and the output directory: failures may differ
+  //    between ranks, so they are agreed on before anything communicates.
+  bool ok = true;
+  std::vector<Tensor> inputs;
+  try {
+    be_ = createBackend(parseBackendKind(opts_.backend), mesh_, rank_);
+    for (std::size_t i = 0; i < info_.inputs.size(); ++i)
+      inputs.push_back(loadInput(i));
+    if (rank_ == 0 && !opts_.outputDir.empty())
+      checkOutputDir();
+  } catch (const std::exception &e) {
+    error(e.what());
+    ok = false;
+  }
+  if (!agree(ok, "loading inputs"))
+    return 1;
+  ctx_ = std::make_unique<StepContext>(*be_, std::move(inputs),
+                                       info_.outputs.size());
+
+  // 3. The steps. Ranks may be inside a collective when one fails, so an
+  //    error here aborts the whole job.
+  Profiler prof;
+  std::vector<double> times;
+  try {
+    for (int i = 0; i < opts_.warmup; ++i)
+      info_.step(*ctx_);
+    if (opts_.profile)
+      be_->setProfiler(&prof);
+    for (int i = 0; i < opts_.iters; ++i) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = wallSeconds();
+      info_.step(*ctx_);
+      be_->synchronize();
+      MPI_Barrier(MPI_COMM_WORLD);
+      times.push_back(wallSeconds() - t0);
+    }
+    be_->setProfiler(nullptr);
+  } catch (const std::exception &e) {
+    error(std::string("in the step: ") + e.what() + "; aborting");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+
+  // 4. Outputs, gathered to rank 0.
+  ok = true;
+  try {
+    writeOutputs();
+  } catch (const std::exception &e) {
+    error(e.what());
+    ok = false;
+  }
+  if (!agree(ok, "writing outputs"))
+    return 1;
+
+  if (opts_.profile && rank_ == 0) {
+    std::sort(times.begin(), times.end());
+    std::ostringstream title;
+    title << "weft profile: " << info_.name << " on " << size_
+          << " rank(s), backend " << be_->name() << ", rank 0, " << opts_.iters
+          << " iteration(s)";
+    prof.print(std::cout, title.str());
+    char line[160];
+    std::snprintf(line, sizeof(line),
+                  "step time: median %.3f ms, min %.3f ms, max %.3f ms over "
+                  "%d iteration(s) (%d warmup)\n",
+                  times[times.size() / 2] * 1e3, times.front() * 1e3,
+                  times.back() * 1e3, opts_.iters, opts_.warmup);
+    std::cout << line << std::flush;
+  }
+  return 0;
+}
+
+} // namespace
+
+int runProgram(const ProgramInfo &info, int argc, char **argv) {
+  try {
+    MpiSession mpi(&argc, &argv);
+    return Harness(info, mpi.rank(), mpi.size()).run(argc, argv);
+  } catch (const std::exception &e) {
+    std::cerr << "weft: error: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
+} // namespace weft::rt

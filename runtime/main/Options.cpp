@@ -1,0 +1,144 @@
+//===- Options.cpp - Command line of compiled Weft programs ---------------===//
+
+#include "Options.h"
+
+#include "weft/rt/Error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace weft::rt {
+
+static int64_t parseInt(const std::string &opt, const std::string &text,
+                        int64_t min) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  check(!text.empty() && *end == '\0' && errno == 0 && v >= min, "option ", opt,
+        " expects an integer >= ", min, ", got '", text, "'");
+  return v;
+}
+
+HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
+                                   char **argv) {
+  HarnessOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      o.help = true;
+      continue;
+    }
+    if (arg == "--profile") {
+      o.profile = true;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inlineValue = false;
+    if (auto eq = arg.find('=');
+        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inlineValue = true;
+    }
+    auto takeValue = [&]() {
+      if (inlineValue)
+        return;
+      check(i + 1 < argc, "option ", name, " expects a value");
+      value = argv[++i];
+    };
+    if (name == "--backend") {
+      takeValue();
+      check(value == "cpu" || value == "cuda",
+            "option --backend expects cpu or cuda, got '", value, "'");
+      o.backend = value;
+    } else if (name == "--input") {
+      takeValue();
+      auto eq = value.find('=');
+      check(eq != std::string::npos && eq > 0 && eq + 1 < value.size(),
+            "option --input expects NAME=FILE.npy, got '", value, "'");
+      std::string in = value.substr(0, eq);
+      bool known = false;
+      std::string names;
+      for (const auto &t : info.inputs) {
+        known |= t.name == in;
+        names += (names.empty() ? "" : ", ") + t.name;
+      }
+      check(known, "--input ", value, ": the program has no input named '", in,
+            "' (inputs: ", names, ")");
+      o.inputs.emplace_back(in, value.substr(eq + 1));
+    } else if (name == "--random-inputs") {
+      takeValue();
+      o.randomInputs = true;
+      o.seed = static_cast<uint64_t>(parseInt(name, value, 0));
+    } else if (name == "--output-dir") {
+      takeValue();
+      check(!value.empty(), "option --output-dir expects a directory");
+      o.outputDir = value;
+    } else if (name == "--iters") {
+      takeValue();
+      o.iters = static_cast<int>(parseInt(name, value, 1));
+    } else if (name == "--warmup") {
+      takeValue();
+      o.warmup = static_cast<int>(parseInt(name, value, 0));
+    } else {
+      fail("unknown option '", arg, "' (see --help)");
+    }
+  }
+  return o;
+}
+
+static std::string describe(const ProgramTensor &t,
+                            const std::vector<MeshAxis> &mesh) {
+  std::ostringstream os;
+  os << "  " << t.name << ": " << dtypeName(t.dtype)
+     << shapeToString(t.globalShape) << " layout [";
+  for (std::size_t d = 0; d < t.layout.dims.size(); ++d) {
+    os << (d ? ", " : "") << "{";
+    for (std::size_t k = 0; k < t.layout.dims[d].size(); ++k)
+      os << (k ? ", " : "") << mesh.at(t.layout.dims[d][k]).name;
+    os << "}";
+  }
+  os << "]";
+  if (t.dtype == DType::I32)
+    os << " (random ids in [0, " << t.intBound << "))";
+  os << "\n";
+  return os.str();
+}
+
+std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
+  std::ostringstream os;
+  int64_t devices = 1;
+  std::string mesh;
+  for (const auto &a : info.mesh) {
+    devices *= a.size;
+    mesh += (mesh.empty() ? "" : ", ") + ("\"" + a.name + "\" = ") +
+            std::to_string(a.size);
+  }
+  os << "Weft program '" << info.name << "' (compiled from " << info.source
+     << ")\n\n"
+     << "usage: mpirun -np " << devices << " " << argv0 << " [options]\n\n"
+     << "options:\n"
+     << "  --backend cpu|cuda       backend (default cpu)\n"
+     << "  --input NAME=FILE.npy    read input NAME from a global .npy (each "
+        "rank reads its block)\n"
+     << "  --random-inputs SEED     draw inputs not given by --input from the "
+        "counter RNG\n"
+     << "  --output-dir DIR         write each output as DIR/NAME.npy (rank "
+        "0)\n"
+     << "  --iters N                timed steps (default 1)\n"
+     << "  --warmup W               untimed steps first (default 0)\n"
+     << "  --profile                per-op time, FLOP/s, bytes per "
+        "collective, median step time\n"
+     << "  --help                   this text\n\n"
+     << "mesh [" << mesh << "]: " << devices << " rank(s)\n"
+     << "inputs:\n";
+  for (const auto &t : info.inputs)
+    os << describe(t, info.mesh);
+  os << "outputs:\n";
+  for (const auto &t : info.outputs)
+    os << describe(t, info.mesh);
+  return os.str();
+}
+
+} // namespace weft::rt

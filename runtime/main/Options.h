@@ -1,0 +1,40 @@
+//===- Options.h - Command line of compiled Weft programs -------*- C++ -*-===//
+
+#ifndef WEFT_RT_MAIN_OPTIONS_H
+#define WEFT_RT_MAIN_OPTIONS_H
+
+#include "weft/rt/Program.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::rt {
+
+struct HarnessOptions {
+  std::string backend = "cpu";
+  /// NAME=FILE.npy pairs, in command-line order.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  bool randomInputs = false;
+  uint64_t seed = 0;
+  /// Empty: outputs are gathered and summarized but not written.
+  std::string outputDir;
+  int iters = 1;
+  int warmup = 0;
+  bool profile = false;
+  bool help = false;
+};
+
+/// Parses the harness options (`--opt value` or `--opt=value`). Throws
+/// Error naming the option on anything malformed or unknown, and on an
+/// --input naming no input of `info`.
+HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
+                                   char **argv);
+
+/// The --help text, listing the program's mesh, inputs and outputs.
+std::string harnessUsage(const ProgramInfo &info, const char *argv0);
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_MAIN_OPTIONS_H

@@ -1,0 +1,112 @@
+//===- StepOps.cpp - Helpers the generated step function calls -----------===//
+
+#include "weft/rt/Error.h"
+#include "weft/rt/Program.h"
+
+namespace weft::rt::gen {
+
+Tensor input(StepContext &ctx, int index) { return ctx.input(index); }
+
+void output(StepContext &ctx, int index, const Tensor &value) {
+  ctx.setOutput(index, value);
+}
+
+void release(Tensor &t) { t = Tensor(); }
+
+Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
+              const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(plan.dtype, plan.outShape);
+  be.einsum(plan, a, nullptr, out, label);
+  return out;
+}
+
+Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
+              const Tensor &b, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(plan.dtype, plan.outShape);
+  be.einsum(plan, a, &b, out, label);
+  return out;
+}
+
+Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
+           double scalar, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(a.dtype, plan.outShape);
+  be.map(kind, plan, a, nullptr, out, scalar, label);
+  return out;
+}
+
+Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
+           const Tensor &b, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(a.dtype, plan.outShape);
+  be.map(kind, plan, a, &b, out, 0, label);
+  return out;
+}
+
+Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
+              const Tensor &in, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, plan.outShape);
+  be.reduce(kind, plan, in, out, label);
+  return out;
+}
+
+Tensor embed(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
+             const Tensor &table, const AxisList &vocabAxes,
+             const char *label) {
+  Backend &be = ctx.backend();
+  int64_t offset = 0;
+  if (!vocabAxes.empty())
+    offset = be.mesh().positionIn(vocabAxes, be.rank()) * plan.rows;
+  Tensor out = be.empty(table.dtype, plan.outShape);
+  be.embed(plan, ids, table, out, offset, label);
+  return out;
+}
+
+Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
+                 ReduceKind kind, bool inPlace, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = inPlace ? in : be.empty(in.dtype, in.shape);
+  be.allReduce(in, out, axes, kind, label);
+  return out;
+}
+
+Tensor allGather(StepContext &ctx, const Tensor &in, int dim,
+                 const AxisList &axes, const Shape &outShape,
+                 const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.allGather(in, out, dim, axes, label);
+  return out;
+}
+
+Tensor reduceScatter(StepContext &ctx, const Tensor &in, int dim,
+                     const AxisList &axes, ReduceKind kind,
+                     const Shape &outShape, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.reduceScatter(in, out, dim, axes, kind, label);
+  return out;
+}
+
+Tensor allToAll(StepContext &ctx, const Tensor &in, int splitDim, int concatDim,
+                const AxisList &axes, const Shape &outShape,
+                const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.allToAll(in, out, splitDim, concatDim, axes, label);
+  return out;
+}
+
+Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
+                  const AxisList &axes, const Shape &outShape,
+                  const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.sliceShard(in, dim, axes, out, label);
+  return out;
+}
+
+} // namespace weft::rt::gen

@@ -1,0 +1,562 @@
+#!/usr/bin/env python3
+"""Random annotated weft programs for differential testing of the partitioner.
+
+Writes ONE module holding COUNT random programs: function @case<SEED>_<i> on
+its own mesh @m<i>. Each program is a DAG of 1 to MAX_OPS index-letter ops
+(weft.einsum, weft.map, weft.reduce, weft.embed, weft.shard) over fresh
+arguments and earlier results, with random non-partial shardings on some
+arguments, some op results and every weft.shard. The programs are meant to be
+run through
+
+    weft-opt --weft-propagate --weft-partition prog.mlir -o local.mlir
+    weft-interp prog.mlir --compare local.mlir --all-funcs
+
+The generator never runs the compiler: every shape, letter and annotation is
+chosen here so that the module verifies (a module that does not verify is a
+generator bug). Values are kept numerically tame (an interval bound is
+tracked per value; log/sqrt/rsqrt/div only see values >= 0.25, exp only
+small arguments), so the global and local runs agree to rounding and any
+mismatch is the partitioner's.
+
+Usage: gen_random_programs.py OUT.mlir --seed S [--count N] [--max-ops K]
+                              [--only I]
+Prints one line "<N> cases, <ops> ops, seed <S>" (for FileCheck).
+--only I writes case I alone (same content as in the full module: every case
+draws from its own generator seeded by (S, I)).
+"""
+import argparse
+import math
+import random
+import sys
+
+AXIS_POOL = ["x", "y", "z", "data", "model", "seq"]
+AXIS_SIZES = [1, 2, 2, 3, 4, 4]        # weighted: 2 and 4 more often
+DIM_SIZES = [1, 2, 2, 3, 4, 4, 6, 6, 8, 8, 12, 12, 24]
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MAX_ELEMS = 2048        # per tensor
+MAX_EINSUM_WORK = 8192  # product of all letter sizes of an op
+MAX_RANK = 4
+BIG = 1.0e4             # a value bound above which growth ops are avoided
+
+# Constructs --avoid can leave out while a partitioner bug that they hit is
+# open, so a long fuzz run can look for other bugs meanwhile. Each has a
+# regression test in test/Differential/regress-*.mlir.
+AVOIDABLE = {
+    # One value as both operands of an op (einsum or binary map). Fixed
+    # (Partition.cpp sets operands by position); kept as an example.
+    "repeated-operand": "regress-repeated-operand-*.mlir",
+}
+
+UNARY_ALWAYS = ["neg", "tanh", "relu", "gelu", "silu", "scale", "shift"]
+BINARY = ["add", "sub", "mul", "max", "min", "div"]
+
+
+class Value:
+    def __init__(self, name, shape, ann, lo, hi, ids=False, vocab=None):
+        self.name = name
+        self.shape = list(shape)
+        self.ann = ann          # None or list (per dim) of axis lists
+        self.lo = lo            # interval containing every element
+        self.hi = hi
+        self.ids = ids          # an i32 ids tensor (vocab = its bound)
+        self.vocab = vocab
+        self.uses = 0
+        self.shard_ann = None   # the layout of weft.shard constraints on it
+
+    @property
+    def bound(self):
+        return max(abs(self.lo), abs(self.hi))
+
+
+class Case:
+    def __init__(self, seed, index, max_ops, avoid=()):
+        self.avoid = set(avoid)
+        self.rng = random.Random(seed * 1000003 + index)
+        self.seed = seed
+        self.index = index
+        self.max_ops = max_ops
+        self.mesh_name = f"m{index}"
+        self.args = []          # Values
+        self.values = []        # float Values usable as operands
+        self.ids_values = []
+        self.lines = []
+        self.counter = 0
+        self.num_ops = 0
+        self.make_mesh()
+        r = self.rng.random()
+        self.elt = "f32" if r < 0.8 else ("f64" if r < 0.9 else "bf16")
+
+    # -- mesh and annotations ----------------------------------------------
+    def make_mesh(self):
+        rng = self.rng
+        while True:
+            n = rng.choice([1, 2, 2, 3, 3])
+            names = rng.sample(AXIS_POOL, n)
+            sizes = [rng.choice(AXIS_SIZES) for _ in names]
+            if math.prod(sizes) <= 8:
+                break
+        self.axes = list(zip(names, sizes))
+
+    def random_layout(self, shape, p_use=0.6):
+        """A random non-partial layout of `shape` on the case's mesh: each
+        axis, in random order, joins a random dim it divides (or none)."""
+        rng = self.rng
+        dims = [[] for _ in shape]
+        prods = [1] * len(shape)
+        order = list(self.axes)
+        rng.shuffle(order)
+        for name, size in order:
+            if not shape or rng.random() > p_use:
+                continue
+            cands = [d for d in range(len(shape))
+                     if shape[d] % (prods[d] * size) == 0]
+            if not cands:
+                continue
+            d = rng.choice(cands)
+            dims[d].append(name)
+            prods[d] *= size
+        return dims
+
+    def maybe_layout(self, shape, p):
+        if self.rng.random() < p:
+            return self.random_layout(shape)
+        return None
+
+    def enc(self, ann):
+        dims = ", ".join("{" + ", ".join(f'"{a}"' for a in d) + "}"
+                         for d in ann)
+        return f"#weft.sharding<@{self.mesh_name}, [{dims}]>"
+
+    def ty(self, shape, ann, elt=None):
+        elt = elt or self.elt
+        s = "x".join(str(d) for d in shape)
+        s = (s + "x" if shape else "") + elt
+        if ann is not None:
+            s += ", " + self.enc(ann)
+        return f"tensor<{s}>"
+
+    def vty(self, v):
+        return self.ty(v.shape, v.ann, "i32" if v.ids else None)
+
+    # -- values --------------------------------------------------------------
+    def fresh(self):
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def new_arg(self, shape, ids=False, vocab=None):
+        name = f"%a{len(self.args)}"
+        ann = self.maybe_layout(shape, 0.6)
+        if ids:
+            v = Value(name, shape, ann, 0, 0, ids=True, vocab=vocab)
+            self.ids_values.append(v)
+        else:
+            v = Value(name, shape, ann, -1.0, 1.0)
+            self.values.append(v)
+        self.args.append(v)
+        return v
+
+    def pick_value(self, pred=lambda v: True):
+        cands = [v for v in self.values if pred(v)]
+        if not cands:
+            return None
+        # Prefer recent values (deeper graphs) and unused ones (fewer dead
+        # ops), but keep fan-out.
+        weights = [1.0 + i + (3.0 if v.uses == 0 else 0.0)
+                   for i, v in enumerate(cands)]
+        return self.rng.choices(cands, weights)[0]
+
+    def random_shape(self, rank):
+        rng = self.rng
+        for _ in range(50):
+            shape = [rng.choice(DIM_SIZES) for _ in range(rank)]
+            if math.prod(shape) <= MAX_ELEMS:
+                return shape
+        return [2] * rank
+
+    def operand(self, p_reuse=0.75, min_rank=0):
+        """An existing float value (preferred) or a fresh argument."""
+        if self.rng.random() < p_reuse:
+            v = self.pick_value(lambda v: len(v.shape) >= min_rank)
+            if v is not None:
+                return v
+        rank = self.rng.choice([r for r in [0, 1, 1, 2, 2, 2, 3, 3, 4]
+                                if r >= min_rank])
+        return self.new_arg(self.random_shape(rank))
+
+    def may_repeat(self, a, b):
+        """Whether `b` may be the second operand of an op whose first is
+        `a` (--avoid repeated-operand keeps them distinct)."""
+        return a is not b or "repeated-operand" not in self.avoid
+
+    def letters_for(self, n, avoid=""):
+        pool = [c for c in LETTERS if c not in avoid]
+        return "".join(self.rng.sample(pool, n))
+
+    def emit(self, text, shape, lo, hi, result_p=0.2):
+        """Emits `%r = text : ... -> type` with a maybe-annotated result."""
+        name = self.fresh()
+        ann = self.maybe_layout(shape, result_p)
+        v = Value(name, shape, ann, lo, hi)
+        self.lines.append((v, text))
+        self.values.append(v)
+        self.num_ops += 1
+        return v
+
+    def op_line(self, v, op, spec, operands, attrs):
+        # Rendered at the end: an annotation added to a returned value later
+        # shows in every use of it.
+        if op == "weft.shard":
+            return (f"  {v.name} = weft.shard {operands[0].name} : "
+                    f"{self.vty(operands[0])} -> {self.vty(v)}")
+        ins = ", ".join(o.name for o in operands)
+        tys = ", ".join(self.vty(o) for o in operands)
+        attr = f" {{{attrs}}}" if attrs else ""
+        return (f"  {v.name} = {op} \"{spec}\" ({ins}){attr}\n"
+                f"      : ({tys}) -> {self.vty(v)}")
+
+    def finish(self, v, op, spec, operands, attrs=""):
+        for o in operands:
+            o.uses += 1
+        self.lines[-1] = (v, (op, spec, operands, attrs))
+        return v
+
+    # -- ops -----------------------------------------------------------------
+    def gen_einsum2(self):
+        rng = self.rng
+        a = self.operand()
+        la = self.letters_for(len(a.shape))
+        size = dict(zip(la, a.shape))
+        # Second operand: an existing value whose dims can share letters with
+        # a's (same size), or a fresh argument.
+        b = None
+        if rng.random() < 0.6:
+            b = self.pick_value(lambda v: len(v.shape) <= MAX_RANK and
+                                self.may_repeat(a, v))
+        if b is not None:
+            lb = ""
+            used = set()
+            for d in b.shape:
+                share = [c for c in la if size[c] == d and c not in used]
+                if share and rng.random() < 0.7:
+                    c = rng.choice(share)
+                else:
+                    c = self.letters_for(1, la + lb + "".join(size))
+                    size[c] = d
+                used.add(c)
+                lb += c
+        else:
+            shared = [c for c in la if rng.random() < 0.6]
+            new = self.letters_for(rng.choice([0, 1, 1, 2]), la)
+            for c in new:
+                size[c] = rng.choice(DIM_SIZES)
+            lb = "".join(rng.sample(shared + list(new), len(shared) + len(new)))
+            b = self.new_arg([size[c] for c in lb])
+        allc = list(dict.fromkeys(la + lb))
+        return self.einsum_result(allc, size, [a, b], [la, lb])
+
+    def gen_einsum1(self):
+        a = self.operand(min_rank=1)
+        la = self.letters_for(len(a.shape))
+        return self.einsum_result(list(la), dict(zip(la, a.shape)), [a], [la])
+
+    def einsum_result(self, allc, size, operands, terms):
+        rng = self.rng
+        for _ in range(20):
+            k = rng.randint(0, min(MAX_RANK, len(allc)))
+            res = rng.sample(allc, k)
+            shape = [size[c] for c in res]
+            if math.prod(shape) <= MAX_ELEMS:
+                break
+        else:
+            return None
+        if math.prod(size[c] for c in allc) > MAX_EINSUM_WORK:
+            return None
+        contracted = math.prod(size[c] for c in allc if c not in res)
+        bound = contracted * math.prod(o.bound for o in operands)
+        if bound > BIG:
+            return None
+        spec = ",".join(terms) + "->" + "".join(res)
+        v = self.emit(None, shape, -bound, bound)
+        return self.finish(v, "weft.einsum", spec, operands)
+
+    def gen_map_unary(self):
+        rng = self.rng
+        a = self.operand()
+        kinds = list(UNARY_ALWAYS)
+        if a.bound <= 8:
+            kinds.append("exp")
+        if a.bound <= 100:
+            kinds.append("square")
+        if a.lo >= 0.25:
+            kinds += ["log", "sqrt", "rsqrt"]
+        kind = rng.choice(kinds)
+        lo, hi = a.lo, a.hi
+        attrs = ""
+        if kind == "neg":
+            lo, hi = -hi, -lo
+        elif kind == "tanh":
+            lo, hi = math.tanh(lo), math.tanh(hi)
+        elif kind == "relu":
+            lo, hi = max(lo, 0.0), max(hi, 0.0)
+        elif kind in ("gelu", "silu"):
+            lo, hi = min(-0.3, lo), max(hi, 0.0)
+        elif kind == "scale":
+            c = rng.choice([0.5, -0.5, 2.0, -1.0, 0.25, 3.0, 0.0])
+            if c * a.bound > BIG:
+                c = 0.5
+            attrs = f"scalar = {c!r} : f64"
+            lo, hi = sorted((c * lo, c * hi))
+        elif kind == "shift":
+            c = rng.choice([1.0, -0.5, 0.25, 2.0, 1.5])
+            attrs = f"scalar = {c!r} : f64"
+            lo, hi = lo + c, hi + c
+        elif kind == "exp":
+            lo, hi = math.exp(lo), math.exp(hi)
+        elif kind == "square":
+            lo = 0.0 if lo <= 0 <= hi else min(lo * lo, hi * hi)
+            hi = max(lo * lo, hi * hi, a.lo * a.lo, a.hi * a.hi)
+        elif kind == "log":
+            lo, hi = math.log(lo), math.log(hi)
+        elif kind == "sqrt":
+            lo, hi = math.sqrt(lo), math.sqrt(hi)
+        elif kind == "rsqrt":
+            lo, hi = 1 / math.sqrt(hi), 1 / math.sqrt(lo)
+        la = self.letters_for(len(a.shape))
+        res = la
+        if rng.random() < 0.25:
+            res = "".join(rng.sample(la, len(la)))
+        shape = [a.shape[la.index(c)] for c in res]
+        v = self.emit(None, shape, lo, hi)
+        return self.finish(v, f"weft.map {kind}", f"{la}->{res}", [a], attrs)
+
+    def make_positive(self, a):
+        """square then shift 1.0: a value >= 1 (two ops)."""
+        la = self.letters_for(len(a.shape))
+        sq = self.emit(None, a.shape, 0.0, a.bound * a.bound)
+        self.finish(sq, "weft.map square", f"{la}->{la}", [a])
+        v = self.emit(None, a.shape, 1.0, sq.hi + 1.0)
+        return self.finish(v, "weft.map shift", f"{la}->{la}", [sq],
+                           "scalar = 1.0 : f64")
+
+    def gen_map_binary(self):
+        rng = self.rng
+        kind = rng.choice(BINARY)
+        a = self.operand()
+        la = self.letters_for(len(a.shape))
+        size = dict(zip(la, a.shape))
+        need_pos = kind == "div"
+        b = None
+        if rng.random() < 0.6:
+            # An existing value whose every dim can take one of a's letters
+            # (broadcast) or a new letter.
+            b = self.pick_value(lambda v: (not need_pos or v.lo >= 0.25)
+                                and v.bound <= BIG and self.may_repeat(a, v))
+        if b is not None:
+            lb = ""
+            for d in b.shape:
+                share = [c for c in la if size[c] == d and c not in lb]
+                if share and rng.random() < 0.8:
+                    c = rng.choice(share)
+                else:
+                    c = self.letters_for(1, la + lb + "".join(size))
+                    size[c] = d
+                lb += c
+        else:
+            shared = [c for c in la if rng.random() < 0.7]
+            new = self.letters_for(rng.choice([0, 0, 1]), la)
+            for c in new:
+                size[c] = rng.choice(DIM_SIZES)
+            lb = "".join(rng.sample(shared + list(new), len(shared) + len(new)))
+            b = self.new_arg([size[c] for c in lb])
+            if need_pos and self.num_ops + 2 < self.max_ops:
+                b = self.make_positive(b)
+            elif need_pos:
+                kind = "mul"
+        if need_pos and b.lo < 0.25:
+            kind = "mul"
+        allc = list(dict.fromkeys(la + lb))
+        if len(allc) > MAX_RANK:
+            return None
+        res = "".join(rng.sample(allc, len(allc))) if rng.random() < 0.3 \
+            else "".join(allc)
+        shape = [size[c] for c in res]
+        if math.prod(shape) > MAX_ELEMS:
+            return None
+        # Interval of the result.
+        pa, pb = (a.lo, a.hi), (b.lo, b.hi)
+        if kind == "add":
+            lo, hi = pa[0] + pb[0], pa[1] + pb[1]
+        elif kind == "sub":
+            lo, hi = pa[0] - pb[1], pa[1] - pb[0]
+        elif kind == "mul":
+            prods = [x * y for x in pa for y in pb]
+            lo, hi = min(prods), max(prods)
+        elif kind == "div":
+            quots = [x / y for x in pa for y in pb]
+            lo, hi = min(quots), max(quots)
+        elif kind == "max":
+            lo, hi = max(pa[0], pb[0]), max(pa[1], pb[1])
+        else:
+            lo, hi = min(pa[0], pb[0]), min(pa[1], pb[1])
+        if max(abs(lo), abs(hi)) > BIG:
+            return None
+        v = self.emit(None, shape, lo, hi)
+        return self.finish(v, f"weft.map {kind}", f"{la},{lb}->{res}", [a, b])
+
+    def gen_reduce(self):
+        rng = self.rng
+        a = self.operand(min_rank=1)
+        la = self.letters_for(len(a.shape))
+        kind = rng.choice(["sum", "sum", "max", "min"])
+        k = rng.randint(0, len(la) - 1) if rng.random() < 0.9 else len(la)
+        res = "".join(rng.sample(la, k))
+        shape = [a.shape[la.index(c)] for c in res]
+        n = math.prod(a.shape) // max(1, math.prod(shape))
+        if kind == "sum":
+            lo, hi = n * a.lo, n * a.hi
+            if max(abs(lo), abs(hi)) > BIG:
+                return None
+        else:
+            lo, hi = a.lo, a.hi
+        v = self.emit(None, shape, lo, hi)
+        return self.finish(v, f"weft.reduce {kind}", f"{la}->{res}", [a])
+
+    def gen_embed(self):
+        rng = self.rng
+        # Table: an existing rank-2 value or a fresh argument.
+        table = None
+        if rng.random() < 0.4:
+            table = self.pick_value(lambda v: len(v.shape) == 2)
+        if table is None:
+            table = self.new_arg(self.random_shape(2))
+        V, D = table.shape
+        ids = None
+        if self.ids_values and rng.random() < 0.4:
+            ids = rng.choice(self.ids_values)
+        if ids is None:
+            ids = self.new_arg(self.random_shape(rng.choice([0, 1, 1, 2])),
+                               ids=True)
+        li = self.letters_for(len(ids.shape))
+        vd = self.letters_for(2, li)
+        allc = li + vd[1]
+        res = "".join(rng.sample(allc, len(allc))) if rng.random() < 0.3 \
+            else allc
+        shape = [dict(zip(li, ids.shape)).get(c, D) for c in res]
+        if math.prod(shape) > MAX_ELEMS:
+            return None
+        v = self.emit(None, shape, min(table.lo, 0.0), max(table.hi, 0.0))
+        # The ids operand is an i32 tensor.
+        return self.finish(v, "weft.embed", f"{li},{vd}->{res}", [ids, table])
+
+    def gen_shard(self):
+        # A constraint on a float or ids value: a random non-partial layout
+        # (possibly fully replicated).
+        rng = self.rng
+        pool = self.values + self.ids_values
+        if not pool:
+            return None
+        a = rng.choice(pool)
+        # Two weft.shard on one value must agree (docs/design.md): a second
+        # constraint repeats the first.
+        if a.shard_ann is None:
+            a.shard_ann = self.random_layout(a.shape, p_use=0.7)
+        ann = a.shard_ann
+        name = self.fresh()
+        v = Value(name, a.shape, ann, a.lo, a.hi, ids=a.ids, vocab=a.vocab)
+        a.uses += 1
+        self.lines.append((v, ("weft.shard", None, [a], "")))
+        (self.ids_values if a.ids else self.values).append(v)
+        self.num_ops += 1
+        return v
+
+    def generate(self):
+        rng = self.rng
+        target = rng.randint(1, self.max_ops)
+        gens = [(self.gen_einsum2, 5), (self.gen_einsum1, 1),
+                (self.gen_map_unary, 3), (self.gen_map_binary, 4),
+                (self.gen_reduce, 2), (self.gen_embed, 1),
+                (self.gen_shard, 1.5)]
+        tries = 0
+        while self.num_ops < target and tries < 200:
+            tries += 1
+            g = rng.choices([g for g, _ in gens], [w for _, w in gens])[0]
+            g()
+        while self.num_ops == 0:
+            self.gen_map_unary()
+        # Returns: the last result, and sometimes one more value nothing uses
+        # (or any value at all).
+        results = [v for v, _ in self.lines if not v.ids]
+        rets = [results[-1]] if results else []
+        if not rets:
+            self.gen_map_unary()
+            rets = [self.lines[-1][0]]
+        if rng.random() < 0.4:
+            sinks = [v for v in self.values if v.uses == 0 and v not in rets]
+            pool = sinks or [v for v in self.values if v not in rets]
+            if pool:
+                rets.append(rng.choice(pool))
+        # A returned op result is often requested in a layout (written on the
+        # producing op's result type; a weft.shard result keeps its own).
+        produced = {v.name: op for v, (op, *_) in self.lines}
+        for r in rets:
+            if (r.name in produced and produced[r.name] != "weft.shard"
+                    and r.ann is None and rng.random() < 0.4):
+                r.ann = self.random_layout(r.shape)
+        self.rets = rets
+        # A function with no annotation at all names no mesh, and with
+        # several meshes in the module propagation cannot pick one
+        # (docs/propagation.md): annotate the first argument then.
+        annotated = [v for v in self.args if v.ann is not None] + \
+            [v for v, _ in self.lines if v.ann is not None]
+        if not annotated:
+            self.args[0].ann = self.random_layout(self.args[0].shape)
+
+    def text(self):
+        out = []
+        mesh = ", ".join(f'"{n}" = {s}' for n, s in self.axes)
+        out.append(f"weft.mesh @{self.mesh_name} [{mesh}]")
+        args = ",\n    ".join(f"{a.name}: {self.vty(a)}" for a in self.args)
+        rets = ", ".join(self.vty(r) for r in self.rets)
+        out.append(f"func.func @case{self.seed}_{self.index}({args})\n"
+                   f"    -> ({rets}) {{")
+        for v, (op, spec, operands, attrs) in self.lines:
+            out.append(self.op_line(v, op, spec, operands, attrs))
+        names = ", ".join(r.name for r in self.rets)
+        out.append(f"  return {names} : {rets}")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def make_case(seed, index, max_ops, avoid=()):
+    c = Case(seed, index, max_ops, avoid)
+    c.generate()
+    return c
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("out")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--max-ops", type=int, default=12)
+    p.add_argument("--only", type=int, default=None)
+    p.add_argument("--avoid", action="append", default=[],
+                   choices=sorted(AVOIDABLE),
+                   help="leave out a construct (a known, reported bug), so "
+                        "that a long run can look for others")
+    a = p.parse_args()
+    indices = [a.only] if a.only is not None else range(a.count)
+    ops = 0
+    with open(a.out, "w") as f:
+        avoid = "".join(f" --avoid {x}" for x in a.avoid)
+        f.write(f"// Generated by gen_random_programs.py --seed {a.seed} "
+                f"--count {a.count} --max-ops {a.max_ops}{avoid}\n")
+        for i in indices:
+            c = make_case(a.seed, i, a.max_ops, a.avoid)
+            ops += c.num_ops
+            f.write("\n" + c.text())
+    print(f"{len(indices)} cases, {ops} ops, seed {a.seed}")
+
+
+if __name__ == "__main__":
+    main()

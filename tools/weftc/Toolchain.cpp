@@ -1,0 +1,75 @@
+//===- Toolchain.cpp - Compiling generated C++ against the runtime --------===//
+
+#include "Driver.h"
+#include "WeftcConfig.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace weftc {
+
+LogicalResult compileProgram(const std::string &cppFile,
+                             const std::string &output, const std::string &cxx,
+                             const std::vector<std::string> &extraFlags,
+                             bool verbose) {
+  std::string compiler = cxx.empty() ? WEFTC_CXX : cxx;
+  if (!llvm::sys::path::is_absolute(compiler)) {
+    auto found = llvm::sys::findProgramByName(compiler);
+    if (!found) {
+      llvm::errs() << "weftc: error: C++ compiler '" << compiler
+                   << "' not found in PATH\n";
+      return failure();
+    }
+    compiler = *found;
+  }
+  std::vector<std::string> args = {compiler, "-std=c++20", "-O2"};
+  for (const char *dir : kWeftcIncludeDirs)
+    args.push_back(std::string("-I") + dir);
+  for (const std::string &f : extraFlags)
+    args.push_back(f);
+  args.push_back(cppFile);
+  args.push_back("-o");
+  args.push_back(output);
+  for (const char *item : kWeftcLinkItems)
+    args.push_back(item);
+
+  std::string command;
+  for (const std::string &a : args)
+    command += (command.empty() ? "" : " ") + a;
+  if (verbose)
+    llvm::errs() << "weftc: " << command << "\n";
+
+  SmallString<128> log;
+  if (llvm::sys::fs::createTemporaryFile("weftc-cxx", "log", log)) {
+    llvm::errs() << "weftc: error: cannot create a temporary file\n";
+    return failure();
+  }
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(compiler, argRefs, std::nullopt, redirects,
+                                     0, 0, &execError);
+  std::string out;
+  if (auto buf = llvm::MemoryBuffer::getFile(log))
+    out = (*buf)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  if (rc != 0) {
+    llvm::errs() << "weftc: error: the C++ compiler failed"
+                 << (rc < 0 ? " to run: " + execError
+                            : " (exit code " + std::to_string(rc) + ")")
+                 << "\ncommand: " << command << "\n"
+                 << out;
+    return failure();
+  }
+  if (verbose && !out.empty())
+    llvm::errs() << out;
+  return success();
+}
+
+} // namespace weftc

@@ -1,0 +1,344 @@
+//===- weftc.cpp - Annotated .mlir to an SPMD executable ------------------===//
+//
+// Strings the stages together: parse, propagate, partition, optimize
+// collectives, lower to the runtime, translate to C++, compile and link.
+// Each stage is an ordinary pass; weftc only picks them by name from the
+// registry (a stage missing from this build is skipped or reported).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/Cpp/CppEmitter.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory weftcCat("weftc options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<prog.mlir>"),
+                                      cl::Required, cl::cat(weftcCat));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Executable to write (default: the input's "
+                        "name without .mlir), or the file --emit "
+                        "prints to (default: stdout)"),
+               cl::value_desc("file"), cl::cat(weftcCat));
+enum class Emit { Exe, Global, Local, EmitC, Cpp };
+static cl::opt<Emit>
+    emit("emit", cl::desc("Stop after a stage and print it"),
+         cl::init(Emit::Exe),
+         cl::values(clEnumValN(Emit::Global, "global",
+                               "the global view after --weft-propagate"),
+                    clEnumValN(Emit::Local, "local",
+                               "the local view after --weft-partition and "
+                               "--weft-optimize-collectives"),
+                    clEnumValN(Emit::EmitC, "emitc",
+                               "the EmitC IR after --weft-lower-to-runtime"),
+                    clEnumValN(Emit::Cpp, "cpp", "the generated C++"),
+                    clEnumValN(Emit::Exe, "exe", "the executable (default)")),
+         cl::cat(weftcCat));
+static cl::opt<bool> unsharded(
+    "unsharded",
+    cl::desc("Compile the program for one device: every sharding and "
+             "weft.shard dropped, the mesh's axes kept with size 1 (the "
+             "reference run of tests)"),
+    cl::cat(weftcCat));
+static cl::opt<std::string>
+    commReport("comm-report", cl::ValueOptional,
+               cl::desc("Print the collectives of the partitioned program "
+                        "(--comm-report=json for JSON)"),
+               cl::value_desc("json"), cl::cat(weftcCat));
+static cl::opt<std::string>
+    entry("entry", cl::desc("The function to compile (default: the only one)"),
+          cl::value_desc("name"), cl::cat(weftcCat));
+static cl::opt<bool> verbose("v", cl::desc("Print each stage with its time"),
+                             cl::cat(weftcCat));
+static cl::opt<std::string>
+    cxx("cxx",
+        cl::desc("C++ compiler (default: the one the runtime was "
+                 "built with)"),
+        cl::value_desc("path"), cl::cat(weftcCat));
+static cl::list<std::string>
+    cxxFlags("cxx-flag", cl::desc("Extra flag for the C++ compiler (repeat)"),
+             cl::value_desc("flag"), cl::cat(weftcCat));
+static cl::opt<std::string>
+    saveCpp("save-cpp", cl::desc("Also write the generated C++ to this file"),
+            cl::value_desc("file"), cl::cat(weftcCat));
+
+namespace {
+
+/// Times and reports (with -v) one stage.
+class Stage {
+public:
+  explicit Stage(const char *name)
+      : name_(name), start_(std::chrono::steady_clock::now()) {}
+  ~Stage() {
+    if (!verbose)
+      return;
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start_)
+                    .count();
+    llvm::errs() << llvm::format("weftc: %-26s %9.2f ms\n", name_, ms);
+  }
+
+private:
+  const char *name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+bool registered(StringRef pass) { return PassInfo::lookup(pass) != nullptr; }
+
+/// Runs `pipeline` (a pass list, e.g. "weft-propagate") on the module.
+LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os))) {
+    llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
+                 << "\n";
+    return failure();
+  }
+  return pm.run(module);
+}
+
+/// Writes `print` to -o (or stdout).
+LogicalResult emitTo(llvm::function_ref<void(raw_ostream &)> print) {
+  std::string err;
+  auto out = openOutputFile(
+      outputFile.empty() ? std::string("-") : std::string(outputFile), &err);
+  if (!out) {
+    llvm::errs() << "weftc: error: " << err << "\n";
+    return failure();
+  }
+  print(out->os());
+  out->keep();
+  return success();
+}
+
+LogicalResult selectEntry(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  func::FuncOp chosen;
+  if (!entry.empty()) {
+    for (func::FuncOp f : funcs)
+      if (f.getSymName() == entry)
+        chosen = f;
+    if (!chosen)
+      return module.emitError("no function named '") << entry << "'";
+  } else if (funcs.size() == 1) {
+    chosen = funcs.front();
+  } else {
+    auto diag = module.emitError("expected one function, found ")
+                << funcs.size();
+    if (!funcs.empty())
+      diag << "; choose one with --entry";
+    return diag;
+  }
+  for (func::FuncOp f : funcs)
+    if (f != chosen)
+      f.erase();
+  return success();
+}
+
+int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  // Parse and verify, recording SSA names for the inputs and outputs.
+  OwningOpRef<ModuleOp> module;
+  {
+    Stage s("parse + verify");
+    AsmParserState state;
+    Block block;
+    ParserConfig config(&context);
+    LocationAttr fileLoc;
+    if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+      return 1;
+    auto loc = FileLineColLoc::get(&context, inputFile, 0, 0);
+    module = detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+        &block, &context, loc);
+    if (!module || failed(verify(*module)))
+      return 1;
+    if (failed(selectEntry(*module)))
+      return 1;
+    weftc::attachSourceNames(*module, state);
+  }
+
+  bool local = weftc::isLocalView(*module);
+  if (unsharded) {
+    Stage s("unsharded");
+    if (failed(weftc::makeUnsharded(*module)) || failed(verify(*module)))
+      return 1;
+  }
+  if (local) {
+    if (emit == Emit::Global) {
+      llvm::errs() << "weftc: error: --emit=global: the input is already a "
+                      "local view\n";
+      return 1;
+    }
+    if (verbose)
+      llvm::errs() << "weftc: the input is a local view; skipping "
+                      "propagation and partitioning\n";
+  } else {
+    {
+      Stage s("weft-propagate");
+      if (failed(runPipeline(*module, "weft-propagate")))
+        return 1;
+    }
+    if (emit == Emit::Global)
+      return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
+    if (registered("weft-partition")) {
+      Stage s("weft-partition");
+      if (failed(runPipeline(*module, "weft-partition")))
+        return 1;
+    } else if (unsharded) {
+      weftc::localizeTrivially(*module);
+    } else {
+      llvm::errs() << "weftc: error: this build has no --weft-partition pass; "
+                      "it can compile local-view programs and --unsharded "
+                      "ones only\n";
+      return 1;
+    }
+  }
+  if (registered("weft-optimize-collectives")) {
+    Stage s("weft-optimize-collectives");
+    if (failed(runPipeline(*module, "weft-optimize-collectives")))
+      return 1;
+  } else if (verbose) {
+    llvm::errs() << "weftc: no --weft-optimize-collectives in this build; "
+                    "skipped\n";
+  }
+  if (commReport.getNumOccurrences()) {
+    if (!registered("weft-comm-report")) {
+      llvm::errs() << "weftc: --comm-report: this build has no "
+                      "--weft-comm-report pass; no report\n";
+    } else {
+      if (!commReport.empty() && commReport != "json") {
+        llvm::errs() << "weftc: error: --comm-report takes no value or "
+                        "'json', got '"
+                     << commReport << "'\n";
+        return 1;
+      }
+      Stage s("weft-comm-report");
+      // The report goes to stdout, unless stdout carries the --emit output.
+      bool toStderr = emit != Emit::Exe && outputFile.empty();
+      std::string options = commReport == "json" ? "json=true" : "json=false";
+      if (toStderr)
+        options += " output=/dev/stderr";
+      if (failed(runPipeline(*module, "weft-comm-report{" + options + "}")))
+        return 1;
+    }
+  }
+  if (emit == Emit::Local)
+    return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
+
+  {
+    Stage s("weft-lower-to-runtime");
+    if (failed(runPipeline(*module, "weft-lower-to-runtime")))
+      return 1;
+  }
+  if (emit == Emit::EmitC)
+    return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
+
+  std::string cpp;
+  {
+    Stage s("translate to C++");
+    llvm::raw_string_ostream os(cpp);
+    if (failed(emitc::translateToCpp(*module, os)))
+      return 1;
+  }
+  if (emit == Emit::Cpp)
+    return failed(emitTo([&](raw_ostream &os) { os << cpp; }));
+  if (!saveCpp.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream f(saveCpp, ec);
+    if (ec) {
+      llvm::errs() << "weftc: error: cannot write " << saveCpp << ": "
+                   << ec.message() << "\n";
+      return 1;
+    }
+    f << cpp;
+  }
+
+  std::string exe = outputFile;
+  if (exe.empty()) {
+    SmallString<128> p(inputFile);
+    llvm::sys::path::replace_extension(p, "");
+    exe = p.str().str();
+  }
+  SmallString<128> cppFile;
+  if (llvm::sys::fs::createTemporaryFile("weftc", "cpp", cppFile)) {
+    llvm::errs() << "weftc: error: cannot create a temporary file\n";
+    return 1;
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream f(cppFile, ec);
+    f << cpp;
+  }
+  LogicalResult built = success();
+  {
+    Stage s("C++ compile + link");
+    built =
+        weftc::compileProgram(cppFile.str().str(), exe, cxx, cxxFlags, verbose);
+  }
+  llvm::sys::fs::remove(cppFile);
+  return failed(built) ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  weft::registerWeftPasses();
+  weft::registerWeftToRuntimePasses();
+  cl::HideUnrelatedOptions(weftcCat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "weftc: compile an annotated Weft program into an SPMD executable\n\n"
+      "  weftc prog.mlir -o prog                  # then: mpirun -np N ./prog "
+      "--random-inputs 1 --profile\n"
+      "  weftc prog.mlir --emit=local             # the per-rank program\n"
+      "  weftc prog.mlir --unsharded -o ref       # the one-device reference\n"
+      "\nStages: parse -> --weft-propagate -> --weft-partition -> "
+      "--weft-optimize-collectives -> --weft-lower-to-runtime -> C++ -> "
+      "executable. A local-view input (weft.global_type attributes) skips "
+      "the first two. Run the executable with --help for its options.\n");
+
+  DialectRegistry registry;
+  registry.insert<weft::WeftDialect, func::FuncDialect, arith::ArithDialect,
+                  emitc::EmitCDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string err;
+  auto file = openInputFile(inputFile, &err);
+  if (!file) {
+    llvm::errs() << "weftc: error: " << err << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  return run(context, sourceMgr);
+}
