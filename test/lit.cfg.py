@@ -43,3 +43,10 @@ try:
     config.available_features.add("numpy")
 except ImportError:
     pass
+
+# The directory of weftc and weft-opt, for test drivers that run them
+# (test/e2e), and the independent numpy evaluator (test/numpy).
+config.substitutions.append(("%weft_bin", config.weft_tools_dir))
+config.substitutions.append(
+    ("%weft_numpy", os.path.join(config.weft_src_root, "test", "numpy",
+                                 "weft_numpy.py")))

@@ -33,6 +33,13 @@ mlir::LogicalResult makeUnsharded(mlir::ModuleOp module);
 /// for --unsharded when the build has no --weft-partition.
 void localizeTrivially(mlir::ModuleOp module);
 
+/// Applies `--mesh AXIS=SIZE[,AXIS=SIZE...]`: every weft.mesh that has
+/// AXIS gets that size. Reports (to stderr, prefixed with the option) a
+/// malformed item, a size < 1, a repeated axis, or an axis no mesh has, and
+/// then changes nothing. The caller re-verifies the module, which reports
+/// shardings the new sizes do not divide.
+mlir::LogicalResult resizeMesh(mlir::ModuleOp module, llvm::StringRef spec);
+
 /// Compiles and links `cppFile` against the runtime into `output`. On
 /// failure prints the command and the compiler's output to stderr.
 mlir::LogicalResult compileProgram(const std::string &cppFile,

@@ -67,6 +67,12 @@ static cl::opt<bool> unsharded(
              "weft.shard dropped, the mesh's axes kept with size 1 (the "
              "reference run of tests)"),
     cl::cat(weftcCat));
+static cl::opt<std::string> meshSizes(
+    "mesh",
+    cl::desc("Resize mesh axes before compiling, e.g. --mesh data=2,model=4 "
+             "(every weft.mesh with that axis; shardings must still divide "
+             "their dimensions)"),
+    cl::value_desc("axis=size,..."), cl::cat(weftcCat));
 static cl::opt<std::string>
     commReport("comm-report", cl::ValueOptional,
                cl::desc("Print the collectives of the partitioned program "
@@ -185,6 +191,21 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
 
   bool local = weftc::isLocalView(*module);
+  if (meshSizes.getNumOccurrences()) {
+    Stage s("resize mesh");
+    if (local) {
+      llvm::errs() << "weftc: error: --mesh needs a global-view program (the "
+                      "local shapes of this one are fixed)\n";
+      return 1;
+    }
+    if (failed(weftc::resizeMesh(*module, meshSizes)))
+      return 1;
+    if (failed(verify(*module))) {
+      llvm::errs() << "weftc: error: the program does not fit --mesh "
+                   << meshSizes << " (see above)\n";
+      return 1;
+    }
+  }
   if (unsharded) {
     Stage s("unsharded");
     if (failed(weftc::makeUnsharded(*module)) || failed(verify(*module)))
@@ -320,6 +341,7 @@ int main(int argc, char **argv) {
       "--random-inputs 1 --profile\n"
       "  weftc prog.mlir --emit=local             # the per-rank program\n"
       "  weftc prog.mlir --unsharded -o ref       # the one-device reference\n"
+      "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 ranks\n"
       "\nStages: parse -> --weft-propagate -> --weft-partition -> "
       "--weft-optimize-collectives -> --weft-lower-to-runtime -> C++ -> "
       "executable. A local-view input (weft.global_type attributes) skips "

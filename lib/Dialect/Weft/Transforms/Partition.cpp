@@ -158,6 +158,10 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
     if (m.local == source)
       curLayout = m.layout;
   for (const ReshardStep &step : best->steps) {
+    // Over axes of size 1 (a mesh re-sized to fewer ranks) a step only
+    // renames the layout: nothing to compute or send.
+    if (mesh.groupSize(step.axes) == 1)
+      continue;
     auto resultType = RankedTensorType::get(step.outShape,
                                             type.getElementType());
     SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""An independent numpy evaluator of Weft global-view programs.
+
+It reads the JSON graph that `weft-opt --weft-export-json` writes (the ops of
+the global program: kinds, letter specs, scalars, shapes) and evaluates it
+with numpy's own functions, in float64, from the .npy inputs a compiled
+program read. It shares no code with the C++ compiler, runtime or
+interpreter: it is the oracle the end-to-end tests compare against.
+
+Semantics (WeftOps.td):
+  einsum   np.einsum over the spec (sum over letters absent from the result)
+  map      elementwise, operands broadcast by letters; gelu is the tanh
+           approximation 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))), silu is
+           x/(1+exp(-x)), rsqrt is 1/sqrt(x), scale is x*c, shift is x+c
+  reduce   np.sum / np.max / np.min over the dropped letters, transposed to
+           the result's letter order
+  embed    table[ids] along the table's vocabulary letter (the one absent
+           from the result), then ordered as the result
+  shard    the identity (shardings are ignored everywhere)
+
+Comparison metric: rel = max|out - ref| / max|ref| over the whole output,
+with ref the float64 evaluation; an output passes when its shape and dtype
+are the declared ones, it has no NaN/Inf, ref is not identically zero, and
+rel <= 1e-5 (f32, f16, bf16) or rel <= 1e-10 (f64).
+
+  weft_numpy.py eval  GRAPH.json --inputs DIR --out DIR   write float64 refs
+  weft_numpy.py check GRAPH.json --inputs DIR --outputs DIR [--label L]
+  weft_numpy.py compare A_DIR REF_DIR [--label L]         a run against a run
+Inputs and outputs are DIR/NAME.npy with the graph's names.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+TOLERANCE = {"f32": 1e-5, "f16": 1e-5, "bf16": 1e-5, "f64": 1e-10}
+NUMPY_DTYPE = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
+               "i32": np.int32}
+
+
+class GraphError(Exception):
+    pass
+
+
+def parse_spec(spec):
+    """'ab,bc->ac' -> (['ab', 'bc'], 'ac')."""
+    if "->" not in spec:
+        raise GraphError("spec %r has no '->'" % spec)
+    lhs, out = spec.split("->")
+    return lhs.split(","), out
+
+
+def to_result_order(a, letters, out):
+    """Transposes `a` (indexed by `letters`) into the letter order of `out`,
+    with size-1 axes for the letters of `out` it lacks (for broadcasting)."""
+    for c in letters:
+        if c not in out:
+            raise GraphError("map operand letter %r is not in the result %r"
+                             % (c, out))
+    kept = [c for c in out if c in letters]
+    a = np.transpose(a, [letters.index(c) for c in kept])
+    shape = [a.shape[kept.index(c)] if c in letters else 1 for c in out]
+    return a.reshape(shape)
+
+
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+UNARY = {
+    "neg": lambda x, c: -x,
+    "exp": lambda x, c: np.exp(x),
+    "log": lambda x, c: np.log(x),
+    "sqrt": lambda x, c: np.sqrt(x),
+    "rsqrt": lambda x, c: 1.0 / np.sqrt(x),
+    "square": lambda x, c: x * x,
+    "tanh": lambda x, c: np.tanh(x),
+    "relu": lambda x, c: np.maximum(x, 0.0),
+    "gelu": lambda x, c: 0.5 * x * (1.0 + np.tanh(
+        SQRT_2_OVER_PI * (x + 0.044715 * x ** 3))),
+    "silu": lambda x, c: x / (1.0 + np.exp(-x)),
+    "scale": lambda x, c: x * c,
+    "shift": lambda x, c: x + c,
+}
+BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "max": np.fmax,
+    "min": np.fmin,
+}
+REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+
+
+def eval_einsum(op, args):
+    ins, out = parse_spec(op["spec"])
+    if len(ins) != len(args):
+        raise GraphError("einsum %s: %d operands" % (op["spec"], len(args)))
+    return np.einsum(op["spec"], *args, optimize=True)
+
+
+def eval_map(op, args):
+    ins, out = parse_spec(op["spec"])
+    kind = op["map"]
+    xs = [to_result_order(a, l, out) for a, l in zip(args, ins)]
+    if kind in BINARY:
+        if len(xs) != 2:
+            raise GraphError("map %s takes two operands" % kind)
+        r = BINARY[kind](xs[0], xs[1])
+    elif kind in UNARY:
+        if len(xs) != 1:
+            raise GraphError("map %s takes one operand" % kind)
+        if kind in ("scale", "shift") and "scalar" not in op:
+            raise GraphError("map %s without a scalar" % kind)
+        r = UNARY[kind](xs[0], float(op.get("scalar", 0.0)))
+    else:
+        raise GraphError("unknown map kind %r" % kind)
+    return np.broadcast_to(r, op["shape"])
+
+
+def eval_reduce(op, args):
+    (letters,), out = parse_spec(op["spec"])
+    dropped = tuple(i for i, c in enumerate(letters) if c not in out)
+    r = REDUCE[op["reduce"]](args[0], axis=dropped)
+    kept = [c for c in letters if c in out]
+    return np.transpose(r, [kept.index(c) for c in out])
+
+
+def eval_embed(op, args):
+    (id_letters, table_letters), out = parse_spec(op["spec"])
+    ids, table = args
+    vocab = [c for c in table_letters if c not in out]
+    if len(vocab) != 1:
+        raise GraphError("embed %s: expected one vocabulary letter"
+                         % op["spec"])
+    v = table_letters.index(vocab[0])
+    rows = table.shape[v]
+    ids = ids.astype(np.int64)
+    if ids.size and (ids.min() < 0 or ids.max() >= rows):
+        raise GraphError("embed %s: ids outside [0, %d)" % (op["spec"], rows))
+    gathered = np.moveaxis(table, v, 0)[ids]
+    letters = id_letters + "".join(c for c in table_letters if c != vocab[0])
+    return np.einsum("%s->%s" % (letters, out), gathered)
+
+
+EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
+        "embed": eval_embed, "shard": lambda op, args: args[0]}
+
+
+def load_graph(path, func=None):
+    with open(path) as f:
+        graph = json.load(f)
+    if graph.get("format") != "weft-graph":
+        raise GraphError("%s is not a weft-graph JSON" % path)
+    funcs = graph["functions"]
+    if func is not None:
+        funcs = [f for f in funcs if f["name"] == func]
+    if len(funcs) != 1:
+        raise GraphError("%s: expected one function%s, found %d" % (
+            path, " named " + func if func else "", len(funcs)))
+    return funcs[0]
+
+
+def evaluate(fn, inputs):
+    """Evaluates function `fn` of a graph; `inputs` maps input names to
+    arrays. Returns {output name: float64 (or int) array}."""
+    values = {}
+    for t in fn["inputs"]:
+        a = np.asarray(inputs[t["name"]])
+        if list(a.shape) != t["shape"]:
+            raise GraphError("input %s: shape %s, expected %s" % (
+                t["name"], list(a.shape), t["shape"]))
+        values[t["id"]] = a if t["dtype"] == "i32" else a.astype(np.float64)
+    for op in fn["ops"]:
+        if op["kind"] not in EVAL:
+            raise GraphError("unknown op kind %r" % op["kind"])
+        r = EVAL[op["kind"]](op, [values[i] for i in op["operands"]])
+        if list(r.shape) != op["shape"]:
+            raise GraphError("%s %s: result shape %s, declared %s" % (
+                op["kind"], op.get("spec", ""), list(r.shape), op["shape"]))
+        values[op["result"]] = r
+    return {t["name"]: values[t["id"]] for t in fn["outputs"]}
+
+
+def load_inputs(fn, directory):
+    return {t["name"]: np.load(os.path.join(directory, t["name"] + ".npy"))
+            for t in fn["inputs"]}
+
+
+def relative_error(out, ref):
+    ref = np.asarray(ref, dtype=np.float64)
+    scale = float(np.abs(ref).max()) if ref.size else 0.0
+    diff = float(np.abs(np.asarray(out, dtype=np.float64) - ref).max()) \
+        if ref.size else 0.0
+    return diff / scale if scale > 0 else float("inf"), scale
+
+
+def check_one(what, out, ref, dtype):
+    """Prints `what: ok ...` or `what: MISMATCH ...`; returns True when `out`
+    matches `ref` (see the metric above)."""
+    want = NUMPY_DTYPE.get(dtype)
+    if out.shape != ref.shape:
+        print("%s: MISMATCH shape %s, expected %s" % (
+            what, list(out.shape), list(ref.shape)))
+        return False
+    if want is not None and out.dtype != want:
+        print("%s: MISMATCH dtype %s, expected %s" % (
+            what, out.dtype, np.dtype(want)))
+        return False
+    if not np.all(np.isfinite(out)):
+        print("%s: MISMATCH output has NaN or Inf" % what)
+        return False
+    err, scale = relative_error(out, ref)
+    if scale == 0:
+        print("%s: MISMATCH reference is identically zero (a vacuous "
+              "comparison)" % what)
+        return False
+    tol = TOLERANCE.get(dtype, 1e-5)
+    if not err <= tol:
+        print("%s: MISMATCH rel err %.3g > %g" % (what, err, tol))
+        return False
+    print("%s: ok (rel err %.2g)" % (what, err))
+    return True
+
+
+def check(fn, refs, out_dir, label):
+    ok = True
+    for t in fn["outputs"]:
+        path = os.path.join(out_dir, t["name"] + ".npy")
+        if not os.path.exists(path):
+            print("%s %s: MISMATCH missing %s" % (label, t["name"], path))
+            ok = False
+            continue
+        ok &= check_one("%s %s" % (label, t["name"]), np.load(path),
+                        refs[t["name"]], t["dtype"])
+    return ok
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("eval")
+    e.add_argument("graph")
+    e.add_argument("--func")
+    e.add_argument("--inputs", required=True)
+    e.add_argument("--out", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("graph")
+    c.add_argument("--func")
+    c.add_argument("--inputs", required=True)
+    c.add_argument("--outputs", required=True)
+    c.add_argument("--label", default="numpy")
+    m = sub.add_parser("compare")
+    m.add_argument("run")
+    m.add_argument("ref")
+    m.add_argument("--graph", help="graph for output names and dtypes")
+    m.add_argument("--label", default="compare")
+    a = p.parse_args(argv[1:])
+
+    try:
+        if a.cmd == "eval":
+            fn = load_graph(a.graph, a.func)
+            refs = evaluate(fn, load_inputs(fn, a.inputs))
+            os.makedirs(a.out, exist_ok=True)
+            for name, r in refs.items():
+                np.save(os.path.join(a.out, name + ".npy"), r)
+                print("%s: %s %s" % (name, r.dtype, list(r.shape)))
+            return 0
+        if a.cmd == "check":
+            fn = load_graph(a.graph, a.func)
+            refs = evaluate(fn, load_inputs(fn, a.inputs))
+            return 0 if check(fn, refs, a.outputs, a.label) else 1
+        if a.cmd == "compare":
+            names = sorted(f[:-4] for f in os.listdir(a.ref)
+                           if f.endswith(".npy"))
+            dtypes = {}
+            if a.graph:
+                fn = load_graph(a.graph)
+                names = [t["name"] for t in fn["outputs"]]
+                dtypes = {t["name"]: t["dtype"] for t in fn["outputs"]}
+            if not names:
+                print("%s: MISMATCH no outputs in %s" % (a.label, a.ref))
+                return 1
+            ok = True
+            for n in names:
+                paths = [os.path.join(d, n + ".npy") for d in (a.run, a.ref)]
+                missing = [q for q in paths if not os.path.exists(q)]
+                if missing:
+                    print("%s %s: MISMATCH missing %s" % (a.label, n,
+                                                          missing[0]))
+                    ok = False
+                    continue
+                ref = np.load(paths[1])
+                ok &= check_one("%s %s" % (a.label, n), np.load(paths[0]), ref,
+                                dtypes.get(n, {np.float64: "f64"}.get(
+                                    ref.dtype.type, "f32")))
+            return 0 if ok else 1
+    except (GraphError, OSError, KeyError, ValueError) as err:
+        print("weft_numpy: error: %s" % err)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
