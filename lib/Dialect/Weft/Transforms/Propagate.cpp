@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/BitVector.h"
@@ -107,6 +108,9 @@ private:
                  llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &out);
   int acceptedOperand(const ShardingRule &rule, const LetterMap &map);
   Candidate price(const ShardingRule &rule, const LetterMap &map);
+  /// How many undecided consumers of `v` other than `self` could take `v`
+  /// in layout `target` (some letter map of theirs requires exactly it).
+  unsigned sharersOf(Value v, const Layout &target, Operation *self);
   void decide(Operation *op);
   void setLayout(Value v, const Layout &layout, Origin origin);
   std::string describeOrigin(Value v);
@@ -373,6 +377,37 @@ void Propagator::propagateCompatible() {
   }
 }
 
+unsigned Propagator::sharersOf(Value v, const Layout &target,
+                               Operation *self) {
+  if (target.isPartial())
+    return 0;
+  llvm::SmallPtrSet<Operation *, 4> counted;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == self || !index.count(user) || isDecided(user) ||
+        !counted.insert(user).second)
+      continue;
+    const ShardingRule &rule = rules.find(user)->second;
+    llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
+    bool compatible = proposals(rule, props);
+    StringRef letters = rule.getTensorLetters(use.getOperandNumber());
+    bool possible = true;
+    for (auto [d, c] : llvm::enumerate(letters)) {
+      const AxisList &want = target.dims[d];
+      auto it = props.find(c);
+      if (compatible) // Its only letter map: each letter's one proposal.
+        possible &= it == props.end() ? want.empty()
+                                      : want == it->second.front();
+      else // Any proposal, or nothing.
+        possible &= want.empty() ||
+                    (it != props.end() && llvm::is_contained(it->second, want));
+    }
+    if (!possible)
+      counted.erase(user);
+  }
+  return counted.size();
+}
+
 Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
   Candidate c;
   c.letters = map;
@@ -380,7 +415,7 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     c.axesUsed += axes.size();
   c.acceptedOperand = acceptedOperand(rule, map);
   auto addReshard = [&](Value v, const Layout &from, const Layout &to,
-                        StringRef what) {
+                        StringRef what, bool isOperand) {
     if (from == to)
       return;
     std::string why;
@@ -393,8 +428,12 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     }
     double cost = planCost(*plan, weights);
     bool reused = llvm::is_contained(requested.lookup(v), to);
+    // An operand resharded to a layout that other undecided consumers may
+    // also take is materialized once: each consumer bears its share.
+    unsigned sharers = isOperand && !reused ? sharersOf(v, to, rule.getOp())
+                                            : 0;
     if (!reused)
-      c.cost += cost;
+      c.cost += cost / (1 + sharers);
     bool movesBytes = llvm::any_of(plan->steps, [](const ReshardStep &s) {
       return s.kind != ReshardStep::SliceShard;
     });
@@ -414,6 +453,9 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     }
     if (reused)
       os << " [already paid for by another consumer]";
+    else if (sharers)
+      os << " [shared with " << sharers << " other consumer(s): counted "
+         << formatBytes(cost / (1 + sharers)) << "]";
     c.reshards.push_back(line);
   };
   for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
@@ -427,7 +469,8 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
       req.partialKind = s.layout->partialKind;
     }
     addReshard(v, *s.layout, req,
-               explain ? "operand #" + std::to_string(i) : std::string());
+               explain ? "operand #" + std::to_string(i) : std::string(),
+               /*isOperand=*/true);
   }
   Value result = rule.getTensor(rule.getResultIndex());
   if (states[result].layout) {
@@ -435,7 +478,8 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
         map, c.acceptedOperand >= 0
                  ? &*states[rule.getTensor(c.acceptedOperand)].layout
                  : nullptr);
-    addReshard(result, natural, *states[result].layout, "result");
+    addReshard(result, natural, *states[result].layout, "result",
+               /*isOperand=*/false);
   }
   return c;
 }
