@@ -3,9 +3,10 @@
 // The baseline of bench/e2e: reads the GemmPlans a compiled Weft program
 // runs (one per line, extracted by run.py from `weftc --emit=cpp`:
 //   label m n k transA transB lda ldb ldc strideA strideB strideC batch
+//   [outerBatch outerStrideA outerStrideB outerStrideC]
 // ) and times one "step" made only of those cblas_sgemm calls, in program
 // order, exactly as the CPU backend issues them (row major, alpha 1, beta 0,
-// a loop over the batch with the plan's strides). Each GEMM has its own
+// loops over the outer batch and the batch with the plan's strides). Each GEMM has its own
 // A, B and C buffers, allocated and filled once, so no allocation, copy,
 // map or reduce is timed. Prints the OpenBLAS core and thread count, the
 // median/min/max step time and each GEMM's median.
@@ -33,6 +34,7 @@ struct Gemm {
   long m, n, k;
   int ta, tb;
   long lda, ldb, ldc, sa, sb, sc, batch;
+  long outer = 1, osa = 0, osb = 0, osc = 0;
   std::vector<float> A, B, C;
 };
 
@@ -43,18 +45,23 @@ double now() {
 }
 
 /// Elements a row-major operand of `rows` x `cols` (stored transposed when
-/// `trans`) with leading dimension `ld` spans over `batch` strides.
-long span(long rows, long cols, bool trans, long ld, long stride, long batch) {
+/// `trans`) with leading dimension `ld` spans over `batch` strides and
+/// `outer` outer strides.
+long span(long rows, long cols, bool trans, long ld, long stride, long batch,
+          long outerStride, long outer) {
   long r = trans ? cols : rows;
-  return (batch - 1) * stride + (r - 1) * ld + (trans ? rows : cols);
+  return (outer - 1) * outerStride + (batch - 1) * stride + (r - 1) * ld +
+         (trans ? rows : cols);
 }
 
 void run(Gemm &g) {
-  for (long i = 0; i < g.batch; ++i)
-    cblas_sgemm(CblasRowMajor, g.ta ? CblasTrans : CblasNoTrans,
-                g.tb ? CblasTrans : CblasNoTrans, (int)g.m, (int)g.n, (int)g.k,
-                1.0f, g.A.data() + i * g.sa, (int)g.lda, g.B.data() + i * g.sb,
-                (int)g.ldb, 0.0f, g.C.data() + i * g.sc, (int)g.ldc);
+  for (long o = 0; o < g.outer; ++o)
+    for (long i = 0; i < g.batch; ++i)
+      cblas_sgemm(CblasRowMajor, g.ta ? CblasTrans : CblasNoTrans,
+                  g.tb ? CblasTrans : CblasNoTrans, (int)g.m, (int)g.n,
+                  (int)g.k, 1.0f, g.A.data() + o * g.osa + i * g.sa,
+                  (int)g.lda, g.B.data() + o * g.osb + i * g.sb, (int)g.ldb,
+                  0.0f, g.C.data() + o * g.osc + i * g.sc, (int)g.ldc);
 }
 
 double median(std::vector<double> v) {
@@ -92,9 +99,17 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "bad plan line: %s\n", line.c_str());
       return 2;
     }
-    g.A.resize(span(g.m, g.k, g.ta, g.lda, g.sa, g.batch));
-    g.B.resize(span(g.k, g.n, g.tb, g.ldb, g.sb, g.batch));
-    g.C.assign(span(g.m, g.n, false, g.ldc, g.sc, g.batch), 0.0f);
+    long outer, osa, osb, osc;
+    if (ls >> outer >> osa >> osb >> osc) {
+      g.outer = outer;
+      g.osa = osa;
+      g.osb = osb;
+      g.osc = osc;
+    }
+    g.A.resize(span(g.m, g.k, g.ta, g.lda, g.sa, g.batch, g.osa, g.outer));
+    g.B.resize(span(g.k, g.n, g.tb, g.ldb, g.sb, g.batch, g.osb, g.outer));
+    g.C.assign(span(g.m, g.n, false, g.ldc, g.sc, g.batch, g.osc, g.outer),
+               0.0f);
     for (auto *v : {&g.A, &g.B})
       for (float &x : *v) {
         seed = seed * 1664525u + 1013904223u;
@@ -121,10 +136,12 @@ int main(int argc, char **argv) {
   double flops = 0;
   for (std::size_t j = 0; j < gemms.size(); ++j) {
     const Gemm &g = gemms[j];
-    double f = 2.0 * g.m * g.n * g.k * g.batch;
+    double f = 2.0 * g.m * g.n * g.k * g.batch * g.outer;
     flops += f;
-    std::printf("gemm %s m=%ld n=%ld k=%ld batch=%ld: median %.4f ms\n",
-                g.label.c_str(), g.m, g.n, g.k, g.batch, median(per[j]) * 1e3);
+    std::printf("gemm %s m=%ld n=%ld k=%ld batch=%ld outer=%ld: median %.4f "
+                "ms\n",
+                g.label.c_str(), g.m, g.n, g.k, g.batch, g.outer,
+                median(per[j]) * 1e3);
   }
   std::sort(steps.begin(), steps.end());
   std::printf("gemm flops: %.0f\n", flops);

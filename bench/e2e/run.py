@@ -67,7 +67,8 @@ def cache_var(build, name):
 
 def gemm_plans(cpp):
     """label m n k transA transB lda ldb ldc strideA strideB strideC batch
-    for every einsum plan with a GEMM, in the step's call order."""
+    outerBatch outerStrideA outerStrideB outerStrideC for every einsum plan
+    with a GEMM, in the step's call order."""
     plans = {}
     for m in re.finditer(r"static const weft::rt::EinsumPlan (\w+) = .*?\.spec = \"([^\"]+)\""
                          r".*?\.gemm = weft::rt::GemmPlan\{([^}]*)\}", cpp):
@@ -76,7 +77,9 @@ def gemm_plans(cpp):
         plans[m.group(1)] = " ".join(
             [m.group(2).replace(" ", "")] +
             [conv(f[k]) for k in ("m", "n", "k", "transA", "transB", "lda", "ldb", "ldc",
-                                  "strideA", "strideB", "strideC", "batch")])
+                                  "strideA", "strideB", "strideC", "batch")] +
+            [f.get(k, d) for k, d in (("outerBatch", "1"), ("outerStrideA", "0"),
+                                      ("outerStrideB", "0"), ("outerStrideC", "0"))])
     order = re.findall(r"gen::einsum\(\w+, (\w+),", cpp)
     return [plans[p] for p in order if p in plans]
 
@@ -154,7 +157,8 @@ def main():
                 comm = f"{comm.group(1)} coll., {comm.group(2)}" if comm else "none"
                 plans = gemm_plans(open(base[:-5] + "-1.cpp").read())
                 with open(base[:-5] + ".gemms", "w") as f:
-                    f.write("# label m n k transA transB lda ldb ldc strideA strideB strideC batch\n")
+                    f.write("# label m n k transA transB lda ldb ldc strideA strideB strideC batch"
+                            " outerBatch outerStrideA outerStrideB outerStrideC\n")
                     f.write("\n".join(plans) + "\n")
                 cases.append(dict(tag=tag, name=f"{NAMES.get(prog, prog)} b={4 * scale}",
                                   one=base[:-5] + "-1", two=two[:-5],

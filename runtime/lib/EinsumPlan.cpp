@@ -3,13 +3,14 @@
 // Letters split into batch (A, B, result), m (A, result), n (B, result) and
 // k (A, B). Letters found in one operand only are summed out first. Extent-1
 // letters are dropped (they never constrain a layout). For each candidate
-// order of every group (the orders the operands already use) and both
-// operand orders of the GEMM, an operand "fits" when each of its groups is
-// adjacent in memory in that order and one of its matrix groups is
-// innermost; every operand that does not fit is permuted to the canonical
-// layout [batch, m, k] / [batch, k, n] / [batch, m, n]. The cheapest choice
-// (fewest elements copied, then fewest copies, then no swap, then the
-// earliest candidate) wins.
+// order of every group (the orders the operands already use), every split
+// of the batch order into an outer loop and an inner strided batch, and both
+// operand orders of the GEMM, an operand "fits" when each of its groups
+// (outer and inner batch separately) is adjacent in memory in that order
+// and one of its matrix groups is innermost; every operand that does not fit is
+// permuted to the canonical layout [batch, m, k] / [batch, k, n] / [batch, m,
+// n]. The cheapest choice (fewest elements copied, then fewest copies, then one
+// batch level, then no swap, then the earliest candidate) wins.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,23 +111,26 @@ MatrixFit fitMatrix(int64_t rows, int64_t cols, int64_t sR, int64_t sC,
 struct OperandFit {
   bool ok = false;
   MatrixFit matrix;
-  int64_t batchStride = 0;
+  int64_t batchStride = 0, outerStride = 0;
 };
 
-/// Fits `op` as a batch of [rows, cols] matrices with the given group orders.
-OperandFit fitOperand(const Operand &op, const std::string &batch,
-                      const std::string &rowOrder, const std::string &colOrder,
-                      int64_t rows, int64_t cols,
+/// Fits `op` as an outer batch of batches of [rows, cols] matrices with the
+/// given group orders (`outer` may be empty: one batch level).
+OperandFit fitOperand(const Operand &op, const std::string &outer,
+                      const std::string &batch, const std::string &rowOrder,
+                      const std::string &colOrder, int64_t rows, int64_t cols,
                       const std::map<char, int64_t> &sizes, bool allowTrans) {
   OperandFit f;
+  auto so = groupStride(op, outer, sizes);
   auto sb = groupStride(op, batch, sizes);
   auto sr = groupStride(op, rowOrder, sizes);
   auto sc = groupStride(op, colOrder, sizes);
-  if (!sb || !sr || !sc)
+  if (!so || !sb || !sr || !sc)
     return f;
   f.matrix = fitMatrix(rows, cols, *sr, *sc, allowTrans);
   f.ok = f.matrix.ok;
   f.batchStride = *sb < 0 ? 0 : *sb;
+  f.outerStride = *so < 0 ? 0 : *so;
   return f;
 }
 
@@ -289,37 +293,50 @@ EinsumPlan planEinsum(const std::string &specText, const Shape &aShape,
   auto nCands = candidates(ng, {&C, &Bop});
   auto kCands = candidates(kg, {&A, &Bop});
 
+  // The batch order `b` is split into an outer part (a loop over strided
+  // batched GEMMs) and the inner batch: split 0 is one batch level; a split
+  // lets batch letters that are not adjacent in memory (b and h of
+  // q[b,t,h,k]) avoid a copy, and is used only when it saves one.
   struct Choice {
     std::string b, m, n, k;
     bool swap = false;
+    std::size_t split = 0; // b = outer (b[0, split)) + inner
     bool fitA = false, fitB = false, fitC = false;
+    std::string outer() const { return b.substr(0, split); }
+    std::string inner() const { return b.substr(split); }
   };
   std::optional<Choice> best;
-  std::tuple<int64_t, int, int> bestKey;
+  std::tuple<int64_t, int, int, int> bestKey;
   for (const auto &ob : bCands)
-    for (const auto &om : mCands)
-      for (const auto &on : nCands)
-        for (const auto &ok : kCands)
-          for (bool swap : {false, true}) {
-            Choice ch{ob, om, on, ok, swap};
-            ch.fitA = fitOperand(A, ob, om, ok, M, K, sizes, true).ok;
-            ch.fitB = fitOperand(Bop, ob, ok, on, K, N, sizes, true).ok;
-            ch.fitC = swap ? fitOperand(C, ob, on, om, N, M, sizes, false).ok
-                           : fitOperand(C, ob, om, on, M, N, sizes, false).ok;
-            int64_t cost = (ch.fitA ? 0 : A.elements) +
-                           (ch.fitB ? 0 : Bop.elements) +
-                           (ch.fitC ? 0 : C.elements);
-            int copies = !ch.fitA + !ch.fitB + !ch.fitC;
-            // A swap only helps when C fits with it.
-            if (swap && !ch.fitC)
-              continue;
-            auto key = std::make_tuple(cost, copies, swap ? 1 : 0);
-            if (!best || key < bestKey) {
-              best = ch;
-              bestKey = key;
+    for (std::size_t split = 0; split < std::max<std::size_t>(ob.size(), 1);
+         ++split)
+      for (const auto &om : mCands)
+        for (const auto &on : nCands)
+          for (const auto &ok : kCands)
+            for (bool swap : {false, true}) {
+              Choice ch{ob, om, on, ok, swap, split};
+              std::string bo = ch.outer(), bi = ch.inner();
+              ch.fitA = fitOperand(A, bo, bi, om, ok, M, K, sizes, true).ok;
+              ch.fitB = fitOperand(Bop, bo, bi, ok, on, K, N, sizes, true).ok;
+              ch.fitC =
+                  swap ? fitOperand(C, bo, bi, on, om, N, M, sizes, false).ok
+                       : fitOperand(C, bo, bi, om, on, M, N, sizes, false).ok;
+              int64_t cost = (ch.fitA ? 0 : A.elements) +
+                             (ch.fitB ? 0 : Bop.elements) +
+                             (ch.fitC ? 0 : C.elements);
+              int copies = !ch.fitA + !ch.fitB + !ch.fitC;
+              // A swap only helps when C fits with it.
+              if (swap && !ch.fitC)
+                continue;
+              auto key =
+                  std::make_tuple(cost, copies, split ? 1 : 0, swap ? 1 : 0);
+              if (!best || key < bestKey) {
+                best = ch;
+                bestKey = key;
+              }
             }
-          }
   const Choice &ch = *best;
+  const std::string outer = ch.outer(), inner = ch.inner();
 
   // Stage 2 and 4: permutations into canonical layouts.
   Operand Aeff = A, Beff = Bop, Ceff = C;
@@ -348,19 +365,21 @@ EinsumPlan planEinsum(const std::string &specText, const Shape &aShape,
     p.tempOutElements = C.elements;
     Ceff = dense(canon, sizes);
   }
-  OperandFit fa = fitOperand(Aeff, ch.b, ch.m, ch.k, M, K, sizes, true);
-  OperandFit fb = fitOperand(Beff, ch.b, ch.k, ch.n, K, N, sizes, true);
-  OperandFit fc = ch.swap
-                      ? fitOperand(Ceff, ch.b, ch.n, ch.m, N, M, sizes, false)
-                      : fitOperand(Ceff, ch.b, ch.m, ch.n, M, N, sizes, false);
+  OperandFit fa = fitOperand(Aeff, outer, inner, ch.m, ch.k, M, K, sizes, true);
+  OperandFit fb = fitOperand(Beff, outer, inner, ch.k, ch.n, K, N, sizes, true);
+  OperandFit fc =
+      ch.swap ? fitOperand(Ceff, outer, inner, ch.n, ch.m, N, M, sizes, false)
+              : fitOperand(Ceff, outer, inner, ch.m, ch.n, M, N, sizes, false);
   check(fa.ok && fb.ok && fc.ok, "internal error planning einsum '", spec.str(),
         "'");
 
   GemmPlan &g = p.gemm;
   g.k = K;
-  g.batch = B;
+  g.outerBatch = product(outer, sizes);
+  g.batch = B / g.outerBatch;
   g.ldc = fc.matrix.ld;
   g.strideC = fc.batchStride;
+  g.outerStrideC = fc.outerStride;
   p.swapOperands = ch.swap;
   if (!ch.swap) {
     g.m = M;
@@ -368,9 +387,11 @@ EinsumPlan planEinsum(const std::string &specText, const Shape &aShape,
     g.transA = fa.matrix.trans;
     g.lda = fa.matrix.ld;
     g.strideA = fa.batchStride;
+    g.outerStrideA = fa.outerStride;
     g.transB = fb.matrix.trans;
     g.ldb = fb.matrix.ld;
     g.strideB = fb.batchStride;
+    g.outerStrideB = fb.outerStride;
   } else {
     // C^T[N,M] = B^T[N,K] A^T[K,M].
     g.m = N;
@@ -378,9 +399,11 @@ EinsumPlan planEinsum(const std::string &specText, const Shape &aShape,
     g.transA = !fb.matrix.trans;
     g.lda = fb.matrix.ld;
     g.strideA = fb.batchStride;
+    g.outerStrideA = fb.outerStride;
     g.transB = !fa.matrix.trans;
     g.ldb = fa.matrix.ld;
     g.strideB = fa.batchStride;
+    g.outerStrideB = fa.outerStride;
   }
   p.flops += 2 * M * N * K * B;
   return p;
@@ -392,6 +415,9 @@ std::string GemmPlan::str() const {
      << " transB=" << transB << " lda=" << lda << " ldb=" << ldb
      << " ldc=" << ldc << " strideA=" << strideA << " strideB=" << strideB
      << " strideC=" << strideC << " batch=" << batch;
+  if (outerBatch != 1)
+    os << " outerBatch=" << outerBatch << " outerStrideA=" << outerStrideA
+       << " outerStrideB=" << outerStrideB << " outerStrideC=" << outerStrideC;
   return os.str();
 }
 

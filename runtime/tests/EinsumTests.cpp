@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <random>
 
 using namespace weft::rt;
@@ -121,6 +122,7 @@ TEST_P(EinsumTest, GeneratedLayouts) {
   };
   const std::string pool =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  int twoLevel = 0;
   for (int iter = 0; iter < 200; ++iter) {
     std::string letters = pool;
     std::shuffle(letters.begin(), letters.end(), rng);
@@ -156,7 +158,14 @@ TEST_P(EinsumTest, GeneratedLayouts) {
     std::string plan;
     double err = runCase(c, GetParam(), &plan);
     EXPECT_LE(err, tol()) << c << "\n" << plan;
+    if (planEinsum(c.spec, c.shapes[0], c.shapes[1], GetParam())
+            .gemm.outerBatch > 1)
+      ++twoLevel;
   }
+  // The set exercises two-level batches (batch letters split in memory).
+  EXPECT_GE(twoLevel, 5);
+  std::cout << "[ info ] " << twoLevel
+            << " of 200 generated einsums use an outer batch level\n";
 }
 
 // Generated one-operand einsums (permutations and sums).

@@ -77,6 +77,7 @@ TEST(EinsumPlan, BatchInTheMiddleUsesStrides) {
   expectNoCopies(p);
   const GemmPlan &g = p.gemm;
   EXPECT_EQ(g.batch, 4);
+  EXPECT_EQ(g.outerBatch, 1);
   EXPECT_EQ(g.m, 3);
   EXPECT_EQ(g.n, 2);
   EXPECT_EQ(g.k, 5);
@@ -89,31 +90,90 @@ TEST(EinsumPlan, BatchInTheMiddleUsesStrides) {
 }
 
 // Attention scores (P6): b and h are not adjacent in q[b,t,h,k] or
-// kk[b,s,h,k], so both operands are permuted; the result bhts fits.
-TEST(EinsumPlan, AttentionScoresPermuteOperands) {
+// kk[b,s,h,k], so b becomes the outer batch level and h the strided inner
+// batch; no copies. Dense strides: q b=60 t=12 h=4 k=1, kk b=72 s=12 h=4
+// k=1, sc[b,h,t,s] b=90 h=30 t=6 s=1. Per (b, h): sc[t,s] = q[t,k] kk[s,k]^T
+// with lda = ldb = h*k = 12 (kk read transposed), ldc = s = 6.
+TEST(EinsumPlan, AttentionScoresUseAnOuterBatch) {
   auto p =
       planEinsum("bthk,bshk->bhts", {2, 5, 3, 4}, {2, 6, 3, 4}, DType::F32);
-  EXPECT_TRUE(p.permuteA);
-  EXPECT_TRUE(p.permuteB);
-  EXPECT_FALSE(p.permuteOut);
+  expectNoCopies(p);
+  EXPECT_FALSE(p.swapOperands);
   const GemmPlan &g = p.gemm;
-  EXPECT_EQ(g.batch, 6);
   EXPECT_EQ(g.m, 5);
   EXPECT_EQ(g.n, 6);
   EXPECT_EQ(g.k, 4);
-  EXPECT_EQ(g.strideC, 30);
+  EXPECT_FALSE(g.transA);
+  EXPECT_TRUE(g.transB);
+  EXPECT_EQ(g.lda, 12);
+  EXPECT_EQ(g.ldb, 12);
   EXPECT_EQ(g.ldc, 6);
+  EXPECT_EQ(g.batch, 3); // h
+  EXPECT_EQ(g.strideA, 4);
+  EXPECT_EQ(g.strideB, 4);
+  EXPECT_EQ(g.strideC, 30);
+  EXPECT_EQ(g.outerBatch, 2); // b
+  EXPECT_EQ(g.outerStrideA, 60);
+  EXPECT_EQ(g.outerStrideB, 72);
+  EXPECT_EQ(g.outerStrideC, 90);
+  EXPECT_EQ(p.flops, 2 * 5 * 6 * 4 * 3 * 2);
 }
 
-// Attention values: p[b,h,t,s] fits; v[b,s,h,k] and o[b,t,h,k] do not.
-TEST(EinsumPlan, AttentionValuesPermuteBAndResult) {
+// Attention values: p[b,h,t,s] b=90 h=30 t=6 s=1, v[b,s,h,k] b=72 s=12 h=4
+// k=1, o[b,t,h,k] b=60 t=12 h=4 k=1. Per (b, h): o[t,k] = p[t,s] v[s,k]
+// with lda = 6, ldb = h*k = 12, ldc = h*k = 12; no copies.
+TEST(EinsumPlan, AttentionValuesUseAnOuterBatch) {
   auto p =
       planEinsum("bhts,bshk->bthk", {2, 3, 5, 6}, {2, 6, 3, 4}, DType::F32);
-  EXPECT_FALSE(p.permuteA);
-  EXPECT_TRUE(p.permuteB);
-  EXPECT_TRUE(p.permuteOut);
-  EXPECT_EQ(p.gemm.lda, 6);
-  EXPECT_EQ(p.gemm.strideA, 30);
+  expectNoCopies(p);
+  EXPECT_FALSE(p.swapOperands);
+  const GemmPlan &g = p.gemm;
+  EXPECT_EQ(g.m, 5);
+  EXPECT_EQ(g.n, 4);
+  EXPECT_EQ(g.k, 6);
+  EXPECT_FALSE(g.transA);
+  EXPECT_FALSE(g.transB);
+  EXPECT_EQ(g.lda, 6);
+  EXPECT_EQ(g.ldb, 12);
+  EXPECT_EQ(g.ldc, 12);
+  EXPECT_EQ(g.batch, 3);
+  EXPECT_EQ(g.strideA, 30);
+  EXPECT_EQ(g.strideB, 4);
+  EXPECT_EQ(g.strideC, 4);
+  EXPECT_EQ(g.outerBatch, 2);
+  EXPECT_EQ(g.outerStrideA, 90);
+  EXPECT_EQ(g.outerStrideB, 72);
+  EXPECT_EQ(g.outerStrideC, 60);
+}
+
+// P6's shapes (b=4, t=s=64, h=8, k=32): the same two plans, the numbers
+// programs.md's attention runs with.
+TEST(EinsumPlan, AttentionAtProgramShapes) {
+  auto sc =
+      planEinsum("bthk,bshk->bhts", {4, 64, 8, 32}, {4, 64, 8, 32}, DType::F32);
+  expectNoCopies(sc);
+  EXPECT_EQ(sc.gemm.str(),
+            "gemm m=64 n=64 k=32 transA=0 transB=1 lda=256 ldb=256 ldc=64 "
+            "strideA=32 strideB=32 strideC=4096 batch=8 outerBatch=4 "
+            "outerStrideA=16384 outerStrideB=16384 outerStrideC=32768");
+  auto o =
+      planEinsum("bhts,bshk->bthk", {4, 8, 64, 64}, {4, 64, 8, 32}, DType::F32);
+  expectNoCopies(o);
+  EXPECT_EQ(o.gemm.str(),
+            "gemm m=64 n=32 k=64 transA=0 transB=0 lda=64 ldb=256 ldc=256 "
+            "strideA=4096 strideB=32 strideC=32 batch=8 outerBatch=4 "
+            "outerStrideA=32768 outerStrideB=16384 outerStrideC=16384");
+}
+
+// A split is taken only when it saves a copy: with b, h adjacent in every
+// operand, one strided batch of b*h = 6 GEMMs (outerBatch stays 1).
+TEST(EinsumPlan, AdjacentBatchLettersKeepOneLevel) {
+  auto p =
+      planEinsum("bhtk,bhsk->bhts", {2, 3, 5, 4}, {2, 3, 6, 4}, DType::F32);
+  expectNoCopies(p);
+  EXPECT_EQ(p.gemm.batch, 6);
+  EXPECT_EQ(p.gemm.outerBatch, 1);
+  EXPECT_EQ(p.gemm.strideC, 30);
 }
 
 // The cheaper operand is the one copied: with A = [j, i] x B whose k group

@@ -104,8 +104,8 @@ static std::string toCpp(const rt::CopyPlan &p) {
 }
 
 static std::string toCpp(const rt::GemmPlan &p) {
-  return Init("weft::rt::GemmPlan")
-      .add("m", p.m)
+  Init init("weft::rt::GemmPlan");
+  init.add("m", p.m)
       .add("n", p.n)
       .add("k", p.k)
       .addBool("transA", p.transA)
@@ -116,8 +116,14 @@ static std::string toCpp(const rt::GemmPlan &p) {
       .add("strideA", p.strideA)
       .add("strideB", p.strideB)
       .add("strideC", p.strideC)
-      .add("batch", p.batch)
-      .str();
+      .add("batch", p.batch);
+  // The outer batch level only when the plan has one (defaults otherwise).
+  if (p.outerBatch != 1)
+    init.add("outerBatch", p.outerBatch)
+        .add("outerStrideA", p.outerStrideA)
+        .add("outerStrideB", p.outerStrideB)
+        .add("outerStrideC", p.outerStrideC);
+  return init.str();
 }
 
 std::string toCpp(const rt::ReducePlan &p) {

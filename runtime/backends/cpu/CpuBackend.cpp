@@ -3,6 +3,7 @@
 #include "CpuBackend.h"
 #include "weft/rt/Error.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace weft::rt {
@@ -14,10 +15,26 @@ CpuBackend::CpuBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
     check(size == mesh.numDevices(), "mesh ", mesh.str(), " has ",
           mesh.numDevices(), " devices but MPI runs ", size, " ranks");
   }
+  const char *poison = std::getenv("WEFT_RT_POISON");
+  poison_ = poison && *poison && std::string(poison) != "0";
 }
 
+// Buffers still referenced (the scratch buffers of the base class, tensors
+// the caller keeps) are freed when released.
+CpuBackend::~CpuBackend() { pool_->close(); }
+
 Tensor CpuBackend::empty(DType dtype, const Shape &shape) {
-  return hostTensor(dtype, shape);
+  for (int64_t d : shape)
+    check(d >= 0, "negative extent in shape ", shapeToString(shape));
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.device = Device::Host;
+  t.storage = pool_->allocate(t.bytes());
+  t.data = t.storage.get();
+  if (poison_)
+    std::memset(t.data, 0xff, t.bytes());
+  return t;
 }
 
 void CpuBackend::copyFromHost(Tensor &dst, const void *src) {

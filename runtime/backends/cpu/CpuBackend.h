@@ -3,6 +3,7 @@
 #ifndef WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
 #define WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
 
+#include "HostPool.h"
 #include "weft/rt/Backend.h"
 #include "weft/rt/MpiComm.h"
 
@@ -11,9 +12,12 @@ namespace weft::rt {
 class CpuBackend final : public Backend {
 public:
   CpuBackend(const Mesh &mesh, int64_t rank);
+  ~CpuBackend() override;
 
   const char *name() const override { return "cpu"; }
   Device device() const override { return Device::Host; }
+  /// Uninitialized (or, with $WEFT_RT_POISON=1, filled with 0xff bytes: NaN
+  /// for floats) 64-byte aligned buffer from the caching pool.
   Tensor empty(DType dtype, const Shape &shape) override;
   void copyFromHost(Tensor &dst, const void *src) override;
   void copyToHost(const Tensor &src, void *dst) override;
@@ -42,7 +46,11 @@ public:
   void gatherBytesToRoot(const void *send, void *recv,
                          std::size_t bytes) override;
 
+  HostPool::Stats poolStats() const { return pool_->stats(); }
+
 private:
+  std::shared_ptr<HostPool> pool_ = std::make_shared<HostPool>();
+  bool poison_ = false;
   MpiGroups comms_;
 };
 

@@ -26,18 +26,24 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
     auto *A = static_cast<const float *>(a);
     auto *B = static_cast<const float *>(b);
     auto *C = static_cast<float *>(c);
-    for (int64_t i = 0; i < p.batch; ++i)
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A + i * p.strideA, lda,
-                  B + i * p.strideB, ldb, 0.0f, C + i * p.strideC, ldc);
+    for (int64_t o = 0; o < p.outerBatch; ++o)
+      for (int64_t i = 0; i < p.batch; ++i)
+        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f,
+                    A + o * p.outerStrideA + i * p.strideA, lda,
+                    B + o * p.outerStrideB + i * p.strideB, ldb, 0.0f,
+                    C + o * p.outerStrideC + i * p.strideC, ldc);
     return;
   }
   case DType::F64: {
     auto *A = static_cast<const double *>(a);
     auto *B = static_cast<const double *>(b);
     auto *C = static_cast<double *>(c);
-    for (int64_t i = 0; i < p.batch; ++i)
-      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, A + i * p.strideA, lda,
-                  B + i * p.strideB, ldb, 0.0, C + i * p.strideC, ldc);
+    for (int64_t o = 0; o < p.outerBatch; ++o)
+      for (int64_t i = 0; i < p.batch; ++i)
+        cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0,
+                    A + o * p.outerStrideA + i * p.strideA, lda,
+                    B + o * p.outerStrideB + i * p.strideB, ldb, 0.0,
+                    C + o * p.outerStrideC + i * p.strideC, ldc);
     return;
   }
   default:

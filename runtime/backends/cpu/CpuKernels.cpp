@@ -2,7 +2,7 @@
 //
 // Plain loops over the plans' iteration spaces, instantiated per kind from
 // ElementOps.h. The innermost loop is specialized on unit/zero strides so
-// the compiler can vectorize it.
+// the compiler can vectorize it; the map loops also per ISA (see mapLoop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +10,17 @@
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define WEFT_CPU_MULTIVERSION 1
+#define WEFT_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define WEFT_CPU_MULTIVERSION 0
+#define WEFT_ALWAYS_INLINE
+#endif
 
 namespace weft::rt {
 
@@ -45,7 +55,8 @@ template <int N> struct Odometer {
 };
 
 template <MapKind K, typename T>
-void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
+WEFT_ALWAYS_INLINE inline void mapLoopBody(const MapPlan &p, const T *a,
+                                           const T *b, T *out, double s) {
   using Op = ops::Map<K, T>;
   int64_t n = numElements(p.shape);
   if (n == 0)
@@ -82,6 +93,60 @@ void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
       for (int64_t i = 0; i < inner; ++i)
         o[i] = Op::apply(x[i * ia], y[i * ib], s);
   }
+}
+
+// The map loops are compiled three times, for AVX-512, AVX2 and the
+// baseline ISA, and the widest the CPU supports runs (checked once). The
+// per-element function is the same (ElementOps.h) and this file is built
+// with -ffp-contract=off, so every variant gives bit-identical results; only
+// the vector width differs (ops::fexp runs ~3.5x faster on 16 lanes than on
+// SSE2's 4).
+#if WEFT_CPU_MULTIVERSION
+template <MapKind K, typename T>
+__attribute__((target("avx512f"))) void
+mapLoopAvx512(const MapPlan &p, const T *a, const T *b, T *out, double s) {
+  mapLoopBody<K, T>(p, a, b, out, s);
+}
+template <MapKind K, typename T>
+__attribute__((target("avx2"))) void mapLoopAvx2(const MapPlan &p, const T *a,
+                                                 const T *b, T *out, double s) {
+  mapLoopBody<K, T>(p, a, b, out, s);
+}
+enum class Isa { Base, Avx2, Avx512 };
+/// The widest ISA the CPU has; $WEFT_RT_ISA=base|avx2 caps it (tests run
+/// the narrower variants that way).
+Isa detectIsa() {
+  Isa isa = __builtin_cpu_supports("avx512f") ? Isa::Avx512
+            : __builtin_cpu_supports("avx2")  ? Isa::Avx2
+                                              : Isa::Base;
+  if (const char *cap = std::getenv("WEFT_RT_ISA")) {
+    std::string c = cap;
+    if (c == "base")
+      isa = Isa::Base;
+    else if (c == "avx2" && isa == Isa::Avx512)
+      isa = Isa::Avx2;
+  }
+  return isa;
+}
+Isa hostIsa() {
+  static const Isa isa = detectIsa();
+  return isa;
+}
+#endif
+
+template <MapKind K, typename T>
+void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
+#if WEFT_CPU_MULTIVERSION
+  switch (hostIsa()) {
+  case Isa::Avx512:
+    return mapLoopAvx512<K, T>(p, a, b, out, s);
+  case Isa::Avx2:
+    return mapLoopAvx2<K, T>(p, a, b, out, s);
+  case Isa::Base:
+    break;
+  }
+#endif
+  mapLoopBody<K, T>(p, a, b, out, s);
 }
 
 template <ReduceKind K, typename T>

@@ -145,14 +145,22 @@ void CudaBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
     fail("einsum of ", dtypeName(dtype),
          " is not supported on the cuda backend");
   }
-  checkCublas(cublasGemmStridedBatchedEx(
-                  cublas_, p.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                  p.transA ? CUBLAS_OP_T : CUBLAS_OP_N, asInt(p.n, "n"),
-                  asInt(p.m, "m"), asInt(p.k, "k"), alpha, b, type,
-                  asInt(p.ldb, "ldb"), p.strideB, a, type, asInt(p.lda, "lda"),
-                  p.strideA, beta, c, type, asInt(p.ldc, "ldc"), p.strideC,
-                  asInt(p.batch, "batch"), compute, CUBLAS_GEMM_DEFAULT),
-              "cublasGemmStridedBatchedEx");
+  // One strided-batched call per index of the plan's outer batch level.
+  std::size_t es = dtypeSize(dtype);
+  for (int64_t o = 0; o < p.outerBatch; ++o) {
+    const char *ao = static_cast<const char *>(a) + o * p.outerStrideA * es;
+    const char *bo = static_cast<const char *>(b) + o * p.outerStrideB * es;
+    char *co = static_cast<char *>(c) + o * p.outerStrideC * es;
+    checkCublas(cublasGemmStridedBatchedEx(
+                    cublas_, p.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    p.transA ? CUBLAS_OP_T : CUBLAS_OP_N, asInt(p.n, "n"),
+                    asInt(p.m, "m"), asInt(p.k, "k"), alpha, bo, type,
+                    asInt(p.ldb, "ldb"), p.strideB, ao, type,
+                    asInt(p.lda, "lda"), p.strideA, beta, co, type,
+                    asInt(p.ldc, "ldc"), p.strideC, asInt(p.batch, "batch"),
+                    compute, CUBLAS_GEMM_DEFAULT),
+                "cublasGemmStridedBatchedEx");
+  }
 }
 
 std::unique_ptr<Backend> createCudaBackend(const Mesh &mesh, int64_t rank) {

@@ -21,12 +21,18 @@ namespace weft::rt {
 /// and of cublasGemmStridedBatchedEx (after the row-major -> column-major
 /// swap the CUDA backend does): C[m,n] = op(A)[m,k] op(B)[k,n] for
 /// each batch index i at A + i*strideA, B + i*strideB, C + i*strideC.
+/// A second, outer batch level (a loop in the backend: one strided-batched
+/// call per outer index on CUDA) covers batch letters that are not adjacent
+/// in memory, e.g. b and h of q[b,t,h,k] in attention: the GEMM of outer
+/// index o and batch index i is at A + o*outerStrideA + i*strideA, etc.
 struct GemmPlan {
   int64_t m = 1, n = 1, k = 1;
   bool transA = false, transB = false;
   int64_t lda = 1, ldb = 1, ldc = 1;
   int64_t strideA = 0, strideB = 0, strideC = 0;
   int64_t batch = 1;
+  int64_t outerBatch = 1;
+  int64_t outerStrideA = 0, outerStrideB = 0, outerStrideC = 0;
   std::string str() const;
 };
 
@@ -56,7 +62,8 @@ struct EinsumPlan {
   CopyPlan permOutPlan;
 
   int64_t tempAElements = 0, tempBElements = 0, tempOutElements = 0;
-  /// 2*m*n*k*batch (plus reduced elements of stage 1 and unary sums).
+  /// 2*m*n*k*batch*outerBatch (plus reduced elements of stage 1 and unary
+  /// sums).
   int64_t flops = 0;
 
   /// Multi-line human-readable description (for logs and tests).

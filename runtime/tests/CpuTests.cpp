@@ -1,0 +1,196 @@
+//===- CpuTests.cpp - Host buffer pool and the float exp ------------------===//
+//
+// The CPU backend's caching allocator (HostPool) and the vectorizable float
+// exp of ElementOps.h, checked against the correctly rounded double exp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+#include "HostPool.h"
+#include "weft/rt/ElementOps.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace weft::rt;
+
+namespace {
+
+TEST(HostPool, SizeClasses) {
+  std::size_t prev = 0;
+  for (std::size_t b = 0; b < (1u << 22); b += 1 + b / 37) {
+    std::size_t c = HostPool::classSize(b);
+    EXPECT_GE(c, b);
+    EXPECT_EQ(c % 64, 0u) << b;
+    EXPECT_LE(c, std::max<std::size_t>(64, b + (b + 3) / 4 + 63)) << b;
+    EXPECT_GE(c, prev) << b;
+    prev = c;
+    EXPECT_EQ(HostPool::classSize(c), c) << "a class size is its own class";
+  }
+  EXPECT_EQ(HostPool::classSize(0), 64u);
+  EXPECT_EQ(HostPool::classSize(1024), 1024u);
+  EXPECT_EQ(HostPool::classSize(1025), 1280u);   // 1024 < b <= 2048: step 256
+  EXPECT_EQ(HostPool::classSize(65537), 81920u); // 2^16 < b: step 2^14
+  EXPECT_EQ(HostPool::classSize(1 << 20), std::size_t(1) << 20);
+}
+
+TEST(HostPool, ReusesReleasedBuffers) {
+  auto pool = std::make_shared<HostPool>();
+  void *first;
+  {
+    auto a = pool->allocate(1000);
+    first = a.get();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+    std::memset(first, 1, 1000);
+    EXPECT_EQ(pool->stats().liveBytes, HostPool::classSize(1000));
+  }
+  EXPECT_EQ(pool->stats().cachedBytes, HostPool::classSize(1000));
+  EXPECT_EQ(pool->stats().liveBytes, 0u);
+  auto b = pool->allocate(990); // same class
+  EXPECT_EQ(b.get(), first);
+  EXPECT_EQ(pool->stats().systemAllocs, 1);
+  EXPECT_EQ(pool->stats().reuses, 1);
+  auto c = pool->allocate(990); // the cached one is in use: a new buffer
+  EXPECT_NE(c.get(), first);
+  EXPECT_EQ(pool->stats().systemAllocs, 2);
+  b.reset();
+  c.reset();
+  EXPECT_EQ(pool->stats().cachedBytes, 2 * HostPool::classSize(1000));
+  pool->trim();
+  EXPECT_EQ(pool->stats().cachedBytes, 0u);
+}
+
+TEST(HostPool, BuffersOutliveAClosedPool) {
+  std::shared_ptr<void> keep;
+  {
+    auto pool = std::make_shared<HostPool>();
+    auto a = pool->allocate(4096);
+    keep = pool->allocate(100);
+    pool->close(); // what ~CpuBackend does
+    a.reset();     // freed for real, not cached
+    EXPECT_EQ(pool->stats().cachedBytes, 0u);
+  }
+  std::memset(keep.get(), 0, 100); // still valid
+  keep.reset();                    // frees it and the pool
+}
+
+/// A step that allocates the same sizes every iteration reaches a steady
+/// state after the first one: no more system allocations.
+TEST(CpuBackend, StepsReuseBuffers) {
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  Shape shapes[] = {{4, 64, 256}, {4, 64, 1024}, {4, 8, 64, 64}, {4, 64}, {7}};
+  int64_t afterFirst = 0;
+  for (int step = 0; step < 4; ++step) {
+    std::vector<Tensor> live;
+    for (int rep = 0; rep < 3; ++rep)
+      for (const Shape &s : shapes) {
+        live.push_back(be.empty(DType::F32, s));
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(live.back().data) % 64, 0u);
+        if (live.size() > 4)
+          live.erase(live.begin()); // release at "last use"
+      }
+    live.clear();
+    if (step == 0)
+      afterFirst = be.poolStats().systemAllocs;
+  }
+  EXPECT_GT(afterFirst, 0);
+  EXPECT_EQ(be.poolStats().systemAllocs, afterFirst);
+  EXPECT_EQ(be.poolStats().liveBytes, 0u);
+}
+
+TEST(CpuBackend, TensorsOutliveTheBackend) {
+  Tensor t;
+  {
+    CpuBackend be(Mesh({{"x", 1}}), 0);
+    t = be.empty(DType::F64, {3, 5});
+    Tensor scratchLike = be.empty(DType::F32, {100});
+  }
+  for (int i = 0; i < 15; ++i)
+    t.ptr<double>()[i] = i;
+  EXPECT_EQ(t.ptr<double>()[14], 14.0);
+}
+
+TEST(CpuBackend, PoisonFillsNewBuffersWithNaN) {
+  const char *old = std::getenv("WEFT_RT_POISON");
+  std::string saved = old ? old : "";
+  setenv("WEFT_RT_POISON", "1", 1);
+  {
+    CpuBackend be(Mesh({{"x", 1}}), 0);
+    Tensor a = be.empty(DType::F32, {3});
+    std::memset(a.data, 0, a.bytes());
+    a = Tensor();
+    Tensor b = be.empty(DType::F32, {3}); // the same buffer, poisoned again
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(std::isnan(b.ptr<float>()[i]));
+    EXPECT_EQ(be.zeros(DType::F32, {3}).ptr<float>()[2], 0.0f);
+  }
+  if (old)
+    setenv("WEFT_RT_POISON", saved.c_str(), 1);
+  else
+    unsetenv("WEFT_RT_POISON");
+}
+
+/// Distance in units in the last place between two floats of one sign
+/// (denormals and zero included: the bit patterns are consecutive).
+int64_t ulps(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  return std::abs(static_cast<int64_t>(ia) - ib);
+}
+
+TEST(FloatExp, WithinTwoUlpOverTheWholeRange) {
+  // Every 61st float (bit pattern) of [-104, 89], both signs: about 35
+  // million values including denormal results, the overflow edge and
+  // values near 0. The reference is the double exp rounded to float.
+  int64_t worst = 0;
+  float worstAt = 0;
+  auto checkOne = [&](float x) {
+    float want = static_cast<float>(std::exp(static_cast<double>(x)));
+    float got = ops::fexp(x);
+    int64_t u = ulps(got, want);
+    if (u > worst) {
+      worst = u;
+      worstAt = x;
+    }
+  };
+  for (float start : {0.0f, -0.0f}) {
+    int32_t bits;
+    std::memcpy(&bits, &start, 4);
+    float limit = start == 0.0f && !std::signbit(start) ? 89.0f : -104.0f;
+    for (;; bits += 61) {
+      float x;
+      std::memcpy(&x, &bits, 4);
+      if (std::fabs(x) > std::fabs(limit))
+        break;
+      checkOne(x);
+    }
+  }
+  for (float x : {88.72283f, 88.722839f, 88.72283935546875f, -87.33654f,
+                  -103.27893f, -103.97207f, -103.972084f, 1e-30f, -1e-30f})
+    checkOne(x);
+  EXPECT_LE(worst, 2) << "at x = " << worstAt;
+}
+
+TEST(FloatExp, SpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(ops::fexp(0.0f), 1.0f);
+  EXPECT_EQ(ops::fexp(-0.0f), 1.0f);
+  EXPECT_EQ(ops::fexp(1.0f), static_cast<float>(std::exp(1.0)));
+  EXPECT_EQ(ops::fexp(inf), inf);
+  EXPECT_EQ(ops::fexp(-inf), 0.0f);
+  EXPECT_EQ(ops::fexp(89.0f), inf);
+  EXPECT_EQ(ops::fexp(88.72284f), inf);
+  EXPECT_TRUE(std::isfinite(ops::fexp(88.72283f)));
+  EXPECT_EQ(ops::fexp(-104.0f), 0.0f);
+  EXPECT_EQ(ops::fexp(-1000.0f), 0.0f);
+  EXPECT_GT(ops::fexp(-103.0f), 0.0f); // denormal, not flushed
+  EXPECT_TRUE(std::isnan(ops::fexp(std::numeric_limits<float>::quiet_NaN())));
+}
+
+} // namespace
