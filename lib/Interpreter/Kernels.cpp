@@ -81,15 +81,24 @@ letterSizes(StringRef letters,
   return sizes;
 }
 
-Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
-                                  ArrayRef<const Tensor *> inputs,
-                                  ArrayRef<int64_t> resultShape) {
+/// The result's and the operands' letters with their shapes, result first.
+static SmallVector<std::pair<StringRef, ArrayRef<int64_t>>>
+termsOf(const IndexSpec &spec, ArrayRef<const Tensor *> inputs,
+        ArrayRef<int64_t> resultShape) {
   assert(inputs.size() == spec.inputs.size() &&
          (inputs.size() == 1 || inputs.size() == 2));
   SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms;
   terms.push_back({spec.result, resultShape});
   for (auto [term, t] : llvm::zip(spec.inputs, inputs))
     terms.push_back({term, t->getShape()});
+  return terms;
+}
+
+Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
+                                  ArrayRef<const Tensor *> inputs,
+                                  ArrayRef<int64_t> resultShape) {
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms =
+      termsOf(spec, inputs, resultShape);
   std::string letters = spec.allLetters();
   LetterLoop loop(letters, letterSizes(letters, terms), terms);
   Tensor result(resultShape, 0.0);
@@ -153,12 +162,8 @@ Tensor mlir::weft::interp::map(MapKind kind, double scalar,
                                const IndexSpec &spec,
                                ArrayRef<const Tensor *> inputs,
                                ArrayRef<int64_t> resultShape) {
-  assert(inputs.size() == spec.inputs.size() &&
-         (inputs.size() == 1 || inputs.size() == 2));
-  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms;
-  terms.push_back({spec.result, resultShape});
-  for (auto [term, t] : llvm::zip(spec.inputs, inputs))
-    terms.push_back({term, t->getShape()});
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms =
+      termsOf(spec, inputs, resultShape);
   // A map never reduces: the result's letters index everything.
   LetterLoop loop(spec.result, resultShape, terms);
   Tensor result(resultShape);

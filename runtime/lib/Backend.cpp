@@ -249,6 +249,23 @@ void Backend::sliceShard(const Tensor &in, int dim, const AxisList &axes,
     recordOp(label, "slice_shard", axesStr(mesh_, axes), t0, 0, 0);
 }
 
+/// A collective over a group of one rank: its result is its operand.
+void Backend::copyThrough(const Tensor &in, Tensor &out) {
+  if (in.data != out.data)
+    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
+                out.data);
+}
+
+/// The buffer a collective sends: the operand itself, or the operand packed
+/// into scratch slot 5 when the plan needs its blocks contiguous.
+const void *Backend::packedInput(const CollectivePlan &p, const Tensor &in) {
+  if (!p.packInput)
+    return in.data;
+  void *t = scratch(5, in.bytes());
+  copyStrided(p.pack, in.dtype, in.data, t);
+  return t;
+}
+
 void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
                         ReduceKind kind, std::string_view label) {
   const char *op = "all_reduce";
@@ -257,9 +274,7 @@ void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
   const GroupPlan &g = group(axes);
   double t0 = startOp();
   if (g.size == 1) {
-    if (in.data != out.data)
-      copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
-                  out.data);
+    copyThrough(in, out);
   } else {
     commAllReduce(in.data, out.data, in.numElements(), in.dtype, kind, g);
   }
@@ -281,8 +296,7 @@ void Backend::allGather(const Tensor &in, Tensor &out, int dim,
   checkTensor(out, in.dtype, p.outShape, device(), op, "result");
   double t0 = startOp();
   if (g.size == 1) {
-    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
-                out.data);
+    copyThrough(in, out);
   } else {
     void *recv = p.unpackOutput ? scratch(5, out.bytes()) : out.data;
     commAllGather(in.data, recv, p.chunkElements, in.dtype, g);
@@ -308,15 +322,9 @@ void Backend::reduceScatter(const Tensor &in, Tensor &out, int dim,
   checkTensor(out, in.dtype, p.outShape, device(), op, "result");
   double t0 = startOp();
   if (g.size == 1) {
-    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
-                out.data);
+    copyThrough(in, out);
   } else {
-    const void *send = in.data;
-    if (p.packInput) {
-      void *t = scratch(5, in.bytes());
-      copyStrided(p.pack, in.dtype, in.data, t);
-      send = t;
-    }
+    const void *send = packedInput(p, in);
     commReduceScatter(send, out.data, p.chunkElements, in.dtype, kind, g);
   }
   if (profiler_)
@@ -338,15 +346,9 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
   checkTensor(out, in.dtype, p.outShape, device(), op, "result");
   double t0 = startOp();
   if (g.size == 1) {
-    copyStrided(CopyPlan::permute({in.numElements()}, {0}), in.dtype, in.data,
-                out.data);
+    copyThrough(in, out);
   } else {
-    const void *send = in.data;
-    if (p.packInput) {
-      void *t = scratch(5, in.bytes());
-      copyStrided(p.pack, in.dtype, in.data, t);
-      send = t;
-    }
+    const void *send = packedInput(p, in);
     void *recv = p.unpackOutput ? scratch(6, out.bytes()) : out.data;
     commAllToAll(send, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)

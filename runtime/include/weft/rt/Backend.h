@@ -129,6 +129,8 @@ public:
 protected:
   /// Reusable scratch buffer `slot` of at least `bytes`, in backend memory.
   void *scratch(int slot, std::size_t bytes);
+  void copyThrough(const Tensor &in, Tensor &out);
+  const void *packedInput(const CollectivePlan &p, const Tensor &in);
   const GroupPlan &group(const AxisList &axes);
 
 private:
