@@ -6,6 +6,8 @@
 // NOFUNC: weft-interp: error: '{{.*}}errors.mlir' has no func.func @nope
 // RUN: not weft-interp %s --func global --compare %s --local-func nope 2>&1 | FileCheck %s --check-prefix=NOLOCAL
 // NOLOCAL: weft-interp: error: '{{.*}}errors.mlir' has no func.func @nope
+// RUN: not weft-interp %s --all-funcs 2>&1 | FileCheck %s --check-prefix=ALLFUNCS
+// ALLFUNCS: weft-interp: error: --all-funcs needs --compare
 // RUN: not weft-interp %s --func global --rtol -1 2>&1 | FileCheck %s --check-prefix=RTOL
 // RTOL: weft-interp: error: --rtol and --atol must be non-negative
 
