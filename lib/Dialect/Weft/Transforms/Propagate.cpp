@@ -19,6 +19,7 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/BitVector.h"
+#include <deque>
 #include <queue>
 #include <set>
 
@@ -42,8 +43,10 @@ struct Origin {
   Operation *by = nullptr;
 };
 
+/// Kept small (the map of states is the pass's hottest data); layouts live
+/// in a deque that never moves them.
 struct ValueState {
-  std::optional<Layout> layout;
+  const Layout *layout = nullptr;
   bool fixed = false;
   Origin origin;
 };
@@ -125,9 +128,17 @@ private:
   std::unique_ptr<AsmState> asmState;
 
   llvm::DenseMap<Value, ValueState> states;
+  std::deque<Layout> layoutStore;
+  const Layout *store(Layout l) {
+    return &layoutStore.emplace_back(std::move(l));
+  }
   SmallVector<Operation *> order;
   llvm::DenseMap<Operation *, unsigned> index;
-  llvm::DenseMap<Operation *, ShardingRule> rules;
+  /// The rule of each op, by canonical index.
+  std::vector<ShardingRule> rules;
+  const ShardingRule &ruleOf(Operation *op) {
+    return rules[index.find(op)->second];
+  }
   /// Ops whose letter map is chosen (by canonical index); the map itself
   /// is written on the op as `weft.split` right away.
   llvm::BitVector decided;
@@ -192,7 +203,7 @@ std::string Propagator::describeOrigin(Value v) {
 void Propagator::setLayout(Value v, const Layout &layout,
                            Origin origin) {
   ValueState &s = states[v];
-  s.layout = layout;
+  s.layout = store(layout);
   s.origin = origin;
   enqueueNeighbors(v);
 }
@@ -209,7 +220,7 @@ void Propagator::enqueueNeighbors(Value v) {
 LogicalResult Propagator::collectAnnotations() {
   for (BlockArgument arg : func.getArguments()) {
     if (ShardingAttr s = getSharding(arg.getType()))
-      states[arg] = {Layout::fromAttr(s), true,
+      states[arg] = {store(Layout::fromAttr(s)), true,
                      {Origin::AnnotatedArgument, nullptr}};
   }
   // weft.shard constraints on one value must agree.
@@ -217,7 +228,7 @@ LogicalResult Propagator::collectAnnotations() {
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     for (Value r : op->getResults())
       if (ShardingAttr s = getSharding(r.getType()))
-        states[r] = {Layout::fromAttr(s), true,
+        states[r] = {store(Layout::fromAttr(s)), true,
                      {Origin::AnnotatedResult, op}};
     if (auto shard = dyn_cast<ShardOp>(op)) {
       auto [it, inserted] = constraintOf.try_emplace(shard.getInput(), shard);
@@ -256,11 +267,9 @@ LogicalResult Propagator::computeOrder() {
     if (isa<EmbedOp>(op) && cast<EmbedOp>(op).getMesh())
       return op.emitOpError() << "is a local-view op; weft-propagate runs on "
                                  "the global view";
-    std::optional<ShardingRule> rule = ShardingRule::get(&op);
-    if (!rule)
+    if (!ShardingRule::get(&op))
       return op.emitOpError() << "is not handled by weft-propagate (only weft "
                                  "index-letter ops and weft.shard are)";
-    rules.try_emplace(&op, *rule);
   }
   if (!func.getBody().hasOneBlock())
     return func.emitOpError() << "weft functions have a single block";
@@ -268,19 +277,20 @@ LogicalResult Propagator::computeOrder() {
   // Depth-first post-order from the return's operands, iteratively.
   llvm::DenseSet<Operation *> visited;
   auto visitFrom = [&](Operation *root) {
-    if (!rules.count(root) || !visited.insert(root).second)
+    if (isa<func::ReturnOp>(root) || !visited.insert(root).second)
       return;
     SmallVector<std::pair<Operation *, unsigned>> stack{{root, 0}};
     while (!stack.empty()) {
       auto &[op, next] = stack.back();
       if (next < op->getNumOperands()) {
         Operation *def = op->getOperand(next++).getDefiningOp();
-        if (def && rules.count(def) && visited.insert(def).second)
+        if (def && !isa<func::ReturnOp>(def) && visited.insert(def).second)
           stack.push_back({def, 0});
         continue;
       }
       index[op] = order.size();
       order.push_back(op);
+      rules.push_back(*ShardingRule::get(op));
       stack.pop_back();
     }
   };
@@ -334,7 +344,7 @@ int Propagator::acceptedOperand(const ShardingRule &rule,
   SmallVector<const Layout *> layouts;
   for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
     const ValueState &s = states[rule.getTensor(i)];
-    layouts.push_back(s.layout ? &*s.layout : nullptr);
+    layouts.push_back(s.layout);
   }
   return rule.acceptedPartialOperand(layouts, map);
 }
@@ -347,7 +357,7 @@ void Propagator::propagateCompatible() {
     Operation *op = order[idx];
     if (decided.test(idx))
       continue;
-    const ShardingRule &rule = rules.find(op)->second;
+    const ShardingRule &rule = ruleOf(op);
     llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
     if (!proposals(rule, props)) {
       conflicted.insert(idx);
@@ -387,7 +397,7 @@ unsigned Propagator::sharersOf(Value v, const Layout &target,
     if (user == self || !index.count(user) || isDecided(user) ||
         !counted.insert(user).second)
       continue;
-    const ShardingRule &rule = rules.find(user)->second;
+    const ShardingRule &rule = ruleOf(user);
     llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
     bool compatible = proposals(rule, props);
     StringRef letters = rule.getTensorLetters(use.getOperandNumber());
@@ -498,7 +508,7 @@ static bool better(const Candidate &a, const Candidate &b) {
 }
 
 void Propagator::decide(Operation *op) {
-  const ShardingRule &rule = rules.find(op)->second;
+  const ShardingRule &rule = ruleOf(op);
   llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
   bool compatible = proposals(rule, props);
 
