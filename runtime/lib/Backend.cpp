@@ -118,27 +118,29 @@ void Backend::einsum(const EinsumPlan &plan, const Tensor &a, const Tensor *b,
     fillZero(out.data, plan.dtype, out.numElements());
   } else {
     std::size_t es = dtypeSize(plan.dtype);
-    const void *pa = a.data, *pb = b->data;
-    if (plan.reduceA) {
-      void *t = scratch(0, plan.tempAElements * es);
-      reduceKernel(ReduceKind::Sum, plan.reduceAPlan, plan.dtype, pa, t);
-      pa = t;
-    }
-    if (plan.permuteA) {
-      void *t = scratch(1, plan.tempAElements * es);
-      copyStrided(plan.permAPlan, plan.dtype, pa, t);
-      pa = t;
-    }
-    if (plan.reduceB) {
-      void *t = scratch(2, plan.tempBElements * es);
-      reduceKernel(ReduceKind::Sum, plan.reduceBPlan, plan.dtype, pb, t);
-      pb = t;
-    }
-    if (plan.permuteB) {
-      void *t = scratch(3, plan.tempBElements * es);
-      copyStrided(plan.permBPlan, plan.dtype, pb, t);
-      pb = t;
-    }
+    // An operand's way to its GEMM layout: sum out its own letters, then
+    // permute, each into its own scratch slot.
+    auto prepare = [&](const void *p, bool reduce, const ReducePlan &reducePlan,
+                       bool permute, const CopyPlan &permPlan,
+                       std::size_t elements, int slot) {
+      if (reduce) {
+        void *t = scratch(slot, elements * es);
+        reduceKernel(ReduceKind::Sum, reducePlan, plan.dtype, p, t);
+        p = t;
+      }
+      if (permute) {
+        void *t = scratch(slot + 1, elements * es);
+        copyStrided(permPlan, plan.dtype, p, t);
+        p = t;
+      }
+      return p;
+    };
+    const void *pa = prepare(a.data, plan.reduceA, plan.reduceAPlan,
+                             plan.permuteA, plan.permAPlan,
+                             plan.tempAElements, 0);
+    const void *pb = prepare(b->data, plan.reduceB, plan.reduceBPlan,
+                             plan.permuteB, plan.permBPlan,
+                             plan.tempBElements, 2);
     void *pc =
         plan.permuteOut ? scratch(4, plan.tempOutElements * es) : out.data;
     if (plan.swapOperands)

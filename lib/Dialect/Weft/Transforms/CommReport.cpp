@@ -79,7 +79,7 @@ struct WeftCommReportPass
       e.elements = numElements(in);
       e.shapeIn = shapeStr(in);
       e.shapeOut = shapeStr(out);
-      int64_t eb = std::max<unsigned>(1, in.getElementTypeBitWidth() / 8);
+      int64_t eb = elementBytes(in);
       int64_t inBytes = numElements(in) * eb, outBytes = numElements(out) * eb;
       // Ring formulas; integer arithmetic is exact for these sizes.
       if (isa<AllReduceOp>(op))

@@ -45,21 +45,29 @@ bool Layout::operator==(const Layout &other) const {
 }
 
 std::string mlir::weft::axesStr(ArrayRef<StringRef> axes, bool quoted) {
-  SmallVector<std::string> names;
-  for (StringRef a : axes)
-    names.push_back(quoted ? ("\"" + a + "\"").str() : a.str());
-  return "{" + llvm::join(names, ", ") + "}";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "{";
+  llvm::interleaveComma(axes, os, [&](StringRef a) {
+    if (quoted)
+      os << '"' << a << '"';
+    else
+      os << a;
+  });
+  os << "}";
+  return s;
 }
 
 std::string Layout::str(bool quoted) const {
-  SmallVector<std::string> parts;
-  for (const AxisList &axes : dims)
-    parts.push_back(axesStr(axes, quoted));
-  std::string s = "[" + llvm::join(parts, ", ") + "]";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(dims, os,
+                        [&](const AxisList &axes) { os << axesStr(axes, quoted); });
+  os << "]";
   if (isPartial())
-    s += (" partial " + stringifyReductionKind(partialKind) + " " +
-          axesStr(partial, quoted))
-             .str();
+    os << " partial " << stringifyReductionKind(partialKind) << " "
+       << axesStr(partial, quoted);
   return s;
 }
 
@@ -91,6 +99,11 @@ int64_t MeshInfo::numDevices() const {
   for (int64_t s : sizes)
     n *= s;
   return n;
+}
+
+int64_t mlir::weft::elementBytes(Type type) {
+  return std::max<int64_t>(
+      1, cast<ShapedType>(type).getElementType().getIntOrFloatBitWidth() / 8);
 }
 
 SmallVector<int64_t, 4> mlir::weft::localShape(ArrayRef<int64_t> global,

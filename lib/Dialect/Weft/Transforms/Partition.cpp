@@ -70,11 +70,6 @@ static Layout layoutOf(Type type) {
            : Layout::replicated(cast<RankedTensorType>(type).getRank());
 }
 
-static int64_t elementBytes(Type type) {
-  return std::max<int64_t>(
-      1, cast<ShapedType>(type).getElementType().getIntOrFloatBitWidth() / 8);
-}
-
 static std::string lineOf(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -136,8 +131,8 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
   Value source;
   std::string lastWhy;
   for (const Materialized &m : versions) {
-    FailureOr<ReshardPlan> plan = planReshard(
-        m.layout, target, type.getShape(), elementBytes(type), mesh, &lastWhy);
+    FailureOr<ReshardPlan> plan =
+        planReshard(m.layout, target, type, mesh, &lastWhy);
     if (succeeded(plan) &&
         (!best || plan->totalBytes() < best->totalBytes())) {
       best = *plan;

@@ -63,11 +63,6 @@ struct Candidate {
   SmallVector<std::string> reshards;
 };
 
-static int64_t elementBytes(Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-}
-
 static std::string formatBytes(double bytes) {
   if (bytes >= 1024 * 1024)
     return llvm::formatv("{0:F2} MiB", bytes / (1024 * 1024)).str();
@@ -430,8 +425,7 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
       return;
     std::string why;
     auto type = cast<RankedTensorType>(v.getType());
-    FailureOr<ReshardPlan> plan = planReshard(
-        from, to, type.getShape(), elementBytes(type), mesh, &why);
+    FailureOr<ReshardPlan> plan = planReshard(from, to, type, mesh, &why);
     if (failed(plan)) {
       c.valid = false;
       return;

@@ -275,3 +275,12 @@ FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
                                                std::string *why) {
   return Planner(from, to, globalShape, elementBytes, mesh).run(why);
 }
+
+FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
+                                               const Layout &to,
+                                               RankedTensorType globalType,
+                                               const MeshInfo &mesh,
+                                               std::string *why) {
+  return planReshard(from, to, globalType.getShape(),
+                     elementBytes(globalType), mesh, why);
+}

@@ -60,6 +60,9 @@ struct MeshInfo {
 SmallVector<int64_t, 4> localShape(ArrayRef<int64_t> global,
                                    const Layout &layout, const MeshInfo &mesh);
 
+/// Bytes per element of a tensor type (at least 1: i1 counts as a byte).
+int64_t elementBytes(Type type);
+
 /// `{"a", "b"}`, or `{a, b}` unquoted.
 std::string axesStr(ArrayRef<StringRef> axes, bool quoted = true);
 

@@ -54,6 +54,12 @@ FailureOr<ReshardPlan> planReshard(const Layout &from, const Layout &to,
                                    int64_t elementBytes, const MeshInfo &mesh,
                                    std::string *why = nullptr);
 
+/// The same for a global tensor type (its shape and element size).
+FailureOr<ReshardPlan> planReshard(const Layout &from, const Layout &to,
+                                   RankedTensorType globalType,
+                                   const MeshInfo &mesh,
+                                   std::string *why = nullptr);
+
 /// Weighted cost of a plan.
 double planCost(const ReshardPlan &plan, const AxisWeights &weights);
 
