@@ -392,9 +392,13 @@ int main(int argc, char **argv) {
   try {
     createBackend(gKind, Mesh({{"x", gSize}}), gRank);
   } catch (const Error &e) {
+    // A backend asked for with WEFT_TEST_REQUIRE_BACKEND=1 must run.
+    const char *req = std::getenv("WEFT_TEST_REQUIRE_BACKEND");
+    bool required = req && std::string(req) == "1";
     if (gRank == 0)
-      std::cout << "[weft] SKIPPED: " << e.what() << "\n";
-    return 0;
+      std::cout << "[weft] " << (required ? "FAILED" : "SKIPPED") << ": "
+                << e.what() << "\n";
+    return required ? 1 : 0;
   }
   auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
   if (gRank != 0) {

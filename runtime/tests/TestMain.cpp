@@ -129,8 +129,15 @@ int main(int argc, char **argv) {
   using namespace weft::rt::test;
   if (testBackend())
     std::cout << "[weft] testing backend '" << testBackend()->name() << "'\n";
-  else
+  else {
+    // A backend asked for with WEFT_TEST_REQUIRE_BACKEND=1 must run.
+    const char *req = std::getenv("WEFT_TEST_REQUIRE_BACKEND");
+    if (req && std::string(req) == "1") {
+      std::cout << "[weft] FAILED: " << testBackendSkipReason() << "\n";
+      return 1;
+    }
     std::cout << "[weft] " << testBackendSkipReason()
               << ": backend tests will be skipped\n";
+  }
   return RUN_ALL_TESTS();
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Prepares the end-to-end GPU check of the examples for a machine that has
+a GPU but no MLIR (scripts/run-gpu-tests.sh runs it there).
+
+  scripts/gpu/bundle.py --bin build/bin --out DIR [EXAMPLE.mlir ...]
+
+For each example (default: examples/canonical/*.mlir, examples/ops/*.mlir):
+  DIR/programs/NAME.cpp     `weftc --unsharded --emit=cpp`: the one-device
+                            program (one GPU runs one rank)
+  DIR/NAME/graph.json       the global graph (weft-export-json), inputs and
+                            outputs named as the executable names them
+scripts/gpu/check.py makes the inputs and numpy's reference from the graph
+on the GPU machine (test/e2e/Inputs/e2e.py, test/numpy/weft_numpy.py), so
+the bundle stays small and the references never come from the code under
+test.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True
+root = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "test", "e2e", "Inputs"))
+import e2e  # noqa: E402
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bin", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("examples", nargs="*")
+    a = p.parse_args(argv[1:])
+    examples = a.examples or sorted(
+        glob.glob(os.path.join(root, "examples", "canonical", "*.mlir")) +
+        glob.glob(os.path.join(root, "examples", "ops", "*.mlir")))
+    os.makedirs(os.path.join(a.out, "programs"), exist_ok=True)
+    weftc = os.path.join(a.bin, "weftc")
+    for ex in examples:
+        name = os.path.splitext(os.path.basename(ex))[0]
+        work = os.path.join(a.out, name)
+        os.makedirs(work, exist_ok=True)
+        log = []
+        fn = e2e.export(a.bin, ex, os.path.join(work, "source.json"), log)
+        e2e.run([weftc, ex, "--emit=global", "-o",
+                 os.path.join(work, "global.mlir")], "weftc", log)
+        named = e2e.export(a.bin, os.path.join(work, "global.mlir"),
+                           os.path.join(work, "global.json"), log)
+        for mine, theirs in zip(fn["inputs"] + fn["outputs"],
+                                named["inputs"] + named["outputs"]):
+            mine["name"] = theirs["name"]
+        # The input scale the example's lit test uses (docs/testing.md).
+        fn["input_scale"] = 1.0
+        for t in glob.glob(os.path.join(root, "test", "e2e", "*-%s.test" % name)):
+            m = re.search(r"--input-scale ([0-9.e-]+)", open(t).read())
+            if m:
+                fn["input_scale"] = float(m.group(1))
+        with open(os.path.join(work, "graph.json"), "w") as f:
+            json.dump(fn, f)
+        e2e.run([weftc, ex, "--unsharded", "--emit=cpp", "-o",
+                 os.path.join(a.out, "programs", name + ".cpp")],
+                "weftc --emit=cpp", log)
+        for f in ("source.json", "global.mlir", "global.json"):
+            os.remove(os.path.join(work, f))
+        print("bundle: %s" % name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

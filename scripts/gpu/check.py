@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Runs the bundled one-device programs (scripts/gpu/bundle.py) on the CUDA
+and the CPU backend and checks every output against numpy's reference and
+the two backends against each other.
+
+  scripts/gpu/check.py --bundle DIR --programs BUILD/programs [--iters N]
+
+Prints one line per output and check (`NAME OUTPUT: cuda vs numpy: ok`),
+then each program's profiled step time on both backends; exits 1 on any
+mismatch or failed run.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+root = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "test", "e2e", "Inputs"))
+sys.path.insert(0, os.path.join(root, "test", "numpy"))
+import e2e  # noqa: E402
+import weft_numpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+MPIRUN = ["timeout", "300", "mpirun", "--allow-run-as-root", "-np", "1"]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    return p.returncode, p.stdout
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--programs", required=True)
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args(argv[1:])
+    status = 0
+    timings = []
+    names = sorted(os.path.splitext(f)[0]
+                   for f in os.listdir(os.path.join(a.bundle, "programs")))
+    for name in names:
+        work = os.path.join(a.bundle, name)
+        exe = os.path.join(a.programs, name)
+        fn = json.load(open(os.path.join(work, "graph.json")))
+        values = e2e.make_inputs(fn, a.seed, os.path.join(work, "inputs"),
+                                 fn.get("input_scale", 1.0))
+        refs = weft_numpy.evaluate(fn, values)
+        inputs = []
+        for t in fn["inputs"]:
+            inputs += ["--input", "%s=%s" % (
+                t["name"], os.path.join(work, "inputs", t["name"] + ".npy"))]
+        got = {}
+        for backend in ("cuda", "cpu"):
+            out_dir = os.path.join(work, "out-" + backend)
+            rc, text = run(MPIRUN + [exe, "--backend", backend] + inputs +
+                           ["--output-dir", out_dir])
+            if rc != 0:
+                print("%s %s: FAILED (exit %d)\n%s" % (name, backend, rc, text))
+                status = 1
+                continue
+            got[backend] = out_dir
+            rc, text = run(MPIRUN + [exe, "--backend", backend] + inputs +
+                           ["--iters", str(a.iters), "--warmup", "3",
+                            "--profile"])
+            timings.append((name, backend, text if rc == 0 else
+                            "FAILED (exit %d)\n%s" % (rc, text)))
+        for t in fn["outputs"]:
+            ref = refs[t["name"]]
+            for backend, out_dir in got.items():
+                out = np.load(os.path.join(out_dir, t["name"] + ".npy"))
+                if not weft_numpy.check_one(
+                        "%s %s: %s vs numpy" % (name, t["name"], backend),
+                        out, ref, t["dtype"]):
+                    status = 1
+            if len(got) == 2:
+                if not weft_numpy.check_one(
+                        "%s %s: cuda vs cpu" % (name, t["name"]),
+                        np.load(os.path.join(got["cuda"], t["name"] + ".npy")),
+                        np.load(os.path.join(got["cpu"], t["name"] + ".npy")),
+                        t["dtype"]):
+                    status = 1
+    print("== profiles (--iters %d --warmup 3 --profile) ==" % a.iters)
+    for name, backend, text in timings:
+        print("-- %s on %s --\n%s" % (name, backend, text.rstrip()))
+    print("gpu-check: %s" % ("all passed" if status == 0 else "FAILED"))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
