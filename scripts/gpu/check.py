@@ -12,6 +12,7 @@ mismatch or failed run.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -42,6 +43,7 @@ def main(argv):
     a = p.parse_args(argv[1:])
     status = 0
     timings = []
+    steps = {}
     names = sorted(os.path.splitext(f)[0]
                    for f in os.listdir(os.path.join(a.bundle, "programs")))
     for name in names:
@@ -65,11 +67,21 @@ def main(argv):
                 status = 1
                 continue
             got[backend] = out_dir
-            rc, text = run(MPIRUN + [exe, "--backend", backend] + inputs +
-                           ["--iters", str(a.iters), "--warmup", "3",
-                            "--profile"])
-            timings.append((name, backend, text if rc == 0 else
-                            "FAILED (exit %d)\n%s" % (rc, text)))
+            # Step time without the profiler (which synchronizes around
+            # every op), then the per-op profile.
+            for extra in ([], ["--profile"]):
+                rc, text = run(MPIRUN + [exe, "--backend", backend] + inputs +
+                               ["--iters", str(a.iters), "--warmup", "3"] +
+                               extra)
+                if rc != 0:
+                    print("%s %s: FAILED timing run (exit %d)\n%s" % (
+                        name, backend, rc, text))
+                    status = 1
+                elif not extra:
+                    m = re.search(r"step time: median ([0-9.]+) ms", text)
+                    steps[(name, backend)] = m.group(1) if m else "?"
+                else:
+                    timings.append((name, backend, text))
         for t in fn["outputs"]:
             ref = refs[t["name"]]
             for backend, out_dir in got.items():
@@ -85,6 +97,11 @@ def main(argv):
                         np.load(os.path.join(got["cpu"], t["name"] + ".npy")),
                         t["dtype"]):
                     status = 1
+    print("== step time, median ms over --iters %d (no --profile) ==" % a.iters)
+    print("%-20s %10s %10s" % ("program", "cuda", "cpu"))
+    for name in names:
+        print("%-20s %10s %10s" % (name, steps.get((name, "cuda"), "-"),
+                                   steps.get((name, "cpu"), "-")))
     print("== profiles (--iters %d --warmup 3 --profile) ==" % a.iters)
     for name, backend, text in timings:
         print("-- %s on %s --\n%s" % (name, backend, text.rstrip()))

@@ -224,7 +224,18 @@ void CudaBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
     keptIn.push_back(plan.inStrides[d]);
     keptOut.push_back(plan.outStrides[d]);
   }
-  int64_t nRed = numElements(plan.shape) == 0 ? 0 : numElements(redShape);
+  int64_t nRed = numElements(redShape);
+  if (numElements(plan.shape) == 0) {
+    // Nothing to reduce (a zero extent): mergeDims left one zero dim and no
+    // kept dims, so fill the contiguous output with the identity, as the
+    // CPU loop does.
+    keptShape = {plan.outElements};
+    keptIn = {0};
+    keptOut = {1};
+    redShape.clear();
+    redIn.clear();
+    nRed = 0;
+  }
   Space kept = makeSpace(keptShape, {&keptIn, &keptOut});
   Space red = makeSpace(redShape, {&redIn});
   dispatchType(dtype, "reduce", [&](auto zero) {
