@@ -1,11 +1,11 @@
 // Bad programs are diagnostics with a location and exit status 1, never a
 // crash.
 // RUN: not weft-interp %s 2>&1 | FileCheck %s --check-prefix=MANY
-// MANY: weft-interp: error: '{{.*}}errors.mlir' has {{[0-9]+}} func.func ops; name one with --func
+// MANY: errors.mlir:0:0: error: weft-interp: expected one function, found {{[0-9]+}} (@global @partly @bad_local_shape @bad_axis ...); choose one with --func=NAME
 // RUN: not weft-interp %s --func nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: weft-interp: error: '{{.*}}errors.mlir' has no func.func @nope
+// NOFUNC: errors.mlir:0:0: error: weft-interp: no function named 'nope' (the module has @global @partly @bad_local_shape @bad_axis ...)
 // RUN: not weft-interp %s --func global --compare %s --local-func nope 2>&1 | FileCheck %s --check-prefix=NOLOCAL
-// NOLOCAL: weft-interp: error: '{{.*}}errors.mlir' has no func.func @nope
+// NOLOCAL: errors.mlir:0:0: error: weft-interp: no function named 'nope' (the module has @global @partly @bad_local_shape @bad_axis ...)
 // RUN: not weft-interp %s --all-funcs 2>&1 | FileCheck %s --check-prefix=ALLFUNCS
 // ALLFUNCS: weft-interp: error: --all-funcs needs --compare
 // RUN: not weft-interp %s --func global --rtol -1 2>&1 | FileCheck %s --check-prefix=RTOL
@@ -116,7 +116,7 @@ func.func @shard_in_local(%x: tensor<4xf32> {weft.global_type = tensor<4xf32>})
 }
 
 // RUN: not weft-interp %s --func two_meshes 2>&1 | FileCheck %s --check-prefix=TWOMESH
-// TWOMESH: errors.mlir:[[@LINE+3]]:8: error: names mesh @mesh2, but the function already uses mesh @mesh; a local-view function runs on one mesh
+// TWOMESH: errors.mlir:[[@LINE+3]]:8: error: names mesh @mesh2 but the function already uses mesh @mesh; one function runs on one mesh
 func.func @two_meshes(%x: tensor<2xf32> {weft.global_type = tensor<4xf32, #weft.sharding<@mesh, [{"m"}]>>})
     -> (tensor<2xf32> {weft.global_type = tensor<4xf32, #weft.sharding<@mesh, [{"m"}]>>}) {
   %y = weft.all_reduce sum %x on @mesh2 over ["n"] : tensor<2xf32>

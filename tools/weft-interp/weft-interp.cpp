@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
@@ -143,19 +144,10 @@ static OwningOpRef<ModuleOp> parseFile(StringRef path, MLIRContext &context,
 
 /// The function called `name`, or the only function of `module`.
 static func::FuncOp selectFunction(ModuleOp module, StringRef name,
-                                   StringRef path, StringRef option) {
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func)
-      toolError("'" + path + "' has no func.func @" + name);
-    return func;
-  }
-  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-  if (funcs.size() == 1)
-    return funcs.front();
-  toolError("'" + path + "' has " + Twine(funcs.size()) +
-            " func.func ops; name one with --" + option);
-  return nullptr;
+                                   StringRef option) {
+  FailureOr<func::FuncOp> func = mlir::weft::selectFunction(
+      module, name, "weft-interp", ("--" + option + "=NAME").str());
+  return succeeded(func) ? *func : func::FuncOp();
 }
 
 static RankedTensorType withoutEncoding(RankedTensorType type) {
@@ -462,9 +454,10 @@ int main(int argc, char **argv) {
     return 1;
   if (allFuncs && compareFile.empty())
     return toolError("--all-funcs needs --compare");
-  func::FuncOp func =
-      allFuncs ? *module->getOps<func::FuncOp>().begin()
-               : selectFunction(*module, funcName, inputFile, "func");
+  if (allFuncs && module->getOps<func::FuncOp>().empty())
+    return toolError("'" + inputFile + "' has no func.func to compare");
+  func::FuncOp func = allFuncs ? *module->getOps<func::FuncOp>().begin()
+                               : selectFunction(*module, funcName, "func");
   if (!func)
     return 1;
   if (compareFile.empty())
@@ -500,7 +493,7 @@ int main(int argc, char **argv) {
     return failures == 0 ? 0 : 1;
   }
   func::FuncOp local =
-      selectFunction(*localModule, localFuncName, compareFile, "local-func");
+      selectFunction(*localModule, localFuncName, "local-func");
   if (!local)
     return 1;
   return runCompare(func, local);

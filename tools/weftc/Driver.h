@@ -19,10 +19,6 @@ namespace weftc {
 void attachSourceNames(mlir::ModuleOp module,
                        const mlir::AsmParserState &state);
 
-/// Whether `module` already is a local view (a function has
-/// `weft.global_type` attributes or a local-view collective).
-bool isLocalView(mlir::ModuleOp module);
-
 /// Rewrites a global-view program into the same program on one device:
 /// every weft.mesh keeps its axis names with all sizes 1, every
 /// #weft.sharding encoding and weft.shard op is dropped.

@@ -2,6 +2,8 @@
 
 #include "Driver.h"
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -9,7 +11,6 @@ using namespace mlir;
 
 namespace weftc {
 
-static constexpr llvm::StringLiteral kName = "weft.name";
 
 /// "x" for the source text "%x" when it is an identifier, else "".
 static std::string nameAt(llvm::SMRange range) {
@@ -47,16 +48,16 @@ void attachSourceNames(ModuleOp module, const AsmParserState &state) {
       for (auto [i, arg] : llvm::enumerate(def->arguments)) {
         std::string name = nameAt(arg.loc);
         argNames[entry.getArgument(i)] = name;
-        if (!func.getArgAttr(i, kName))
+        if (!getArgName(func, i))
           setIfFree(name, [&](const std::string &n) {
-            func.setArgAttr(i, kName, StringAttr::get(func.getContext(), n));
+            setArgName(func, i, n);
           });
       }
     auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
     if (!ret)
       return;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      if (func.getResultAttr(i, kName))
+      if (getResultName(func, i))
         continue;
       std::string name;
       if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -68,7 +69,7 @@ void attachSourceNames(ModuleOp module, const AsmParserState &state) {
             name = nameAt(group.definition.loc);
       }
       setIfFree(name, [&](const std::string &n) {
-        func.setResultAttr(i, kName, StringAttr::get(func.getContext(), n));
+        setResultName(func, i, n);
       });
     }
   });

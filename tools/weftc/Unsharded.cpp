@@ -2,6 +2,7 @@
 
 #include "Driver.h"
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
@@ -13,24 +14,6 @@ using namespace mlir::weft;
 
 namespace weftc {
 
-static constexpr llvm::StringLiteral kGlobalType = "weft.global_type";
-
-bool isLocalView(ModuleOp module) {
-  bool local = false;
-  module.walk([&](Operation *op) {
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-            SliceShardOp>(op))
-      local = true;
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        local |= static_cast<bool>(func.getArgAttr(i, kGlobalType));
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        local |= static_cast<bool>(func.getResultAttr(i, kGlobalType));
-    }
-  });
-  return local;
-}
-
 static Type dropEncoding(Type type) {
   if (auto t = dyn_cast<RankedTensorType>(type))
     if (t.getEncoding())
@@ -39,7 +22,7 @@ static Type dropEncoding(Type type) {
 }
 
 LogicalResult makeUnsharded(ModuleOp module) {
-  if (isLocalView(module))
+  if (mlir::weft::isLocalView(module))
     return module.emitError("--unsharded needs a global-view program (this "
                             "one is already partitioned)");
   OpBuilder b(module.getContext());
@@ -74,11 +57,9 @@ LogicalResult makeUnsharded(ModuleOp module) {
 void localizeTrivially(ModuleOp module) {
   module.walk([&](func::FuncOp func) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.setArgAttr(i, kGlobalType,
-                      TypeAttr::get(func.getArgumentTypes()[i]));
+      setArgGlobalType(func, i, func.getArgumentTypes()[i]);
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.setResultAttr(i, kGlobalType,
-                         TypeAttr::get(func.getResultTypes()[i]));
+      setResultGlobalType(func, i, func.getResultTypes()[i]);
   });
 }
 

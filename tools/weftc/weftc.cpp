@@ -10,6 +10,7 @@
 #include "Driver.h"
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -190,7 +191,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     weftc::attachSourceNames(*module, state);
   }
 
-  bool local = weftc::isLocalView(*module);
+  bool local = mlir::weft::isLocalView(*module);
   if (meshSizes.getNumOccurrences()) {
     Stage s("resize mesh");
     if (local) {

@@ -20,9 +20,6 @@ class FuncOp;
 
 namespace mlir::weft::interp {
 
-/// Name of the arg and result attribute holding a global type.
-inline constexpr llvm::StringLiteral kGlobalTypeAttrName = "weft.global_type";
-
 /// The global types of a local-view function, their layouts, and the mesh
 /// it runs on.
 struct LocalSignature {
@@ -32,9 +29,6 @@ struct LocalSignature {
   SmallVector<RankedTensorType> argTypes, resultTypes;
   SmallVector<Layout> argLayouts, resultLayouts;
 };
-
-/// Whether any argument or result of `func` has a `weft.global_type`.
-bool hasGlobalTypes(func::FuncOp func);
 
 /// Reads and checks the signature of a local-view function: every argument
 /// and result has a `weft.global_type` whose sharding verifies against its

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Conversion/WeftToRuntime/Passes.h"
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
@@ -39,8 +40,6 @@ namespace rt = ::weft::rt;
 
 namespace {
 
-constexpr StringLiteral kGlobalType = "weft.global_type";
-constexpr StringLiteral kName = "weft.name";
 
 /// The mesh the function runs on, as names and sizes.
 struct MeshDesc {
@@ -305,10 +304,10 @@ int64_t FunctionLowering::idBound(Value arg) {
 
 std::string FunctionLowering::label(Operation *op, const std::string &what) {
   std::string s = "#" + std::to_string(opIndex_) + " ";
-  if (auto name = op->getAttrOfType<StringAttr>(kName))
+  if (auto name = op->getAttrOfType<StringAttr>(kNameAttr))
     s += name.getValue().str() + " = ";
   s += what;
-  if (auto reason = op->getAttrOfType<StringAttr>("weft.reason"))
+  if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))
     s += " (" + reason.getValue().str() + ")";
   return s;
 }
@@ -545,9 +544,9 @@ LogicalResult FunctionLowering::lower() {
 
   // The signature: names, global types and layouts.
   for (unsigned i = 0; i < func_.getNumArguments(); ++i) {
-    auto name = func_.getArgAttrOfType<StringAttr>(i, kName);
+    auto name = getArgName(func_, i);
     auto sig = signature(func_.getArgument(i).getType(),
-                         func_.getArgAttr(i, kGlobalType), name,
+                         getArgGlobalType(func_, i), name,
                          "argument #" + Twine(i), /*isInput=*/true);
     if (failed(sig))
       return failure();
@@ -558,9 +557,9 @@ LogicalResult FunctionLowering::lower() {
     inputs_.push_back(*sig);
   }
   for (unsigned i = 0; i < func_.getNumResults(); ++i) {
-    auto name = func_.getResultAttrOfType<StringAttr>(i, kName);
+    auto name = getResultName(func_, i);
     auto sig = signature(func_.getResultTypes()[i],
-                         func_.getResultAttr(i, kGlobalType), name,
+                         getResultGlobalType(func_, i), name,
                          "result #" + Twine(i), /*isInput=*/false);
     if (failed(sig))
       return failure();
@@ -642,41 +641,17 @@ LogicalResult FunctionLowering::lower() {
   return success();
 }
 
-/// The mesh `func` refers to (through global types and op attributes).
-FailureOr<MeshDesc> findMesh(ModuleOp module, func::FuncOp func) {
-  llvm::SetVector<StringRef> refs;
-  auto addType = [&](Attribute a) {
-    if (auto t = dyn_cast_if_present<TypeAttr>(a))
-      if (auto s = getSharding(t.getValue()))
-        refs.insert(s.getMesh().getValue());
-  };
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    addType(func.getArgAttr(i, kGlobalType));
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    addType(func.getResultAttr(i, kGlobalType));
-  func.walk([&](Operation *op) {
-    if (auto m = op->getAttrOfType<FlatSymbolRefAttr>("mesh"))
-      refs.insert(m.getValue());
-  });
-  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
-  MeshOp mesh;
-  if (refs.size() > 1)
-    return func.emitError("the function uses several meshes; the runtime "
-                          "runs one");
-  if (refs.size() == 1) {
-    for (MeshOp m : meshes)
-      if (m.getSymName() == refs.front())
-        mesh = m;
-    if (!mesh)
-      return func.emitError("unknown mesh @") << refs.front();
-  } else if (meshes.size() == 1) {
-    mesh = meshes.front();
-  }
+/// The mesh `func` runs on (getFunctionMesh), as names and sizes.
+FailureOr<MeshDesc> findMesh(func::FuncOp func) {
+  SymbolTableCollection tables;
+  FailureOr<MeshOp> mesh = getFunctionMesh(func, tables);
+  if (failed(mesh))
+    return failure();
   MeshDesc desc;
-  if (mesh) {
-    for (Attribute a : mesh.getAxisNames())
+  if (*mesh) {
+    for (Attribute a : mesh->getAxisNames())
       desc.axes.push_back(cast<StringAttr>(a).getValue().str());
-    desc.sizes.assign(mesh.getAxisSizes().begin(), mesh.getAxisSizes().end());
+    desc.sizes.assign(mesh->getAxisSizes().begin(), mesh->getAxisSizes().end());
   }
   return desc;
 }
@@ -687,26 +662,12 @@ struct WeftLowerToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    func::FuncOp func;
-    if (!entry.empty()) {
-      for (func::FuncOp f : funcs)
-        if (f.getSymName() == entry)
-          func = f;
-      if (!func) {
-        module.emitError("no function named '") << entry << "' to lower";
-        return signalPassFailure();
-      }
-    } else if (funcs.size() == 1) {
-      func = funcs.front();
-    } else {
-      auto diag = module.emitError()
-                  << "expected one function to lower, found " << funcs.size();
-      if (!funcs.empty())
-        diag << "; choose one with entry=NAME";
+    FailureOr<func::FuncOp> selected =
+        selectFunction(module, entry, "weft-lower-to-runtime", "entry=NAME");
+    if (failed(selected))
       return signalPassFailure();
-    }
-    auto mesh = findMesh(module, func);
+    func::FuncOp func = *selected;
+    auto mesh = findMesh(func);
     if (failed(mesh))
       return signalPassFailure();
 

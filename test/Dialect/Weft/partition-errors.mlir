@@ -42,7 +42,7 @@ func.func @bad_split(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> t
 
 weft.mesh @mesh ["model" = 4]
 // A program partitioned already.
-// expected-error@+1 {{'func.func' op is already partitioned (its arguments carry weft.global_type)}}
+// expected-error@+1 {{'func.func' op is already partitioned (it carries weft.global_type); weft-partition runs on the global view}}
 func.func @twice(%x: tensor<2xf32> {weft.global_type = tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>}) -> tensor<2xf32> {
   %r = weft.all_reduce sum %x on @mesh over ["model"] : tensor<2xf32>
   return %r : tensor<2xf32>

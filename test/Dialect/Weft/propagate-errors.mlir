@@ -9,7 +9,7 @@ weft.mesh @b ["model" = 4]
 // One function runs on one mesh.
 // expected-note@+1 {{mesh @a named here}}
 func.func @two_meshes(%x: tensor<8xf32, #weft.sharding<@a, [{"model"}]>>,
-                      // expected-error@+1 {{sharding names mesh @b but the function's other annotations use @a; one function runs on one mesh}}
+                      // expected-error@+1 {{names mesh @b but the function already uses mesh @a; one function runs on one mesh}}
                       %y: tensor<8xf32, #weft.sharding<@b, [{"model"}]>>) {
   return
 }

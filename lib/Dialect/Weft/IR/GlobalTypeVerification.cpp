@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
@@ -15,11 +16,9 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-static constexpr StringLiteral kGlobalType = "weft.global_type";
-
 static LogicalResult verifyGlobalType(Operation *op, Type local,
                                       NamedAttribute attr, const Twine &what) {
-  if (attr.getName() != kGlobalType)
+  if (attr.getName() != kGlobalTypeAttr)
     return success();
   auto typeAttr = dyn_cast<TypeAttr>(attr.getValue());
   auto global =

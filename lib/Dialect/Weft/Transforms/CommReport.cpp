@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Layout.h"
@@ -90,7 +91,7 @@ struct WeftCommReportPass
         e.bytes = (p - 1) * inBytes / p;
       if (auto kind = op->getAttrOfType<ReductionKindAttr>("kind"))
         e.reduction = stringifyReductionKind(kind.getValue()).str();
-      if (auto reason = op->getAttrOfType<StringAttr>("weft.reason"))
+      if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))
         e.reason = reason.getValue().str();
       if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
         e.location = llvm::formatv("{0}:{1}:{2}", loc.getFilename(),

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -30,8 +31,6 @@ namespace json = llvm::json;
 
 namespace {
 
-constexpr llvm::StringLiteral kName = "weft.name";
-constexpr llvm::StringLiteral kGlobalType = "weft.global_type";
 
 std::string printed(function_ref<void(raw_ostream &)> print) {
   std::string s;
@@ -78,7 +77,7 @@ struct WeftExportJsonPass
       return func.emitError("weft-export-json: @")
              << func.getSymName() << " has more than one block";
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (func.getArgAttr(i, kGlobalType))
+      if (getArgGlobalType(func, i))
         return func.emitError("weft-export-json: @")
                << func.getSymName()
                << " is a local view (weft.global_type); export the global "
@@ -98,7 +97,7 @@ struct WeftExportJsonPass
       int64_t id = next++;
       ids[arg] = id;
       std::string name;
-      if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kName))
+      if (auto n = getArgName(func, arg.getArgNumber()))
         name = n.getValue().str();
       else
         name = "arg" + std::to_string(arg.getArgNumber());
@@ -112,7 +111,7 @@ struct WeftExportJsonPass
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
           std::string name;
-          if (auto n = func.getResultAttrOfType<StringAttr>(i, kName))
+          if (auto n = getResultName(func, i))
             name = n.getValue().str();
           else
             name = "result" + std::to_string(i);

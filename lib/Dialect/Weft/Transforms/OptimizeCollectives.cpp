@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -37,8 +38,8 @@ struct AllReduceThenSlice : OpRewritePattern<SliceShardOp> {
     auto rs = rewriter.replaceOpWithNewOp<ReduceScatterOp>(
         slice, slice.getType(), ar.getKindAttr(), ar.getInput(),
         ar.getMeshAttr(), ar.getAxes(), slice.getDimAttr());
-    if (Attribute reason = ar->getAttr("weft.reason"))
-      rs->setAttr("weft.reason", reason);
+    if (Attribute reason = ar->getAttr(kReasonAttr))
+      rs->setAttr(kReasonAttr, reason);
     rewriter.eraseOp(ar);
     return success();
   }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
@@ -25,7 +26,6 @@ namespace mlir::weft {
 using namespace mlir;
 using namespace mlir::weft;
 
-static constexpr StringLiteral kGlobalType = "weft.global_type";
 
 namespace {
 
@@ -193,12 +193,12 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
       break;
     }
     if (step.kind != ReshardStep::SliceShard) {
-      created->setAttr("weft.reason",
+      created->setAttr(kReasonAttr,
                        builder.getStringAttr(why + ": " + name(global) + " " +
                                              curLayout.str(false) + " -> " +
                                              target.str(false)));
       created->setAttr(
-          "weft.bytes_per_device",
+          kBytesPerDeviceAttr,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
     cur = created->getResult(0);
@@ -330,7 +330,7 @@ LogicalResult Partitioner::run() {
       continue;
     Layout layout = layoutOf(global);
     NamedAttrList attrs(argAttrs[arg.getArgNumber()]);
-    attrs.set(kGlobalType, TypeAttr::get(global));
+    attrs.set(kGlobalTypeAttr, TypeAttr::get(global));
     argAttrs[arg.getArgNumber()] = attrs.getDictionary(func.getContext());
     arg.setType(localType(global, layout));
     available[arg].push_back({layout, arg});
@@ -356,7 +356,7 @@ LogicalResult Partitioner::run() {
   func.getAllResultAttrs(resultAttrs);
   for (auto [i, type] : llvm::enumerate(globalResults)) {
     NamedAttrList attrs(resultAttrs[i]);
-    attrs.set(kGlobalType, TypeAttr::get(type));
+    attrs.set(kGlobalTypeAttr, TypeAttr::get(type));
     resultAttrs[i] = attrs.getDictionary(func.getContext());
   }
   func.setAllResultAttrs(resultAttrs);
@@ -371,35 +371,26 @@ struct WeftPartitionPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      // The mesh: the one the shardings name.
-      FlatSymbolRefAttr ref;
-      for (Type t : func.getArgumentTypes())
-        if (ShardingAttr s = getSharding(t))
-          ref = s.getMesh();
+      if (failed(verifyGlobalView(func, "weft-partition")))
+        return signalPassFailure();
+      FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+      if (failed(meshOp))
+        return signalPassFailure();
+      bool annotated = llvm::any_of(func.getArgumentTypes(), [](Type t) {
+        return static_cast<bool>(getSharding(t));
+      });
       func.walk([&](Operation *op) {
         for (Type t : op->getResultTypes())
-          if (ShardingAttr s = getSharding(t); s && !ref)
-            ref = s.getMesh();
+          annotated |= static_cast<bool>(getSharding(t));
       });
-      if (!ref) {
+      if (!annotated || !*meshOp) {
         if (func.getNumArguments() == 0 &&
             func.getBody().front().getOperations().size() == 1)
           continue; // Nothing to partition.
-        if (func->getAttrOfType<TypeAttr>("weft.global_type") ||
-            llvm::any_of(func.getArguments(), [&](BlockArgument arg) {
-              return func.getArgAttr(arg.getArgNumber(), kGlobalType);
-            })) {
-          func.emitOpError() << "is already partitioned (its arguments carry "
-                                "weft.global_type)";
-          return signalPassFailure();
-        }
         func.emitOpError() << "has no #weft.sharding: run --weft-propagate "
                               "before --weft-partition";
         return signalPassFailure();
       }
-      FailureOr<MeshOp> meshOp = lookupMesh(func, ref, tables);
-      if (failed(meshOp))
-        return signalPassFailure();
       MeshInfo mesh(*meshOp);
       if (failed(Partitioner(func, mesh).run()))
         return signalPassFailure();

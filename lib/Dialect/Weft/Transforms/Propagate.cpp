@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
@@ -254,14 +255,6 @@ LogicalResult Propagator::computeOrder() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-            SliceShardOp>(op))
-      return op.emitOpError()
-             << "is a local-view op; weft-propagate runs on the global view "
-                "(before weft-partition)";
-    if (isa<EmbedOp>(op) && cast<EmbedOp>(op).getMesh())
-      return op.emitOpError() << "is a local-view op; weft-propagate runs on "
-                                 "the global view";
     if (!ShardingRule::get(&op))
       return op.emitOpError() << "is not handled by weft-propagate (only weft "
                                  "index-letter ops and weft.shard are)";
@@ -735,54 +728,6 @@ struct WeftPropagatePass
     return success();
   }
 
-  /// The mesh of `func`'s annotations (all must name one mesh); else the
-  /// module's only mesh; else none.
-  FailureOr<std::optional<MeshOp>> meshOf(func::FuncOp func,
-                                          SymbolTableCollection &tables) {
-    FlatSymbolRefAttr ref;
-    Location refLoc = func.getLoc();
-    auto check = [&](Type type, Location loc) -> LogicalResult {
-      ShardingAttr s = getSharding(type);
-      if (!s)
-        return success();
-      if (!ref) {
-        ref = s.getMesh();
-        refLoc = loc;
-        return success();
-      }
-      if (s.getMesh() == ref)
-        return success();
-      InFlightDiagnostic diag = emitError(loc)
-                                << "sharding names mesh " << s.getMesh()
-                                << " but the function's other annotations "
-                                   "use "
-                                << ref << "; one function runs on one mesh";
-      diag.attachNote(refLoc) << "mesh " << ref << " named here";
-      return failure();
-    };
-    for (BlockArgument arg : func.getArguments())
-      if (failed(check(arg.getType(), arg.getLoc())))
-        return failure();
-    WalkResult walk = func.walk([&](Operation *op) {
-      for (Type t : op->getResultTypes())
-        if (failed(check(t, op->getLoc())))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-    if (ref) {
-      FailureOr<MeshOp> mesh = lookupMesh(func, ref, tables);
-      if (failed(mesh))
-        return failure();
-      return std::optional<MeshOp>(*mesh);
-    }
-    SmallVector<MeshOp> meshes(getOperation().getOps<MeshOp>());
-    if (meshes.size() == 1)
-      return std::optional<MeshOp>(meshes.front());
-    return std::optional<MeshOp>();
-  }
-
   void runOnOperation() override {
     AxisWeights weights;
     if (failed(parseWeights(weights)))
@@ -791,12 +736,14 @@ struct WeftPropagatePass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      FailureOr<std::optional<MeshOp>> mesh = meshOf(func, tables);
+      if (failed(verifyGlobalView(func, "weft-propagate")))
+        return signalPassFailure();
+      FailureOr<MeshOp> mesh = getFunctionMesh(func, tables);
       if (failed(mesh))
         return signalPassFailure();
       if (!*mesh)
         continue; // No mesh at all: nothing to shard.
-      MeshInfo info(**mesh);
+      MeshInfo info(*mesh);
       Propagator propagator(func, info, weights, explain);
       if (failed(propagator.run()))
         return signalPassFailure();

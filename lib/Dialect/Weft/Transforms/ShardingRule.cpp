@@ -1,5 +1,6 @@
 //===- ShardingRule.cpp - the letters of an op ----------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 
@@ -124,7 +125,6 @@ int ShardingRule::acceptedPartialOperand(
   return -1;
 }
 
-static constexpr StringLiteral kSplitAttr = "weft.split";
 
 FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {
   auto dict = op->getAttrOfType<DictionaryAttr>(kSplitAttr);

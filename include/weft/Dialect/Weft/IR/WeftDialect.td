@@ -31,6 +31,23 @@ def Weft_Dialect : Dialect {
       communication-free `weft.slice_shard`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The side attributes the passes and tools exchange, with typed helpers
+  // (`WeftDialect::GlobalTypeAttrHelper` ...): the one place each is named.
+  //   global_type       arg/result attr of a partitioned function: the global
+  //                     tensor type with its #weft.sharding
+  //   name              arg/result attr (and op attr): the SSA name of the
+  //                     source, which names the program's .npy files
+  //   split             on a partitioned compute op: letter -> axes it is
+  //                     split over
+  //   reason            on an inserted collective: why it is there
+  //   bytes_per_device  on an inserted collective: its ring bytes per device
+  let discardableAttrs = (ins
+    "::mlir::TypeAttr":$global_type,
+    "::mlir::StringAttr":$name,
+    "::mlir::DictionaryAttr":$split,
+    "::mlir::StringAttr":$reason,
+    "::mlir::IntegerAttr":$bytes_per_device
+  );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

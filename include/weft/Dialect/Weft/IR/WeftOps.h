@@ -14,6 +14,14 @@
 
 #include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
 
+namespace mlir::weft {
+/// Marks the ops of the local (per-rank) view only: the collectives and
+/// weft.slice_shard.
+template <typename ConcreteType>
+class LocalViewOnly
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, LocalViewOnly> {};
+} // namespace mlir::weft
+
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.h.inc"
 

@@ -203,8 +203,15 @@ def Weft_ShardOp : Weft_Op<"shard", [Pure]> {
 // order, matching a dimension split over the same list. Collectives have no
 // memory effects: every rank runs the same program, so an unused collective
 // is dropped by all ranks alike (DCE) and two identical ones merge (CSE).
+// Ops that exist only in the local (per-rank) view: a function holding one
+// is partitioned (isLocalView in FuncUtils.h).
+def Weft_LocalViewOnly : NativeOpTrait<"LocalViewOnly"> {
+  let cppNamespace = "::mlir::weft";
+}
+
 class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect])> {
+    : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect,
+                                             Weft_LocalViewOnly])> {
   let hasVerifier = 1;
 }
 

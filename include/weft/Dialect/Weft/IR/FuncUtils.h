@@ -1,0 +1,85 @@
+//===- FuncUtils.h - The one definition of per-function facts ---*- C++ -*-===//
+//
+// Every pass, the interpreter, the lowering and weftc answer these questions
+// through this header, so each has one answer: the side attributes of a
+// function's signature, whether a function is in the local view, which mesh
+// a function runs on, and which function a tool works on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
+#define WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
+
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::weft {
+
+//===--- Side attributes of a signature ----------------------------------===//
+// Names come from the dialect's ODS (`discardableAttrs`).
+
+inline constexpr llvm::StringLiteral kGlobalTypeAttr =
+    WeftDialect::GlobalTypeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kNameAttr =
+    WeftDialect::NameAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kSplitAttr =
+    WeftDialect::SplitAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kReasonAttr =
+    WeftDialect::ReasonAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kBytesPerDeviceAttr =
+    WeftDialect::BytesPerDeviceAttrHelper::getNameStr();
+
+/// The `weft.global_type` of argument / result `i` (null: none).
+TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);
+TypeAttr getResultGlobalType(func::FuncOp func, unsigned i);
+void setArgGlobalType(func::FuncOp func, unsigned i, Type global);
+void setResultGlobalType(func::FuncOp func, unsigned i, Type global);
+
+/// The `weft.name` of argument / result `i` (null: none).
+StringAttr getArgName(func::FuncOp func, unsigned i);
+StringAttr getResultName(func::FuncOp func, unsigned i);
+void setArgName(func::FuncOp func, unsigned i, StringRef name);
+void setResultName(func::FuncOp func, unsigned i, StringRef name);
+
+//===--- Views -------------------------------------------------------------===//
+
+/// Whether `op` exists only in the local view: a collective,
+/// weft.slice_shard, or a weft.embed with a vocabulary mesh.
+bool isLocalViewOp(Operation *op);
+/// Whether any argument or result of `func` carries a `weft.global_type`.
+bool hasGlobalTypes(func::FuncOp func);
+/// Whether `func` is in the local (per-rank) view: it has global types or
+/// holds a local-view op (isLocalViewOp).
+bool isLocalView(func::FuncOp func);
+/// Whether any function of `module` is in the local view.
+bool isLocalView(ModuleOp module);
+/// Fails with an error naming `pass` when `func` is in the local view: on
+/// its first local-view op, else on the function (weft.global_type).
+LogicalResult verifyGlobalView(func::FuncOp func, StringRef pass);
+
+//===--- The mesh of a function --------------------------------------------===//
+
+/// The mesh `func` runs on. One rule for every tool: the mesh named by its
+/// shardings (argument, result and value types, `weft.global_type`s) and by
+/// its local-view ops' `mesh` attributes, which must all name one mesh;
+/// with none named, the module's only mesh; with none named and several or
+/// no meshes in the module, a null MeshOp (nothing is sharded). Emits an
+/// error (with a note at the first naming) and fails when two meshes are
+/// named or the named mesh does not exist.
+FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
+                                  SymbolTableCollection &tables);
+
+//===--- Function selection ------------------------------------------------===//
+
+/// The function a tool works on: the one named `entry`, or (with an empty
+/// `entry`) the module's only function with a body. Emits an error on the
+/// module naming `what` (the tool or pass), the candidates and `option`
+/// (how to choose one, e.g. "--entry NAME"), and fails otherwise.
+FailureOr<func::FuncOp> selectFunction(ModuleOp module, StringRef entry,
+                                       StringRef what, StringRef option);
+
+} // namespace mlir::weft
+
+#endif // WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
