@@ -162,7 +162,7 @@ FailureOr<func::FuncOp> mlir::weft::selectFunction(ModuleOp module,
     if (!f.isExternal())
       funcs.push_back(f);
   if (!entry.empty()) {
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : module.getOps<func::FuncOp>())
       if (f.getSymName() == entry)
         return f;
     InFlightDiagnostic diag = module.emitError()
