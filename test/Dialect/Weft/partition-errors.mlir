@@ -66,3 +66,18 @@ func.func @to_partial(%x: tensor<8xf32, #weft.sharding<@mesh, [{}]>>) -> tensor<
   %r = weft.shard %x : tensor<8xf32, #weft.sharding<@mesh, [{}]>> -> tensor<8xf32, #weft.sharding<@mesh, [{}], partial = sum {"model"}>>
   return %r : tensor<8xf32, #weft.sharding<@mesh, [{}], partial = sum {"model"}>>
 }
+
+// -----
+
+// ../shared/robustness.md D8: a hand-written local view without collectives
+// (weft.global_type on every argument and result) was repartitioned and its
+// global types silently replaced.
+weft.mesh @mesh ["model" = 4]
+// expected-error@+1 {{'func.func' op is already partitioned (it carries weft.global_type); weft-partition runs on the global view}}
+func.func @mlp(
+    %x: tensor<2x8x16xf32> {weft.global_type = tensor<2x8x16xf32, #weft.sharding<@mesh, [{}, {}, {}]>>},
+    %w1: tensor<16x8xf32> {weft.global_type = tensor<16x32xf32, #weft.sharding<@mesh, [{}, {"model"}]>>})
+    -> (tensor<2x8x8xf32> {weft.global_type = tensor<2x8x32xf32, #weft.sharding<@mesh, [{}, {}, {"model"}]>>}) {
+  %h = weft.einsum "btd,df->btf" (%x, %w1) : (tensor<2x8x16xf32>, tensor<16x8xf32>) -> tensor<2x8x8xf32>
+  return %h : tensor<2x8x8xf32>
+}

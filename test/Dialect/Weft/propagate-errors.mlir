@@ -45,3 +45,17 @@ func.func @foreign(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) {
   %r = arith.addf %x, %x : tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
   return
 }
+
+// -----
+
+// ../shared/robustness.md D8: the same hand-written local view is refused by
+// propagation too (it used to pass through and reach the partitioner).
+weft.mesh @mesh ["model" = 4]
+// expected-error@+1 {{'func.func' op is already partitioned (it carries weft.global_type); weft-propagate runs on the global view}}
+func.func @mlp(
+    %x: tensor<2x8x16xf32> {weft.global_type = tensor<2x8x16xf32, #weft.sharding<@mesh, [{}, {}, {}]>>},
+    %w1: tensor<16x8xf32> {weft.global_type = tensor<16x32xf32, #weft.sharding<@mesh, [{}, {"model"}]>>})
+    -> (tensor<2x8x8xf32> {weft.global_type = tensor<2x8x32xf32, #weft.sharding<@mesh, [{}, {}, {"model"}]>>}) {
+  %h = weft.einsum "btd,df->btf" (%x, %w1) : (tensor<2x8x16xf32>, tensor<16x8xf32>) -> tensor<2x8x8xf32>
+  return %h : tensor<2x8x8xf32>
+}

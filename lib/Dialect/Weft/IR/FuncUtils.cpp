@@ -133,13 +133,22 @@ FailureOr<MeshOp> mlir::weft::getFunctionMesh(func::FuncOp func,
   });
   if (walk.wasInterrupted())
     return failure();
-  if (ref)
-    return lookupMesh(func, ref, tables);
-  auto module = func->getParentOfType<ModuleOp>();
-  if (!module)
-    return MeshOp();
-  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
-  return meshes.size() == 1 ? meshes.front() : MeshOp();
+  MeshOp mesh;
+  if (ref) {
+    FailureOr<MeshOp> named = lookupMesh(func, ref, tables);
+    if (failed(named))
+      return failure();
+    mesh = *named;
+  } else if (auto module = func->getParentOfType<ModuleOp>()) {
+    SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
+    if (meshes.size() == 1)
+      mesh = meshes.front();
+  }
+  // The signature is checked here, where every tool learns the mesh: no op
+  // verifies an annotated argument that no op uses.
+  if (failed(verifySignature(func, tables)))
+    return failure();
+  return mesh;
 }
 
 /// `@a @b @c @d ...`: the first few names of `funcs`.

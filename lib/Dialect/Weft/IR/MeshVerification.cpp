@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -35,7 +37,7 @@ static std::string quotedAxes(MeshOp mesh) {
 
 FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
                                             ArrayRef<StringRef> axes) {
-  int64_t product = 1;
+  SmallVector<int64_t> sizes;
   for (StringRef axis : axes) {
     std::optional<int64_t> size = mesh.getAxisSize(axis);
     if (!size) {
@@ -44,9 +46,16 @@ FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
                         << quotedAxes(mesh) << ")";
       return failure();
     }
-    product *= *size;
+    sizes.push_back(*size);
   }
-  return product;
+  // Bounded even when the mesh itself failed to verify.
+  std::optional<int64_t> product = boundedProduct(sizes, kMaxDevices);
+  if (!product || *product < 1) {
+    op->emitOpError() << "axes \"" << llvm::join(axes, "\", \"")
+                      << "\" span more than " << kMaxDevices << " devices";
+    return failure();
+  }
+  return *product;
 }
 
 LogicalResult
@@ -78,14 +87,56 @@ mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
   return success();
 }
 
-/// verifySymbolUses of the global-view ops: every operand and result type.
+LogicalResult mlir::weft::verifyTensorSize(Operation *op, Type type,
+                                           const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return success();
+  for (auto [d, size] : llvm::enumerate(tensor.getShape()))
+    if (size < 1)
+      return op->emitOpError()
+             << "dimension #" << d << " of " << what << " has size " << size
+             << "; weft tensors have sizes of at least 1";
+  if (!boundedProduct(tensor.getShape(), kMaxElements))
+    return op->emitOpError() << what << " " << type << " has more than "
+                             << kMaxElements
+                             << " elements; Weft supports at most that many";
+  return success();
+}
+
+/// Sizes and shardings of every operand and result type.
 static LogicalResult verifyTypes(Operation *op, SymbolTableCollection &tables) {
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(verifyShardingAgainstMesh(op, type, "operand #" + Twine(i),
+    if (failed(verifyTensorSize(op, type, "operand #" + Twine(i))) ||
+        failed(verifyShardingAgainstMesh(op, type, "operand #" + Twine(i),
                                          tables)))
       return failure();
   for (Type type : op->getResultTypes())
-    if (failed(verifyShardingAgainstMesh(op, type, "the result", tables)))
+    if (failed(verifyTensorSize(op, type, "the result")) ||
+        failed(verifyShardingAgainstMesh(op, type, "the result", tables)))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::weft::verifySignature(func::FuncOp func,
+                                          SymbolTableCollection &tables) {
+  auto check = [&](Type type, TypeAttr global, const Twine &what) {
+    if (failed(verifyTensorSize(func, type, what)) ||
+        failed(verifyShardingAgainstMesh(func, type, what, tables)))
+      return failure();
+    if (global && (failed(verifyTensorSize(func, global.getValue(),
+                                           "the global type of " + what)) ||
+                   failed(verifyShardingAgainstMesh(
+                       func, global.getValue(), "the global type of " + what,
+                       tables))))
+      return failure();
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(check(type, getArgGlobalType(func, i), "argument #" + Twine(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(check(type, getResultGlobalType(func, i), "result #" + Twine(i))))
       return failure();
   return success();
 }
@@ -104,6 +155,8 @@ WEFT_VERIFY_TYPES(ShardOp)
 static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshRef,
                                       ArrayAttr axes,
                                       SymbolTableCollection &tables) {
+  if (failed(verifyTypes(op, tables)))
+    return failure();
   FailureOr<MeshOp> mesh = lookupMesh(op, meshRef, tables);
   if (failed(mesh))
     return failure();

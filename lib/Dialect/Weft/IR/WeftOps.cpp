@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 
@@ -82,6 +83,10 @@ LogicalResult MeshOp::verify() {
       return emitOpError() << "axis \"" << name << "\" has size " << size
                            << "; sizes must be at least 1";
   }
+  if (!boundedProduct(sizes, kMaxDevices))
+    return emitOpError() << "has more than " << kMaxDevices
+                         << " devices (the product of its axis sizes); "
+                            "Weft supports at most that many";
   return success();
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -80,15 +81,16 @@ struct WeftCommReportPass
       e.elements = numElements(in);
       e.shapeIn = shapeStr(in);
       e.shapeOut = shapeStr(out);
+      // Element counts are bounded by the verifier (Limits.h): exact.
       int64_t eb = elementBytes(in);
-      int64_t inBytes = numElements(in) * eb, outBytes = numElements(out) * eb;
-      // Ring formulas; integer arithmetic is exact for these sizes.
-      if (isa<AllReduceOp>(op))
-        e.bytes = 2 * (p - 1) * inBytes / p;
-      else if (isa<AllGatherOp>(op))
-        e.bytes = (p - 1) * outBytes / p;
-      else
-        e.bytes = (p - 1) * inBytes / p;
+      double inBytes = double(numElements(in) * eb),
+             outBytes = double(numElements(out) * eb);
+      RingCollective kind = isa<AllReduceOp>(op)   ? RingCollective::AllReduce
+                            : isa<AllGatherOp>(op) ? RingCollective::AllGather
+                            : isa<ReduceScatterOp>(op)
+                                ? RingCollective::ReduceScatter
+                                : RingCollective::AllToAll;
+      e.bytes = int64_t(ringBytesPerDevice(kind, p, inBytes, outBytes) + 0.5);
       if (auto kind = op->getAttrOfType<ReductionKindAttr>("kind"))
         e.reduction = stringifyReductionKind(kind.getValue()).str();
       if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))

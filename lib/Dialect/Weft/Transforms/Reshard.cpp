@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -133,20 +134,25 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
   step.outShape = localShape(global, cur, mesh);
   double in = double(numElements(step.inShape) * elementBytes);
   double out = double(numElements(step.outShape) * elementBytes);
-  double frac = double(p - 1) / double(p);
   switch (kind) {
   case ReshardStep::SliceShard:
     step.bytesPerDevice = 0;
     break;
   case ReshardStep::AllGather:
-    step.bytesPerDevice = frac * out;
+    step.bytesPerDevice =
+        ringBytesPerDevice(RingCollective::AllGather, p, in, out);
     break;
   case ReshardStep::AllReduce:
-    step.bytesPerDevice = 2 * frac * in;
+    step.bytesPerDevice =
+        ringBytesPerDevice(RingCollective::AllReduce, p, in, out);
     break;
   case ReshardStep::ReduceScatter:
+    step.bytesPerDevice =
+        ringBytesPerDevice(RingCollective::ReduceScatter, p, in, out);
+    break;
   case ReshardStep::AllToAll:
-    step.bytesPerDevice = frac * in;
+    step.bytesPerDevice =
+        ringBytesPerDevice(RingCollective::AllToAll, p, in, out);
     break;
   }
   plan.steps.push_back(std::move(step));

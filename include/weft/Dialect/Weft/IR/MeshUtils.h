@@ -5,6 +5,8 @@
 
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace mlir::weft {
 
 /// The weft.mesh that `ref` names, seen from `from`; emits an error on `from`
@@ -24,6 +26,16 @@ FailureOr<int64_t> getGroupSize(Operation *op, MeshOp mesh,
 LogicalResult verifyShardingAgainstMesh(Operation *op, Type type,
                                         const Twine &what,
                                         SymbolTableCollection &tables);
+
+/// Checks that a static tensor `type` has sizes >= 1 and at most
+/// kMaxElements elements (Limits.h); `what` names it in messages.
+LogicalResult verifyTensorSize(Operation *op, Type type, const Twine &what);
+
+/// Checks every argument and result of `func` (and its weft.global_types)
+/// the way weft ops check their operands: sizes, and shardings against
+/// their mesh. Covers what no op verifies: an annotated argument no op uses.
+LogicalResult verifySignature(func::FuncOp func,
+                              SymbolTableCollection &tables);
 
 } // namespace mlir::weft
 
