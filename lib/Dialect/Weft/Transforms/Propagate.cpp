@@ -72,16 +72,16 @@ static std::string formatBytes(double bytes) {
   return llvm::formatv("{0} B", int64_t(bytes)).str();
 }
 
-static std::string letterMapStr(StringRef letters, const LetterMap &map) {
+static std::string letterMapStr(const ShardingRule &rule, const LetterMap &map) {
   if (llvm::all_of(map, [](auto &entry) { return entry.second.empty(); }))
     return "{} (nothing split)";
   std::string s = "{";
   bool first = true;
-  for (char c : letters) {
+  for (char c : rule.getLetters()) {
     auto it = map.find(c);
     if (it == map.end() || it->second.empty())
       continue;
-    s += (first ? "" : ", ") + std::string(1, c) + " = " + axesStr(it->second);
+    s += (first ? "" : ", ") + rule.letterName(c) + " = " + axesStr(it->second);
     first = false;
   }
   return s + "}";
@@ -602,7 +602,7 @@ void Propagator::decide(Operation *op) {
     return;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "letters " << letterMapStr(rule.getLetters(), map);
+  os << "letters " << letterMapStr(rule, map);
   for (char c : rule.getLetters()) {
     auto it = map.find(c);
     if (it == map.end() || it->second.empty())
@@ -613,7 +613,8 @@ void Propagator::decide(Operation *op) {
       size_t d = rule.getTensorLetters(i).find(c);
       if (d == StringRef::npos || !s.layout || s.layout->dims[d] != it->second)
         continue;
-      os << "\n  " << c << " = " << axesStr(it->second) << " from "
+      os << "\n  " << rule.letterName(c) << " = " << axesStr(it->second)
+         << " from "
          << describeOrigin(rule.getTensor(i));
       break;
     }
@@ -632,7 +633,7 @@ void Propagator::decide(Operation *op) {
     for (const Candidate &c : candidates) {
       if (&c == best)
         continue;
-      os << "\n    " << letterMapStr(rule.getLetters(), c.letters) << ": "
+      os << "\n    " << letterMapStr(rule, c.letters) << ": "
          << (c.valid ? formatBytes(c.cost) : std::string("no plan"));
       if (c.valid && c.fixedResharded)
         os << ", reshards " << c.fixedResharded << " annotated value(s)";

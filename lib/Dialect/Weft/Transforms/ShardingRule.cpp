@@ -41,6 +41,12 @@ Value ShardingRule::getTensor(unsigned i) const {
   return i == getResultIndex() ? op->getResult(0) : op->getOperand(i);
 }
 
+std::string ShardingRule::letterName(char letter) const {
+  if (isa<ShardOp>(op))
+    return "dim #" + std::to_string(StringRef(letters).find(letter));
+  return std::string(1, letter);
+}
+
 bool ShardingRule::isReduced(char letter) const {
   return !StringRef(tensors.back()).contains(letter);
 }

@@ -33,6 +33,10 @@ public:
   unsigned getNumOperands() const { return tensors.size() - 1; }
   unsigned getResultIndex() const { return tensors.size() - 1; }
   Value getTensor(unsigned i) const;
+  /// How explanations name `letter`: the letter itself, or for weft.shard,
+  /// whose letters are placeholders that could collide with the program's
+  /// own, the dimension (`dim #1`).
+  std::string letterName(char letter) const;
   bool isReduced(char letter) const;
   /// How reduced letters combine (sum for einsum and embed).
   std::optional<ReductionKind> getReductionKind() const { return reduction; }
