@@ -10,9 +10,19 @@
 #include "weft/rt/Error.h"
 #include "weft/rt/Profiler.h"
 
+#include <cstdint>
+
 namespace weft::rt {
 
 namespace {
+/// count * size in bytes, or an Error when the product overflows.
+std::size_t checkedBytes(std::size_t count, std::size_t size) {
+  std::size_t bytes = 0;
+  check(!__builtin_mul_overflow(count, size, &bytes), "buffer of ", count,
+        " x ", size, " bytes overflows");
+  return bytes;
+}
+
 std::string axesStr(const Mesh &mesh, const AxisList &axes) {
   std::string s = "{";
   for (std::size_t i = 0; i < axes.size(); ++i)
@@ -49,11 +59,46 @@ Tensor Backend::download(const Tensor &t) {
   return h;
 }
 
-void *Backend::scratch(int slot, std::size_t bytes) {
-  Tensor &t = scratch_[slot];
+const char *Backend::scratchName(Scratch s) {
+  switch (s) {
+  case Scratch::EinsumReduceA:
+    return "einsum-reduce-a";
+  case Scratch::EinsumPermuteA:
+    return "einsum-permute-a";
+  case Scratch::EinsumReduceB:
+    return "einsum-reduce-b";
+  case Scratch::EinsumPermuteB:
+    return "einsum-permute-b";
+  case Scratch::EinsumResult:
+    return "einsum-result";
+  case Scratch::CommSend:
+    return "comm-send";
+  case Scratch::CommRecv:
+    return "comm-recv";
+  }
+  return "invalid";
+}
+
+void *Backend::scratch(Scratch which, std::size_t bytes) {
+  int i = static_cast<int>(which);
+  check(i >= 0 && i < kNumScratch, "invalid scratch buffer ", i);
+  // Whole f64 elements plus one, so a zero-byte request still has storage.
+  constexpr std::size_t kMax = static_cast<std::size_t>(INT64_MAX) - 16;
+  check(bytes <= kMax, "scratch buffer '", scratchName(which), "' of ", bytes,
+        " bytes is too large");
+  Tensor &t = scratch_[i];
   if (t.data == nullptr || t.bytes() < bytes)
     t = empty(DType::F64, {static_cast<int64_t>((bytes + 7) / 8) + 1});
   return t.data;
+}
+
+void Backend::setCommunicator(std::unique_ptr<Communicator> comm) {
+  comm_ = std::move(comm);
+}
+
+Communicator &Backend::communicator() {
+  check(comm_ != nullptr, "backend '", name(), "' has no communicator");
+  return *comm_;
 }
 
 const GroupPlan &Backend::group(const AxisList &axes) {
@@ -122,27 +167,29 @@ void Backend::einsum(const EinsumPlan &plan, const Tensor &a, const Tensor *b,
     // permute, each into its own scratch slot.
     auto prepare = [&](const void *p, bool reduce, const ReducePlan &reducePlan,
                        bool permute, const CopyPlan &permPlan,
-                       std::size_t elements, int slot) {
+                       std::size_t elements, Scratch reduced,
+                       Scratch permuted) {
       if (reduce) {
-        void *t = scratch(slot, elements * es);
+        void *t = scratch(reduced, checkedBytes(elements, es));
         reduceKernel(ReduceKind::Sum, reducePlan, plan.dtype, p, t);
         p = t;
       }
       if (permute) {
-        void *t = scratch(slot + 1, elements * es);
+        void *t = scratch(permuted, checkedBytes(elements, es));
         copyStrided(permPlan, plan.dtype, p, t);
         p = t;
       }
       return p;
     };
     const void *pa = prepare(a.data, plan.reduceA, plan.reduceAPlan,
-                             plan.permuteA, plan.permAPlan,
-                             plan.tempAElements, 0);
+                             plan.permuteA, plan.permAPlan, plan.tempAElements,
+                             Scratch::EinsumReduceA, Scratch::EinsumPermuteA);
     const void *pb = prepare(b->data, plan.reduceB, plan.reduceBPlan,
-                             plan.permuteB, plan.permBPlan,
-                             plan.tempBElements, 2);
-    void *pc =
-        plan.permuteOut ? scratch(4, plan.tempOutElements * es) : out.data;
+                             plan.permuteB, plan.permBPlan, plan.tempBElements,
+                             Scratch::EinsumReduceB, Scratch::EinsumPermuteB);
+    void *pc = plan.permuteOut ? scratch(Scratch::EinsumResult,
+                                         checkedBytes(plan.tempOutElements, es))
+                               : out.data;
     if (plan.swapOperands)
       gemm(plan.gemm, plan.dtype, pb, pa, pc);
     else
@@ -259,11 +306,11 @@ void Backend::copyThrough(const Tensor &in, Tensor &out) {
 }
 
 /// The buffer a collective sends: the operand itself, or the operand packed
-/// into scratch slot 5 when the plan needs its blocks contiguous.
+/// into the comm-send scratch when the plan needs its blocks contiguous.
 const void *Backend::packedInput(const CollectivePlan &p, const Tensor &in) {
   if (!p.packInput)
     return in.data;
-  void *t = scratch(5, in.bytes());
+  void *t = scratch(Scratch::CommSend, in.bytes());
   copyStrided(p.pack, in.dtype, in.data, t);
   return t;
 }
@@ -278,7 +325,8 @@ void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
   if (g.size == 1) {
     copyThrough(in, out);
   } else {
-    commAllReduce(in.data, out.data, in.numElements(), in.dtype, kind, g);
+    communicator().allReduce(in.data, out.data, in.numElements(), in.dtype,
+                             kind, g);
   }
   if (profiler_)
     recordOp(label, op,
@@ -300,8 +348,9 @@ void Backend::allGather(const Tensor &in, Tensor &out, int dim,
   if (g.size == 1) {
     copyThrough(in, out);
   } else {
-    void *recv = p.unpackOutput ? scratch(5, out.bytes()) : out.data;
-    commAllGather(in.data, recv, p.chunkElements, in.dtype, g);
+    void *recv =
+        p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
+    communicator().allGather(in.data, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
   }
@@ -327,7 +376,8 @@ void Backend::reduceScatter(const Tensor &in, Tensor &out, int dim,
     copyThrough(in, out);
   } else {
     const void *send = packedInput(p, in);
-    commReduceScatter(send, out.data, p.chunkElements, in.dtype, kind, g);
+    communicator().reduceScatter(send, out.data, p.chunkElements, in.dtype,
+                                 kind, g);
   }
   if (profiler_)
     recordOp(label, op,
@@ -351,8 +401,9 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
     copyThrough(in, out);
   } else {
     const void *send = packedInput(p, in);
-    void *recv = p.unpackOutput ? scratch(6, out.bytes()) : out.data;
-    commAllToAll(send, recv, p.chunkElements, in.dtype, g);
+    void *recv =
+        p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
+    communicator().allToAll(send, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
   }
@@ -378,8 +429,8 @@ Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
   } else {
     std::vector<char> all;
     if (rank_ == 0)
-      all.resize(host.bytes() * static_cast<std::size_t>(n));
-    gatherBytesToRoot(host.data, all.data(), host.bytes());
+      all.resize(checkedBytes(static_cast<std::size_t>(n), host.bytes()));
+    communicator().gatherBytesToRoot(host.data, all.data(), host.bytes());
     if (rank_ == 0) {
       result = hostTensor(local.dtype, globalShape);
       for (int64_t r = 0; r < n; ++r) {
@@ -395,14 +446,6 @@ Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
     recordOp(label, "gather_to_root", shapeToString(globalShape), t0, 0,
              static_cast<double>(host.bytes()));
   return result;
-}
-
-BackendKind parseBackendKind(const std::string &name) {
-  if (name == "cpu")
-    return BackendKind::Cpu;
-  if (name == "cuda")
-    return BackendKind::Cuda;
-  fail("unknown backend '", name, "' (expected cpu or cuda)");
 }
 
 } // namespace weft::rt

@@ -11,6 +11,7 @@
 
 #include "Options.h"
 
+#include "weft/rt/BackendRegistry.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
 #include "weft/rt/Npy.h"
@@ -175,7 +176,7 @@ int Harness::run(int argc, char **argv) {
   bool ok = true;
   std::vector<Tensor> inputs;
   try {
-    be_ = createBackend(parseBackendKind(opts_.backend), mesh_, rank_);
+    be_ = createBackend(opts_.backend, mesh_, rank_);
     for (std::size_t i = 0; i < info_.inputs.size(); ++i)
       inputs.push_back(loadInput(i));
     if (rank_ == 0 && !opts_.outputDir.empty())

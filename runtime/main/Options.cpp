@@ -2,7 +2,10 @@
 
 #include "Options.h"
 
+#include "weft/rt/BackendRegistry.h"
 #include "weft/rt/Error.h"
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdlib>
@@ -10,12 +13,18 @@
 
 namespace weft::rt {
 
+/// An integer in [min, max]; out-of-range values (including those beyond
+/// int64) are errors, never wrapped or clamped.
 static int64_t parseInt(const std::string &opt, const std::string &text,
-                        int64_t min) {
+                        int64_t min, int64_t max = INT64_MAX) {
   char *end = nullptr;
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
-  check(!text.empty() && *end == '\0' && errno == 0 && v >= min, "option ", opt,
+  bool syntax = !text.empty() && *end == '\0';
+  bool tooLarge = syntax && ((errno == ERANGE && v > 0) || v > max);
+  check(!tooLarge, "option ", opt, " expects an integer <= ", max, ", got '",
+        text, "'");
+  check(syntax && errno == 0 && v >= min, "option ", opt,
         " expects an integer >= ", min, ", got '", text, "'");
   return v;
 }
@@ -49,8 +58,17 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     };
     if (name == "--backend") {
       takeValue();
-      check(value == "cpu" || value == "cuda",
-            "option --backend expects cpu or cuda, got '", value, "'");
+      // Every backend Weft has: one this build lacks is reported when it
+      // is created, with how to build it (BackendRegistry).
+      std::vector<std::string> known = knownBackends();
+      std::string names;
+      for (std::size_t k = 0; k < known.size(); ++k)
+        names += (k == 0                  ? ""
+                  : k + 1 == known.size() ? " or "
+                                          : ", ") +
+                 known[k];
+      check(std::find(known.begin(), known.end(), value) != known.end(),
+            "option --backend expects ", names, ", got '", value, "'");
       o.backend = value;
     } else if (name == "--input") {
       takeValue();
@@ -77,10 +95,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.outputDir = value;
     } else if (name == "--iters") {
       takeValue();
-      o.iters = static_cast<int>(parseInt(name, value, 1));
+      o.iters = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
     } else if (name == "--warmup") {
       takeValue();
-      o.warmup = static_cast<int>(parseInt(name, value, 0));
+      o.warmup = static_cast<int>(parseInt(name, value, 0, kMaxIterations));
     } else {
       fail("unknown option '", arg, "' (see --help)");
     }
@@ -106,6 +124,13 @@ static std::string describe(const ProgramTensor &t,
   return os.str();
 }
 
+static std::string availableList() {
+  std::string s;
+  for (const auto &n : availableBackends())
+    s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
   std::ostringstream os;
   int64_t devices = 1;
@@ -119,7 +144,8 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
      << ")\n\n"
      << "usage: mpirun -np " << devices << " " << argv0 << " [options]\n\n"
      << "options:\n"
-     << "  --backend cpu|cuda       backend (default cpu)\n"
+     << "  --backend cpu|cuda       backend (default cpu; compiled in: "
+     << availableList() << ")\n"
      << "  --input NAME=FILE.npy    read input NAME from a global .npy (each "
         "rank reads its block)\n"
      << "  --random-inputs SEED     draw inputs not given by --input from the "

@@ -12,6 +12,10 @@
 
 namespace weft::rt {
 
+/// The most --iters or --warmup steps accepted (they are ints; a larger
+/// count is a typo, and would not finish anyway).
+inline constexpr int kMaxIterations = 1000000000;
+
 struct HarnessOptions {
   std::string backend = "cpu";
   /// NAME=FILE.npy pairs, in command-line order.

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/rt/Backend.h"
+#include "weft/rt/Communicator.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
 #include "weft/rt/Rng.h"
@@ -368,6 +369,178 @@ TEST_F(Collectives, ErrorsAreExceptions) {
   }
   // A mesh that does not match the world size is rejected up front.
   EXPECT_THROW(createBackend(gKind, Mesh({{"x", gSize + 1}}), 0), Error);
+}
+
+//===--- The Communicator's asynchronous forms
+//-----------------------------===//
+
+/// Two collectives in flight at once on the backend's communicator, waited
+/// for in both orders, on every mesh and axis list (groups of one too):
+/// an all-reduce of one buffer and an all-gather of another.
+TEST_F(Collectives, AsyncTwoCollectivesWaitEitherOrder) {
+  forEachMeshAndAxes([&](Backend &be, const Mesh &mesh, const AxisList &axes,
+                         const std::vector<int64_t> &members, int64_t) {
+    GroupPlan g = planGroup(mesh, axes, gRank);
+    int64_t p = members.size();
+    T3 wantSum = inputOf("as", members[0], kBase);
+    for (int64_t q = 1; q < p; ++q) {
+      T3 o = inputOf("as", members[q], kBase);
+      for (std::size_t i = 0; i < wantSum.v.size(); ++i)
+        wantSum.v[i] += o.v[i];
+    }
+    std::vector<double> wantGather;
+    for (int64_t q = 0; q < p; ++q) {
+      T3 o = inputOf("ag2", members[q], kBase);
+      wantGather.insert(wantGather.end(), o.v.begin(), o.v.end());
+    }
+    for (bool reversed : {false, true}) {
+      Tensor x = be.upload(toTensor(inputOf("as", gRank, kBase), DType::F32));
+      Tensor y = be.empty(DType::F32, x.shape);
+      Tensor z = be.upload(toTensor(inputOf("ag2", gRank, kBase), DType::F64));
+      Tensor w = be.empty(DType::F64, {p * kBase[0], kBase[1], kBase[2]});
+      Communicator &c = be.communicator();
+      auto first = c.startAllReduce(x.data, y.data, x.numElements(), x.dtype,
+                                    ReduceKind::Sum, g);
+      auto second =
+          c.startAllGather(z.data, w.data, z.numElements(), z.dtype, g);
+      if (reversed) {
+        second->wait();
+        first->wait();
+      } else {
+        first->wait();
+        second->wait();
+      }
+      EXPECT_TRUE(first->isCompleted());
+      EXPECT_TRUE(second->isCompleted());
+      first->wait(); // idempotent
+      EXPECT_EQ(fromTensor(be.download(y)), wantSum.v)
+          << listStr(mesh, axes) << (reversed ? " reversed" : "");
+      EXPECT_EQ(fromTensor(be.download(w)), wantGather)
+          << listStr(mesh, axes) << (reversed ? " reversed" : "");
+    }
+  });
+}
+
+/// Every asynchronous form, all started before any wait: reduce-scatter,
+/// all-to-all and the gather of host bytes to rank 0, waited in reverse.
+TEST_F(Collectives, AsyncEveryKindStartedTogether) {
+  forEachMeshAndAxes([&](Backend &be, const Mesh &mesh, const AxisList &axes,
+                         const std::vector<int64_t> &members, int64_t pos) {
+    GroupPlan g = planGroup(mesh, axes, gRank);
+    int64_t p = members.size();
+    Idx3 is{p * kBase[0], kBase[1], kBase[2]};
+    int64_t chunk = kBase[0] * kBase[1] * kBase[2];
+    // reduce-scatter (sum) on the leading dim: chunk `pos` of the sum.
+    std::vector<double> wantRs(chunk, 0.0);
+    for (int64_t q = 0; q < p; ++q) {
+      T3 o = inputOf("rs2", members[q], is);
+      for (int64_t i = 0; i < chunk; ++i)
+        wantRs[i] += o.v[pos * chunk + i];
+    }
+    // all-to-all on the leading dim: chunk q from position q's chunk `pos`.
+    std::vector<double> wantA2a;
+    for (int64_t q = 0; q < p; ++q) {
+      T3 o = inputOf("a2a2", members[q], is);
+      wantA2a.insert(wantA2a.end(), o.v.begin() + pos * chunk,
+                     o.v.begin() + (pos + 1) * chunk);
+    }
+    Tensor rsIn = be.upload(toTensor(inputOf("rs2", gRank, is), DType::F32));
+    Tensor rsOut = be.empty(DType::F32, {kBase[0], kBase[1], kBase[2]});
+    Tensor aIn = be.upload(toTensor(inputOf("a2a2", gRank, is), DType::I32));
+    Tensor aOut = be.empty(DType::I32, aIn.shape);
+    int64_t mine = 1000 + gRank;
+    std::vector<int64_t> all(gRank == 0 ? gSize : 0);
+    Communicator &c = be.communicator();
+    auto w1 = c.startReduceScatter(rsIn.data, rsOut.data, chunk, DType::F32,
+                                   ReduceKind::Sum, g);
+    auto w2 = c.startAllToAll(aIn.data, aOut.data, chunk, DType::I32, g);
+    auto w3 = c.startGatherBytesToRoot(&mine, all.data(), sizeof(mine));
+    w3->wait();
+    w2->wait();
+    w1->wait();
+    EXPECT_EQ(fromTensor(be.download(rsOut)), wantRs) << listStr(mesh, axes);
+    EXPECT_EQ(fromTensor(be.download(aOut)), wantA2a) << listStr(mesh, axes);
+    for (int r = 0; gRank == 0 && r < gSize; ++r)
+      EXPECT_EQ(all[r], 1000 + r);
+  });
+}
+
+/// A Work destroyed without a wait completes first (buffers stay valid).
+TEST_F(Collectives, AsyncWorkDestroyedWithoutWait) {
+  Mesh mesh({{"x", gSize}});
+  auto be = createBackend(gKind, mesh, gRank);
+  GroupPlan g = planGroup(mesh, {0}, gRank);
+  Tensor x = be->upload(toTensor(inputOf("dw", gRank, kBase), DType::F64));
+  Tensor y = be->empty(DType::F64, x.shape);
+  {
+    auto w = be->communicator().startAllReduce(x.data, y.data, x.numElements(),
+                                               x.dtype, ReduceKind::Max, g);
+  }
+  T3 want = inputOf("dw", 0, kBase);
+  for (int r = 1; r < gSize; ++r) {
+    T3 o = inputOf("dw", r, kBase);
+    for (std::size_t i = 0; i < want.v.size(); ++i)
+      want.v[i] = std::max(want.v[i], o.v[i]);
+  }
+  EXPECT_EQ(fromTensor(be->download(y)), want.v);
+}
+
+/// The watchdog: rank 0 joins an all-reduce late, after every other rank's
+/// wait timed out (they tell it so with a message, so the test does not
+/// depend on timing); their timeout handler throws, a second wait without
+/// a limit completes and the result is right.
+TEST_F(Collectives, AsyncWaitTimesOut) {
+  if (gSize == 1)
+    GTEST_SKIP() << "needs a rank that is late";
+  Mesh mesh({{"x", gSize}});
+  auto be = createBackend(gKind, mesh, gRank);
+  GroupPlan g = planGroup(mesh, {0}, gRank);
+  Tensor x = be->upload(toTensor(inputOf("to", gRank, kBase), DType::F32));
+  Tensor y = be->empty(DType::F32, x.shape);
+  Communicator &c = be->communicator();
+  // Communicators are created collectively on first use: not while rank 0
+  // is waiting for the messages.
+  c.allReduce(x.data, y.data, x.numElements(), x.dtype, ReduceKind::Sum, g);
+  std::string message;
+  c.setTimeout(0.2, [&](const std::string &m) {
+    message = m;
+    throw Error(m);
+  });
+  if (gRank == 0) {
+    for (int r = 1; r < gSize; ++r) {
+      int timedOut = 0;
+      MPI_Recv(&timedOut, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      EXPECT_EQ(timedOut, 1);
+    }
+    c.setTimeout(0); // rank 0 is not under test; a loaded machine is slow
+    c.allReduce(x.data, y.data, x.numElements(), x.dtype, ReduceKind::Sum, g);
+  } else {
+    auto w = c.startAllReduce(x.data, y.data, x.numElements(), x.dtype,
+                              ReduceKind::Sum, g);
+    int timedOut = 0;
+    try {
+      w->wait();
+    } catch (const Error &) {
+      timedOut = 1;
+    }
+    EXPECT_EQ(timedOut, 1);
+    EXPECT_FALSE(w->isCompleted());
+    EXPECT_EQ(message, "weft: error: rank " + std::to_string(gRank) +
+                           ": collective all_reduce over {x} did not "
+                           "complete within 0.2 s");
+    MPI_Send(&timedOut, 1, MPI_INT, 0, 77, MPI_COMM_WORLD);
+    c.setTimeout(0);
+    w->wait();
+    EXPECT_TRUE(w->isCompleted());
+  }
+  T3 want = inputOf("to", 0, kBase);
+  for (int r = 1; r < gSize; ++r) {
+    T3 o = inputOf("to", r, kBase);
+    for (std::size_t i = 0; i < want.v.size(); ++i)
+      want.v[i] += o.v[i];
+  }
+  EXPECT_EQ(fromTensor(be->download(y)), want.v);
 }
 
 /// Prints failures of non-root ranks (their default printer is removed).

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuBackend.h"
-#include "HostPool.h"
+#include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/HostPool.h"
 #include "weft/rt/ElementOps.h"
 
 #include <gtest/gtest.h>

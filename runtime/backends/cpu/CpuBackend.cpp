@@ -1,7 +1,9 @@
 //===- CpuBackend.cpp - Host memory and copies ----------------------------===//
 
-#include "CpuBackend.h"
+#include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/BackendRegistry.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/MpiCommunicator.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,12 +11,7 @@
 namespace weft::rt {
 
 CpuBackend::CpuBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
-  if (mpiActive()) {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    check(size == mesh.numDevices(), "mesh ", mesh.str(), " has ",
-          mesh.numDevices(), " devices but MPI runs ", size, " ranks");
-  }
+  setCommunicator(std::make_unique<MpiCommunicator>(mesh, rank));
   const char *poison = std::getenv("WEFT_RT_POISON");
   poison_ = poison && *poison && std::string(poison) != "0";
 }
@@ -66,6 +63,10 @@ void CpuBackend::fillZero(void *dst, DType dtype, int64_t count) {
 
 std::unique_ptr<Backend> createCpuBackend(const Mesh &mesh, int64_t rank) {
   return std::make_unique<CpuBackend>(mesh, rank);
+}
+
+void registerCpuBackend(BackendRegistry &registry) {
+  registry.add("cpu", "OpenBLAS + MPI on host memory", createCpuBackend);
 }
 
 } // namespace weft::rt

@@ -1,6 +1,6 @@
 //===- CpuGemm.cpp - GemmPlan on cblas_sgemm / cblas_dgemm ----------------===//
 
-#include "CpuBackend.h"
+#include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/Error.h"
 
 #include <cblas.h>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CpuBackend.h"
+#include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 

@@ -1,6 +1,6 @@
 //===- HostPool.cpp - Caching allocator for host buffers ------------------===//
 
-#include "HostPool.h"
+#include "weft/rt/cpu/HostPool.h"
 #include "weft/rt/Error.h"
 
 #include <bit>

@@ -1,7 +1,9 @@
 //===- CudaBackend.cu - Device selection, memory and cuBLAS GEMMs ---------===//
 
-#include "CudaBackend.h"
 #include "CudaBackendImpl.h"
+#include "NcclCommunicator.h"
+#include "weft/rt/BackendRegistry.h"
+#include "weft/rt/cuda/CudaBackend.h"
 
 #include <climits>
 #include <cstdlib>
@@ -68,11 +70,13 @@ CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
   WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   checkCublas(cublasCreate(&cublas_), "cublasCreate");
   checkCublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  setCommunicator(
+      std::make_unique<NcclCommunicator>(mesh, rank, deviceId_, stream_));
 }
 
 CudaBackend::~CudaBackend() {
-  for (auto &[axes, comm] : ncclComms_)
-    ncclCommDestroy(comm);
+  // The communicator's events and NCCL work refer to the compute stream.
+  releaseCommunicator();
   if (cublas_)
     cublasDestroy(cublas_);
   if (stream_)
@@ -165,6 +169,11 @@ void CudaBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
 
 std::unique_ptr<Backend> createCudaBackend(const Mesh &mesh, int64_t rank) {
   return std::make_unique<CudaBackend>(mesh, rank);
+}
+
+void registerCudaBackend(BackendRegistry &registry) {
+  registry.add("cuda", "cuBLAS + NCCL on the GPU of local rank % devices",
+               createCudaBackend);
 }
 
 } // namespace weft::rt

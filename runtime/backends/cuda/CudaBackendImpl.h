@@ -1,7 +1,10 @@
 //===- CudaBackendImpl.h - The CUDA backend class ---------------*- C++ -*-===//
 //
-// One stream per backend: kernels, cuBLAS and NCCL calls are all queued on
-// it, so scratch buffers can be reused between ops without extra syncs.
+// One compute stream per backend: kernels and cuBLAS calls are queued on it,
+// so scratch buffers can be reused between ops without extra syncs. NCCL
+// runs on the communicator's own stream, ordered against this one with
+// events (NcclCommunicator.h); a blocking collective leaves the compute
+// stream waiting for it, so the ordering of one stream is kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +17,6 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <map>
 #include <nccl.h>
 
 namespace weft::rt {
@@ -57,26 +59,10 @@ public:
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
                    const void *table, void *out, int64_t rowOffset) override;
 
-  void commAllReduce(const void *send, void *recv, int64_t count, DType dtype,
-                     ReduceKind kind, const GroupPlan &group) override;
-  void commAllGather(const void *send, void *recv, int64_t chunk, DType dtype,
-                     const GroupPlan &group) override;
-  void commReduceScatter(const void *send, void *recv, int64_t chunk,
-                         DType dtype, ReduceKind kind,
-                         const GroupPlan &group) override;
-  void commAllToAll(const void *send, void *recv, int64_t chunk, DType dtype,
-                    const GroupPlan &group) override;
-  void gatherBytesToRoot(const void *send, void *recv,
-                         std::size_t bytes) override;
-
 private:
-  ncclComm_t nccl(const GroupPlan &group);
-
   int deviceId_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
-  MpiGroups mpiGroups_;
-  std::map<AxisList, ncclComm_t> ncclComms_;
 };
 
 } // namespace weft::rt

@@ -4,8 +4,8 @@
 // NCCL) implementation in backends/. The public, non-virtual methods check
 // arguments, time the op for the profiler and orchestrate plans (reduce ->
 // permute -> GEMM -> permute; pack -> communicate -> unpack); the backends
-// implement only the primitive kernels and communication calls below, so
-// both execute the same plans.
+// implement only the primitive kernels below and supply a Communicator
+// (Communicator.h) for the communication, so both execute the same plans.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,12 +13,14 @@
 #define WEFT_RT_BACKEND_H
 
 #include "weft/rt/CollectivePlan.h"
+#include "weft/rt/Communicator.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Kinds.h"
 #include "weft/rt/Mesh.h"
 #include "weft/rt/Tensor.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -110,25 +112,40 @@ public:
                            const int32_t *ids, const void *table, void *out,
                            int64_t rowOffset) = 0;
 
-  /// Group communication on contiguous buffers of this backend's memory.
-  /// Chunks are ordered by group position (CollectivePlan.h).
-  virtual void commAllReduce(const void *send, void *recv, int64_t count,
-                             DType dtype, ReduceKind kind,
-                             const GroupPlan &group) = 0;
-  virtual void commAllGather(const void *send, void *recv, int64_t chunk,
-                             DType dtype, const GroupPlan &group) = 0;
-  virtual void commReduceScatter(const void *send, void *recv, int64_t chunk,
-                                 DType dtype, ReduceKind kind,
-                                 const GroupPlan &group) = 0;
-  virtual void commAllToAll(const void *send, void *recv, int64_t chunk,
-                            DType dtype, const GroupPlan &group) = 0;
-  /// Gathers `bytes` host bytes from every world rank to world rank 0.
-  virtual void gatherBytesToRoot(const void *send, void *recv,
-                                 std::size_t bytes) = 0;
+  /// The communicator the collectives above go through (blocking). Its
+  /// asynchronous forms (Communicator.h) are for callers that overlap
+  /// communication with compute; buffers are this backend's memory.
+  Communicator &communicator();
+  /// A wait on a collective longer than `seconds` (0: no limit) ends the
+  /// job with a message naming the collective (Communicator::setTimeout).
+  void setCommTimeout(double seconds, CommTimeoutHandler handler = nullptr) {
+    communicator().setTimeout(seconds, std::move(handler));
+  }
+
+  /// The reusable scratch buffers of the orchestration, one per purpose.
+  /// Each is live only within one public op, so ops can share them; a
+  /// buffer grows to the largest request and is kept.
+  enum class Scratch : int {
+    EinsumReduceA,  ///< operand A with its own letters summed out
+    EinsumPermuteA, ///< operand A permuted to the GEMM layout
+    EinsumReduceB,
+    EinsumPermuteB,
+    EinsumResult, ///< the GEMM result before its permutation
+    CommSend,     ///< a collective's operand packed by group position
+    CommRecv,     ///< a collective's result before unpacking
+  };
+  static constexpr int kNumScratch = 7;
+  static const char *scratchName(Scratch s);
 
 protected:
-  /// Reusable scratch buffer `slot` of at least `bytes`, in backend memory.
-  void *scratch(int slot, std::size_t bytes);
+  /// Sets the communicator (backend constructors; required before any
+  /// collective over more than one rank).
+  void setCommunicator(std::unique_ptr<Communicator> comm);
+  /// Destroys the communicator early (a backend whose communicator uses its
+  /// streams or handles calls this first in its destructor).
+  void releaseCommunicator() { comm_.reset(); }
+  /// Scratch buffer `which` of at least `bytes`, in backend memory.
+  void *scratch(Scratch which, std::size_t bytes);
   void copyThrough(const Tensor &in, Tensor &out);
   const void *packedInput(const CollectivePlan &p, const Tensor &in);
   const GroupPlan &group(const AxisList &axes);
@@ -142,7 +159,8 @@ private:
   Mesh mesh_;
   int64_t rank_;
   Profiler *profiler_ = nullptr;
-  std::map<int, Tensor> scratch_;
+  std::array<Tensor, kNumScratch> scratch_;
+  std::unique_ptr<Communicator> comm_;
   std::map<AxisList, GroupPlan> groups_;
   std::map<std::string, EinsumPlan> planCache_;
 };

@@ -1,11 +1,15 @@
 //===- CpuBackend.h - OpenBLAS + MPI backend --------------------*- C++ -*-===//
+//
+// Compute on host memory (OpenBLAS GEMMs, loops); communication through an
+// MpiCommunicator.
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
-#define WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
+#ifndef WEFT_RT_CPU_CPUBACKEND_H
+#define WEFT_RT_CPU_CPUBACKEND_H
 
-#include "HostPool.h"
 #include "weft/rt/Backend.h"
-#include "weft/rt/MpiComm.h"
+#include "weft/rt/cpu/HostPool.h"
 
 namespace weft::rt {
 
@@ -34,28 +38,20 @@ public:
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
                    const void *table, void *out, int64_t rowOffset) override;
 
-  void commAllReduce(const void *send, void *recv, int64_t count, DType dtype,
-                     ReduceKind kind, const GroupPlan &group) override;
-  void commAllGather(const void *send, void *recv, int64_t chunk, DType dtype,
-                     const GroupPlan &group) override;
-  void commReduceScatter(const void *send, void *recv, int64_t chunk,
-                         DType dtype, ReduceKind kind,
-                         const GroupPlan &group) override;
-  void commAllToAll(const void *send, void *recv, int64_t chunk, DType dtype,
-                    const GroupPlan &group) override;
-  void gatherBytesToRoot(const void *send, void *recv,
-                         std::size_t bytes) override;
-
   HostPool::Stats poolStats() const { return pool_->stats(); }
 
 private:
   std::shared_ptr<HostPool> pool_ = std::make_shared<HostPool>();
   bool poison_ = false;
-  MpiGroups comms_;
 };
 
 std::unique_ptr<Backend> createCpuBackend(const Mesh &mesh, int64_t rank);
 
+class BackendRegistry;
+/// Adds "cpu" to `registry` (called through the generated backend list,
+/// BackendRegistry.h).
+void registerCpuBackend(BackendRegistry &registry);
+
 } // namespace weft::rt
 
-#endif // WEFT_RT_BACKENDS_CPU_CPUBACKEND_H
+#endif // WEFT_RT_CPU_CPUBACKEND_H

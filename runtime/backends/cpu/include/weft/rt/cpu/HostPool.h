@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_RT_BACKENDS_CPU_HOSTPOOL_H
-#define WEFT_RT_BACKENDS_CPU_HOSTPOOL_H
+#ifndef WEFT_RT_CPU_HOSTPOOL_H
+#define WEFT_RT_CPU_HOSTPOOL_H
 
 #include <cstddef>
 #include <cstdint>
@@ -69,4 +69,4 @@ private:
 
 } // namespace weft::rt
 
-#endif // WEFT_RT_BACKENDS_CPU_HOSTPOOL_H
+#endif // WEFT_RT_CPU_HOSTPOOL_H

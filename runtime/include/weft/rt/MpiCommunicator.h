@@ -1,0 +1,62 @@
+//===- MpiCommunicator.h - Nonblocking MPI collectives ----------*- C++ -*-===//
+//
+// The CPU backend's communicator: MPI_Iallreduce, MPI_Iallgather,
+// MPI_Ireduce_scatter_block, MPI_Ialltoall and MPI_Igather on the group
+// communicators of MpiGroups, over host memory. A Work is the MPI_Request;
+// the buffers must stay alive until it is waited for (Communicator.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_MPICOMMUNICATOR_H
+#define WEFT_RT_MPICOMMUNICATOR_H
+
+#include "weft/rt/Communicator.h"
+#include "weft/rt/MpiComm.h"
+
+namespace weft::rt {
+
+class MpiCommunicator final : public Communicator {
+public:
+  /// Checks that MPI runs mesh.numDevices() ranks when it is initialized.
+  MpiCommunicator(const Mesh &mesh, int64_t rank);
+
+  const char *name() const override { return "mpi"; }
+  Device device() const override { return Device::Host; }
+
+  std::unique_ptr<Work> startAllReduce(const void *send, void *recv,
+                                       int64_t count, DType dtype,
+                                       ReduceKind kind,
+                                       const GroupPlan &group) override;
+  std::unique_ptr<Work> startAllGather(const void *send, void *recv,
+                                       int64_t chunk, DType dtype,
+                                       const GroupPlan &group) override;
+  std::unique_ptr<Work> startReduceScatter(const void *send, void *recv,
+                                           int64_t chunk, DType dtype,
+                                           ReduceKind kind,
+                                           const GroupPlan &group) override;
+  std::unique_ptr<Work> startAllToAll(const void *send, void *recv,
+                                      int64_t chunk, DType dtype,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startGatherBytesToRoot(const void *send, void *recv,
+                                               std::size_t bytes) override;
+
+private:
+  MpiGroups groups_;
+};
+
+/// An MPI request as Work: wait() is MPI_Wait, or with a timeout set on
+/// `comm`, MPI_Test in a loop until the deadline. `group` (null: the world)
+/// names the collective in the timeout message.
+std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
+                                  CommOp op, const GroupPlan *group);
+
+/// MPI_Igather of `bytes` host bytes from every world rank to rank 0, as
+/// Work of `comm` (shared by the communicators of every backend: outputs
+/// are gathered from host memory).
+std::unique_ptr<Work> startMpiGatherBytesToRoot(const Communicator &comm,
+                                                const void *send, void *recv,
+                                                std::size_t bytes);
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_MPICOMMUNICATOR_H

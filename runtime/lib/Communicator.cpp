@@ -1,0 +1,97 @@
+//===- Communicator.cpp - Work, timeouts and count checks -----------------===//
+
+#include "weft/rt/Communicator.h"
+#include "weft/rt/Error.h"
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mpi.h>
+
+namespace weft::rt {
+
+const char *commOpName(CommOp op) {
+  switch (op) {
+  case CommOp::AllReduce:
+    return "all_reduce";
+  case CommOp::AllGather:
+    return "all_gather";
+  case CommOp::ReduceScatter:
+    return "reduce_scatter";
+  case CommOp::AllToAll:
+    return "all_to_all";
+  case CommOp::GatherToRoot:
+    return "gather_to_root";
+  }
+  return "invalid";
+}
+
+Work::~Work() = default;
+
+Communicator::Communicator(Mesh mesh, int64_t rank)
+    : mesh_(std::move(mesh)), rank_(rank) {}
+
+Communicator::~Communicator() = default;
+
+void Communicator::setTimeout(double seconds, CommTimeoutHandler handler) {
+  check(std::isfinite(seconds) && seconds >= 0 && seconds <= kMaxCommTimeout,
+        "collective timeout must be in [0, ", kMaxCommTimeout,
+        "] seconds, got ", seconds);
+  timeoutSeconds_ = seconds;
+  onTimeout_ = std::move(handler);
+}
+
+std::string Communicator::timeoutMessage(CommOp op,
+                                         const GroupPlan *group) const {
+  std::string axes = "the world";
+  if (group) {
+    axes = "{";
+    for (std::size_t i = 0; i < group->axes.size(); ++i)
+      axes += (i ? "," : "") + mesh_.axis(group->axes[i]).name;
+    axes += "}";
+  }
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", timeoutSeconds_);
+  return "weft: error: rank " + std::to_string(rank_) + ": collective " +
+         commOpName(op) + " over " + axes + " did not complete within " + secs +
+         " s";
+}
+
+void Communicator::timedOut(CommOp op, const GroupPlan *group) const {
+  std::string msg = timeoutMessage(op, group);
+  if (onTimeout_) {
+    onTimeout_(msg);
+    return;
+  }
+  // One write, so lines of different ranks do not mix; then end every rank.
+  msg += "; aborting\n";
+  std::fwrite(msg.data(), 1, msg.size(), stderr);
+  std::fflush(stderr);
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+int mpiCount(int64_t n, CommOp op) {
+  check(n >= 0 && n <= INT_MAX, commOpName(op), " of ", n,
+        " elements exceeds the MPI count limit (", INT_MAX, ")");
+  return static_cast<int>(n);
+}
+
+double commTimeoutFromEnv() {
+  const char *env = std::getenv("WEFT_COMM_TIMEOUT");
+  if (!env || !*env)
+    return 0;
+  char *end = nullptr;
+  double v = std::strtod(env, &end);
+  check(*end == '\0' && std::isfinite(v) && v >= 0 && v <= kMaxCommTimeout,
+        "WEFT_COMM_TIMEOUT expects seconds in [0, ", kMaxCommTimeout,
+        "], got '", env, "'");
+  return v;
+}
+
+} // namespace weft::rt

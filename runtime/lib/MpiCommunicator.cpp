@@ -1,0 +1,163 @@
+//===- MpiCommunicator.cpp - Nonblocking MPI collectives ------------------===//
+
+#include "weft/rt/MpiCommunicator.h"
+#include "weft/rt/Error.h"
+
+#include <chrono>
+#include <climits>
+#include <thread>
+
+namespace weft::rt {
+
+namespace {
+
+class MpiWork final : public Work {
+public:
+  MpiWork(MPI_Request request, const Communicator &comm, CommOp op,
+          const GroupPlan *group)
+      : request_(request), comm_(comm), op_(op), group_(group) {}
+
+  ~MpiWork() override {
+    if (!done_ && mpiActive())
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+
+  void wait() override {
+    if (done_)
+      return;
+    double limit = comm_.timeout();
+    if (limit > 0)
+      waitUntil(std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(limit)));
+    if (!done_)
+      checkMpi(MPI_Wait(&request_, MPI_STATUS_IGNORE), commOpName(op_));
+    done_ = true;
+  }
+
+  bool isCompleted() override {
+    if (!done_) {
+      int flag = 0;
+      checkMpi(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), commOpName(op_));
+      done_ = flag != 0;
+    }
+    return done_;
+  }
+
+private:
+  /// Tests until the request completes or the deadline passes (then the
+  /// communicator's timeout handler runs). Spins first, then sleeps 50 us
+  /// between tests so a long wait does not take a core from the others.
+  void waitUntil(std::chrono::steady_clock::time_point deadline) {
+    for (int spins = 0;; ++spins) {
+      if (isCompleted())
+        return;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        comm_.timedOut(op_, group_);
+        return;
+      }
+      if (spins > 1000)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  MPI_Request request_;
+  const Communicator &comm_;
+  CommOp op_;
+  const GroupPlan *group_;
+  bool done_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
+                                  CommOp op, const GroupPlan *group) {
+  return std::make_unique<MpiWork>(request, comm, op, group);
+}
+
+std::unique_ptr<Work> startMpiGatherBytesToRoot(const Communicator &comm,
+                                                const void *send, void *recv,
+                                                std::size_t bytes) {
+  check(mpiActive(), "gather to root needs MPI to be initialized");
+  check(bytes <= static_cast<std::size_t>(INT_MAX), "gather_to_root of ", bytes,
+        " bytes per rank exceeds the MPI count limit (", INT_MAX, ")");
+  int n = static_cast<int>(bytes);
+  MPI_Request req;
+  checkMpi(MPI_Igather(send, n, MPI_BYTE, recv, n, MPI_BYTE, 0, MPI_COMM_WORLD,
+                       &req),
+           "MPI_Igather");
+  return makeMpiWork(req, comm, CommOp::GatherToRoot, nullptr);
+}
+
+MpiCommunicator::MpiCommunicator(const Mesh &mesh, int64_t rank)
+    : Communicator(mesh, rank) {
+  if (mpiActive()) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    check(size == mesh.numDevices(), "mesh ", mesh.str(), " has ",
+          mesh.numDevices(), " devices but MPI runs ", size, " ranks");
+  }
+}
+
+std::unique_ptr<Work> MpiCommunicator::startAllReduce(const void *send,
+                                                      void *recv, int64_t n,
+                                                      DType dtype,
+                                                      ReduceKind kind,
+                                                      const GroupPlan &group) {
+  const CommOp op = CommOp::AllReduce;
+  MPI_Op mop = mpiOp(kind, dtype);
+  MPI_Request req;
+  checkMpi(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv,
+                          mpiCount(n, op), mpiType(dtype), mop,
+                          groups_.get(group), &req),
+           "MPI_Iallreduce");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work> MpiCommunicator::startAllGather(const void *send,
+                                                      void *recv, int64_t chunk,
+                                                      DType dtype,
+                                                      const GroupPlan &group) {
+  const CommOp op = CommOp::AllGather;
+  int n = mpiCount(chunk, op);
+  MPI_Request req;
+  checkMpi(MPI_Iallgather(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                          groups_.get(group), &req),
+           "MPI_Iallgather");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work>
+MpiCommunicator::startReduceScatter(const void *send, void *recv, int64_t chunk,
+                                    DType dtype, ReduceKind kind,
+                                    const GroupPlan &group) {
+  const CommOp op = CommOp::ReduceScatter;
+  MPI_Op mop = mpiOp(kind, dtype);
+  MPI_Request req;
+  checkMpi(MPI_Ireduce_scatter_block(send, recv, mpiCount(chunk, op),
+                                     mpiType(dtype), mop, groups_.get(group),
+                                     &req),
+           "MPI_Ireduce_scatter_block");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work> MpiCommunicator::startAllToAll(const void *send,
+                                                     void *recv, int64_t chunk,
+                                                     DType dtype,
+                                                     const GroupPlan &group) {
+  const CommOp op = CommOp::AllToAll;
+  int n = mpiCount(chunk, op);
+  MPI_Request req;
+  checkMpi(MPI_Ialltoall(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                         groups_.get(group), &req),
+           "MPI_Ialltoall");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work>
+MpiCommunicator::startGatherBytesToRoot(const void *send, void *recv,
+                                        std::size_t bytes) {
+  return startMpiGatherBytesToRoot(*this, send, recv, bytes);
+}
+
+} // namespace weft::rt
