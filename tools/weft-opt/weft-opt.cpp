@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  mlir::weft::registerDebugOptions();
   mlir::registerTransformsPasses();
   mlir::weft::registerWeftPasses();
   mlir::weft::registerWeftToRuntimePasses();

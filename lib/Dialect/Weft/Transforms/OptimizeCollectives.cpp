@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -35,6 +36,9 @@ struct AllReduceThenSlice : OpRewritePattern<SliceShardOp> {
     if (!ar || !ar->hasOneUse() || ar.getMesh() != slice.getMesh() ||
         ar.getAxes() != slice.getAxes())
       return failure();
+    WEFT_DEBUG(llvm::dbgs() << "[weft-optimize-collectives] all_reduce + "
+                               "slice_shard -> reduce_scatter at "
+                            << slice.getLoc() << "\n");
     auto rs = rewriter.replaceOpWithNewOp<ReduceScatterOp>(
         slice, slice.getType(), ar.getKindAttr(), ar.getInput(),
         ar.getMeshAttr(), ar.getAxes(), slice.getDimAttr());

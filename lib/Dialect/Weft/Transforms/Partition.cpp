@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -201,6 +202,8 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
           kBytesPerDeviceAttr,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
+    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted " << *created
+                            << " (" << why << ")\n");
     cur = created->getResult(0);
   }
   versions.push_back({target, cur});

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -566,6 +567,19 @@ void Propagator::decide(Operation *op) {
     return;
   }
   decided.set(index[op]);
+  WEFT_DEBUG({
+    llvm::dbgs() << "[weft-propagate] decided " << op->getName() << " at "
+                 << op->getLoc() << ": letters "
+                 << letterMapStr(rule, best->letters) << ", cost "
+                 << formatBytes(best->cost) << " per device, "
+                 << candidates.size() << " candidate(s)\n";
+    for (const Candidate &c : candidates)
+      if (&c != best)
+        llvm::dbgs() << "[weft-propagate]   not taken: "
+                     << letterMapStr(rule, c.letters) << " "
+                     << (c.valid ? formatBytes(c.cost) : std::string("no plan"))
+                     << "\n";
+  });
   if (isa<IndexLetterOpInterface>(op))
     rule.writeSplit(best->letters);
   conflicted.erase(index[op]);
