@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
+using namespace mlir::weft;
 
 namespace weftc {
 

@@ -48,7 +48,7 @@ func.func @same_name(%x: tensor<4xf32> {weft.name = "y", weft.global_type = tens
 // -----
 
 // Without entry=, the module must hold exactly one function.
-// expected-error@+1 {{expected one function to lower, found 2; choose one with entry=NAME}}
+// expected-error@+1 {{weft-lower-to-runtime: expected one function, found 2 (@a @b); choose one with entry=NAME}}
 module {
   weft.mesh @mesh ["model" = 2]
   func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> {
