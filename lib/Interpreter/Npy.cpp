@@ -2,34 +2,21 @@
 
 #include "weft/Interpreter/Npy.h"
 
+// The .npy rules shared with the runtime (weft_rt_plan, through WeftIR).
+#include "weft/rt/NpyFormat.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 using namespace mlir;
 using namespace mlir::weft::interp;
-
-/// The value of `key` in the header dict, e.g. "'<f4'" or "(2, 3)".
-static std::optional<StringRef> headerValue(StringRef header, StringRef key) {
-  size_t pos = header.find(("'" + key + "'").str());
-  if (pos == StringRef::npos)
-    return std::nullopt;
-  StringRef rest = header.substr(pos + key.size() + 2).ltrim();
-  if (!rest.consume_front(":"))
-    return std::nullopt;
-  rest = rest.ltrim();
-  if (rest.starts_with("(")) {
-    size_t end = rest.find(')');
-    return end == StringRef::npos ? std::nullopt
-                                  : std::optional(rest.substr(0, end + 1));
-  }
-  size_t end = rest.find_first_of(",}");
-  return rest.substr(0, end).trim();
-}
+namespace npy = ::weft::rt::npy;
 
 static double halfToDouble(uint16_t h) {
   uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
@@ -44,95 +31,117 @@ static double halfToDouble(uint16_t h) {
   return sign ? -v : v;
 }
 
-FailureOr<Tensor> mlir::weft::interp::readNpy(StringRef path,
-                                              std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+/// Reads `path` by the shared rules; `elem` is the file's element type.
+static FailureOr<Tensor> readValidated(StringRef path, std::string &error,
+                                       npy::Elem &elem) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
   if (!buffer) {
     error = "cannot open '" + path.str() + "': " + buffer.getError().message();
     return failure();
   }
   StringRef bytes = (*buffer)->getBuffer();
-  auto fail = [&](const Twine &why) {
-    error = ("'" + path + "' is not a supported .npy file: " + why).str();
+  auto fail = [&](const std::string &why) {
+    // Built in a local: GCC 12 warns (-Wrestrict, a false positive) when
+    // a literal is assigned to or concatenated into `error` here.
+    std::string msg = npy::printable(path);
+    msg.insert(msg.begin(), '\'');
+    msg += "' is not a supported .npy file: ";
+    msg += why;
+    error = std::move(msg);
     return failure();
   };
-  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
-    return fail("missing the \\x93NUMPY magic");
-  uint8_t major = bytes[6];
-  size_t headerLen, headerStart;
-  if (major == 1) {
-    headerLen = static_cast<uint8_t>(bytes[8]) |
-                (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
-    headerStart = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12)
-      return fail("truncated header");
-    headerLen = 0;
-    for (int i = 3; i >= 0; --i)
-      headerLen = (headerLen << 8) | static_cast<uint8_t>(bytes[8 + i]);
-    headerStart = 12;
-  } else {
-    return fail("unknown format version " + Twine(major));
-  }
-  if (bytes.size() < headerStart + headerLen)
-    return fail("truncated header");
-  StringRef header = bytes.substr(headerStart, headerLen);
-  std::optional<StringRef> descr = headerValue(header, "descr");
-  std::optional<StringRef> order = headerValue(header, "fortran_order");
-  std::optional<StringRef> shapeText = headerValue(header, "shape");
-  if (!descr || !order || !shapeText)
-    return fail("the header lacks descr, fortran_order or shape");
-  if (*order != "False")
-    return fail("Fortran order is not supported (save a C-order array)");
-  StringRef dtype = descr->trim("'\"");
-  size_t width;
-  if (dtype == "<f2")
-    width = 2;
-  else if (dtype == "<f4" || dtype == "<i4")
-    width = 4;
-  else if (dtype == "<f8" || dtype == "<i8")
-    width = 8;
-  else
-    return fail("dtype " + dtype + " (supported: <f2, <f4, <f8, <i4, <i8)");
-  SmallVector<int64_t> shape;
-  SmallVector<StringRef> dims;
-  shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef d : dims) {
-    d = d.trim();
-    if (d.empty())
-      continue;
-    int64_t size;
-    if (d.getAsInteger(10, size) || size < 0)
-      return fail("bad shape " + *shapeText);
-    shape.push_back(size);
-  }
-  Tensor t(shape);
-  StringRef data = bytes.substr(headerStart + headerLen);
-  if (data.size() != static_cast<size_t>(t.getNumElements()) * width)
-    return fail("expected " + Twine(t.getNumElements() * width) +
-                " data bytes for shape (" + *shapeText + "), found " +
-                Twine(data.size()));
-  const char *p = data.data();
+  // The runtime's rules (NpyFormat.h): both readers accept the same files.
+  int64_t fileSize = static_cast<int64_t>(bytes.size());
+  npy::Preamble pre;
+  std::string why = npy::parsePreamble(
+      reinterpret_cast<const unsigned char *>(bytes.data()),
+      std::min(bytes.size(), npy::kPreambleBytes), fileSize, pre);
+  if (!why.empty())
+    return fail(why);
+  npy::Header h;
+  why = npy::parseHeader(std::string_view(bytes.data() + pre.headerStart,
+                                          static_cast<size_t>(pre.headerLen)),
+                         pre, fileSize, h);
+  if (!why.empty())
+    return fail(why);
+  Tensor t(SmallVector<int64_t>(h.shape.begin(), h.shape.end()));
+  const char *p = bytes.data() + h.dataOffset;
+  size_t width = static_cast<size_t>(npy::elemSize(h.elem));
   for (int64_t i = 0; i < t.getNumElements(); ++i, p += width) {
-    if (dtype == "<f2") {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      t[i] = halfToDouble(h);
-    } else if (dtype == "<f4") {
-      float f;
-      std::memcpy(&f, p, 4);
-      t[i] = f;
-    } else if (dtype == "<f8") {
+    switch (h.elem) {
+    case npy::Elem::F16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      t[i] = halfToDouble(v);
+      break;
+    }
+    case npy::Elem::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      t[i] = v;
+      break;
+    }
+    case npy::Elem::F64:
       std::memcpy(&t[i], p, 8);
-    } else if (dtype == "<i4") {
+      break;
+    case npy::Elem::I32: {
       int32_t v;
       std::memcpy(&v, p, 4);
       t[i] = v;
-    } else {
+      break;
+    }
+    case npy::Elem::I64: {
       int64_t v;
       std::memcpy(&v, p, 8);
       t[i] = static_cast<double>(v);
+      break;
     }
+    }
+  }
+  elem = h.elem;
+  return t;
+}
+
+FailureOr<Tensor> mlir::weft::interp::readNpy(StringRef path,
+                                              std::string &error) {
+  npy::Elem elem;
+  return readValidated(path, error, elem);
+}
+
+FailureOr<Tensor> mlir::weft::interp::readNpy(StringRef path, Type elementType,
+                                              std::string &error) {
+  // Each element type reads exactly one descr, as in the runtime.
+  std::optional<npy::Elem> want;
+  if (elementType.isF16())
+    want = npy::Elem::F16;
+  else if (elementType.isF32())
+    want = npy::Elem::F32;
+  else if (elementType.isF64())
+    want = npy::Elem::F64;
+  else if (elementType.isInteger(32))
+    want = npy::Elem::I32;
+  else if (elementType.isInteger(64))
+    want = npy::Elem::I64;
+  std::string typeName;
+  llvm::raw_string_ostream os(typeName);
+  os << elementType;
+  if (!want) {
+    error = "cannot read a .npy file for element type " + typeName;
+    return failure();
+  }
+  npy::Elem elem;
+  FailureOr<Tensor> t = readValidated(path, error, elem);
+  if (failed(t))
+    return failure();
+  if (elem != *want) {
+    std::string msg = npy::printable(path);
+    msg.insert(msg.begin(), '\'');
+    msg += std::string("': wrong dtype: expected ") + npy::elemName(*want) +
+           " (" + npy::descrOf(*want) + "), found " + npy::elemName(elem) +
+           " (" + npy::descrOf(elem) + ")";
+    error = std::move(msg);
+    return failure();
   }
   return t;
 }

@@ -3,6 +3,11 @@
 #include "weft/rt/Npy.h"
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/NpyFormat.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
 
 #include <cctype>
 #include <cerrno>
@@ -62,173 +67,47 @@ const char *descrOf(DType t) {
   fail("dtype ", dtypeName(t), " has no .npy equivalent");
 }
 
-/// Minimal parser of the header dict numpy writes.
-class HeaderParser {
-public:
-  HeaderParser(const std::string &path, const std::string &text)
-      : path_(path), text_(text) {}
+/// The runtime's dtype of a validated header's element type.
+DType dtypeOfElem(npy::Elem e, const std::string &path) {
+  switch (e) {
+  case npy::Elem::F16:
+    return DType::F16;
+  case npy::Elem::F32:
+    return DType::F32;
+  case npy::Elem::F64:
+    return DType::F64;
+  case npy::Elem::I32:
+    return DType::I32;
+  case npy::Elem::I64:
+    break;
+  }
+  fail("npy file '", npy::printable(path), "': dtype '", npy::descrOf(e),
+       "' is not supported by the runtime (expected <f4, <f8, <i4 or <f2)");
+}
 
-  NpyHeader parse() {
-    skipSpace();
-    expect('{');
-    NpyHeader h;
-    bool haveDescr = false, haveOrder = false, haveShape = false;
-    while (true) {
-      skipSpace();
-      if (peek() == '}') {
-        ++pos_;
-        break;
-      }
-      std::string key = parseString();
-      skipSpace();
-      expect(':');
-      skipSpace();
-      if (key == "descr") {
-        std::string d = parseString();
-        h.dtype = dtypeOf(d);
-        haveDescr = true;
-      } else if (key == "fortran_order") {
-        h.fortranOrder = parseBool();
-        haveOrder = true;
-      } else if (key == "shape") {
-        h.shape = parseShape();
-        haveShape = true;
-      } else {
-        bad("unexpected key '" + key + "'");
-      }
-      skipSpace();
-      if (peek() == ',')
-        ++pos_;
-    }
-    if (!haveDescr || !haveOrder || !haveShape)
-      bad("header lacks one of 'descr', 'fortran_order', 'shape'");
-    return h;
-  }
-
-private:
-  [[noreturn]] void bad(const std::string &what) {
-    fail("npy file '", path_, "': corrupt header: ", what, " in header '",
-         text_, "'");
-  }
-  char peek() {
-    if (pos_ >= text_.size())
-      bad("unexpected end");
-    return text_[pos_];
-  }
-  void skipSpace() {
-    while (pos_ < text_.size() &&
-           std::isspace(static_cast<unsigned char>(text_[pos_])))
-      ++pos_;
-  }
-  void expect(char c) {
-    if (peek() != c)
-      bad(std::string("expected '") + c + "'");
-    ++pos_;
-  }
-  std::string parseString() {
-    char q = peek();
-    if (q != '\'' && q != '"')
-      bad("expected a quoted string");
-    ++pos_;
-    auto end = text_.find(q, pos_);
-    if (end == std::string::npos)
-      bad("unterminated string");
-    std::string s = text_.substr(pos_, end - pos_);
-    pos_ = end + 1;
-    return s;
-  }
-  bool parseBool() {
-    if (text_.compare(pos_, 4, "True") == 0) {
-      pos_ += 4;
-      return true;
-    }
-    if (text_.compare(pos_, 5, "False") == 0) {
-      pos_ += 5;
-      return false;
-    }
-    bad("expected True or False");
-  }
-  Shape parseShape() {
-    expect('(');
-    Shape s;
-    while (true) {
-      skipSpace();
-      if (peek() == ')') {
-        ++pos_;
-        return s;
-      }
-      if (!std::isdigit(static_cast<unsigned char>(peek())))
-        bad("expected a dimension");
-      int64_t v = 0;
-      while (pos_ < text_.size() &&
-             std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-        v = v * 10 + (text_[pos_++] - '0');
-        if (v > (int64_t(1) << 48))
-          bad("dimension too large");
-      }
-      s.push_back(v);
-      skipSpace();
-      if (peek() == ',')
-        ++pos_;
-      else if (peek() != ')')
-        bad("expected ',' or ')' in shape");
-    }
-  }
-  DType dtypeOf(const std::string &d) {
-    for (DType t : {DType::F32, DType::F64, DType::I32, DType::F16})
-      if (d == descrOf(t) || (d.size() == 3 && d[0] == '=' &&
-                              d.substr(1) == std::string(descrOf(t)).substr(1)))
-        return t;
-    if (!d.empty() && d[0] == '>')
-      fail("npy file '", path_, "': big-endian dtype '", d,
-           "' is not supported (expected little-endian <f4, <f8, <i4 or <f2)");
-    fail("npy file '", path_, "': unsupported dtype '", d,
-         "' (expected <f4, <f8, <i4 or <f2)");
-  }
-
-  const std::string &path_;
-  std::string text_;
-  std::size_t pos_ = 0;
-};
-
+/// The preamble and header, validated by the rules shared with
+/// weft-interp (NpyFormat.h), including the exact data size.
 NpyHeader readHeaderFd(int fd, const std::string &path, int64_t fileSize) {
-  unsigned char pre[12];
-  std::size_t got = preadAll(fd, pre, 10, 0);
-  check(got == 10, "npy file '", path, "': truncated header (file has ",
-        fileSize, " bytes, a header needs at least 10)");
-  check(std::memcmp(pre, "\x93NUMPY", 6) == 0, "npy file '", path,
-        "': bad magic (not a .npy file)");
-  int major = pre[6];
-  check(major >= 1 && major <= 3, "npy file '", path,
-        "': unsupported format version ", major, ".", int(pre[7]));
-  int64_t headerLen, start;
-  if (major == 1) {
-    headerLen = pre[8] | (pre[9] << 8);
-    start = 10;
-  } else {
-    check(preadAll(fd, pre + 10, 2, 10) == 2, "npy file '", path,
-          "': truncated header");
-    headerLen = int64_t(pre[8]) | (int64_t(pre[9]) << 8) |
-                (int64_t(pre[10]) << 16) | (int64_t(pre[11]) << 24);
-    start = 12;
-  }
-  check(start + headerLen <= fileSize, "npy file '", path,
-        "': truncated header (header claims ", headerLen, " bytes, file has ",
-        fileSize - start, " after the preamble)");
-  std::string text(static_cast<std::size_t>(headerLen), '\0');
-  check(preadAll(fd, text.data(), text.size(), start) == text.size(),
-        "npy file '", path, "': truncated header");
-  NpyHeader h = HeaderParser(path, text).parse();
-  h.dataOffset = start + headerLen;
-  check(!h.fortranOrder, "npy file '", path,
-        "': Fortran-order arrays are not supported (save with "
-        "numpy.ascontiguousarray)");
-  int64_t need = h.dataOffset + numElements(h.shape) *
-                                    static_cast<int64_t>(dtypeSize(h.dtype));
-  check(fileSize >= need, "npy file '", path, "': truncated data (shape ",
-        shapeToString(h.shape), " ", dtypeName(h.dtype), " needs ", need,
-        " bytes, file has ", fileSize, ")");
-  return h;
+  std::string where = "npy file '" + npy::printable(path) + "': ";
+  unsigned char pre[npy::kPreambleBytes];
+  std::size_t want = static_cast<std::size_t>(
+      std::min<int64_t>(fileSize, static_cast<int64_t>(sizeof(pre))));
+  std::size_t got = preadAll(fd, pre, want, 0);
+  npy::Preamble p;
+  std::string err = npy::parsePreamble(pre, got, fileSize, p);
+  check(err.empty(), where, err);
+  std::string text(static_cast<std::size_t>(p.headerLen), '\0');
+  check(preadAll(fd, text.data(), text.size(), p.headerStart) == text.size(),
+        where, "truncated header");
+  npy::Header h;
+  err = npy::parseHeader(text, p, fileSize, h);
+  check(err.empty(), where, err);
+  NpyHeader out;
+  out.dtype = dtypeOfElem(h.elem, path);
+  out.shape = h.shape;
+  out.fortranOrder = false;
+  out.dataOffset = h.dataOffset;
+  return out;
 }
 
 int64_t fileSizeOf(int fd, const std::string &path) {
@@ -293,6 +172,61 @@ Tensor readNpy(const std::string &path) {
   return t;
 }
 
+void writeFileAtomically(const std::string &path,
+                         const std::function<void(int fd)> &write) {
+  namespace fs = std::filesystem;
+  std::string where = "npy file '" + npy::printable(path) + "': ";
+  fs::path target(path);
+  std::string name = target.filename().string();
+  check(!name.empty(), where, "not a file name");
+  // Same directory, so the rename cannot cross file systems; O_EXCL with a
+  // per-process counter makes the name unique without mkstemp's 0600 mode.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = (target.parent_path() /
+           ("." + name + ".tmp." + std::to_string(::getpid()) + "." +
+            std::to_string(counter++)))
+              .string();
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  check(fd >= 0, where, "cannot create: ", std::strerror(errno));
+  try {
+    write(fd);
+    check(::fsync(fd) == 0, where, "write failed: ", std::strerror(errno));
+    int rc = ::close(fd);
+    fd = -1;
+    check(rc == 0, where, "write failed: ", std::strerror(errno));
+    check(::rename(tmp.c_str(), path.c_str()) == 0, where,
+          "cannot replace: ", std::strerror(errno));
+  } catch (...) {
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+namespace {
+/// Writes all of `n` bytes to `fd`; throws Error (errno's message) if not.
+void writeAll(int fd, const void *data, std::size_t n,
+              const std::string &path) {
+  const char *p = static_cast<const char *>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    check(w > 0, "npy file '", npy::printable(path),
+          "': write failed: ", w < 0 ? std::strerror(errno) : "no progress");
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+} // namespace
+
 void writeNpy(const std::string &path, DType dtype, const Shape &shape,
               const void *data) {
   std::string dict = "{'descr': '" + std::string(descrOf(dtype)) +
@@ -313,16 +247,15 @@ void writeNpy(const std::string &path, DType dtype, const Shape &shape,
   uint16_t len = static_cast<uint16_t>(dict.size());
   pre += static_cast<char>(len & 0xff);
   pre += static_cast<char>(len >> 8);
-  std::FILE *f = std::fopen(path.c_str(), "wb");
-  check(f != nullptr, "npy file '", path,
-        "': cannot create: ", std::strerror(errno));
-  std::size_t bytes =
-      static_cast<std::size_t>(numElements(shape)) * dtypeSize(dtype);
-  bool ok = std::fwrite(pre.data(), 1, pre.size(), f) == pre.size() &&
-            std::fwrite(dict.data(), 1, dict.size(), f) == dict.size() &&
-            (bytes == 0 || std::fwrite(data, 1, bytes, f) == bytes);
-  ok = (std::fclose(f) == 0) && ok;
-  check(ok, "npy file '", path, "': write failed: ", std::strerror(errno));
+  int64_t n = numElements(shape);
+  std::size_t bytes = 0;
+  check(n >= 0 && !__builtin_mul_overflow(static_cast<std::size_t>(n),
+                                          dtypeSize(dtype), &bytes),
+        "npy file '", path, "': array too large");
+  writeFileAtomically(path, [&](int fd) {
+    writeAll(fd, (pre + dict).data(), pre.size() + dict.size(), path);
+    writeAll(fd, data, bytes, path);
+  });
 }
 
 } // namespace weft::rt

@@ -5,7 +5,8 @@
 // (a file one rank cannot read, a backend that fails on one node) are
 // agreed on with an MPI_Allreduce of a status flag before the step, so every
 // rank exits non-zero together. An error inside the step (where ranks may
-// be waiting in a collective) ends the job with MPI_Abort.
+// be waiting in a collective) ends the job with MPI_Abort, as does a
+// collective that outlives --comm-timeout (Communicator.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,16 +178,30 @@ int Harness::run(int argc, char **argv) {
   std::vector<Tensor> inputs;
   try {
     be_ = createBackend(opts_.backend, mesh_, rank_);
+    double timeout =
+        opts_.commTimeout >= 0 ? opts_.commTimeout : commTimeoutFromEnv();
+    be_->setCommTimeout(timeout);
     for (std::size_t i = 0; i < info_.inputs.size(); ++i)
       inputs.push_back(loadInput(i));
-    if (rank_ == 0 && !opts_.outputDir.empty())
-      checkOutputDir();
   } catch (const std::exception &e) {
     error(e.what());
     ok = false;
   }
   if (!agree(ok, "loading inputs"))
     return 1;
+  // The output directory only once every rank has its inputs: a failed run
+  // leaves no empty directory behind.
+  if (!opts_.outputDir.empty()) {
+    try {
+      if (rank_ == 0)
+        checkOutputDir();
+    } catch (const std::exception &e) {
+      error(e.what());
+      ok = false;
+    }
+    if (!agree(ok, "preparing the output directory"))
+      return 1;
+  }
   ctx_ = std::make_unique<StepContext>(*be_, std::move(inputs),
                                        info_.outputs.size());
 

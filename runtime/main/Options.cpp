@@ -3,11 +3,13 @@
 #include "Options.h"
 
 #include "weft/rt/BackendRegistry.h"
+#include "weft/rt/Communicator.h"
 #include "weft/rt/Error.h"
 
 #include <algorithm>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -99,6 +101,15 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--warmup") {
       takeValue();
       o.warmup = static_cast<int>(parseInt(name, value, 0, kMaxIterations));
+    } else if (name == "--comm-timeout") {
+      takeValue();
+      char *end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      check(!value.empty() && *end == '\0' && std::isfinite(v) && v >= 0 &&
+                v <= kMaxCommTimeout,
+            "option --comm-timeout expects seconds in [0, ", kMaxCommTimeout,
+            "], got '", value, "'");
+      o.commTimeout = v;
     } else {
       fail("unknown option '", arg, "' (see --help)");
     }
@@ -156,6 +167,10 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
      << "  --warmup W               untimed steps first (default 0)\n"
      << "  --profile                per-op time, FLOP/s, bytes per "
         "collective, median step time\n"
+     << "  --comm-timeout SECONDS   end the job when a collective does not "
+        "complete\n"
+     << "                           in time (0: never; default "
+        "$WEFT_COMM_TIMEOUT or 0)\n"
      << "  --help                   this text\n\n"
      << "mesh [" << mesh << "]: " << devices << " rank(s)\n"
      << "inputs:\n";

@@ -26,6 +26,9 @@ struct HarnessOptions {
   std::string outputDir;
   int iters = 1;
   int warmup = 0;
+  /// --comm-timeout in seconds (0: none); negative when not given, then
+  /// $WEFT_COMM_TIMEOUT applies.
+  double commTimeout = -1;
   bool profile = false;
   bool help = false;
 };

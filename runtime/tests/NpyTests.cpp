@@ -2,11 +2,16 @@
 
 #include "weft/rt/Error.h"
 #include "weft/rt/Npy.h"
+#include "weft/rt/NpyFormat.h"
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace weft::rt;
 
@@ -190,6 +195,278 @@ TEST(Npy, BlockOutsideTheArrayIsAnError) {
   EXPECT_THROW(readNpyBlock(tmp("small.npy"), DType::F32, {2, 3}, {1, 0},
                             {2, 3}, out.data()),
                Error);
+}
+
+/// A version-2.0 or 3.0 file (4-byte header length).
+std::string npyBytesV(int major, const std::string &dict,
+                      std::size_t dataBytes) {
+  std::string h = dict;
+  while ((12 + h.size() + 1) % 64)
+    h += ' ';
+  h += '\n';
+  std::string s = "\x93NUMPY";
+  s += static_cast<char>(major);
+  s += '\x00';
+  for (int i = 0; i < 4; ++i)
+    s += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+  return s + h + std::string(dataBytes, '\0');
+}
+
+/// True when `msg` has no byte below 0x20 or above 0x7e.
+bool allPrintable(const std::string &msg) {
+  for (unsigned char c : msg)
+    if (c < 0x20 || c > 0x7e)
+      return false;
+  return true;
+}
+
+/// The malformed variants of robustness/make_bad_npy.py, for a <f4 array of
+/// shape (4, 8), each with the error that both .npy readers report
+/// (NpyFormat.h). Messages never carry raw control bytes.
+TEST(Npy, SharedRulesRejectEveryMalformedVariant) {
+  const std::string D = "'descr': '<f4', 'fortran_order': False";
+  const std::string ok = "{" + D + ", 'shape': (4, 8), }";
+  const std::size_t n = 4 * 8 * 4;
+  std::string good = npyBytes(ok, n);
+  std::size_t hdr = good.size() - n;
+  struct Case {
+    const char *name;
+    std::string bytes;
+    const char *what;
+  };
+  std::vector<Case> cases = {
+      {"trunc_data", good.substr(0, hdr + n / 2), "truncated data"},
+      {"trunc_data1", good.substr(0, good.size() - 1), "truncated data"},
+      {"trunc_header", good.substr(0, hdr - 20), "truncated header"},
+      {"trunc_magic", good.substr(0, 5), "truncated header"},
+      {"empty", "", "truncated header"},
+      {"extra_data", good + std::string(100, '\0'),
+       "100 bytes of trailing data after the array"},
+      {"dtype_f8",
+       npyBytes("{'descr': '<f8', 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                2 * n),
+       "wrong dtype: expected f32, found f64"},
+      {"dtype_be",
+       npyBytes("{'descr': '>f4', 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                n),
+       "big-endian dtype '>f4'"},
+      {"dtype_i8",
+       npyBytes("{'descr': '<i8', 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                2 * n),
+       "dtype '<i8' is not supported by the runtime"},
+      {"structured",
+       npyBytes("{'descr': [('a', '<f4')], 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                n),
+       "structured dtypes"},
+      {"hdr_overflow",
+       npyBytes("{" + D + ", 'shape': (4294967296, 4294967296), }", n),
+       "element count overflows int64"},
+      {"hdr_negative", npyBytes("{" + D + ", 'shape': (-4, -8), }", n),
+       "non-negative integers"},
+      {"hdr_nodescr",
+       npyBytes("{'fortran_order': False, 'shape': (4, 8), }", n),
+       "missing key 'descr'"},
+      {"hdr_v9", npyBytesV(9, ok, n), "unsupported format version 9.0"},
+      {"hdr_len_huge",
+       std::string("\x93NUMPY\x01\x00\xff\xff", 10) + "{'descr': '<f4'",
+       "truncated header (header claims 65535 bytes"},
+      {"hdr_len_zero",
+       std::string("\x93NUMPY\x01\x00\x00\x00", 10) + std::string(n, '\0'),
+       "corrupt header: expected '{'"},
+      {"hdr_descr_native",
+       npyBytes("{'descr': '=f4', 'fortran_order': False, 'shape': (4, 8), }",
+                n),
+       "dtype '=f4' leaves the byte order to the reading machine"},
+      {"hdr_descr_pipe",
+       npyBytes("{'descr': '|f4', 'fortran_order': False, 'shape': (4, 8), }",
+                n),
+       "dtype '|f4' leaves the byte order"},
+      {"hdr_fortran",
+       npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (4, 8), }",
+                n),
+       "Fortran-order arrays are not supported"},
+      {"hdr_garbage", npyBytes("{" + D + ", 'shape': (4, 8), }}}}", n),
+       "unexpected text after the dict"},
+      {"hdr_weird_types",
+       npyBytes("{'descr': '<f4', 'fortran_order': 'yes', 'shape': '4x8', }",
+                n),
+       "fortran_order must be True or False"},
+      {"hdr_dup_keys",
+       npyBytes("{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                n),
+       "duplicate key 'descr'"},
+      {"hdr_extra_key",
+       npyBytes("{" + D + ", 'shape': (4, 8), 'extra': 1, }", n),
+       "unexpected key 'extra'"},
+      {"hdr_shape_bigint",
+       npyBytes("{" + D + ", 'shape': (99999999999999999999999, 8), }", n),
+       "does not fit in int64"},
+      {"hdr_shape_L", npyBytes("{" + D + ", 'shape': (4L, 8L), }", n),
+       "expected ',' or ')' in shape"},
+      {"hdr_shape_int", npyBytes("{" + D + ", 'shape': (32), }", n),
+       "is not a tuple"},
+      {"hdr_unterminated", npyBytes("{'descr': '<f4", n),
+       "unterminated string"},
+      {"hdr_nul",
+       npyBytes(std::string("{'descr': '<f4\0', 'fortran_order': False, "
+                            "'shape': (4, 8), }",
+                            61),
+                n),
+       "byte 0x00 at offset 14"},
+      {"hdr_ctrl",
+       npyBytes("{'descr': '<f4\x1b[31m', 'fortran_order': False, "
+                "'shape': (4, 8), }",
+                n),
+       "byte 0x1b"},
+  };
+  for (const Case &c : cases) {
+    std::string path = tmp(std::string("bad_") + c.name + ".npy");
+    writeRaw(path, c.bytes);
+    std::vector<char> buf(1 << 12);
+    try {
+      readNpyBlock(path, DType::F32, {4, 8}, {0, 0}, {4, 8}, buf.data());
+      ADD_FAILURE() << c.name << ": no error";
+    } catch (const Error &e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(c.what), std::string::npos) << c.name << ": " << msg;
+      EXPECT_NE(msg.find(path), std::string::npos) << msg;
+      EXPECT_TRUE(allPrintable(msg)) << c.name << ": " << msg;
+    }
+  }
+}
+
+/// What numpy writes or accepts in every version and spelling is read.
+TEST(Npy, SharedRulesAcceptNumpyVariants) {
+  const std::size_t n = 4 * 8 * 4;
+  const std::string ok =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 8), }";
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"v2", npyBytesV(2, ok, n)},
+      {"v3", npyBytesV(3, ok, n)},
+      {"no_spaces", npyBytes("{'shape':(4,8),'fortran_order':False,"
+                             "'descr':'<f4'}",
+                             n)},
+      {"double_quotes", npyBytes("{\"descr\": \"<f4\", \"fortran_order\": "
+                                 "False, \"shape\": (4, 8), }",
+                                 n)},
+  };
+  for (const auto &[name, bytes] : cases) {
+    std::string path = tmp("good_" + name + ".npy");
+    writeRaw(path, bytes);
+    std::vector<float> buf(32, 1.0f);
+    EXPECT_NO_THROW(
+        readNpyBlock(path, DType::F32, {4, 8}, {0, 0}, {4, 8}, buf.data()))
+        << name;
+    EXPECT_EQ(buf[31], 0.0f) << name;
+  }
+  // A (n,) vector and a () scalar.
+  writeRaw(tmp("good_vec.npy"),
+           npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                    "(32,), }",
+                    n));
+  EXPECT_EQ(readNpyHeader(tmp("good_vec.npy")).shape, Shape{32});
+  writeRaw(
+      tmp("good_scalar.npy"),
+      npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8));
+  EXPECT_EQ(readNpyHeader(tmp("good_scalar.npy")).shape, Shape{});
+}
+
+/// The shared validator on its own: the interpreter's reader calls exactly
+/// this (lib/Interpreter/Npy.cpp); it knows <i8, which the runtime rejects.
+TEST(Npy, SharedValidatorDirectly) {
+  std::string file =
+      npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", 16);
+  npy::Preamble p;
+  ASSERT_EQ(npy::parsePreamble(
+                reinterpret_cast<const unsigned char *>(file.data()),
+                npy::kPreambleBytes, static_cast<int64_t>(file.size()), p),
+            "");
+  npy::Header h;
+  ASSERT_EQ(npy::parseHeader(
+                std::string_view(file).substr(p.headerStart, p.headerLen), p,
+                static_cast<int64_t>(file.size()), h),
+            "");
+  EXPECT_EQ(h.elem, npy::Elem::I64);
+  EXPECT_EQ(h.numElements, 2);
+  EXPECT_EQ(h.dataBytes, 16);
+  EXPECT_EQ(npy::printable(std::string("a\0b\x7f\\", 5)), "a\\x00b\\x7f\\\\");
+}
+
+/// D6: outputs are written to a temporary file and renamed, so a failed
+/// write leaves the previous file (or nothing) and no temporary behind.
+TEST(Npy, AtomicWriteFailureLeavesTargetUntouched) {
+  namespace fs = std::filesystem;
+  std::string dir = tmp("atomic");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string path = dir + "/y.npy";
+  std::vector<float> before(6, 1.0f);
+  writeNpy(path, DType::F32, {2, 3}, before.data());
+  // A writer that fails half way (as a full disk does).
+  EXPECT_THROW(writeFileAtomically(path,
+                                   [&](int fd) {
+                                     ASSERT_EQ(::write(fd, "\x93NUMPY", 6), 6);
+                                     fail("write failed: No space left");
+                                   }),
+               Error);
+  Tensor t = readNpy(path);
+  EXPECT_EQ(t.shape, (Shape{2, 3}));
+  EXPECT_EQ(t.ptr<float>()[5], 1.0f);
+  int files = 0;
+  for (const auto &e : fs::directory_iterator(dir))
+    files += e.path().filename() == "y.npy" ? 1 : 100;
+  EXPECT_EQ(files, 1) << "a temporary file was left behind";
+}
+
+/// A real failing write: a file-size limit (RLIMIT_FSIZE, with SIGXFSZ
+/// ignored so write() fails with EFBIG) stands in for a full disk.
+TEST(Npy, AtomicWriteOfAFileTooLargeForTheDisk) {
+  namespace fs = std::filesystem;
+  std::string dir = tmp("atomic_big");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string path = dir + "/y.npy";
+  std::vector<float> small(6, 2.0f), big(1 << 16, 3.0f);
+  writeNpy(path, DType::F32, {2, 3}, small.data());
+  struct rlimit old;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = old;
+  lim.rlim_cur = 64 * 1024; // below the 256 KiB array
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  std::string msg;
+  try {
+    writeNpy(path, DType::F32, {1 << 16}, big.data());
+  } catch (const Error &e) {
+    msg = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, oldHandler);
+  EXPECT_NE(msg.find("write failed"), std::string::npos) << msg;
+  Tensor t = readNpy(path);
+  EXPECT_EQ(t.shape, Shape({2, 3})) << "the old file was replaced";
+  int entries = 0;
+  for (const auto &e : fs::directory_iterator(dir))
+    entries += e.path().filename() == "y.npy" ? 1 : 100;
+  EXPECT_EQ(entries, 1) << "a temporary file was left behind";
+}
+
+/// A directory that cannot take new files: the error names the file, and
+/// nothing is created.
+TEST(Npy, AtomicWriteIntoAMissingDirectory) {
+  std::vector<float> d(6);
+  try {
+    writeNpy(tmp("no/such/dir/y.npy"), DType::F32, {2, 3}, d.data());
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot create"), std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // Readers touch only the header and the bytes of the requested block
 // (positioned reads of contiguous row segments). Every malformed input is an
-// Error naming the file and what is wrong.
+// Error naming the file and what is wrong; what is malformed is decided by
+// NpyFormat.h, shared with weft-interp's reader.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "weft/rt/DType.h"
 #include "weft/rt/Tensor.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,9 +38,19 @@ void readNpyBlock(const std::string &path, DType dtype,
 /// Convenience: the whole array into a host tensor (small files, tests).
 Tensor readNpy(const std::string &path);
 
-/// Writes a whole C-order array (version 1.0 header).
+/// Writes a whole C-order array (version 1.0 header), atomically
+/// (writeFileAtomically): `path` is either the complete new file or as it
+/// was before.
 void writeNpy(const std::string &path, DType dtype, const Shape &shape,
               const void *data);
+
+/// Creates `path` atomically: `write` fills a new temporary file
+/// (".NAME.tmp.PID.N", mode 0666 less the umask) in the same directory
+/// through its descriptor, then it is fsync'ed and renamed over `path`. If
+/// anything fails (`write` throws, the disk is full, the rename fails) the
+/// temporary is removed, `path` is left as it was, and Error is thrown.
+void writeFileAtomically(const std::string &path,
+                         const std::function<void(int fd)> &write);
 
 } // namespace weft::rt
 
