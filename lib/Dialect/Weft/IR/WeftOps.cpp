@@ -185,6 +185,10 @@ std::optional<ReductionKind> EinsumOp::getContractionKind() {
   return ReductionKind::Sum;
 }
 
+bool EinsumOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+  return kind == ReductionKind::Sum; // Linear in each operand.
+}
+
 //===----------------------------------------------------------------------===//
 // MapOp
 //===----------------------------------------------------------------------===//
@@ -235,6 +239,28 @@ std::optional<ReductionKind> MapOp::getContractionKind() {
   return std::nullopt;
 }
 
+bool MapOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+  // One entry per map kind: the properties that let a partial value pass.
+  switch (getKind()) {
+  case MapKind::Neg:
+    return kind == ReductionKind::Sum; // Linear.
+  case MapKind::Scale:
+    // Linear; a non-negative scale also commutes with max and min.
+    return kind == ReductionKind::Sum ||
+           (getScalar() && getScalar()->convertToDouble() >= 0);
+  case MapKind::Exp:
+  case MapKind::Relu:
+  case MapKind::Tanh:
+  case MapKind::Sqrt:
+  case MapKind::Log:
+  case MapKind::Shift:
+    // Non-decreasing: f(max(a, b)) = max(f(a), f(b)).
+    return kind != ReductionKind::Sum;
+  default:
+    return false;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
@@ -247,6 +273,10 @@ LogicalResult ReduceOp::verify() {
 
 std::optional<ReductionKind> ReduceOp::getContractionKind() {
   return getKind();
+}
+
+bool ReduceOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+  return getKind() == kind; // sum of sums, max of maxes, min of mins.
 }
 
 //===----------------------------------------------------------------------===//
@@ -296,6 +326,38 @@ LogicalResult EmbedOp::verify() {
                          << " but the result has "
                          << getElementTypeOrSelf(getType());
   return success();
+}
+
+bool EmbedOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
+  return operand == 1 && kind == ReductionKind::Sum; // Linear in the table.
+}
+
+SmallVector<std::string, 3> ShardOp::getTensorLetters() {
+  // An identity: the same placeholder letter on each dimension of both.
+  int64_t rank = cast<RankedTensorType>(getType()).getRank();
+  std::string letters;
+  for (int64_t d = 0; d < rank; ++d)
+    letters.push_back(d < 26 ? char('a' + d) : char('A' + d - 26));
+  return {letters, letters};
+}
+
+std::optional<ReductionKind> ShardOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool ShardOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // The constraint is the annotated (never partial) layout.
+}
+
+SmallVector<std::string, 3> mlir::weft::lettersOfSpec(StringRef text) {
+  std::string error;
+  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  if (failed(spec))
+    return {};
+  SmallVector<std::string, 3> letters(spec->inputs.begin(),
+                                      spec->inputs.end());
+  letters.push_back(spec->result);
+  return letters;
 }
 
 std::optional<ReductionKind> EmbedOp::getContractionKind() {

@@ -10,30 +10,19 @@ using namespace mlir;
 using namespace mlir::weft;
 
 std::optional<ShardingRule> ShardingRule::get(Operation *op) {
+  auto iface = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!iface)
+    return std::nullopt;
   ShardingRule rule;
   rule.op = op;
-  if (auto shard = dyn_cast<ShardOp>(op)) {
-    // An identity: the same letter on every dimension of both sides.
-    int64_t rank = cast<RankedTensorType>(shard.getType()).getRank();
-    std::string letters;
-    for (int64_t d = 0; d < rank; ++d)
-      letters.push_back(d < 26 ? char('a' + d) : char('A' + d - 26));
-    rule.tensors = {letters, letters};
-    rule.letters = letters;
-    return rule;
-  }
-  auto indexOp = dyn_cast<IndexLetterOpInterface>(op);
-  if (!indexOp)
-    return std::nullopt;
-  std::string error;
-  FailureOr<IndexSpec> spec = IndexSpec::parse(indexOp.getSpec(), error);
-  if (failed(spec)) // The verifier has reported it.
-    return std::nullopt;
-  for (const std::string &in : spec->inputs)
-    rule.tensors.push_back(in);
-  rule.tensors.push_back(spec->result);
-  rule.letters = spec->allLetters();
-  rule.reduction = indexOp.getContractionKind();
+  rule.tensors = iface.getTensorLetters();
+  if (rule.tensors.size() != op->getNumOperands() + 1)
+    return std::nullopt; // A bad spec: the verifier has reported it.
+  for (const std::string &t : rule.tensors)
+    for (char c : t)
+      if (!StringRef(rule.letters).contains(c))
+        rule.letters.push_back(c);
+  rule.reduction = iface.getReductionKind();
   return rule;
 }
 
@@ -52,33 +41,7 @@ bool ShardingRule::isReduced(char letter) const {
 }
 
 bool ShardingRule::acceptsPartial(unsigned i, ReductionKind kind) const {
-  if (auto einsum = dyn_cast<EinsumOp>(op))
-    return kind == ReductionKind::Sum; // Linear in each operand.
-  if (isa<EmbedOp>(op))
-    return i == 1 && kind == ReductionKind::Sum; // Linear in the table.
-  if (auto reduce = dyn_cast<ReduceOp>(op))
-    return reduce.getKind() == kind;
-  if (auto map = dyn_cast<MapOp>(op)) {
-    switch (map.getKind()) {
-    case MapKind::Neg:
-      return kind == ReductionKind::Sum;
-    case MapKind::Scale:
-      // Linear; a non-negative scale also commutes with max and min.
-      return kind == ReductionKind::Sum ||
-             (map.getScalar() && map.getScalar()->convertToDouble() >= 0);
-    case MapKind::Exp:
-    case MapKind::Relu:
-    case MapKind::Tanh:
-    case MapKind::Sqrt:
-    case MapKind::Log:
-    case MapKind::Shift:
-      // Non-decreasing: f(max(a, b)) = max(f(a), f(b)).
-      return kind != ReductionKind::Sum;
-    default:
-      return false;
-    }
-  }
-  return false;
+  return cast<ShardingRuleOpInterface>(op).acceptsPartialOperand(i, kind);
 }
 
 Layout ShardingRule::requiredLayout(unsigned i,

@@ -30,4 +30,41 @@ def Weft_IndexLetterOpInterface : OpInterface<"IndexLetterOpInterface"> {
   ];
 }
 
+def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    How an op is sharded, as propagation and partitioning see it: the letters
+    of each operand and of the result (the op's factors), how letters absent
+    from the result combine, and which operands may stay partial. Every
+    global-view op implements it, so ShardingRule (Transforms) and the
+    passes never switch on op types: a new op is its ODS definition plus
+    these methods. The index-letter ops take their letters from their spec
+    (the default implementations); weft.shard is an identity over
+    placeholder letters.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      The letters of operand 0, 1, ..., then of the result, one string per
+      tensor, one letter per dimension.
+    }], "::llvm::SmallVector<std::string, 3>", "getTensorLetters", (ins), [{}],
+    [{ return ::mlir::weft::lettersOfSpec(
+           ::mlir::cast<::mlir::weft::IndexLetterOpInterface>(
+               $_op.getOperation()).getSpec()); }]>,
+    InterfaceMethod<[{
+      How values of a letter absent from the result combine (sum for einsum
+      and embed, the op's kind for reduce); std::nullopt if none is dropped.
+    }], "std::optional<::mlir::weft::ReductionKind>", "getReductionKind",
+    (ins), [{}],
+    [{ return ::mlir::cast<::mlir::weft::IndexLetterOpInterface>(
+           $_op.getOperation()).getContractionKind(); }]>,
+    InterfaceMethod<[{
+      Whether operand `operand` may stay partial with reduction `kind`: the
+      op then computes a partial result of the same kind, so the collective
+      moves past it. True where the op is linear in that operand (sum) or
+      non-decreasing in it (max, min).
+    }], "bool", "acceptsPartialOperand",
+    (ins "unsigned":$operand, "::mlir::weft::ReductionKind":$kind)>
+  ];
+}
+
 #endif // WEFT_DIALECT_WEFT_IR_WEFTINTERFACES_TD

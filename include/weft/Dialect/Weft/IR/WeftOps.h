@@ -12,6 +12,13 @@
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 
+namespace mlir::weft {
+/// The letters of each operand, then of the result, of an index-letter
+/// spec (ShardingRuleOpInterface's default); empty if it does not parse
+/// (the verifier reports that).
+llvm::SmallVector<std::string, 3> lettersOfSpec(llvm::StringRef spec);
+} // namespace mlir::weft
+
 #include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
 
 namespace mlir::weft {

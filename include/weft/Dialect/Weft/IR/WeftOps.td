@@ -62,7 +62,9 @@ def Weft_MeshOp : Op<Weft_Dialect, "mesh", [Symbol]> {
 //===----------------------------------------------------------------------===//
 
 def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
-    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
   let summary = "multiply, summing over letters absent from the result";
   let description = [{
     `result[out] = sum over the other letters of prod_i input_i[letters_i]`,
@@ -83,7 +85,9 @@ def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
 }
 
 def Weft_MapOp : Weft_Op<"map", [Pure,
-    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
   let summary = "elementwise function, broadcasting by letters";
   let description = [{
     Applies `kind` elementwise. Operands are broadcast by letters: each
@@ -120,7 +124,9 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
 }
 
 def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
-    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
   let summary = "sum, max or min over the letters dropped from the result";
   let description = [{
     ```mlir
@@ -137,7 +143,9 @@ def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
 }
 
 def Weft_EmbedOp : Weft_Op<"embed", [Pure,
-    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>]> {
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
   let summary = "row lookup: an einsum with the one-hot of the ids";
   let description = [{
     `result[ids letters, d] = table[ids[ids letters], d]`. The spec names the
@@ -174,7 +182,9 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
   let hasVerifier = 1;
 }
 
-def Weft_ShardOp : Weft_Op<"shard", [Pure]> {
+def Weft_ShardOp : Weft_Op<"shard", [Pure,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
   let summary = "a user constraint on the sharding of a value";
   let description = [{
     The result is the operand, laid out as the sharding of the result type
