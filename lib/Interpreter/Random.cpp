@@ -1,9 +1,7 @@
 //===- Random.cpp - counter-based random inputs ---------------------------===//
 
 #include "weft/Interpreter/Random.h"
-#include "weft/Dialect/Weft/IR/WeftOps.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/APFloat.h"
 
 #include <cassert>
@@ -63,39 +61,4 @@ Tensor mlir::weft::interp::randomTensor(RankedTensorType type, uint64_t seed,
     t[i] = isInt ? static_cast<double>(randomInt(seed, argIndex, i, idBound))
                  : roundToType(randomUniform(seed, argIndex, i), element);
   return t;
-}
-
-/// Smallest vocabulary of the embeds that look `value` up (0: none).
-static int64_t smallestVocab(Value value) {
-  int64_t best = 0;
-  for (OpOperand &use : value.getUses()) {
-    int64_t v = 0;
-    if (auto embed = dyn_cast<EmbedOp>(use.getOwner())) {
-      if (use.getOperandNumber() == 0) {
-        v = cast<RankedTensorType>(embed.getTable().getType()).getDimSize(0);
-        // A local table holding one block of the vocabulary.
-        if (embed.getMesh()) {
-          auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
-              embed, embed.getMeshAttr());
-          for (Attribute axis : embed.getVocabAxesAttr())
-            if (std::optional<int64_t> size =
-                    mesh ? mesh.getAxisSize(cast<StringAttr>(axis).getValue())
-                         : std::nullopt)
-              v *= *size;
-        }
-      }
-    } else if (auto shard = dyn_cast<ShardOp>(use.getOwner())) {
-      v = smallestVocab(shard.getResult());
-    }
-    if (v > 0 && (best == 0 || v < best))
-      best = v;
-  }
-  return best;
-}
-
-int64_t mlir::weft::interp::getIdBound(func::FuncOp func, unsigned argIndex) {
-  if (func.isExternal())
-    return 16;
-  int64_t v = smallestVocab(func.getArgument(argIndex));
-  return v > 0 ? v : 16;
 }

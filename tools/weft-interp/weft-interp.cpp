@@ -10,6 +10,7 @@
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
+#include "weft/Interpreter/IdBound.h"
 #include "weft/Interpreter/Npy.h"
 #include "weft/Interpreter/Random.h"
 #include "weft/Interpreter/Signature.h"

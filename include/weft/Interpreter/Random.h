@@ -14,10 +14,6 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
-namespace mlir::func {
-class FuncOp;
-} // namespace mlir::func
-
 namespace mlir::weft::interp {
 
 /// 64 random bits at a global element index.
@@ -32,15 +28,10 @@ int64_t randomInt(uint64_t seed, uint64_t id, uint64_t index, int64_t bound);
 double roundToType(double x, Type type);
 
 /// A random global tensor of `type` for argument `argIndex`: floats uniform
-/// in [-1, 1), rounded to the element type; i32 uniform in [0, idBound).
+/// in [-1, 1), rounded to the element type; i32 uniform in [0, idBound)
+/// (getIdBound in IdBound.h).
 Tensor randomTensor(RankedTensorType type, uint64_t seed, uint64_t argIndex,
                     int64_t idBound);
-
-/// Bound of the random ids of argument `argIndex`: the vocabulary size of
-/// the smallest table a weft.embed looks the argument up in (through
-/// weft.shard; a local table's rows times its vocab group size), or 16 if no
-/// embed uses it.
-int64_t getIdBound(func::FuncOp func, unsigned argIndex);
 
 } // namespace mlir::weft::interp
 

@@ -11,6 +11,7 @@
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Interpreter/IdBound.h"
 
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementPlans.h"
@@ -157,7 +158,6 @@ private:
   FailureOr<Signature> signature(Type local, Attribute globalAttr,
                                  StringAttr name, const Twine &what,
                                  bool isInput);
-  int64_t idBound(Value arg);
   std::string label(Operation *op, const std::string &what);
   std::string plan(StringRef type, const std::string &init);
   Value call(StringRef callee, const CallArgs &args, bool hasResult);
@@ -260,48 +260,6 @@ FunctionLowering::signature(Type local, Attribute globalAttr, StringAttr name,
   return sig;
 }
 
-/// Rows of the table of the first embed the ids of `arg` reach (through
-/// collectives), so random ids index valid rows.
-int64_t FunctionLowering::idBound(Value arg) {
-  int64_t bound = 1;
-  SmallVector<Value> work{arg};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto embed = dyn_cast<EmbedOp>(user)) {
-        if (use.getOperandNumber() != 0)
-          continue;
-        SmallVector<int64_t> tableShape(
-            cast<RankedTensorType>(embed.getTable().getType()).getShape());
-        auto spec = embed.getSpec().str();
-        // The vocab letter is the table letter absent from the result.
-        std::string tableLetters = spec.substr(
-            spec.find(',') + 1, spec.find("->") - spec.find(',') - 1);
-        std::string result = spec.substr(spec.find("->") + 2);
-        int64_t rows = 1;
-        for (auto [i, c] : llvm::enumerate(tableLetters))
-          if (result.find(c) == std::string::npos && i < tableShape.size())
-            rows = tableShape[i];
-        if (auto axes = embed.getVocabAxesAttr())
-          for (Attribute a : axes) {
-            int i = mesh_.index(cast<StringAttr>(a).getValue());
-            if (i >= 0)
-              rows *= mesh_.sizes[i];
-          }
-        bound = std::max(bound, rows);
-      } else if (isa<AllGatherOp, AllToAllOp, SliceShardOp, AllReduceOp,
-                     ReduceScatterOp>(user)) {
-        work.push_back(user->getResult(0));
-      }
-    }
-  }
-  return bound;
-}
-
 std::string FunctionLowering::label(Operation *op, const std::string &what) {
   std::string s = "#" + std::to_string(opIndex_) + " ";
   if (auto name = op->getAttrOfType<StringAttr>(kNameAttr))
@@ -348,8 +306,11 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
   };
   auto axesStr = [](ArrayAttr axes) {
     std::string s = "[";
-    for (auto [i, a] : llvm::enumerate(axes))
-      s += (i ? "," : "") + cast<StringAttr>(a).getValue().str();
+    for (auto [i, a] : llvm::enumerate(axes)) {
+      if (i)
+        s += ",";
+      s += cast<StringAttr>(a).getValue();
+    }
     return s + "]";
   };
   auto reduceKind = [](ReductionKind k) {
@@ -550,10 +511,8 @@ LogicalResult FunctionLowering::lower() {
                          "argument #" + Twine(i), /*isInput=*/true);
     if (failed(sig))
       return failure();
-    if (sig->name.empty())
-      sig->name = "arg" + std::to_string(i);
     if (sig->global.getElementType().isInteger(32))
-      sig->intBound = idBound(func_.getArgument(i));
+      sig->intBound = getIdBound(func_, i);
     inputs_.push_back(*sig);
   }
   for (unsigned i = 0; i < func_.getNumResults(); ++i) {
@@ -563,15 +522,27 @@ LogicalResult FunctionLowering::lower() {
                          "result #" + Twine(i), /*isInput=*/false);
     if (failed(sig))
       return failure();
-    if (sig->name.empty())
-      sig->name = "result" + std::to_string(i);
     outputs_.push_back(*sig);
   }
+  // Names: the given ones must be unique (they name .npy files); an unnamed
+  // input or output is arg<i> / result<i>, with a suffix _<k> when a given
+  // name (or an earlier fallback) already took that.
   llvm::StringSet<> names;
   for (const Signature &s : llvm::concat<Signature>(inputs_, outputs_))
-    if (!names.insert(s.name).second)
+    if (!s.name.empty() && !names.insert(s.name).second)
       return func_.emitError("two inputs or outputs are named '")
              << s.name << "'; names must be unique (they name .npy files)";
+  auto fallback = [&](Signature &s, const std::string &base) {
+    if (!s.name.empty())
+      return;
+    s.name = base;
+    for (int k = 1; !names.insert(s.name).second; ++k)
+      s.name = base + "_" + std::to_string(k);
+  };
+  for (auto [i, s] : llvm::enumerate(inputs_))
+    fallback(s, "arg" + std::to_string(i));
+  for (auto [i, s] : llvm::enumerate(outputs_))
+    fallback(s, "result" + std::to_string(i));
 
   // Last use of every value, by op position.
   DenseMap<Operation *, unsigned> position;
