@@ -1,6 +1,7 @@
 //===- Layout.cpp - global tensors to per-rank blocks and back ------------===//
 
 #include "weft/Interpreter/Layout.h"
+#include "weft/Interpreter/Compare.h"
 
 #include <algorithm>
 #include <cassert>
@@ -91,6 +92,11 @@ Tensor mlir::weft::interp::assemble(ArrayRef<Tensor> blocks,
   SmallVector<int64_t> localStrides = rowMajorStrides(local);
   double worstExcess = 0;
   mismatch = ReplicaMismatch();
+  // Copies agree within the tolerance relative to the magnitude of the
+  // values (Compare.h).
+  for (const Tensor &block : blocks)
+    mismatch.scale = std::max(mismatch.scale, magnitude(block.getData()));
+  double tolerance = atol + rtol * mismatch.scale;
 
   for (int64_t rank = 0; rank < mesh.getNumRanks(); ++rank) {
     assert(blocks[rank].getShape() == ArrayRef<int64_t>(local));
@@ -120,8 +126,7 @@ Tensor mlir::weft::interp::assemble(ArrayRef<Tensor> blocks,
         continue;
       }
       double a = global[g], b = value[i];
-      double excess = std::fabs(a - b) -
-                      (atol + rtol * std::max(std::fabs(a), std::fabs(b)));
+      double excess = std::fabs(a - b) - tolerance;
       // NaN on one side only is a disagreement too.
       bool differ = excess > 0 || (std::isnan(a) != std::isnan(b));
       if (!differ)

@@ -30,6 +30,6 @@ func.func @local(%ids: tensor<3xi32> {weft.global_type = tensor<3xi32>},
 // RUN: not weft-interp %s --func global --input 1=%t/fortran.npy 2>&1 | FileCheck %s --check-prefix=FORTRAN
 // FORTRAN: weft-interp: error: '{{.*}}fortran.npy' is not a supported .npy file: Fortran order is not supported
 // RUN: not weft-interp %s --func global --input 1=%t/u8.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
-// DTYPE: weft-interp: error: '{{.*}}u8.npy' is not a supported .npy file: dtype |u1 (supported: <f2, <f4, <f8, <i4, <i8)
+// DTYPE: weft-interp: error: '{{.*}}u8.npy' is not a supported .npy file: unsupported dtype |u1 (supported: <f2, <f4, <f8, <i4, <i8)
 
 weft.mesh @mesh ["m" = 2]

@@ -7,7 +7,7 @@
 // CHECK: compare: 1 of 1 result(s) match
 // RUN: not weft-interp %s --func mlp --compare %s --local-func mlp_no_all_reduce | FileCheck %s --check-prefix=WRONG
 // WRONG: result #0: MISMATCH tensor<2x3x4xf32> on 4 rank(s)
-// WRONG-SAME: element(s) beyond rtol
+// WRONG-SAME: element(s) beyond atol 1e-10 + rtol 1e-09 * max |global|
 // WRONG-SAME: replicas disagree: ranks {{[0-3]}} and {{[0-3]}}
 // WRONG: compare: 0 of 1 result(s) match
 

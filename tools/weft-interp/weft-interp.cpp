@@ -88,7 +88,9 @@ static cl::opt<bool> printRanks(
              "they are assembled (local view)"),
     cl::cat(category));
 static cl::opt<double>
-    rtolOpt("rtol", cl::desc("Relative tolerance of --compare (default 1e-9)"),
+    rtolOpt("rtol",
+            cl::desc("Relative tolerance of --compare, a fraction of the "
+                     "largest |value| of the reference tensor (default 1e-9)"),
             cl::init(1e-9), cl::cat(category));
 static cl::opt<double>
     atolOpt("atol", cl::desc("Absolute tolerance of --compare (default 1e-10)"),
@@ -115,7 +117,9 @@ the partitioner, needing neither MPI nor BLAS.
 
   weft-interp global.mlir --compare local.mlir [--rtol R] [--atol A]
       Evaluates both on the same inputs and prints one verdict per result
-      (max abs and rel error). Exit status 1 on any mismatch.
+      (max abs error, and max rel error: relative to the largest |value| of
+      the global result). An element fails when |local - global| > atol +
+      rtol * max |global|. Exit status 1 on any mismatch.
 
 Errors (malformed IR, missing files, a local function without
 `weft.global_type`, shapes that disagree, ids out of range) are diagnostics
@@ -283,9 +287,10 @@ static void printReplicaMismatch(const ReplicaMismatch &m,
                << " hold " << llvm::format("%.17g", m.valueA) << " and "
                << llvm::format("%.17g", m.valueB) << " at "
                << indexToString(m.index, shape) << " (" << m.count
-               << " element(s) beyond rtol "
-               << llvm::format("%g", rtolOpt.getValue()) << " atol "
-               << llvm::format("%g", atolOpt.getValue()) << ")";
+               << " element(s) beyond atol "
+               << llvm::format("%g", atolOpt.getValue()) << " + rtol "
+               << llvm::format("%g", rtolOpt.getValue()) << " * max |value| "
+               << llvm::format("%g", m.scale) << ")";
 }
 
 /// Evaluates one program: the global view, or the local view when the
@@ -418,9 +423,11 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
                  << llvm::format("%.3g", c.maxRelError);
     if (c.failures > 0)
       llvm::outs() << "; " << c.failures << " of " << e.getNumElements()
-                   << " element(s) beyond rtol "
-                   << llvm::format("%g", rtolOpt.getValue()) << " atol "
-                   << llvm::format("%g", atolOpt.getValue()) << ", worst at "
+                   << " element(s) beyond atol "
+                   << llvm::format("%g", atolOpt.getValue()) << " + rtol "
+                   << llvm::format("%g", rtolOpt.getValue())
+                   << " * max |global| " << llvm::format("%g", c.scale)
+                   << ", worst at "
                    << indexToString(c.worstIndex, e.getShape()) << ": local "
                    << llvm::format("%.17g", c.worstActual) << ", global "
                    << llvm::format("%.17g", c.worstExpected);
@@ -439,8 +446,15 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
-  if (rtolOpt < 0 || atolOpt < 0)
-    return toolError("--rtol and --atol must be non-negative");
+  // An infinite or NaN tolerance would make every comparison pass.
+  for (auto [name, value] : {std::pair<const char *, double>("rtol", rtolOpt),
+                             {"atol", atolOpt}})
+    if (!std::isfinite(value) || value < 0) {
+      std::string text;
+      llvm::raw_string_ostream(text) << llvm::format("%g", value);
+      return toolError("--" + Twine(name) +
+                       " must be a finite number >= 0, got " + text);
+    }
 
   DialectRegistry registry;
   registry.insert<WeftDialect, func::FuncDialect, arith::ArithDialect>();

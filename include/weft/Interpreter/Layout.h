@@ -48,8 +48,10 @@ Tensor splitForRank(const Tensor &global, const Layout &layout,
 /// Where the copies of one element that ranks hold as replicas disagree the
 /// most, relative to the tolerance (see assemble()).
 struct ReplicaMismatch {
-  /// Elements whose copies differ by more than atol + rtol * |copy|.
+  /// Elements whose copies differ by more than atol + rtol * scale.
   int64_t count = 0;
+  /// The magnitude of the blocks (largest finite |value|, Compare.h).
+  double scale = 0;
   /// The worst of them: its global row-major index, the two ranks (or
   /// partial-group leaders) and their values.
   int64_t index = -1;
