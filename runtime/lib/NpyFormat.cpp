@@ -35,7 +35,7 @@ std::string parsePreamble(const unsigned char *p, std::size_t n,
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   std::size_t m = n < 6 ? n : 6;
   if (std::memcmp(p, magic, m) != 0)
-    return "bad magic (not a .npy file)";
+    return "bad magic: missing the \\x93NUMPY magic (not a .npy file)";
   if (n < 10)
     return "truncated header (file has " + std::to_string(fileSize) +
            " bytes, a header needs at least 10)";
@@ -140,8 +140,8 @@ public:
     if (!typeError_.empty())
       return typeError_;
     if (fortran)
-      return "Fortran-order arrays are not supported (save with "
-             "numpy.ascontiguousarray)";
+      return "Fortran order is not supported (save a C-order array, e.g. "
+             "with numpy.ascontiguousarray)";
     return {};
   }
 
@@ -191,23 +191,26 @@ private:
     std::string d;
     if (!quoted(d))
       return bad(err_);
-    const char *expected = "expected <f4, <f8, <i4, <i8 or <f2";
+    const char *supported = "(supported: <f2, <f4, <f8, <i4, <i8)";
     for (Elem e : {Elem::F16, Elem::F32, Elem::F64, Elem::I32, Elem::I64})
       if (d == descrOf(e)) {
         h.elem = e;
         return {};
       }
+    // A supported kind and size, with another byte-order character.
+    bool knownRest = false;
+    for (Elem e : {Elem::F16, Elem::F32, Elem::F64, Elem::I32, Elem::I64})
+      knownRest |= d.size() == 3 && d.compare(1, 2, descrOf(e) + 1) == 0;
     std::string pd = printable(d);
-    if (!d.empty() && d[0] == '>')
-      typeError_ = "big-endian dtype '" + pd + "' is not supported (" +
-                   expected + ": little-endian)";
-    else if (d.size() > 1 && (d[0] == '=' || d[0] == '|'))
-      typeError_ = "dtype '" + pd +
-                   "' leaves the byte order to the reading machine; write "
-                   "it explicitly (" +
-                   expected + ")";
+    if (knownRest && d[0] == '>')
+      typeError_ = "big-endian dtype " + pd + " is not supported " + supported;
+    else if (knownRest && (d[0] == '=' || d[0] == '|'))
+      typeError_ = "dtype " + pd +
+                   " leaves the byte order to the reading machine; write it "
+                   "as little-endian " +
+                   supported;
     else
-      typeError_ = "unsupported dtype '" + pd + "' (" + expected + ")";
+      typeError_ = "unsupported dtype " + pd + " " + supported;
     return {};
   }
   std::string shape(Header &h) {

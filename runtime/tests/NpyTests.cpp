@@ -140,7 +140,7 @@ TEST(Npy, MalformedFiles) {
       tmp("fortran.npy"),
       npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
                24));
-  expectError(tmp("fortran.npy"), DType::F32, {2, 3}, "Fortran-order");
+  expectError(tmp("fortran.npy"), DType::F32, {2, 3}, "Fortran order");
 
   writeRaw(tmp("short.npy"), npyBytes(ok, 20));
   expectError(tmp("short.npy"), DType::F32, {2, 3}, "truncated data");
@@ -153,7 +153,8 @@ TEST(Npy, MalformedFiles) {
   expectError(tmp("tiny.npy"), DType::F32, {2, 3}, "truncated header");
 
   writeRaw(tmp("magic.npy"), "PK\x03\x04 this is a zip file, not npy.....");
-  expectError(tmp("magic.npy"), DType::F32, {2, 3}, "bad magic");
+  expectError(tmp("magic.npy"), DType::F32, {2, 3},
+              "bad magic: missing the \\x93NUMPY magic");
 
   writeRaw(
       tmp("dict.npy"),
@@ -179,7 +180,7 @@ TEST(Npy, MalformedFiles) {
       npyBytes("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 3), }",
                48));
   expectError(tmp("complex.npy"), DType::F32, {2, 3},
-              "unsupported dtype '<c8'");
+              "unsupported dtype <c8 (supported: <f2, <f4, <f8, <i4, <i8)");
 
   std::string v9 = npyBytes(ok, 24);
   v9[6] = 9;
@@ -251,7 +252,7 @@ TEST(Npy, SharedRulesRejectEveryMalformedVariant) {
        npyBytes("{'descr': '>f4', 'fortran_order': False, "
                 "'shape': (4, 8), }",
                 n),
-       "big-endian dtype '>f4'"},
+       "big-endian dtype >f4 is not supported"},
       {"dtype_i8",
        npyBytes("{'descr': '<i8', 'fortran_order': False, "
                 "'shape': (4, 8), }",
@@ -280,15 +281,15 @@ TEST(Npy, SharedRulesRejectEveryMalformedVariant) {
       {"hdr_descr_native",
        npyBytes("{'descr': '=f4', 'fortran_order': False, 'shape': (4, 8), }",
                 n),
-       "dtype '=f4' leaves the byte order to the reading machine"},
+       "dtype =f4 leaves the byte order to the reading machine"},
       {"hdr_descr_pipe",
        npyBytes("{'descr': '|f4', 'fortran_order': False, 'shape': (4, 8), }",
                 n),
-       "dtype '|f4' leaves the byte order"},
+       "dtype |f4 leaves the byte order"},
       {"hdr_fortran",
        npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (4, 8), }",
                 n),
-       "Fortran-order arrays are not supported"},
+       "Fortran order is not supported"},
       {"hdr_garbage", npyBytes("{" + D + ", 'shape': (4, 8), }}}}", n),
        "unexpected text after the dict"},
       {"hdr_weird_types",
