@@ -1,0 +1,138 @@
+//===- PropagateConflicts.cpp - deciding an op ----------------------------===//
+
+#include "Propagator.h"
+
+#include "weft/Dialect/Weft/IR/Debug.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "weft-propagate"
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::propagate;
+
+void Propagator::decide(Operation *op) {
+  const ShardingRule &rule = ruleOf(op);
+  llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
+  bool compatible = proposals(rule, props);
+
+  // Where the op's tensors agree, their letters are followed, as GSPMD does:
+  // the cost model arbitrates conflicts only. (Un-splitting an agreed letter
+  // can send fewer bytes, e.g. all-gathering P8a's x and dy instead of
+  // all-reducing dw, but replicates the op's compute on every device.)
+  // Otherwise, enumerate letter maps: per letter, each proposal or nothing,
+  // with no axis on two letters.
+  std::string splitLetters;
+  for (char c : rule.getLetters())
+    if (props.count(c))
+      splitLetters.push_back(c);
+  std::vector<Candidate> candidates;
+  LetterMap current;
+  std::function<void(unsigned)> enumerate;
+  enumerate = [&](unsigned k) {
+    if (candidates.size() >= 512)
+      return;
+    if (k == splitLetters.size()) {
+      candidates.push_back(price(rule, current));
+      return;
+    }
+    char c = splitLetters[k];
+    if (compatible) {
+      current[c] = props[c].front();
+      enumerate(k + 1);
+      current.erase(c);
+      return;
+    }
+    for (const AxisList &axes : props[c]) {
+      bool clash = false;
+      for (auto &[other, used] : current)
+        for (StringRef a : axes)
+          if (llvm::is_contained(used, a))
+            clash = true;
+      if (clash)
+        continue;
+      current[c] = axes;
+      enumerate(k + 1);
+      current.erase(c);
+    }
+    enumerate(k + 1);
+  };
+  enumerate(0);
+  auto pickBest = [&]() -> const Candidate * {
+    const Candidate *best = nullptr;
+    for (const Candidate &c : candidates)
+      if (c.valid && (!best || better(c, *best)))
+        best = &c;
+    return best;
+  };
+  const Candidate *best = pickBest();
+  if (!best && compatible) {
+    // The agreed letter map has no plan to layouts fixed earlier (e.g. a
+    // result made partial before its other operand was known): price every
+    // sub-map instead.
+    compatible = false;
+    candidates.clear();
+    enumerate(0);
+    best = pickBest();
+  }
+  if (!best) {
+    op->emitOpError() << "weft-propagate found no letter map with a valid "
+                         "resharding plan for this op (internal error; "
+                         "please report it with this program)";
+    undecidable = true;
+    return;
+  }
+  decided.set(index[op]);
+  WEFT_DEBUG({
+    llvm::dbgs() << "[weft-propagate] decided " << op->getName() << " at "
+                 << op->getLoc() << ": letters "
+                 << letterMapStr(rule, best->letters) << ", cost "
+                 << formatBytes(best->cost) << " per device, "
+                 << candidates.size() << " candidate(s)\n";
+    for (const Candidate &c : candidates)
+      if (&c != best)
+        llvm::dbgs() << "[weft-propagate]   not taken: "
+                     << letterMapStr(rule, c.letters) << " "
+                     << (c.valid ? formatBytes(c.cost) : std::string("no plan"))
+                     << "\n";
+  });
+  if (isa<IndexLetterOpInterface>(op))
+    rule.writeSplit(best->letters);
+  conflicted.erase(index[op]);
+
+  // Record the reshards it pays for and fill unknown tensors.
+  const LetterMap &map = best->letters;
+  for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+    Value v = rule.getTensor(i);
+    if (i == rule.getResultIndex()) {
+      if (!states[v].layout)
+        setLayout(v,
+                  rule.naturalResult(
+                      map, best->acceptedOperand >= 0
+                               ? &*states[rule.getTensor(best->acceptedOperand)]
+                                      .layout
+                               : nullptr),
+                  {Origin::Computed, op});
+      continue;
+    }
+    Layout req = rule.requiredLayout(i, map);
+    if (!states[v].layout) {
+      setLayout(v, req, {Origin::Required, op});
+      continue;
+    }
+    if (int(i) == best->acceptedOperand) {
+      req.partial = states[v].layout->partial;
+      req.partialKind = states[v].layout->partialKind;
+    }
+    if (*states[v].layout != req && !llvm::is_contained(requested[v], req))
+      requested[v].push_back(req);
+  }
+
+  explainDecision(op, rule, candidates, best);
+}

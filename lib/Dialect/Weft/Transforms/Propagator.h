@@ -1,0 +1,150 @@
+//===- Propagator.h - weft-propagate's shared state -------------*- C++ -*-===//
+//
+// The propagation of one function, split by concern (docs/propagation.md):
+//   PropagateState.cpp       value states, annotations, the canonical order,
+//                            writing layouts back
+//   PropagateCompatible.cpp  compatible propagation to a fixed point
+//   PropagateCost.cpp        the cost model: pricing a letter map
+//   PropagateConflicts.cpp   deciding an op: enumerate, price, choose
+//   PropagateExplain.cpp     explanations (--weft-propagate=explain)
+//   Propagate.cpp            the driver and the pass
+// Private to lib/Dialect/Weft/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_LIB_DIALECT_WEFT_TRANSFORMS_PROPAGATOR_H
+#define WEFT_LIB_DIALECT_WEFT_TRANSFORMS_PROPAGATOR_H
+
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Reshard.h"
+#include "weft/Dialect/Weft/Transforms/ShardingRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <deque>
+#include <memory>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mlir::weft::propagate {
+
+/// Where a value's layout came from, for explanations (formatted only then).
+struct Origin {
+  enum Kind { AnnotatedArgument, AnnotatedResult, Propagated, Computed,
+              Required } kind = Propagated;
+  /// The op that gave the layout (none for an annotated argument).
+  Operation *by = nullptr;
+};
+
+/// Kept small (the map of states is the pass's hottest data); layouts live
+/// in a deque that never moves them.
+struct ValueState {
+  const Layout *layout = nullptr;
+  bool fixed = false;
+  Origin origin;
+};
+
+/// A priced letter map.
+struct Candidate {
+  LetterMap letters;
+  double cost = 0;
+  unsigned fixedResharded = 0;
+  unsigned axesUsed = 0;
+  int acceptedOperand = -1;
+  bool valid = true;
+  /// One line per reshard the candidate needs.
+  SmallVector<std::string> reshards;
+};
+
+/// Whether candidate `a` is strictly better than `b` (PropagateCost.cpp).
+bool better(const Candidate &a, const Candidate &b);
+/// `1.5 MiB`, `24 B`: bytes for explanations.
+std::string formatBytes(double bytes);
+/// `{f = {"model"}}` or `{} (nothing split)`, letters named by `rule`.
+std::string letterMapStr(const ShardingRule &rule, const LetterMap &map);
+
+class Propagator {
+public:
+  Propagator(func::FuncOp func, const MeshInfo &mesh,
+             const AxisWeights &weights, bool explain)
+      : func(func), mesh(mesh), weights(weights), explain(explain),
+        asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collectAnnotations();
+  LogicalResult computeOrder();
+  void enqueueNeighbors(Value v);
+  void propagateCompatible();
+  /// Proposals per letter from the known tensors of `rule`; false on a
+  /// conflict.
+  bool proposals(const ShardingRule &rule,
+                 llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &out);
+  int acceptedOperand(const ShardingRule &rule, const LetterMap &map);
+  Candidate price(const ShardingRule &rule, const LetterMap &map);
+  /// How many undecided consumers of `v` other than `self` could take `v`
+  /// in layout `target` (some letter map of theirs requires exactly it).
+  unsigned sharersOf(Value v, const Layout &target, Operation *self);
+  void decide(Operation *op);
+  /// With `explain`: the remark text of `op`'s decision, every route
+  /// priced and the one taken.
+  void explainDecision(Operation *op, const ShardingRule &rule,
+                       ArrayRef<Candidate> candidates, const Candidate *best);
+  void setLayout(Value v, const Layout &layout, Origin origin);
+  std::string describeOrigin(Value v);
+  void writeBack();
+  std::string name(Value v);
+
+  func::FuncOp func;
+  const MeshInfo &mesh;
+  const AxisWeights &weights;
+  bool explain;
+  /// SSA names for explanations; built only with `explain`.
+  std::unique_ptr<AsmState> asmState;
+
+  llvm::DenseMap<Value, ValueState> states;
+  std::deque<Layout> layoutStore;
+  const Layout *store(Layout l) {
+    return &layoutStore.emplace_back(std::move(l));
+  }
+  SmallVector<Operation *> order;
+  llvm::DenseMap<Operation *, unsigned> index;
+  /// The rule of each op, by canonical index.
+  std::vector<ShardingRule> rules;
+  const ShardingRule &ruleOf(Operation *op) {
+    return rules[index.find(op)->second];
+  }
+  /// Ops whose letter map is chosen (by canonical index); the map itself
+  /// is written on the op as `weft.split` right away.
+  llvm::BitVector decided;
+  bool isDecided(Operation *op) { return decided.test(index[op]); }
+  /// Ops found in conflict by the last visit, by canonical index.
+  std::set<unsigned> conflicted;
+  /// Ops to revisit, smallest canonical index first; `queued` dedupes.
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
+      worklist;
+  llvm::BitVector queued;
+  void enqueue(unsigned idx) {
+    if (!queued.test(idx)) {
+      queued.set(idx);
+      worklist.push(idx);
+    }
+  }
+  /// Set when an op could not be decided; the pass fails.
+  bool undecidable = false;
+  /// With `explain`: the text of each op's remark, emitted in program order.
+  llvm::DenseMap<Operation *, std::string> explanations;
+  double totalCost = 0;
+  /// Reshards already paid for: (value, target layout).
+  llvm::DenseMap<Value, SmallVector<Layout, 1>> requested;
+};
+
+} // namespace mlir::weft::propagate
+
+#endif // WEFT_LIB_DIALECT_WEFT_TRANSFORMS_PROPAGATOR_H
