@@ -119,17 +119,26 @@ private:
 
 bool registered(StringRef pass) { return PassInfo::lookup(pass) != nullptr; }
 
-/// Runs `pipeline` (a pass list, e.g. "weft-propagate") on the module.
+/// Runs `pipeline` (a pass list on the module, e.g. "weft-comm-report";
+/// function passes nest: "func.func(weft-propagate)", which runs on every
+/// function in parallel). A
+/// stage may be a module pass or a func.func pass (run on every function,
+/// in parallel); the textual parser does not nest implicitly, so a pipeline
+/// the module does not take is tried again inside func.func.
 LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  PassManager pm(module.getContext(), ModuleOp::getOperationName());
   std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(pipeline, pm, os))) {
-    llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
-                 << "\n";
-    return failure();
+  for (const std::string &text : {pipeline, "func.func(" + pipeline + ")"}) {
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    std::string attemptError;
+    llvm::raw_string_ostream os(attemptError);
+    if (succeeded(parsePassPipeline(text, pm, os)))
+      return pm.run(module);
+    if (error.empty())
+      error = attemptError;
   }
-  return pm.run(module);
+  llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
+               << "\n";
+  return failure();
 }
 
 /// Writes `print` to -o (or stdout).
@@ -170,6 +179,59 @@ LogicalResult selectEntry(ModuleOp module) {
   return success();
 }
 
+/// The executable weftc writes: -o, else the input without its extension.
+std::string executablePath() {
+  if (!outputFile.empty())
+    return outputFile;
+  SmallString<128> p(inputFile);
+  llvm::sys::path::replace_extension(p, "");
+  return p.str().str();
+}
+
+/// Every file weftc will write, checked before anything is compiled (D5:
+/// never the source; an unwritable -o is found now, not at link time).
+LogicalResult checkOutputs() {
+  SmallVector<std::pair<std::string, std::string>> outputs;
+  if (emit == Emit::Exe) {
+    if (outputFile.empty()) {
+      if (inputFile == "-") {
+        llvm::errs() << "weftc: error: reading the program from stdin: name "
+                        "the executable with -o\n";
+        return failure();
+      }
+      if (!llvm::sys::path::has_extension(inputFile)) {
+        llvm::errs() << "weftc: error: the default executable name is the "
+                        "input without its extension, which for '"
+                     << inputFile
+                     << "' is the input itself; name the executable with -o\n";
+        return failure();
+      }
+    }
+    outputs.emplace_back(executablePath(),
+                         outputFile.empty() ? "the executable" : "-o");
+    if (!saveCpp.empty())
+      outputs.emplace_back(saveCpp, "--save-cpp");
+  } else if (!outputFile.empty() && outputFile != "-") {
+    outputs.emplace_back(outputFile, "-o");
+  }
+  if (outputs.size() == 2 &&
+      (outputs[0].first == outputs[1].first ||
+       [&] {
+         bool same = false;
+         return !llvm::sys::fs::equivalent(outputs[0].first, outputs[1].first,
+                                           same) &&
+                same;
+       }())) {
+    llvm::errs() << "weftc: error: -o and --save-cpp name the same file '"
+                 << outputs[1].first << "'\n";
+    return failure();
+  }
+  for (auto &[path, what] : outputs)
+    if (failed(weftc::checkOutputPath(path, what, inputFile)))
+      return failure();
+  return success();
+}
+
 int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // Parse and verify, recording SSA names for the inputs and outputs.
   OwningOpRef<ModuleOp> module;
@@ -177,14 +239,19 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     Stage s("parse + verify");
     AsmParserState state;
     Block block;
-    ParserConfig config(&context);
+    // Verified below. --unsharded drops the shardings and --mesh re-sizes
+    // the mesh before the shardings are checked against it, so a layout
+    // that does not divide the declared mesh is no error there.
+    ParserConfig config(&context, /*verifyAfterParse=*/false);
     LocationAttr fileLoc;
     if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
       return 1;
     auto loc = FileLineColLoc::get(&context, inputFile, 0, 0);
     module = detail::constructContainerOpForParserIfNecessary<ModuleOp>(
         &block, &context, loc);
-    if (!module || failed(verify(*module)))
+    bool rewritesMesh = unsharded || meshSizes.getNumOccurrences();
+    if (!module ||
+        failed(rewritesMesh ? weftc::verifyOps(*module) : verify(*module)))
       return 1;
     if (failed(selectEntry(*module)))
       return 1;
@@ -201,7 +268,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     if (failed(weftc::resizeMesh(*module, meshSizes)))
       return 1;
-    if (failed(verify(*module))) {
+    if (!unsharded && failed(verify(*module))) {
       llvm::errs() << "weftc: error: the program does not fit --mesh "
                    << meshSizes << " (see above)\n";
       return 1;
@@ -224,14 +291,14 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   } else {
     {
       Stage s("weft-propagate");
-      if (failed(runPipeline(*module, "weft-propagate")))
+      if (failed(runPipeline(*module, "func.func(weft-propagate)")))
         return 1;
     }
     if (emit == Emit::Global)
       return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
     if (registered("weft-partition")) {
       Stage s("weft-partition");
-      if (failed(runPipeline(*module, "weft-partition")))
+      if (failed(runPipeline(*module, "func.func(weft-partition)")))
         return 1;
     } else if (unsharded) {
       weftc::localizeTrivially(*module);
@@ -302,12 +369,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     f << cpp;
   }
 
-  std::string exe = outputFile;
-  if (exe.empty()) {
-    SmallString<128> p(inputFile);
-    llvm::sys::path::replace_extension(p, "");
-    exe = p.str().str();
-  }
+  std::string exe = executablePath();
   SmallString<128> cppFile;
   if (llvm::sys::fs::createTemporaryFile("weftc", "cpp", cppFile)) {
     llvm::errs() << "weftc: error: cannot create a temporary file\n";
@@ -360,6 +422,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "weftc: error: " << err << "\n";
     return 1;
   }
+  if (failed(checkOutputs()))
+    return 1;
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);

@@ -370,34 +370,35 @@ namespace {
 struct WeftPartitionPass
     : public weft::impl::WeftPartitionBase<WeftPartitionPass> {
   void runOnOperation() override {
+    // A function pass: functions are propagated (partitioned) in parallel;
+    // each reads only the module's meshes besides itself.
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
     SymbolTableCollection tables;
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      if (failed(verifyGlobalView(func, "weft-partition")))
-        return signalPassFailure();
-      FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
-      if (failed(meshOp))
-        return signalPassFailure();
-      bool annotated = llvm::any_of(func.getArgumentTypes(), [](Type t) {
-        return static_cast<bool>(getSharding(t));
-      });
-      func.walk([&](Operation *op) {
-        for (Type t : op->getResultTypes())
-          annotated |= static_cast<bool>(getSharding(t));
-      });
-      if (!annotated || !*meshOp) {
-        if (func.getNumArguments() == 0 &&
-            func.getBody().front().getOperations().size() == 1)
-          continue; // Nothing to partition.
-        func.emitOpError() << "has no #weft.sharding: run --weft-propagate "
-                              "before --weft-partition";
-        return signalPassFailure();
-      }
-      MeshInfo mesh(*meshOp);
-      if (failed(Partitioner(func, mesh).run()))
-        return signalPassFailure();
+    if (failed(verifyGlobalView(func, "weft-partition")))
+      return signalPassFailure();
+    FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+    if (failed(meshOp))
+      return signalPassFailure();
+    bool annotated = llvm::any_of(func.getArgumentTypes(), [](Type t) {
+      return static_cast<bool>(getSharding(t));
+    });
+    func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        annotated |= static_cast<bool>(getSharding(t));
+    });
+    if (!annotated || !*meshOp) {
+      if (func.getNumArguments() == 0 &&
+          func.getBody().front().getOperations().size() == 1)
+        return; // Nothing to partition.
+      func.emitOpError() << "has no #weft.sharding: run --weft-propagate "
+                            "before --weft-partition";
+      return signalPassFailure();
     }
+    MeshInfo mesh(*meshOp);
+    if (failed(Partitioner(func, mesh).run()))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -98,22 +98,23 @@ struct WeftPropagatePass
     AxisWeights weights;
     if (failed(parseWeights(weights)))
       return signalPassFailure();
+    // A function pass: functions are propagated (partitioned) in parallel;
+    // each reads only the module's meshes besides itself.
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
     SymbolTableCollection tables;
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      if (failed(verifyGlobalView(func, "weft-propagate")))
-        return signalPassFailure();
-      FailureOr<MeshOp> mesh = getFunctionMesh(func, tables);
-      if (failed(mesh))
-        return signalPassFailure();
-      if (!*mesh)
-        continue; // No mesh at all: nothing to shard.
-      MeshInfo info(*mesh);
-      Propagator propagator(func, info, weights, explain);
-      if (failed(propagator.run()))
-        return signalPassFailure();
-    }
+    if (failed(verifyGlobalView(func, "weft-propagate")))
+      return signalPassFailure();
+    FailureOr<MeshOp> mesh = getFunctionMesh(func, tables);
+    if (failed(mesh))
+      return signalPassFailure();
+    if (!*mesh)
+      return; // No mesh at all: nothing to shard.
+    MeshInfo info(*mesh);
+    Propagator propagator(func, info, weights, explain);
+    if (failed(propagator.run()))
+      return signalPassFailure();
   }
 };
 } // namespace

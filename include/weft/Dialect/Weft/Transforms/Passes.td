@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def WeftPropagate : Pass<"weft-propagate", "::mlir::ModuleOp"> {
+def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
   let summary = "Complete every sharding from the user's annotations";
   let description = [{
     Gives every tensor value of every function a `#weft.sharding`, GSPMD
@@ -62,7 +62,7 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::ModuleOp"> {
 }
 
 
-def WeftPartition : Pass<"weft-partition", "::mlir::ModuleOp"> {
+def WeftPartition : Pass<"weft-partition", "::mlir::func::FuncOp"> {
   let summary = "Rewrite a propagated program into the per-rank SPMD program";
   let description = [{
     Turns the global view into the local view every rank runs (design.md
