@@ -19,9 +19,15 @@ namespace weftc {
 void attachSourceNames(mlir::ModuleOp module,
                        const mlir::AsmParserState &state);
 
-/// Rewrites a global-view program into the same program on one device:
-/// every weft.mesh keeps its axis names with all sizes 1, every
-/// #weft.sharding encoding and weft.shard op is dropped.
+/// Verifies every op of `module` except the checks of symbol uses (which
+/// is where shardings are checked against their mesh): what --unsharded
+/// needs before it drops the shardings; the caller verifies all after.
+mlir::LogicalResult verifyOps(mlir::ModuleOp module);
+
+/// Rewrites a global-view program (verified by verifyOps) into the same
+/// program on one device: every weft.mesh keeps its axis names with all
+/// sizes 1, every #weft.sharding becomes replicated on its mesh (so each
+/// function still names the mesh it runs on), weft.shard ops included.
 mlir::LogicalResult makeUnsharded(mlir::ModuleOp module);
 
 /// The local view of a program on a one-device mesh with no shardings:
@@ -35,6 +41,14 @@ void localizeTrivially(mlir::ModuleOp module);
 /// then changes nothing. The caller re-verifies the module, which reports
 /// shardings the new sizes do not divide.
 mlir::LogicalResult resizeMesh(mlir::ModuleOp module, llvm::StringRef spec);
+
+/// Checks, before anything is compiled, that weftc may write `path` (the
+/// output named `what`, e.g. "-o"): it is not the input file (weftc never
+/// overwrites its source), not a directory, and its directory exists and is
+/// writable (as is the file, if it exists). Prints the error and fails
+/// otherwise.
+mlir::LogicalResult checkOutputPath(llvm::StringRef path, llvm::StringRef what,
+                                    llvm::StringRef input);
 
 /// Compiles and links `cppFile` against the runtime into `output`. On
 /// failure prints the command and the compiler's output to stderr.
