@@ -27,7 +27,11 @@ LogicalResult compileProgram(const std::string &cppFile,
     }
     compiler = *found;
   }
+  // -O2, then the configured flags (which may override it), then --cxx-flag.
   std::vector<std::string> args = {compiler, "-std=c++20", "-O2"};
+  for (const char *flag : kWeftcCxxFlags)
+    if (*flag)
+      args.push_back(flag);
   for (const char *dir : kWeftcIncludeDirs)
     args.push_back(std::string("-I") + dir);
   for (const std::string &f : extraFlags)
@@ -35,6 +39,9 @@ LogicalResult compileProgram(const std::string &cppFile,
   args.push_back(cppFile);
   args.push_back("-o");
   args.push_back(output);
+  for (const char *flag : kWeftcLinkFlags)
+    if (*flag)
+      args.push_back(flag);
   for (const char *item : kWeftcLinkItems)
     args.push_back(item);
 
