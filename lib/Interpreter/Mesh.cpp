@@ -1,6 +1,7 @@
 //===- Mesh.cpp - ranks, mesh coordinates and collective groups -----------===//
 
 #include "weft/Interpreter/Mesh.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
 #include <cassert>
@@ -21,10 +22,10 @@ Mesh Mesh::get(MeshOp op) {
 }
 
 int64_t Mesh::getNumRanks() const {
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
-  return n;
+  // The verifier bounds a mesh by kMaxDevices; checkSimulable far lower.
+  std::optional<int64_t> n = boundedProduct(sizes, kMaxDevices);
+  assert(n && "mesh beyond kMaxDevices: the verifier bounds it");
+  return *n;
 }
 
 std::optional<unsigned> Mesh::getAxisIndex(StringRef axis) const {
@@ -53,13 +54,15 @@ int64_t Mesh::getRank(ArrayRef<int64_t> coords) const {
 }
 
 int64_t Mesh::getGroupSize(ArrayRef<StringRef> axes) const {
-  int64_t n = 1;
+  SmallVector<int64_t> groupSizes;
   for (StringRef axis : axes) {
     std::optional<unsigned> a = getAxisIndex(axis);
     assert(a && "unknown mesh axis");
-    n *= sizes[*a];
+    groupSizes.push_back(sizes[*a]);
   }
-  return n;
+  std::optional<int64_t> n = boundedProduct(groupSizes, kMaxDevices);
+  assert(n && "group beyond kMaxDevices: the verifier bounds it");
+  return *n;
 }
 
 int64_t Mesh::getGroupPosition(int64_t rank, ArrayRef<StringRef> axes) const {

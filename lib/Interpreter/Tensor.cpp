@@ -1,6 +1,7 @@
 //===- Tensor.cpp - dense row-major tensors of doubles --------------------===//
 
 #include "weft/Interpreter/Tensor.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -10,10 +11,10 @@ using namespace mlir;
 using namespace mlir::weft::interp;
 
 int64_t mlir::weft::interp::numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n *= s;
-  return n;
+  // The verifier bounds a tensor by kMaxElements; checkSimulable far lower.
+  std::optional<int64_t> n = boundedProduct(shape, kMaxElements);
+  assert(n && "tensor beyond kMaxElements: the verifier bounds it");
+  return *n;
 }
 
 SmallVector<int64_t>

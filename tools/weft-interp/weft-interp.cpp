@@ -14,6 +14,7 @@
 #include "weft/Interpreter/Npy.h"
 #include "weft/Interpreter/Random.h"
 #include "weft/Interpreter/Signature.h"
+#include "weft/Interpreter/Simulation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -96,6 +97,17 @@ static cl::opt<double>
     atolOpt("atol", cl::desc("Absolute tolerance of --compare (default 1e-10)"),
             cl::init(1e-10), cl::cat(category));
 
+static cl::opt<int64_t> maxRanks(
+    "max-ranks",
+    cl::desc("Most ranks a local view may run on (default 4096): every rank "
+             "holds its copy of every value in this process"),
+    cl::init(SimulationLimits().maxRanks), cl::cat(category));
+static cl::opt<int64_t> maxElements(
+    "max-elements",
+    cl::desc("Most elements of one value over all the ranks that hold it, "
+             "and of a global tensor (default 2^28 = 268435456)"),
+    cl::init(SimulationLimits().maxElements), cl::cat(category));
+
 static const char *overview =
     R"(weft-interp: the reference interpreter of weft programs
 
@@ -122,9 +134,14 @@ the partitioner, needing neither MPI nor BLAS.
       rtol * max |global|. Exit status 1 on any mismatch.
 
 Errors (malformed IR, missing files, a local function without
-`weft.global_type`, shapes that disagree, ids out of range) are diagnostics
-with exit status 1.
+`weft.global_type`, shapes that disagree, ids out of range, a mesh or a
+tensor beyond --max-ranks / --max-elements) are diagnostics with exit
+status 1.
 )";
+
+static SimulationLimits limits() {
+  return SimulationLimits{maxRanks, maxElements};
+}
 
 /// Prints `msg` as a tool error and returns 1 (the exit status).
 static int toolError(const Twine &msg) {
@@ -321,6 +338,9 @@ static int runSingle(func::FuncOp func) {
       resultTypes.push_back(ranked);
     }
   }
+  if (failed(checkSimulable(func, sig.has_value(),
+                            sig ? sig->meshOp : MeshOp(), limits())))
+    return 1;
   FailureOr<Values> args = makeInputs(func, argTypes);
   if (failed(args))
     return 1;
@@ -392,6 +412,9 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
       failed(checkTypes(global.getResultTypes(), sig->resultTypes, "result")))
     return 1;
 
+  if (failed(checkSimulable(global, /*local=*/false, MeshOp(), limits())) ||
+      failed(checkSimulable(local, /*local=*/true, sig->meshOp, limits())))
+    return 1;
   FailureOr<Values> args = makeInputs(global, sig->argTypes);
   if (failed(args))
     return 1;
@@ -446,6 +469,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
+  if (maxRanks < 1 || maxElements < 1)
+    return toolError("--max-ranks and --max-elements must be >= 1");
   // An infinite or NaN tolerance would make every comparison pass.
   for (auto [name, value] : {std::pair<const char *, double>("rtol", rtolOpt),
                              {"atol", atolOpt}})

@@ -1,0 +1,91 @@
+//===- Simulation.cpp - What weft-interp agrees to simulate ---------------===//
+
+#include "weft/Interpreter/Simulation.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::interp;
+
+/// Checks one value of `type` held by `ranks` ranks.
+static LogicalResult checkTensor(Operation *at, Type type, int64_t ranks,
+                                 const Twine &what,
+                                 const SimulationLimits &limits) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || !ranked.hasStaticShape())
+    return success(); // The evaluator reports these.
+  SmallVector<int64_t> sizes(ranked.getShape());
+  sizes.push_back(ranks);
+  if (boundedProduct(sizes, limits.maxElements))
+    return success();
+  InFlightDiagnostic diag = at->emitError()
+                            << what << " ("
+                            << RankedTensorType::get(ranked.getShape(),
+                                                     ranked.getElementType())
+                            << ") holds ";
+  std::optional<int64_t> elements =
+      boundedProduct(sizes, std::numeric_limits<int64_t>::max());
+  if (elements)
+    diag << *elements;
+  else
+    diag << "more than 2^63";
+  diag << " element(s)";
+  if (ranks > 1)
+    diag << " over " << ranks << " ranks";
+  return diag << "; weft-interp simulates at most " << limits.maxElements
+              << " per tensor (raise with --max-elements)";
+}
+
+LogicalResult mlir::weft::interp::checkSimulable(
+    func::FuncOp func, bool local, MeshOp mesh,
+    const SimulationLimits &limits) {
+  int64_t ranks = 1;
+  if (local && mesh) {
+    SmallVector<int64_t> sizes(mesh.getAxisSizes());
+    std::optional<int64_t> n = boundedProduct(sizes, limits.maxRanks);
+    if (!n) {
+      std::optional<int64_t> exact =
+          boundedProduct(sizes, std::numeric_limits<int64_t>::max());
+      InFlightDiagnostic diag = mesh.emitError() << "mesh @"
+                                                 << mesh.getSymName() << " has ";
+      if (exact)
+        diag << *exact;
+      else
+        diag << "more than 2^63";
+      return diag << " devices; weft-interp simulates at most "
+                  << limits.maxRanks
+                  << " ranks (raise with --max-ranks), one tensor per rank "
+                     "for every value";
+    }
+    ranks = *n;
+  }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    if (failed(checkTensor(func, func.getArgumentTypes()[i], ranks,
+                           "argument #" + Twine(i), limits)))
+      return failure();
+    if (TypeAttr global = local ? getArgGlobalType(func, i) : TypeAttr())
+      if (failed(checkTensor(func, global.getValue(), 1,
+                             "the global type of argument #" + Twine(i),
+                             limits)))
+        return failure();
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (TypeAttr global = local ? getResultGlobalType(func, i) : TypeAttr())
+      if (failed(checkTensor(func, global.getValue(), 1,
+                             "the global type of result #" + Twine(i),
+                             limits)))
+        return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (auto [i, result] : llvm::enumerate(op->getResults()))
+      if (failed(checkTensor(op, result.getType(), ranks,
+                             "result #" + Twine(i), limits)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
