@@ -111,6 +111,9 @@ public:
   startGatherBytesToRoot(const void *send, void *recv, std::size_t bytes) = 0;
 
   //===--- Blocking forms: start + wait ------------------------------------//
+  // Never the library's blocking calls: MPI does not match a blocking
+  // collective with a nonblocking one, so mixing them across ranks (one
+  // rank waiting asynchronously, or with a timeout) would deadlock.
   void allReduce(const void *send, void *recv, int64_t count, DType dtype,
                  ReduceKind kind, const GroupPlan &group) {
     startAllReduce(send, recv, count, dtype, kind, group)->wait();
