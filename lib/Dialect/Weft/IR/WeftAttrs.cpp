@@ -1,4 +1,4 @@
-//===- WeftAttrs.cpp - #weft.sharding -------------------------------------===//
+//===- WeftAttrs.cpp - #weft.sharding and #weft.axes ----------------------===//
 
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
@@ -31,11 +31,18 @@ ShardingAttr mlir::weft::getSharding(Type type) {
                 : ShardingAttr();
 }
 
-static ArrayAttr axisArray(MLIRContext *ctx, ArrayRef<StringRef> axes) {
-  SmallVector<Attribute> attrs;
-  for (StringRef axis : axes)
+AxisListAttr AxisListAttr::get(MLIRContext *ctx, ArrayRef<StringRef> names) {
+  SmallVector<StringAttr> attrs;
+  for (StringRef axis : names)
     attrs.push_back(StringAttr::get(ctx, axis));
-  return ArrayAttr::get(ctx, attrs);
+  return get(ctx, attrs);
+}
+
+SmallVector<StringRef> AxisListAttr::getNames() const {
+  SmallVector<StringRef> names;
+  for (StringAttr a : getAxes())
+    names.push_back(a.getValue());
+  return names;
 }
 
 ShardingAttr ShardingAttr::get(FlatSymbolRefAttr mesh,
@@ -43,43 +50,34 @@ ShardingAttr ShardingAttr::get(FlatSymbolRefAttr mesh,
                                ReductionKind partialKind,
                                ArrayRef<StringRef> partialAxes) {
   MLIRContext *ctx = mesh.getContext();
-  SmallVector<Attribute> dimAttrs;
+  SmallVector<AxisListAttr> dimAttrs;
   for (const SmallVector<StringRef> &axes : dims)
-    dimAttrs.push_back(axisArray(ctx, axes));
-  return get(ctx, mesh, ArrayAttr::get(ctx, dimAttrs), partialKind,
-             axisArray(ctx, partialAxes));
-}
-
-static SmallVector<StringRef> axisNames(ArrayAttr axes) {
-  SmallVector<StringRef> names;
-  for (Attribute a : axes)
-    names.push_back(cast<StringAttr>(a).getValue());
-  return names;
+    dimAttrs.push_back(AxisListAttr::get(ctx, axes));
+  return get(ctx, mesh, dimAttrs, partialKind,
+             AxisListAttr::get(ctx, partialAxes));
 }
 
 SmallVector<StringRef> ShardingAttr::getDimAxes(unsigned dim) const {
-  return axisNames(cast<ArrayAttr>(getDims()[dim]));
+  return getDims()[dim].getNames();
 }
 
 SmallVector<StringRef> ShardingAttr::getPartialAxisNames() const {
-  return axisNames(getPartialAxes());
+  return getPartialAxes().getNames();
 }
 
 bool ShardingAttr::isReplicated() const {
   if (isPartial())
     return false;
-  return llvm::all_of(getDims(), [](Attribute d) {
-    return cast<ArrayAttr>(d).empty();
-  });
+  return llvm::all_of(getDims(), [](AxisListAttr d) { return d.empty(); });
 }
 
 //===----------------------------------------------------------------------===//
 // Syntax: <@mesh, [{"a"}, {}, {"b", "c"}], partial = sum {"d"}>
 //===----------------------------------------------------------------------===//
 
-/// Parses `{"a", "b"}` into an array of string attributes.
-static ParseResult parseAxisList(AsmParser &p, ArrayAttr &result) {
-  SmallVector<Attribute> axes;
+/// Parses `{"a", "b"}`.
+static ParseResult parseAxisList(AsmParser &p, AxisListAttr &result) {
+  SmallVector<StringAttr> axes;
   if (p.parseCommaSeparatedList(AsmParser::Delimiter::Braces, [&] {
         std::string name;
         if (p.parseString(&name))
@@ -88,16 +86,28 @@ static ParseResult parseAxisList(AsmParser &p, ArrayAttr &result) {
         return success();
       }))
     return failure();
-  result = ArrayAttr::get(p.getContext(), axes);
+  result = AxisListAttr::get(p.getContext(), axes);
   return success();
 }
 
-static void printAxisList(AsmPrinter &p, ArrayAttr axes) {
+static void printAxisList(AsmPrinter &p, AxisListAttr axes) {
   p << "{";
-  llvm::interleaveComma(axes, p, [&](Attribute a) {
-    p.printString(cast<StringAttr>(a).getValue());
-  });
+  llvm::interleaveComma(axes.getAxes(), p,
+                        [&](StringAttr a) { p.printString(a.getValue()); });
   p << "}";
+}
+
+Attribute AxisListAttr::parse(AsmParser &p, Type) {
+  AxisListAttr result;
+  if (p.parseLess() || parseAxisList(p, result) || p.parseGreater())
+    return {};
+  return result;
+}
+
+void AxisListAttr::print(AsmPrinter &p) const {
+  p << "<";
+  printAxisList(p, *this);
+  p << ">";
 }
 
 Attribute ShardingAttr::parse(AsmParser &p, Type) {
@@ -107,10 +117,10 @@ Attribute ShardingAttr::parse(AsmParser &p, Type) {
     return {};
   if (p.parseSymbolName(meshName))
     return {};
-  SmallVector<Attribute> dims;
+  SmallVector<AxisListAttr> dims;
   if (p.parseComma() ||
       p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        ArrayAttr axes;
+        AxisListAttr axes;
         if (parseAxisList(p, axes))
           return failure();
         dims.push_back(axes);
@@ -118,7 +128,7 @@ Attribute ShardingAttr::parse(AsmParser &p, Type) {
       }))
     return {};
   ReductionKind kind = ReductionKind::Sum;
-  ArrayAttr partialAxes = ArrayAttr::get(ctx, {});
+  AxisListAttr partialAxes = AxisListAttr::get(ctx, ArrayRef<StringAttr>());
   if (succeeded(p.parseOptionalComma())) {
     StringRef kindName;
     if (p.parseKeyword("partial") || p.parseEqual())
@@ -144,17 +154,15 @@ Attribute ShardingAttr::parse(AsmParser &p, Type) {
   if (p.parseGreater())
     return {};
   return p.getChecked<ShardingAttr>(ctx, FlatSymbolRefAttr::get(meshName),
-                                    ArrayAttr::get(ctx, dims), kind,
-                                    partialAxes);
+                                    dims, kind, partialAxes);
 }
 
 void ShardingAttr::print(AsmPrinter &p) const {
   p << "<";
   p.printSymbolName(getMesh().getValue());
   p << ", [";
-  llvm::interleaveComma(getDims(), p, [&](Attribute d) {
-    printAxisList(p, cast<ArrayAttr>(d));
-  });
+  llvm::interleaveComma(getDims(), p,
+                        [&](AxisListAttr d) { printAxisList(p, d); });
   p << "]";
   if (isPartial()) {
     p << ", partial = " << stringifyReductionKind(getPartialKind()) << " ";
@@ -170,32 +178,26 @@ void ShardingAttr::print(AsmPrinter &p) const {
 
 LogicalResult
 ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     FlatSymbolRefAttr mesh, ArrayAttr dims,
-                     ReductionKind partialKind, ArrayAttr partialAxes) {
+                     FlatSymbolRefAttr mesh, ArrayRef<AxisListAttr> dims,
+                     ReductionKind partialKind, AxisListAttr partialAxes) {
   if (!mesh)
     return emitError() << "sharding needs a mesh symbol";
+  if (!partialAxes || llvm::any_of(dims, [](AxisListAttr d) { return !d; }))
+    return emitError() << "sharding needs an axis list per dimension";
   llvm::StringSet<> seen;
-  auto checkAxis = [&](Attribute a, const Twine &where) -> LogicalResult {
-    auto name = dyn_cast<StringAttr>(a);
-    if (!name)
-      return emitError() << "mesh axes are strings, got " << a << " in "
-                         << where;
-    if (name.getValue().empty())
+  auto checkAxis = [&](StringAttr name, const Twine &where) -> LogicalResult {
+    if (!name || name.getValue().empty())
       return emitError() << "empty mesh axis name in " << where;
     if (!seen.insert(name.getValue()).second)
       return emitError() << "mesh axis \"" << name.getValue()
                          << "\" is used more than once in the sharding";
     return success();
   };
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    auto axes = dyn_cast<ArrayAttr>(d);
-    if (!axes)
-      return emitError() << "dimension #" << i << " needs a list of axes";
-    for (Attribute a : axes)
+  for (auto [i, d] : llvm::enumerate(dims))
+    for (StringAttr a : d.getAxes())
       if (failed(checkAxis(a, "dimension #" + Twine(i))))
         return failure();
-  }
-  for (Attribute a : partialAxes)
+  for (StringAttr a : partialAxes.getAxes())
     if (failed(checkAxis(a, "the partial axes")))
       return failure();
   return success();

@@ -12,6 +12,26 @@ include "weft/Dialect/Weft/IR/WeftEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/TensorEncoding.td"
 
+def Weft_AxisListAttr : AttrDef<Weft_Dialect, "AxisList"> {
+  let mnemonic = "axes";
+  let summary = "an ordered list of mesh axis names";
+  let description = [{
+    The axes that split one dimension of a `#weft.sharding` (major to
+    minor), or its partial axes. Inside a sharding it is written as a bare
+    brace list, `{"data", "model"}`; on its own as
+    `#weft.axes<{"data", "model"}>`.
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::StringAttr">:$axes);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    bool empty() const { return getAxes().empty(); }
+    /// The axis names, major to minor.
+    ::llvm::SmallVector<::llvm::StringRef> getNames() const;
+    static AxisListAttr get(::mlir::MLIRContext *ctx,
+                            ::llvm::ArrayRef<::llvm::StringRef> names);
+  }];
+}
+
 def Weft_ShardingAttr : AttrDef<Weft_Dialect, "Sharding",
     [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let mnemonic = "sharding";
@@ -43,11 +63,11 @@ def Weft_ShardingAttr : AttrDef<Weft_Dialect, "Sharding",
   }];
   let parameters = (ins
     "::mlir::FlatSymbolRefAttr":$mesh,
-    // One ArrayAttr of StringAttr (axis names, major to minor) per dimension.
-    "::mlir::ArrayAttr":$dims,
+    // The axes splitting each dimension, major to minor.
+    ArrayRefParameter<"::mlir::weft::AxisListAttr">:$dims,
     "::mlir::weft::ReductionKind":$partialKind,
-    // StringAttr axis names; empty when the value is not partial.
-    "::mlir::ArrayAttr":$partialAxes
+    // Empty when the value is not partial.
+    "::mlir::weft::AxisListAttr":$partialAxes
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
