@@ -5,9 +5,9 @@
 
 weft.mesh @mesh ["data" = 2, "model" = 4]
 // CHECK-LABEL: func.func @f
-// CHECK-SAME: weft.test_axes = #weft.axes<{"data", "model"}>
 // CHECK-SAME: tensor<8x16xf32, #weft.sharding<@mesh, [{"data", "model"}, {}]>>
 // CHECK-SAME: tensor<8x16xf32, #weft.sharding<@mesh, [{}, {}], partial = max {"model"}>>
+// CHECK-SAME: weft.test_axes = #weft.axes<{"data", "model"}>
 func.func @f(%x: tensor<8x16xf32, #weft.sharding<@mesh, [{"data", "model"}, {}]>>)
     -> tensor<8x16xf32, #weft.sharding<@mesh, [{}, {}], partial = max {"model"}>>
     attributes {weft.test_axes = #weft.axes<{"data", "model"}>} {
