@@ -124,10 +124,12 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
     return x * y;
   case MapKind::Div:
     return x / y;
+  // NaN propagates through max, min and relu (numpy's np.maximum; the
+  // runtime's ElementOps.h): fmax/fmin would drop it.
   case MapKind::Max:
-    return std::fmax(x, y);
+    return (x > y || std::isnan(x)) ? x : y;
   case MapKind::Min:
-    return std::fmin(x, y);
+    return (x < y || std::isnan(x)) ? x : y;
   case MapKind::Neg:
     return -x;
   case MapKind::Exp:
@@ -143,7 +145,7 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
   case MapKind::Tanh:
     return std::tanh(x);
   case MapKind::Relu:
-    return x > 0 ? x : 0.0;
+    return x < 0 ? 0.0 : x;
   case MapKind::Gelu: {
     const double c = std::sqrt(2.0 / M_PI);
     return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
@@ -204,12 +206,16 @@ Tensor mlir::weft::interp::reduce(ReductionKind kind, const IndexSpec &spec,
     break;
   case ReductionKind::Max:
     loop.run([&](ArrayRef<int64_t> o) {
-      out[o[0]] = std::max(out[o[0]], in[o[1]]);
+      double v = in[o[1]];
+      if (v > out[o[0]] || std::isnan(v))
+        out[o[0]] = v;
     });
     break;
   case ReductionKind::Min:
     loop.run([&](ArrayRef<int64_t> o) {
-      out[o[0]] = std::min(out[o[0]], in[o[1]]);
+      double v = in[o[1]];
+      if (v < out[o[0]] || std::isnan(v))
+        out[o[0]] = v;
     });
     break;
   }

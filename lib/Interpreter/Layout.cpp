@@ -68,11 +68,13 @@ void mlir::weft::interp::combineInto(Tensor &a, const Tensor &b,
     case ReductionKind::Sum:
       x[i] += y[i];
       break;
-    case ReductionKind::Max:
-      x[i] = std::max(x[i], y[i]);
+    case ReductionKind::Max: // NaN propagates, as in Kernels.cpp.
+      if (y[i] > x[i] || std::isnan(y[i]))
+        x[i] = y[i];
       break;
     case ReductionKind::Min:
-      x[i] = std::min(x[i], y[i]);
+      if (y[i] < x[i] || std::isnan(y[i]))
+        x[i] = y[i];
       break;
     }
   }

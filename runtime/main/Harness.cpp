@@ -240,13 +240,18 @@ int Harness::run(int argc, char **argv) {
   if (!agree(ok, "writing outputs"))
     return 1;
 
-  if (opts_.profile && rank_ == 0) {
+  // The step time: with --profile after the per-op table (the profiler
+  // synchronizes around every op, so it includes that), and without it
+  // whenever more than one step was timed (the plain step time).
+  if ((opts_.profile || opts_.iters > 1) && rank_ == 0) {
     std::sort(times.begin(), times.end());
-    std::ostringstream title;
-    title << "weft profile: " << info_.name << " on " << size_
-          << " rank(s), backend " << be_->name() << ", rank 0, " << opts_.iters
-          << " iteration(s)";
-    prof.print(std::cout, title.str());
+    if (opts_.profile) {
+      std::ostringstream title;
+      title << "weft profile: " << info_.name << " on " << size_
+            << " rank(s), backend " << be_->name() << ", rank 0, "
+            << opts_.iters << " iteration(s)";
+      prof.print(std::cout, title.str());
+    }
     char line[160];
     std::snprintf(line, sizeof(line),
                   "step time: median %.3f ms, min %.3f ms, max %.3f ms over "

@@ -136,6 +136,59 @@ TEST_P(ElementTest, EveryMapKindWithBroadcasts) {
   }
 }
 
+// NaN propagates through max, min, relu and max/min reductions, as in numpy
+// (np.maximum, np.max), PyTorch and JAX: a NaN input is never dropped
+// silently (docs/runtime.md). Vector lengths past 16 exercise the
+// vectorized CPU loops too.
+TEST_P(ElementTest, NanPropagatesThroughMaxMinRelu) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const int64_t n = 37;
+  std::vector<double> a(n), b(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = (i % 3 == 0) ? NAN : double(i) - 18;
+    b[i] = (i % 5 == 0) ? NAN : 18 - double(i);
+  }
+  Tensor ha = hostFrom(dt, {n}, a), hb = hostFrom(dt, {n}, b);
+  Tensor da = be.upload(ha), db = be.upload(hb);
+  MapPlan binary = planMap("i,i->i", {{n}, {n}});
+  MapPlan unary = planMap("i->i", {{n}});
+  for (MapKind k : {MapKind::Max, MapKind::Min, MapKind::Relu}) {
+    Tensor out = be.zeros(dt, {n});
+    if (k == MapKind::Relu)
+      be.map(k, unary, da, nullptr, out);
+    else
+      be.map(k, binary, da, &db, out);
+    auto got = toDoubles(be.download(out));
+    for (int64_t i = 0; i < n; ++i) {
+      bool nan = std::isnan(a[i]) || (k != MapKind::Relu && std::isnan(b[i]));
+      if (nan) {
+        EXPECT_TRUE(std::isnan(got[i])) << mapKindName(k) << " at " << i;
+      } else {
+        double want = k == MapKind::Max   ? std::max(a[i], b[i])
+                      : k == MapKind::Min ? std::min(a[i], b[i])
+                                          : std::max(a[i], 0.0);
+        EXPECT_EQ(got[i], want) << mapKindName(k) << " at " << i;
+      }
+    }
+  }
+  // One NaN anywhere in a reduced row makes the row NaN; rows without stay
+  // exact. Row r of [4, 9] holds a NaN at column r (none in row 3).
+  std::vector<double> m(36);
+  for (int64_t i = 0; i < 36; ++i)
+    m[i] = (i / 9 != 3 && i % 9 == i / 9) ? NAN : double(i % 7);
+  Tensor dm = be.upload(hostFrom(dt, {4, 9}, m));
+  ReducePlan plan = planReduce("ij->i", {4, 9});
+  for (ReduceKind k : {ReduceKind::Max, ReduceKind::Min}) {
+    Tensor out = be.zeros(dt, {4});
+    be.reduce(k, plan, dm, out);
+    auto got = toDoubles(be.download(out));
+    for (int r = 0; r < 3; ++r)
+      EXPECT_TRUE(std::isnan(got[r])) << reduceKindName(k) << " row " << r;
+    EXPECT_EQ(got[3], k == ReduceKind::Max ? 6.0 : 0.0) << reduceKindName(k);
+  }
+}
+
 TEST_P(ElementTest, MapRejectsWrongArity) {
   Backend &be = *testBackend();
   DType dt = GetParam();

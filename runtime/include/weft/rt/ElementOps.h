@@ -142,8 +142,10 @@ WEFT_BINARY_MAP(Add, a + b)
 WEFT_BINARY_MAP(Sub, a - b)
 WEFT_BINARY_MAP(Mul, a *b)
 WEFT_BINARY_MAP(Div, a / b)
-WEFT_BINARY_MAP(Max, a > b ? a : b)
-WEFT_BINARY_MAP(Min, a < b ? a : b)
+// NaN propagates through max, min and relu, as in numpy, PyTorch and JAX
+// (docs/runtime.md): a NaN operand gives NaN.
+WEFT_BINARY_MAP(Max, (a > b || a != a) ? a : b)
+WEFT_BINARY_MAP(Min, (a < b || a != a) ? a : b)
 WEFT_UNARY_MAP(Neg, -a)
 WEFT_UNARY_MAP(Exp, fexp(a))
 WEFT_UNARY_MAP(Log, flog(a))
@@ -151,7 +153,7 @@ WEFT_UNARY_MAP(Sqrt, fsqrt(a))
 WEFT_UNARY_MAP(Rsqrt, T(1) / fsqrt(a))
 WEFT_UNARY_MAP(Square, a *a)
 WEFT_UNARY_MAP(Tanh, ftanh(a))
-WEFT_UNARY_MAP(Relu, a > T(0) ? a : T(0))
+WEFT_UNARY_MAP(Relu, a < T(0) ? T(0) : a)
 // tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 WEFT_UNARY_MAP(Gelu, T(0.5) * a *
                          (T(1) + ftanh(T(0.7978845608028654) *
@@ -172,11 +174,11 @@ template <typename T> struct Reduce<ReduceKind::Sum, T> {
 };
 template <typename T> struct Reduce<ReduceKind::Max, T> {
   WEFT_HD static T identity() { return -T(INFINITY); }
-  WEFT_HD static T combine(T a, T b) { return b > a ? b : a; }
+  WEFT_HD static T combine(T a, T b) { return (b > a || b != b) ? b : a; }
 };
 template <typename T> struct Reduce<ReduceKind::Min, T> {
   WEFT_HD static T identity() { return T(INFINITY); }
-  WEFT_HD static T combine(T a, T b) { return b < a ? b : a; }
+  WEFT_HD static T combine(T a, T b) { return (b < a || b != b) ? b : a; }
 };
 
 /// Compute type of a storage type (half types compute in float).
