@@ -155,26 +155,20 @@ LogicalResult emitTo(llvm::function_ref<void(raw_ostream &)> print) {
   return success();
 }
 
+/// Keeps only the function to compile (mlir::weft::selectFunction: --entry,
+/// or the only function with a body).
 LogicalResult selectEntry(ModuleOp module) {
-  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-  func::FuncOp chosen;
-  if (!entry.empty()) {
-    for (func::FuncOp f : funcs)
-      if (f.getSymName() == entry)
-        chosen = f;
-    if (!chosen)
-      return module.emitError("no function named '") << entry << "'";
-  } else if (funcs.size() == 1) {
-    chosen = funcs.front();
-  } else {
-    auto diag = module.emitError("expected one function, found ")
-                << funcs.size();
-    if (!funcs.empty())
-      diag << "; choose one with --entry";
-    return diag;
-  }
-  for (func::FuncOp f : funcs)
-    if (f != chosen)
+  FailureOr<func::FuncOp> chosen =
+      mlir::weft::selectFunction(module, entry, "weftc", "--entry NAME");
+  if (failed(chosen))
+    return failure();
+  if (chosen->isExternal())
+    return chosen->emitError("weftc: function @")
+           << chosen->getSymName() << " is a declaration: it has no body "
+                                      "to compile";
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (f != *chosen)
       f.erase();
   return success();
 }
@@ -415,6 +409,9 @@ int main(int argc, char **argv) {
                   emitc::EmitCDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the source; a dump of the op (for a module error,
+  // the whole program) adds nothing.
+  context.printOpOnDiagnostic(false);
 
   std::string err;
   auto file = openInputFile(inputFile, &err);
