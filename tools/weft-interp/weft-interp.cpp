@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Interpreter/Compare.h"
@@ -467,6 +468,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::weft::registerDebugOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
   if (maxRanks < 1 || maxElements < 1)

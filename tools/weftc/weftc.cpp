@@ -10,6 +10,7 @@
 #include "Driver.h"
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -388,6 +389,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  weft::registerDebugOptions(); // -debug-only=weft-propagate ...
   weft::registerWeftPasses();
   weft::registerWeftToRuntimePasses();
   cl::HideUnrelatedOptions(weftcCat);
