@@ -199,7 +199,7 @@ def main(argv):
     interp = os.path.join(a.bin, "weft-interp")
     weftc = os.path.join(a.bin, "weftc")
     start = time.time()
-    n = accepted = compared = 0
+    n = accepted = compared = weftc_ok = 0
     failures = []
     with tempfile.TemporaryDirectory(prefix="weft-fuzz-") as tmp:
         src = os.path.join(tmp, "mutant.mlir")
@@ -238,6 +238,8 @@ def main(argv):
                 why = verdict(status, out, "weftc --emit=local")
                 if why:
                     problems.append((why, cmd, out))
+                elif status == 0:
+                    weftc_ok += 1
             for why, cmd, out in problems:
                 os.makedirs(keep, exist_ok=True)
                 path = os.path.join(keep, "seed%d-mutant%d.mlir" % (a.seed, n))
@@ -247,9 +249,9 @@ def main(argv):
                 print("FAILURE mutant %d: %s\n  kept: %s\n  command: %s\n%s" % (
                     n, why, path, " ".join(cmd), out[-2000:]))
     print("fuzz-mutate: %d mutants, %d accepted by the pipeline, %d compared, "
-          "%d failures (seed %d, %.0f s)" % (n, accepted, compared,
-                                             len(failures), a.seed,
-                                             time.time() - start))
+          "%d accepted by weftc, %d failures (seed %d, %.0f s)" % (
+              n, accepted, compared, weftc_ok, len(failures), a.seed,
+              time.time() - start))
     return 1 if failures else 0
 
 

@@ -21,8 +21,15 @@ LogicalResult checkOutputPath(StringRef path, StringRef what,
   bool same = false;
   if (input != "-" && !fs::equivalent(path, input, same) && same)
     return fail("is the input file; weftc never overwrites its source");
+  if (path == "-")
+    return success(); // stdout
   if (fs::is_directory(path))
     return fail("is a directory");
+  // A device such as /dev/null: written in place, the user's choice.
+  fs::file_status status;
+  if (!fs::status(path, status) &&
+      status.type() == fs::file_type::character_file)
+    return success();
   if (fs::exists(path) && !fs::is_regular_file(path))
     return fail("exists and is not a regular file");
   SmallString<128> dir(path);
