@@ -1,12 +1,12 @@
 //===- CpuTests.cpp - Host buffer pool and the float exp ------------------===//
 //
-// The CPU backend's caching allocator (HostPool) and the vectorizable float
+// The CPU backend's caching allocator (BufferPool) and the vectorizable float
 // exp of ElementOps.h, checked against the correctly rounded double exp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/rt/cpu/CpuBackend.h"
-#include "weft/rt/cpu/HostPool.h"
+#include "weft/rt/BufferPool.h"
 #include "weft/rt/ElementOps.h"
 
 #include <gtest/gtest.h>
@@ -21,35 +21,35 @@ using namespace weft::rt;
 
 namespace {
 
-TEST(HostPool, SizeClasses) {
+TEST(BufferPool, SizeClasses) {
   std::size_t prev = 0;
   for (std::size_t b = 0; b < (1u << 22); b += 1 + b / 37) {
-    std::size_t c = HostPool::classSize(b);
+    std::size_t c = BufferPool::classSize(b);
     EXPECT_GE(c, b);
     EXPECT_EQ(c % 64, 0u) << b;
     EXPECT_LE(c, std::max<std::size_t>(64, b + (b + 3) / 4 + 63)) << b;
     EXPECT_GE(c, prev) << b;
     prev = c;
-    EXPECT_EQ(HostPool::classSize(c), c) << "a class size is its own class";
+    EXPECT_EQ(BufferPool::classSize(c), c) << "a class size is its own class";
   }
-  EXPECT_EQ(HostPool::classSize(0), 64u);
-  EXPECT_EQ(HostPool::classSize(1024), 1024u);
-  EXPECT_EQ(HostPool::classSize(1025), 1280u);   // 1024 < b <= 2048: step 256
-  EXPECT_EQ(HostPool::classSize(65537), 81920u); // 2^16 < b: step 2^14
-  EXPECT_EQ(HostPool::classSize(1 << 20), std::size_t(1) << 20);
+  EXPECT_EQ(BufferPool::classSize(0), 64u);
+  EXPECT_EQ(BufferPool::classSize(1024), 1024u);
+  EXPECT_EQ(BufferPool::classSize(1025), 1280u);   // 1024 < b <= 2048: step 256
+  EXPECT_EQ(BufferPool::classSize(65537), 81920u); // 2^16 < b: step 2^14
+  EXPECT_EQ(BufferPool::classSize(1 << 20), std::size_t(1) << 20);
 }
 
-TEST(HostPool, ReusesReleasedBuffers) {
-  auto pool = std::make_shared<HostPool>();
+TEST(BufferPool, ReusesReleasedBuffers) {
+  auto pool = std::make_shared<BufferPool>();
   void *first;
   {
     auto a = pool->allocate(1000);
     first = a.get();
     EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
     std::memset(first, 1, 1000);
-    EXPECT_EQ(pool->stats().liveBytes, HostPool::classSize(1000));
+    EXPECT_EQ(pool->stats().liveBytes, BufferPool::classSize(1000));
   }
-  EXPECT_EQ(pool->stats().cachedBytes, HostPool::classSize(1000));
+  EXPECT_EQ(pool->stats().cachedBytes, BufferPool::classSize(1000));
   EXPECT_EQ(pool->stats().liveBytes, 0u);
   auto b = pool->allocate(990); // same class
   EXPECT_EQ(b.get(), first);
@@ -60,15 +60,15 @@ TEST(HostPool, ReusesReleasedBuffers) {
   EXPECT_EQ(pool->stats().systemAllocs, 2);
   b.reset();
   c.reset();
-  EXPECT_EQ(pool->stats().cachedBytes, 2 * HostPool::classSize(1000));
+  EXPECT_EQ(pool->stats().cachedBytes, 2 * BufferPool::classSize(1000));
   pool->trim();
   EXPECT_EQ(pool->stats().cachedBytes, 0u);
 }
 
-TEST(HostPool, BuffersOutliveAClosedPool) {
+TEST(BufferPool, BuffersOutliveAClosedPool) {
   std::shared_ptr<void> keep;
   {
-    auto pool = std::make_shared<HostPool>();
+    auto pool = std::make_shared<BufferPool>();
     auto a = pool->allocate(4096);
     keep = pool->allocate(100);
     pool->close(); // what ~CpuBackend does

@@ -68,6 +68,15 @@ CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
   deviceId_ = localRank() % count;
   WEFT_CUDA_CHECK(cudaSetDevice(deviceId_));
   WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // Device buffers are cached (BufferPool.h): cudaMalloc/cudaFree per op
+  // dominated small steps (cudaFree synchronizes the device).
+  pool_ = std::make_shared<BufferPool>(BufferPool::Source{
+      "device",
+      [](std::size_t bytes) -> void * {
+        void *p = nullptr;
+        return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+      },
+      [](void *p) { cudaFree(p); }});
   checkCublas(cublasCreate(&cublas_), "cublasCreate");
   checkCublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
   setCommunicator(
@@ -77,6 +86,8 @@ CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
 CudaBackend::~CudaBackend() {
   // The communicator's events and NCCL work refer to the compute stream.
   releaseCommunicator();
+  if (pool_)
+    pool_->close(); // Cached buffers back to the device; live ones on release.
   if (cublas_)
     cublasDestroy(cublas_);
   if (stream_)
@@ -88,10 +99,8 @@ Tensor CudaBackend::empty(DType dtype, const Shape &shape) {
   t.dtype = dtype;
   t.shape = shape;
   t.device = Device::Cuda;
-  void *p = nullptr;
-  WEFT_CUDA_CHECK(cudaMalloc(&p, t.bytes() ? t.bytes() : 16));
-  t.data = p;
-  t.storage = std::shared_ptr<void>(p, [](void *q) { cudaFree(q); });
+  t.storage = pool_->allocate(t.bytes());
+  t.data = t.storage.get();
   return t;
 }
 

@@ -12,6 +12,7 @@
 #define WEFT_RT_BACKENDS_CUDA_CUDABACKENDIMPL_H
 
 #include "weft/rt/Backend.h"
+#include "weft/rt/BufferPool.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
 
@@ -60,6 +61,7 @@ public:
                    const void *table, void *out, int64_t rowOffset) override;
 
 private:
+  std::shared_ptr<BufferPool> pool_;
   int deviceId_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;

@@ -9,7 +9,7 @@
 #define WEFT_RT_CPU_CPUBACKEND_H
 
 #include "weft/rt/Backend.h"
-#include "weft/rt/cpu/HostPool.h"
+#include "weft/rt/BufferPool.h"
 
 namespace weft::rt {
 
@@ -38,10 +38,10 @@ public:
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
                    const void *table, void *out, int64_t rowOffset) override;
 
-  HostPool::Stats poolStats() const { return pool_->stats(); }
+  BufferPool::Stats poolStats() const { return pool_->stats(); }
 
 private:
-  std::shared_ptr<HostPool> pool_ = std::make_shared<HostPool>();
+  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   bool poison_ = false;
 };
 

@@ -1,6 +1,8 @@
-//===- HostPool.h - Caching allocator for host buffers ----------*- C++ -*-===//
+//===- BufferPool.h - Caching allocator for backend buffers -----*- C++ -*-===//
 //
-// The CPU backend's buffers come from here. A step allocates the same sizes
+// Every backend's tensor buffers come from here: the CPU backend's from the
+// host (aligned_alloc), the CUDA backend's from the device (cudaMalloc),
+// through the Source a backend gives the pool. A step allocates the same sizes
 // every iteration, so released buffers are kept on per-size-class free lists
 // and handed out again: steady-state steps neither call malloc/free for
 // tensor data nor fault pages in (glibc would otherwise trim the heap or
@@ -16,10 +18,17 @@
 // Not thread safe: the runtime is single-threaded per process (OpenBLAS
 // threads never allocate tensors), like the Backend that owns the pool.
 //
+// Device buffers: a buffer released while queued work still uses it is
+// handed out again only to work queued after it on the same stream (the
+// CUDA backend queues all compute on one stream, and the Communicator
+// orders its stream into it before a wait returns), so reuse is ordered.
+// cudaFree is called only on trim/close, not per op: it synchronizes the
+// device.
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_RT_CPU_HOSTPOOL_H
-#define WEFT_RT_CPU_HOSTPOOL_H
+#ifndef WEFT_RT_BUFFERPOOL_H
+#define WEFT_RT_BUFFERPOOL_H
 
 #include <cstddef>
 #include <cstdint>
@@ -29,8 +38,17 @@
 
 namespace weft::rt {
 
-class HostPool : public std::enable_shared_from_this<HostPool> {
+class BufferPool : public std::enable_shared_from_this<BufferPool> {
 public:
+  /// Where buffers come from: `allocate` returns null on failure.
+  struct Source {
+    const char *memory; // "host", "device": for messages
+    void *(*allocate)(std::size_t bytes);
+    void (*release)(void *p);
+  };
+  /// 64-byte aligned host memory (aligned_alloc / free).
+  static Source hostSource();
+
   struct Stats {
     int64_t systemAllocs = 0;    // buffers obtained from the system
     int64_t reuses = 0;          // allocations served from a free list
@@ -38,10 +56,10 @@ public:
     std::size_t liveBytes = 0;   // bytes handed out and not yet released
   };
 
-  HostPool() = default;
-  ~HostPool();
-  HostPool(const HostPool &) = delete;
-  HostPool &operator=(const HostPool &) = delete;
+  explicit BufferPool(Source source = hostSource()) : source_(source) {}
+  ~BufferPool();
+  BufferPool(const BufferPool &) = delete;
+  BufferPool &operator=(const BufferPool &) = delete;
 
   /// A 64-byte aligned buffer of at least `bytes` (at least 64) bytes, owned
   /// by the returned pointer: dropping the last reference returns it to the
@@ -62,6 +80,7 @@ public:
 private:
   void release(void *p, std::size_t size);
 
+  Source source_;
   std::unordered_map<std::size_t, std::vector<void *>> free_;
   Stats stats_;
   bool closed_ = false;
@@ -69,4 +88,4 @@ private:
 
 } // namespace weft::rt
 
-#endif // WEFT_RT_CPU_HOSTPOOL_H
+#endif // WEFT_RT_BUFFERPOOL_H

@@ -1,6 +1,6 @@
-//===- HostPool.cpp - Caching allocator for host buffers ------------------===//
+//===- BufferPool.cpp - Caching allocator for backend buffers --------------===//
 
-#include "weft/rt/cpu/HostPool.h"
+#include "weft/rt/BufferPool.h"
 #include "weft/rt/Error.h"
 
 #include <bit>
@@ -8,7 +8,12 @@
 
 namespace weft::rt {
 
-std::size_t HostPool::classSize(std::size_t bytes) {
+BufferPool::Source BufferPool::hostSource() {
+  return {"host", [](std::size_t bytes) { return std::aligned_alloc(64, bytes); },
+          [](void *p) { std::free(p); }};
+}
+
+std::size_t BufferPool::classSize(std::size_t bytes) {
   if (bytes <= 1024)
     return bytes <= 64 ? 64 : (bytes + 63) / 64 * 64;
   // 2^p < bytes <= 2^(p+1), p >= 10: round up to a multiple of 2^(p-2).
@@ -17,9 +22,9 @@ std::size_t HostPool::classSize(std::size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
-HostPool::~HostPool() { trim(); }
+BufferPool::~BufferPool() { trim(); }
 
-std::shared_ptr<void> HostPool::allocate(std::size_t bytes) {
+std::shared_ptr<void> BufferPool::allocate(std::size_t bytes) {
   std::size_t size = classSize(bytes);
   void *p = nullptr;
   auto it = free_.find(size);
@@ -29,12 +34,13 @@ std::shared_ptr<void> HostPool::allocate(std::size_t bytes) {
     stats_.cachedBytes -= size;
     ++stats_.reuses;
   } else {
-    p = std::aligned_alloc(64, size);
+    p = source_.allocate(size);
     if (p == nullptr && stats_.cachedBytes > 0) {
       trim(); // give the cache back and try once more
-      p = std::aligned_alloc(64, size);
+      p = source_.allocate(size);
     }
-    check(p != nullptr, "out of host memory allocating ", bytes, " bytes");
+    check(p != nullptr, "out of ", source_.memory, " memory allocating ",
+          bytes, " bytes");
     ++stats_.systemAllocs;
   }
   stats_.liveBytes += size;
@@ -43,25 +49,25 @@ std::shared_ptr<void> HostPool::allocate(std::size_t bytes) {
   });
 }
 
-void HostPool::release(void *p, std::size_t size) {
+void BufferPool::release(void *p, std::size_t size) {
   stats_.liveBytes -= size;
   if (closed_) {
-    std::free(p);
+    source_.release(p);
     return;
   }
   free_[size].push_back(p);
   stats_.cachedBytes += size;
 }
 
-void HostPool::trim() {
+void BufferPool::trim() {
   for (auto &[size, list] : free_)
     for (void *p : list)
-      std::free(p);
+      source_.release(p);
   free_.clear();
   stats_.cachedBytes = 0;
 }
 
-void HostPool::close() {
+void BufferPool::close() {
   trim();
   closed_ = true;
 }
