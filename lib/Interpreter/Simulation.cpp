@@ -4,6 +4,8 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <limits>
@@ -85,6 +87,30 @@ LogicalResult mlir::weft::interp::checkSimulable(
       if (failed(checkTensor(op, result.getType(), ranks,
                              "result #" + Twine(i), limits)))
         return WalkResult::interrupt();
+    // The op's loop: every letter once (its sharding rule's letters).
+    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
+      SmallVector<std::string, 3> letters = rule.getTensorLetters();
+      llvm::StringMap<int64_t> size;
+      for (auto [t, term] : llvm::enumerate(letters)) {
+        Type type = t < op->getNumOperands() ? op->getOperand(t).getType()
+                                             : op->getResult(0).getType();
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        for (auto [d, c] : llvm::enumerate(term))
+          if (tensor && d < size_t(tensor.getRank()))
+            size[StringRef(&c, 1)] = tensor.getDimSize(d);
+      }
+      SmallVector<int64_t> factors{ranks};
+      for (auto &entry : size)
+        factors.push_back(entry.second);
+      if (!boundedProduct(factors, limits.maxWork)) {
+        op->emitError() << "evaluating this op takes more than "
+                        << limits.maxWork
+                        << " loop iterations over its ranks (the product of "
+                           "its letters' sizes); weft-interp evaluates at "
+                           "most that many (raise with --max-work)";
+        return WalkResult::interrupt();
+      }
+    }
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());

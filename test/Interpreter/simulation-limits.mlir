@@ -20,7 +20,7 @@
 // RUN: not weft-interp %s --func few_ranks --max-elements 100 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: error: argument #0 ('tensor<32xf32>') holds 128 element(s) over 4 ranks; weft-interp simulates at most 100 per tensor
 // RUN: not weft-interp %s --func few_ranks --max-ranks 0 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: weft-interp: error: --max-ranks and --max-elements must be >= 1
+// BAD: weft-interp: error: --max-ranks, --max-elements and --max-work must be >= 1
 
 weft.mesh @big ["a" = 8192]
 weft.mesh @four ["m" = 4]

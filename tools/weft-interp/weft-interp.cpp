@@ -108,6 +108,11 @@ static cl::opt<int64_t> maxElements(
     cl::desc("Most elements of one value over all the ranks that hold it, "
              "and of a global tensor (default 2^28 = 268435456)"),
     cl::init(SimulationLimits().maxElements), cl::cat(category));
+static cl::opt<int64_t> maxWork(
+    "max-work",
+    cl::desc("Most loop iterations of one op over its ranks, the product of "
+             "its letters' sizes (default 2^33 = 8589934592)"),
+    cl::init(SimulationLimits().maxWork), cl::cat(category));
 
 static const char *overview =
     R"(weft-interp: the reference interpreter of weft programs
@@ -141,7 +146,7 @@ status 1.
 )";
 
 static SimulationLimits limits() {
-  return SimulationLimits{maxRanks, maxElements};
+  return SimulationLimits{maxRanks, maxElements, maxWork};
 }
 
 /// Prints `msg` as a tool error and returns 1 (the exit status).
@@ -471,8 +476,9 @@ int main(int argc, char **argv) {
   mlir::weft::registerDebugOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
-  if (maxRanks < 1 || maxElements < 1)
-    return toolError("--max-ranks and --max-elements must be >= 1");
+  if (maxRanks < 1 || maxElements < 1 || maxWork < 1)
+    return toolError("--max-ranks, --max-elements and --max-work must be >= "
+                     "1");
   // An infinite or NaN tolerance would make every comparison pass.
   for (auto [name, value] : {std::pair<const char *, double>("rtol", rtolOpt),
                              {"atol", atolOpt}})
