@@ -54,6 +54,9 @@ int main(int argc, char **argv) {
   int p = mpi.size();
   Mesh mesh({{"x", p}});
   auto be = createBackend(BackendKind::Cpu, mesh, mpi.rank());
+  // As compiled programs do (Harness.cpp): no timeout on any rank, so the
+  // blocking forms call MPI's blocking collectives.
+  be->communicator().agreeOnTimeout();
   if (mpi.rank() == 0)
     std::printf("ranks: %d, openblas core: %s, threads: %d\n", p,
                 openblas_get_corename(), openblas_get_num_threads());

@@ -2,6 +2,7 @@
 
 #include "weft/rt/Communicator.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/MpiComm.h"
 
 #include <climits>
 #include <cmath>
@@ -40,6 +41,17 @@ void Communicator::setTimeout(double seconds, CommTimeoutHandler handler) {
         "] seconds, got ", seconds);
   timeoutSeconds_ = seconds;
   onTimeout_ = std::move(handler);
+}
+
+void Communicator::agreeOnTimeout() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  int mine = timeoutSeconds_ > 0 ? 1 : 0, any = mine;
+  if (init && !fin)
+    checkMpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+             "MPI_Allreduce");
+  blockingAgreed_ = any == 0;
 }
 
 std::string Communicator::timeoutMessage(CommOp op,

@@ -154,6 +154,53 @@ std::unique_ptr<Work> MpiCommunicator::startAllToAll(const void *send,
   return makeMpiWork(req, *this, op, &group);
 }
 
+bool MpiCommunicator::useBlocking() const {
+  return blockingAgreed() && timeout() == 0;
+}
+
+void MpiCommunicator::allReduce(const void *send, void *recv, int64_t n,
+                                DType dtype, ReduceKind kind,
+                                const GroupPlan &group) {
+  if (!useBlocking())
+    return Communicator::allReduce(send, recv, n, dtype, kind, group);
+  checkMpi(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv,
+                         mpiCount(n, CommOp::AllReduce), mpiType(dtype),
+                         mpiOp(kind, dtype), groups_.get(group)),
+           "MPI_Allreduce");
+}
+
+void MpiCommunicator::allGather(const void *send, void *recv, int64_t chunk,
+                                DType dtype, const GroupPlan &group) {
+  if (!useBlocking())
+    return Communicator::allGather(send, recv, chunk, dtype, group);
+  int n = mpiCount(chunk, CommOp::AllGather);
+  checkMpi(MPI_Allgather(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                         groups_.get(group)),
+           "MPI_Allgather");
+}
+
+void MpiCommunicator::reduceScatter(const void *send, void *recv,
+                                    int64_t chunk, DType dtype,
+                                    ReduceKind kind, const GroupPlan &group) {
+  if (!useBlocking())
+    return Communicator::reduceScatter(send, recv, chunk, dtype, kind, group);
+  checkMpi(MPI_Reduce_scatter_block(send, recv,
+                                    mpiCount(chunk, CommOp::ReduceScatter),
+                                    mpiType(dtype), mpiOp(kind, dtype),
+                                    groups_.get(group)),
+           "MPI_Reduce_scatter_block");
+}
+
+void MpiCommunicator::allToAll(const void *send, void *recv, int64_t chunk,
+                               DType dtype, const GroupPlan &group) {
+  if (!useBlocking())
+    return Communicator::allToAll(send, recv, chunk, dtype, group);
+  int n = mpiCount(chunk, CommOp::AllToAll);
+  checkMpi(MPI_Alltoall(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                        groups_.get(group)),
+           "MPI_Alltoall");
+}
+
 std::unique_ptr<Work>
 MpiCommunicator::startGatherBytesToRoot(const void *send, void *recv,
                                         std::size_t bytes) {

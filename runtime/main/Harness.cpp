@@ -189,6 +189,9 @@ int Harness::run(int argc, char **argv) {
   }
   if (!agree(ok, "loading inputs"))
     return 1;
+  // Every rank is here: agree whether any has a collective timeout (none:
+  // the blocking collectives may use MPI's blocking calls, Communicator.h).
+  be_->communicator().agreeOnTimeout();
   // The output directory only once every rank has its inputs: a failed run
   // leaves no empty directory behind.
   if (!opts_.outputDir.empty()) {

@@ -40,7 +40,19 @@ public:
   std::unique_ptr<Work> startGatherBytesToRoot(const void *send, void *recv,
                                                std::size_t bytes) override;
 
+  /// MPI's blocking collectives once blockingAgreed() and no timeout is
+  /// set; start + wait otherwise (Communicator.h).
+  void allReduce(const void *send, void *recv, int64_t count, DType dtype,
+                 ReduceKind kind, const GroupPlan &group) override;
+  void allGather(const void *send, void *recv, int64_t chunk, DType dtype,
+                 const GroupPlan &group) override;
+  void reduceScatter(const void *send, void *recv, int64_t chunk, DType dtype,
+                     ReduceKind kind, const GroupPlan &group) override;
+  void allToAll(const void *send, void *recv, int64_t chunk, DType dtype,
+                const GroupPlan &group) override;
+
 private:
+  bool useBlocking() const;
   MpiGroups groups_;
 };
 
