@@ -122,24 +122,18 @@ bool registered(StringRef pass) { return PassInfo::lookup(pass) != nullptr; }
 
 /// Runs `pipeline` (a pass list on the module, e.g. "weft-comm-report";
 /// function passes nest: "func.func(weft-propagate)", which runs on every
-/// function in parallel). A
-/// stage may be a module pass or a func.func pass (run on every function,
-/// in parallel); the textual parser does not nest implicitly, so a pipeline
-/// the module does not take is tried again inside func.func.
+/// function in parallel; the textual parser does not nest implicitly, so
+/// each call site names its stage's anchor).
 LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
   std::string error;
-  for (const std::string &text : {pipeline, "func.func(" + pipeline + ")"}) {
-    PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    std::string attemptError;
-    llvm::raw_string_ostream os(attemptError);
-    if (succeeded(parsePassPipeline(text, pm, os)))
-      return pm.run(module);
-    if (error.empty())
-      error = attemptError;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os))) {
+    llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
+                 << "\n";
+    return failure();
   }
-  llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
-               << "\n";
-  return failure();
+  return pm.run(module);
 }
 
 /// Writes `print` to -o (or stdout).
