@@ -18,18 +18,11 @@ std::optional<int64_t> mlir::weft::boundedProduct(llvm::ArrayRef<int64_t> sizes,
   return product;
 }
 
-double mlir::weft::ringBytesPerDevice(RingCollective kind, int64_t p,
-                                      double inBytes, double outBytes) {
-  using ::weft::rt::CollectiveKind;
-  switch (kind) {
-  case RingCollective::AllReduce:
-    return ::weft::rt::ringBytes(CollectiveKind::AllReduce, p, inBytes);
-  case RingCollective::AllGather:
-    return ::weft::rt::ringBytes(CollectiveKind::AllGather, p, outBytes);
-  case RingCollective::ReduceScatter:
-    return ::weft::rt::ringBytes(CollectiveKind::ReduceScatter, p, inBytes);
-  case RingCollective::AllToAll:
-    return ::weft::rt::ringBytes(CollectiveKind::AllToAll, p, inBytes);
-  }
-  return 0;
+double mlir::weft::ringBytesPerDevice(::weft::rt::CollectiveKind kind,
+                                      int64_t p, double inBytes,
+                                      double outBytes) {
+  // An all-gather's formula counts the gathered (output) bytes.
+  return ::weft::rt::ringBytes(
+      kind, p, kind == ::weft::rt::CollectiveKind::AllGather ? outBytes
+                                                             : inBytes);
 }

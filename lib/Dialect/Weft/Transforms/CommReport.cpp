@@ -55,7 +55,7 @@ static std::string shapeStr(RankedTensorType t) {
 }
 
 struct WeftCommReportPass
-    : public weft::impl::WeftCommReportBase<WeftCommReportPass> {
+    : public mlir::weft::impl::WeftCommReportBase<WeftCommReportPass> {
   using WeftCommReportBase::WeftCommReportBase;
 
   void runOnOperation() override {
@@ -85,11 +85,12 @@ struct WeftCommReportPass
       int64_t eb = elementBytes(in);
       double inBytes = double(numElements(in) * eb),
              outBytes = double(numElements(out) * eb);
-      RingCollective kind = isa<AllReduceOp>(op)   ? RingCollective::AllReduce
-                            : isa<AllGatherOp>(op) ? RingCollective::AllGather
+      using ::weft::rt::CollectiveKind;
+      CollectiveKind kind = isa<AllReduceOp>(op)   ? CollectiveKind::AllReduce
+                            : isa<AllGatherOp>(op) ? CollectiveKind::AllGather
                             : isa<ReduceScatterOp>(op)
-                                ? RingCollective::ReduceScatter
-                                : RingCollective::AllToAll;
+                                ? CollectiveKind::ReduceScatter
+                                : CollectiveKind::AllToAll;
       e.bytes = int64_t(ringBytesPerDevice(kind, p, inBytes, outBytes) + 0.5);
       if (auto kind = op->getAttrOfType<ReductionKindAttr>("kind"))
         e.reduction = stringifyReductionKind(kind.getValue()).str();

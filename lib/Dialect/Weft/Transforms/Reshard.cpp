@@ -140,19 +140,19 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
     break;
   case ReshardStep::AllGather:
     step.bytesPerDevice =
-        ringBytesPerDevice(RingCollective::AllGather, p, in, out);
+        ringBytesPerDevice(::weft::rt::CollectiveKind::AllGather, p, in, out);
     break;
   case ReshardStep::AllReduce:
     step.bytesPerDevice =
-        ringBytesPerDevice(RingCollective::AllReduce, p, in, out);
+        ringBytesPerDevice(::weft::rt::CollectiveKind::AllReduce, p, in, out);
     break;
   case ReshardStep::ReduceScatter:
     step.bytesPerDevice =
-        ringBytesPerDevice(RingCollective::ReduceScatter, p, in, out);
+        ringBytesPerDevice(::weft::rt::CollectiveKind::ReduceScatter, p, in, out);
     break;
   case ReshardStep::AllToAll:
     step.bytesPerDevice =
-        ringBytesPerDevice(RingCollective::AllToAll, p, in, out);
+        ringBytesPerDevice(::weft::rt::CollectiveKind::AllToAll, p, in, out);
     break;
   }
   plan.steps.push_back(std::move(step));

@@ -10,6 +10,8 @@
 #ifndef WEFT_DIALECT_WEFT_IR_LIMITS_H
 #define WEFT_DIALECT_WEFT_IR_LIMITS_H
 
+#include "weft/rt/Kinds.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
@@ -32,9 +34,8 @@ std::optional<int64_t> boundedProduct(llvm::ArrayRef<int64_t> sizes,
 /// formula (weft::rt::ringBytes in runtime/lib/CollectivePlan.cpp), the one
 /// definition the partitioner, the cost model, the comm report and the
 /// runtime's profiler share.
-enum class RingCollective { AllReduce, AllGather, ReduceScatter, AllToAll };
-double ringBytesPerDevice(RingCollective kind, int64_t p, double inBytes,
-                          double outBytes);
+double ringBytesPerDevice(::weft::rt::CollectiveKind kind, int64_t p,
+                          double inBytes, double outBytes);
 
 } // namespace mlir::weft
 
