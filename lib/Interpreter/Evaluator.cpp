@@ -1,95 +1,36 @@
 //===- Evaluator.cpp - evaluating a weft function -------------------------===//
+//
+// The driver: arguments in, each op through its EvaluableOpInterface model
+// (EvaluationModels.cpp), results checked against their types, the returned
+// values out. It knows no op but func.return.
+//
 
 #include "weft/Interpreter/Evaluator.h"
-#include "weft/Interpreter/Collectives.h"
-#include "weft/Interpreter/Kernels.h"
+#include "weft/Interpreter/EvaluableOpInterface.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::interp;
 
-namespace {
-/// Runs one function on `numRanks` ranks in lockstep: every value holds one
-/// tensor per rank (one in the global view).
-class Evaluator {
-public:
-  Evaluator(func::FuncOp func, bool local, MeshOp meshOp)
-      : func(func), local(local), meshOp(meshOp),
-        mesh(meshOp ? Mesh::get(meshOp) : Mesh()),
-        numRanks(mesh.getNumRanks()) {}
-
-  FailureOr<std::vector<Values>> run(ArrayRef<Values> args);
-
-private:
-  LogicalResult evaluate(Operation *op);
-  LogicalResult evaluateEmbed(EmbedOp op);
-  /// The axes of a local-view op, after checking that it names the mesh the
-  /// function runs on.
-  FailureOr<SmallVector<StringRef>>
-  getAxes(Operation *op, FlatSymbolRefAttr ref, ArrayAttr axes);
-  /// Runs `fn(rank)` on every rank and binds the op's single result.
-  template <typename Fn> void perRank(Operation *op, Fn fn) {
-    PerRank out;
-    for (int64_t r = 0; r < numRanks; ++r)
-      out.push_back(fn(r));
-    values[op->getResult(0)] = std::move(out);
-  }
-  /// Parses the spec of an index-letter op (the verifier accepted it).
-  static IndexSpec getSpec(Operation *op, StringRef text);
-  /// Checks that every rank's tensor for `value` has the shape of its type.
-  LogicalResult checkShape(Operation *op, Value value, const Twine &what);
-
-  func::FuncOp func;
-  bool local;
-  MeshOp meshOp;
-  Mesh mesh;
-  int64_t numRanks;
-  llvm::DenseMap<Value, PerRank> values;
-  SmallVector<Value> returned;
-};
-} // namespace
-
-IndexSpec Evaluator::getSpec(Operation *op, StringRef text) {
-  std::string error;
-  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
-  assert(succeeded(spec) && "the verifier accepted a malformed spec");
-  return *spec;
-}
-
-LogicalResult Evaluator::checkShape(Operation *op, Value value,
-                                    const Twine &what) {
-  auto type = cast<RankedTensorType>(value.getType());
-  for (int64_t r = 0; r < numRanks; ++r) {
-    ArrayRef<int64_t> shape = values[value][r].getShape();
-    if (shape != type.getShape()) {
-      InFlightDiagnostic diag = op->emitError()
-                                << what << " has shape " << shapeToString(shape)
-                                << " but its type is " << type;
-      if (local)
-        diag << " (rank " << r << ")";
-      return diag;
-    }
-  }
-  return success();
-}
+#include "weft/Interpreter/EvaluableOpInterface.cpp.inc"
 
 FailureOr<SmallVector<StringRef>>
-Evaluator::getAxes(Operation *op, FlatSymbolRefAttr ref, ArrayAttr axes) {
+EvalContext::getAxes(Operation *op, FlatSymbolRefAttr meshRef,
+                     ArrayAttr axes) const {
   if (!local)
     return op->emitError()
            << "'" << op->getName()
            << "' is a local-view op and cannot run in the global view "
               "(pass the per-rank program to --compare)";
-  if (!meshOp || ref.getValue() != meshOp.getSymName()) {
+  if (meshName.empty() || meshRef.getValue() != meshName) {
     InFlightDiagnostic diag = op->emitError()
-                              << "refers to mesh " << ref
+                              << "refers to mesh " << meshRef
                               << ", but the function runs on ";
-    if (meshOp)
-      diag << "@" << meshOp.getSymName();
+    if (!meshName.empty())
+      diag << "@" << meshName;
     else
       diag << "a single rank";
     return diag;
@@ -100,158 +41,75 @@ Evaluator::getAxes(Operation *op, FlatSymbolRefAttr ref, ArrayAttr axes) {
   return names;
 }
 
-LogicalResult Evaluator::evaluateEmbed(EmbedOp op) {
-  IndexSpec spec = getSpec(op, op.getSpec());
-  auto tableType = cast<RankedTensorType>(op.getTable().getType());
-  int64_t rows = tableType.getDimSize(0);
-  SmallVector<StringRef> axes;
-  if (op.getMesh()) {
-    FailureOr<SmallVector<StringRef>> a =
-        getAxes(op, op.getMeshAttr(), op.getVocabAxesAttr());
-    if (failed(a))
-      return failure();
-    axes = *a;
+namespace {
+/// Runs one function on every rank of its mesh in lockstep (one rank in the
+/// global view): binds the arguments, evaluates each op through its
+/// EvaluableOpInterface model, and checks every result against its type.
+class Evaluator {
+public:
+  Evaluator(func::FuncOp func, bool local, MeshOp meshOp)
+      : func(func), ctx(local, meshOp) {
+    // The models are attached by a dialect extension: appending it here
+    // makes every caller of the interpreter see them.
+    DialectRegistry registry;
+    registerEvaluationModels(registry);
+    func->getContext()->appendDialectRegistry(registry);
   }
-  int64_t vocab = rows * mesh.getGroupSize(axes);
-  auto resultShape = cast<RankedTensorType>(op.getType()).getShape();
-  PerRank out;
-  for (int64_t r = 0; r < numRanks; ++r) {
-    const Tensor &ids = values[op.getIds()][r];
-    int64_t first = axes.empty() ? 0 : mesh.getGroupPosition(r, axes) * rows;
-    BadId bad;
-    FailureOr<Tensor> result = interp::embed(
-        spec, ids, values[op.getTable()][r], resultShape, first, vocab, bad);
-    if (failed(result)) {
-      InFlightDiagnostic diag = op.emitError()
-                                << "id " << bad.value << " at index "
-                                << indexToString(bad.index, ids.getShape())
-                                << " of the ids is outside the vocabulary [0, "
-                                << vocab << ")";
-      if (local)
-        diag << " (rank " << r << ")";
+
+  FailureOr<std::vector<Values>> run(ArrayRef<Values> args);
+
+private:
+  LogicalResult evaluate(Operation *op);
+  /// Checks that every rank's tensor for `value` has the shape of its type.
+  LogicalResult checkShape(Operation *op, Value value, const Twine &what);
+
+  func::FuncOp func;
+  EvalContext ctx;
+  SmallVector<Value> returned;
+};
+} // namespace
+
+LogicalResult Evaluator::checkShape(Operation *op, Value value,
+                                    const Twine &what) {
+  auto type = cast<RankedTensorType>(value.getType());
+  for (int64_t r = 0; r < ctx.getNumRanks(); ++r) {
+    ArrayRef<int64_t> shape = ctx.get(value, r).getShape();
+    if (shape != type.getShape()) {
+      InFlightDiagnostic diag = op->emitError()
+                                << what << " has shape " << shapeToString(shape)
+                                << " but its type is " << type;
+      ctx.noteRank(diag, r);
       return diag;
     }
-    out.push_back(std::move(*result));
   }
-  values[op.getResult()] = std::move(out);
   return success();
 }
 
 LogicalResult Evaluator::evaluate(Operation *op) {
   // Operands: defined, and of the shape their types say.
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (!values.count(operand))
+    if (!ctx.isDefined(operand))
       return op->emitError()
              << "operand #" << i << " is not defined in the function body";
-  auto shapeOf = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getShape();
-  };
-  auto tensorsOf = [&](OperandRange operands, int64_t r) {
-    SmallVector<const Tensor *> ts;
-    for (Value v : operands)
-      ts.push_back(&values[v][r]);
-    return ts;
-  };
-
-  LogicalResult result =
-      llvm::TypeSwitch<Operation *, LogicalResult>(op)
-          .Case([&](EinsumOp o) {
-            IndexSpec spec = getSpec(o, o.getSpec());
-            perRank(o, [&](int64_t r) {
-              return interp::einsum(spec, tensorsOf(o.getInputs(), r),
-                                    shapeOf(o.getResult()));
-            });
-            return success();
-          })
-          .Case([&](MapOp o) {
-            IndexSpec spec = getSpec(o, o.getSpec());
-            double scalar =
-                o.getScalar() ? o.getScalar()->convertToDouble() : 0.0;
-            perRank(o, [&](int64_t r) {
-              return interp::map(o.getKind(), scalar, spec,
-                                 tensorsOf(o.getInputs(), r),
-                                 shapeOf(o.getResult()));
-            });
-            return success();
-          })
-          .Case([&](ReduceOp o) {
-            IndexSpec spec = getSpec(o, o.getSpec());
-            perRank(o, [&](int64_t r) {
-              return interp::reduce(o.getKind(), spec, values[o.getInput()][r],
-                                    shapeOf(o.getResult()));
-            });
-            return success();
-          })
-          .Case([&](EmbedOp o) { return evaluateEmbed(o); })
-          .Case([&](ShardOp o) -> LogicalResult {
-            if (local)
-              return o.emitError() << "weft.shard is a global-view op; a "
-                                      "local-view program has none";
-            values[o.getResult()] = values[o.getInput()];
-            return success();
-          })
-          .Case([&](AllReduceOp o) -> LogicalResult {
-            FailureOr<SmallVector<StringRef>> axes =
-                getAxes(o, o.getMeshAttr(), o.getAxes());
-            if (failed(axes))
-              return failure();
-            values[o.getResult()] =
-                allReduce(mesh, *axes, o.getKind(), values[o.getInput()]);
-            return success();
-          })
-          .Case([&](AllGatherOp o) -> LogicalResult {
-            FailureOr<SmallVector<StringRef>> axes =
-                getAxes(o, o.getMeshAttr(), o.getAxes());
-            if (failed(axes))
-              return failure();
-            values[o.getResult()] =
-                allGather(mesh, *axes, o.getDim(), values[o.getInput()]);
-            return success();
-          })
-          .Case([&](ReduceScatterOp o) -> LogicalResult {
-            FailureOr<SmallVector<StringRef>> axes =
-                getAxes(o, o.getMeshAttr(), o.getAxes());
-            if (failed(axes))
-              return failure();
-            values[o.getResult()] = reduceScatter(
-                mesh, *axes, o.getKind(), o.getDim(), values[o.getInput()]);
-            return success();
-          })
-          .Case([&](AllToAllOp o) -> LogicalResult {
-            FailureOr<SmallVector<StringRef>> axes =
-                getAxes(o, o.getMeshAttr(), o.getAxes());
-            if (failed(axes))
-              return failure();
-            values[o.getResult()] =
-                allToAll(mesh, *axes, o.getSplitDim(), o.getConcatDim(),
-                         values[o.getInput()]);
-            return success();
-          })
-          .Case([&](SliceShardOp o) -> LogicalResult {
-            FailureOr<SmallVector<StringRef>> axes =
-                getAxes(o, o.getMeshAttr(), o.getAxes());
-            if (failed(axes))
-              return failure();
-            values[o.getResult()] =
-                sliceShard(mesh, *axes, o.getDim(), values[o.getInput()]);
-            return success();
-          })
-          .Case([&](func::ReturnOp o) {
-            returned.assign(o.getOperands().begin(), o.getOperands().end());
-            return success();
-          })
-          .Default([&](Operation *o) {
-            return o->emitError()
-                   << "the interpreter does not evaluate '" << o->getName()
-                   << "' (it runs the weft ops and func.return)";
-          });
-  if (failed(result))
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    returned.assign(ret.getOperands().begin(), ret.getOperands().end());
+    return success();
+  }
+  auto evaluable = dyn_cast<EvaluableOpInterface>(op);
+  if (!evaluable)
+    return op->emitError()
+           << "the interpreter does not evaluate '" << op->getName()
+           << "' (it runs the weft ops and func.return)";
+  if (failed(evaluable.evaluate(ctx)))
     return failure();
   for (auto [i, v] : llvm::enumerate(op->getResults())) {
-    if (local && getSharding(v.getType()))
+    if (ctx.isLocal() && getSharding(v.getType()))
       return op->emitError() << "result #" << i << " has type " << v.getType()
                              << ": a local-view program carries local shapes "
                                 "without #weft.sharding";
+    if (!ctx.isDefined(v))
+      return op->emitError() << "result #" << i
+                             << " was not computed by the interpreter";
     if (failed(checkShape(op, v, "result #" + Twine(i))))
       return failure();
   }
@@ -266,6 +124,7 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
     return func.emitError()
            << "function @" << func.getSymName()
            << " has several blocks; weft programs have no control flow";
+  const int64_t numRanks = ctx.getNumRanks();
   assert(static_cast<int64_t>(args.size()) == numRanks);
   Block &body = func.getBody().front();
   for (const Values &rankArgs : args)
@@ -279,14 +138,14 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
       return func.emitError()
              << "argument #" << i << " has type " << arg.getType()
              << "; the interpreter takes static tensors";
-    if (local && getSharding(type))
+    if (ctx.isLocal() && getSharding(type))
       return func.emitError() << "argument #" << i << " has type " << type
                               << ": a local-view program carries local shapes "
                                  "without #weft.sharding";
     PerRank perRankArgs;
     for (int64_t r = 0; r < numRanks; ++r)
       perRankArgs.push_back(args[r][i]);
-    values[arg] = std::move(perRankArgs);
+    ctx.bind(arg, std::move(perRankArgs));
     if (failed(checkShape(func, arg, "argument #" + Twine(i))))
       return failure();
   }
@@ -296,7 +155,7 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
   std::vector<Values> results(numRanks);
   for (Value v : returned)
     for (int64_t r = 0; r < numRanks; ++r)
-      results[r].push_back(values[v][r]);
+      results[r].push_back(ctx.get(v, r));
   return results;
 }
 

@@ -1,0 +1,209 @@
+//===- EvaluationModels.cpp - EvaluableOpInterface for the weft ops -------===//
+//
+// One external model per op: how the reference interpreter computes it on
+// every rank. The numerics are in Kernels.cpp (compute ops) and
+// Collectives.cpp (collectives); a model reads operands from the
+// EvalContext, calls them, and binds the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Interpreter/EvaluableOpInterface.h"
+#include "weft/Interpreter/Kernels.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::interp;
+
+namespace {
+
+/// The spec of an index-letter op (the verifier accepted it).
+IndexSpec verifiedSpec(StringRef text) {
+  std::string error;
+  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  assert(succeeded(spec) && "the verifier accepted a malformed spec");
+  return *spec;
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+struct EinsumModel
+    : EvaluableOpInterface::ExternalModel<EinsumModel, EinsumOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<EinsumOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      return interp::einsum(spec, ctx.get(o.getInputs(), r),
+                            shapeOf(o.getResult()));
+    });
+    return success();
+  }
+};
+
+struct MapModel : EvaluableOpInterface::ExternalModel<MapModel, MapOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<MapOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    double scalar = o.getScalar() ? o.getScalar()->convertToDouble() : 0.0;
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      return interp::map(o.getKind(), scalar, spec, ctx.get(o.getInputs(), r),
+                         shapeOf(o.getResult()));
+    });
+    return success();
+  }
+};
+
+struct ReduceModel
+    : EvaluableOpInterface::ExternalModel<ReduceModel, ReduceOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ReduceOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      return interp::reduce(o.getKind(), spec, ctx.get(o.getInput(), r),
+                            shapeOf(o.getResult()));
+    });
+    return success();
+  }
+};
+
+/// A global embed looks rows up in the whole table; a local one (with a
+/// mesh) holds a block of rows, the group position's, and ids outside it
+/// contribute zero rows.
+struct EmbedModel : EvaluableOpInterface::ExternalModel<EmbedModel, EmbedOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<EmbedOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    int64_t rows = cast<RankedTensorType>(o.getTable().getType()).getDimSize(0);
+    SmallVector<StringRef> axes;
+    if (o.getMesh()) {
+      FailureOr<SmallVector<StringRef>> a =
+          ctx.getAxes(o, o.getMeshAttr(), o.getVocabAxesAttr());
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+    const Mesh &mesh = ctx.getMesh();
+    int64_t vocab = rows * mesh.getGroupSize(axes);
+    PerRank out;
+    for (int64_t r = 0; r < ctx.getNumRanks(); ++r) {
+      const Tensor &ids = ctx.get(o.getIds(), r);
+      int64_t first = axes.empty() ? 0 : mesh.getGroupPosition(r, axes) * rows;
+      BadId bad;
+      FailureOr<Tensor> result =
+          interp::embed(spec, ids, ctx.get(o.getTable(), r),
+                        shapeOf(o.getResult()), first, vocab, bad);
+      if (failed(result)) {
+        InFlightDiagnostic diag =
+            o.emitError() << "id " << bad.value << " at index "
+                          << indexToString(bad.index, ids.getShape())
+                          << " of the ids is outside the vocabulary [0, "
+                          << vocab << ")";
+        ctx.noteRank(diag, r);
+        return diag;
+      }
+      out.push_back(std::move(*result));
+    }
+    ctx.bind(o.getResult(), std::move(out));
+    return success();
+  }
+};
+
+struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ShardOp>(op);
+    if (ctx.isLocal())
+      return o.emitError() << "weft.shard is a global-view op; a local-view "
+                              "program has none";
+    ctx.bind(o.getResult(), ctx.get(o.getInput()));
+    return success();
+  }
+};
+
+/// The collectives: each model checks its mesh and axes, then runs the
+/// whole group at once (Collectives.h).
+struct AllReduceModel
+    : EvaluableOpInterface::ExternalModel<AllReduceModel, AllReduceOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<AllReduceOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(), allReduce(ctx.getMesh(), *axes, o.getKind(),
+                                      ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct AllGatherModel
+    : EvaluableOpInterface::ExternalModel<AllGatherModel, AllGatherOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<AllGatherOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(), allGather(ctx.getMesh(), *axes, o.getDim(),
+                                      ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct ReduceScatterModel
+    : EvaluableOpInterface::ExternalModel<ReduceScatterModel,
+                                          ReduceScatterOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ReduceScatterOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(), reduceScatter(ctx.getMesh(), *axes, o.getKind(),
+                                          o.getDim(), ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct AllToAllModel
+    : EvaluableOpInterface::ExternalModel<AllToAllModel, AllToAllOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<AllToAllOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             allToAll(ctx.getMesh(), *axes, o.getSplitDim(), o.getConcatDim(),
+                      ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct SliceShardModel
+    : EvaluableOpInterface::ExternalModel<SliceShardModel, SliceShardOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<SliceShardOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(), sliceShard(ctx.getMesh(), *axes, o.getDim(),
+                                       ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, WeftDialect *) {
+    EinsumOp::attachInterface<EinsumModel>(*ctx);
+    MapOp::attachInterface<MapModel>(*ctx);
+    ReduceOp::attachInterface<ReduceModel>(*ctx);
+    EmbedOp::attachInterface<EmbedModel>(*ctx);
+    ShardOp::attachInterface<ShardModel>(*ctx);
+    AllReduceOp::attachInterface<AllReduceModel>(*ctx);
+    AllGatherOp::attachInterface<AllGatherModel>(*ctx);
+    ReduceScatterOp::attachInterface<ReduceScatterModel>(*ctx);
+    AllToAllOp::attachInterface<AllToAllModel>(*ctx);
+    SliceShardOp::attachInterface<SliceShardModel>(*ctx);
+  });
+}
