@@ -59,13 +59,15 @@ struct MeshDesc {
 struct Signature {
   std::string name;
   RankedTensorType global;
+  rt::DType dtype = rt::DType::F32;
   std::vector<std::vector<int>> dims;
   std::vector<int> partial;
   ReductionKind partialKind = ReductionKind::Sum;
   int64_t intBound = 1;
 };
 
-FailureOr<rt::DType> toDType(Operation *op, Type type) {
+/// The runtime's dtype of `type`'s elements, if it has one.
+std::optional<rt::DType> toDType(Type type) {
   Type e = cast<ShapedType>(type).getElementType();
   if (e.isF32())
     return rt::DType::F32;
@@ -77,7 +79,7 @@ FailureOr<rt::DType> toDType(Operation *op, Type type) {
     return rt::DType::BF16;
   if (e.isInteger(32))
     return rt::DType::I32;
-  return op->emitError("cannot lower element type ") << e << " to the runtime";
+  return std::nullopt;
 }
 
 rt::Shape shapeOf(Value v) {
@@ -257,6 +259,12 @@ FunctionLowering::signature(Type local, Attribute globalAttr, StringAttr name,
            << " (expected shape "
            << RankedTensorType::get(expected, localType.getElementType())
            << ")";
+  auto dtype = toDType(localType);
+  if (!dtype)
+    return func_.emitError()
+           << what << " has element type " << localType.getElementType()
+           << ", which the runtime does not support";
+  sig.dtype = *dtype;
   return sig;
 }
 
@@ -323,9 +331,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op, bool inPlace) {
 
   try {
     if (auto einsum = dyn_cast<EinsumOp>(op)) {
-      auto dtype = toDType(op, einsum.getType());
-      if (failed(dtype))
-        return failure();
+      auto dtype = toDType(einsum.getType());
+      if (!dtype)
+        return op->emitError("cannot lower element type ")
+               << einsum.getType().getElementType() << " to the runtime";
       std::string spec = einsum.getSpec().str();
       rt::EinsumPlan p =
           op->getNumOperands() == 1
@@ -469,10 +478,9 @@ std::string FunctionLowering::programInfo(StringRef stepName) {
       for (auto [d, axes] : llvm::enumerate(sig.dims))
         layout += (d ? ", " : "") + ("weft::rt::AxisList" + toCpp(axes));
       layout += "}}";
-      auto dtype = toDType(func_, sig.global);
       s += (i ? ",\n    " : "\n    ");
       s += "weft::rt::ProgramTensor{.name = " + cppString(sig.name) +
-           ", .dtype = " + toCpp(succeeded(dtype) ? *dtype : rt::DType::F32) +
+           ", .dtype = " + toCpp(sig.dtype) +
            ", .globalShape = " +
            toCpp(std::vector<int64_t>(sig.global.getShape().begin(),
                                       sig.global.getShape().end())) +

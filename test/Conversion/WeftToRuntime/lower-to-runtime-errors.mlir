@@ -27,6 +27,15 @@ func.func @partial_input(%x: tensor<4x8xf32> {weft.global_type = tensor<4x8xf32,
 
 // -----
 
+// The runtime has no i64 tensors: the signature is refused, not lowered as f32.
+weft.mesh @mesh ["model" = 2]
+// expected-error@+1 {{argument #0 has element type 'i64', which the runtime does not support}}
+func.func @i64_input(%x: tensor<4xi64> {weft.global_type = tensor<4xi64>}) -> (tensor<4xi64> {weft.global_type = tensor<4xi64>}) {
+  return %x : tensor<4xi64>
+}
+
+// -----
+
 // weft.shard belongs to the global view.
 weft.mesh @mesh ["model" = 2]
 func.func @shard(%x: tensor<4x8xf32> {weft.global_type = tensor<4x8xf32>}) -> (tensor<4x8xf32> {weft.global_type = tensor<4x8xf32>}) {
