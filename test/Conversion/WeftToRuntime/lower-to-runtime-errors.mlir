@@ -68,3 +68,15 @@ module {
   }
 }
 
+
+// -----
+
+// An error a pattern reports during the conversion is the only one: the
+// conversion driver's "failed to legalize operation" echo is dropped.
+weft.mesh @mesh ["model" = 2]
+func.func @encoded_result(%x: tensor<4x8xf32> {weft.global_type = tensor<4x8xf32>}) -> (tensor<4x8xf32> {weft.global_type = tensor<4x8xf32>}) {
+  // expected-error@+1 {{the result still has a sharding encoding}}
+  %y = weft.map relu "ij->ij" (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32, #weft.sharding<@mesh, [{}, {}]>>
+  %z = weft.map relu "ij->ij" (%y) : (tensor<4x8xf32, #weft.sharding<@mesh, [{}, {}]>>) -> tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+}

@@ -1,0 +1,136 @@
+//===- CollectivePatterns.cpp - all_reduce, all_gather, ... ---------------===//
+//
+// A collective becomes one call; its mesh axes become the runtime's axis
+// indices and, when its shape changes, the call is told the local shape
+// of its result:
+//
+//   // #3 weft.all_reduce at mlp.mlir:13
+//   weft::rt::Tensor v8 = weft::rt::gen::allReduce(v1, v7, weft::rt::AxisList{0}, weft::rt::ReduceKind::Sum, true, "#3 all_reduce sum [model]");
+//
+// An all-reduce whose operand dies there (ProgramInfo::firstOperandDiesAt)
+// runs in place, in the operand's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::lowering;
+
+namespace {
+
+/// `weft::rt::Shape{2, 6}`: the local shape of `op`'s result.
+std::string resultShape(Operation *op) {
+  return "weft::rt::Shape" + toCpp(shapeOf(op->getResult(0)));
+}
+
+// One function per op: adds its arguments (`axes` is its axis list as C++)
+// and label.
+
+void lowerCollective(AllReduceOp op, AllReduceOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &info) {
+  bool inPlace = info.firstOperandDiesAt(op);
+  call.value(adaptor.getOperands()[0])
+      .lit(axes)
+      .lit(reduceKindCpp(op.getKind()))
+      .lit(inPlace ? "true" : "false");
+  call.label(("all_reduce " + stringifyReductionKind(op.getKind()) + " " +
+              axesText(op.getAxes()))
+                 .str());
+  call.replaceOp("weft::rt::gen::allReduce");
+}
+
+void lowerCollective(AllGatherOp op, AllGatherOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label("all_gather " + axesText(op.getAxes()) + " dim " +
+             std::to_string(op.getDim()));
+  call.replaceOp("weft::rt::gen::allGather");
+}
+
+void lowerCollective(ReduceScatterOp op, ReduceScatterOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(axes)
+      .lit(reduceKindCpp(op.getKind()))
+      .lit(resultShape(op));
+  call.label(("reduce_scatter " + stringifyReductionKind(op.getKind()) + " " +
+              axesText(op.getAxes()) + " dim " + std::to_string(op.getDim()))
+                 .str());
+  call.replaceOp("weft::rt::gen::reduceScatter");
+}
+
+void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getSplitDim()))
+      .lit(std::to_string(op.getConcatDim()))
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label("all_to_all " + axesText(op.getAxes()) + " " +
+             std::to_string(op.getSplitDim()) + "->" +
+             std::to_string(op.getConcatDim()));
+  call.replaceOp("weft::rt::gen::allToAll");
+}
+
+void lowerCollective(SliceShardOp op, SliceShardOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label("slice_shard " + axesText(op.getAxes()) + " dim " +
+             std::to_string(op.getDim()));
+  call.replaceOp("weft::rt::gen::sliceShard");
+}
+
+/// The collective family's pattern, one instance per op: the op's axes
+/// as indices of the mesh (an error on the op for an unknown one), then
+/// the op's own lowerCollective.
+template <typename OpT>
+class CollectiveOpLowering : public RuntimeOpPattern<OpT> {
+public:
+  using RuntimeOpPattern<OpT>::RuntimeOpPattern;
+  using OpAdaptor = typename RuntimeOpPattern<OpT>::OpAdaptor;
+
+protected:
+  LogicalResult lower(OpT op, OpAdaptor adaptor,
+                      RuntimeCallBuilder &call) const override {
+    FailureOr<std::vector<int>> axes =
+        this->info().axisIndices(op, op.getAxes());
+    if (failed(axes))
+      return failure();
+    lowerCollective(op, adaptor, "weft::rt::AxisList" + toCpp(*axes), call,
+                    this->info());
+    return success();
+  }
+};
+
+} // namespace
+
+bool lowering::isCollectiveOp(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+             SliceShardOp>(op);
+}
+
+void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
+                                          LoweringState &state,
+                                          RewritePatternSet &patterns) {
+  patterns.add<CollectiveOpLowering<AllReduceOp>,
+               CollectiveOpLowering<AllGatherOp>,
+               CollectiveOpLowering<ReduceScatterOp>,
+               CollectiveOpLowering<AllToAllOp>,
+               CollectiveOpLowering<SliceShardOp>>(types, state);
+}

@@ -1,0 +1,143 @@
+//===- ComputePatterns.cpp - einsum, map, reduce, embed -------------------===//
+//
+// A compute op becomes a plan constant and one call reading it:
+//
+//   static const weft::rt::EinsumPlan weft_plan0 = weft::rt::EinsumPlan{...};
+//   // #0 weft.einsum at mlp.mlir:10
+//   weft::rt::Tensor v5 = weft::rt::gen::einsum(v1, weft_plan0, v2, v3, "#0 einsum btd,df->btf");
+//
+// The plan is the runtime's own (planEinsum, planMap, planReduce,
+// planEmbed), computed now on the op's local shapes, so nothing is planned
+// when the program runs; a plan the planner rejects is an error on the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
+
+#include "weft/rt/EinsumPlan.h"
+#include "weft/rt/ElementPlans.h"
+#include "weft/rt/Error.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::lowering;
+namespace rt = ::weft::rt;
+
+namespace {
+
+// One function per op: checks and plans it, then adds its arguments and
+// label. The planner throws rt::Error, which ComputeOpLowering reports.
+
+LogicalResult lowerCompute(EinsumOp op, EinsumOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string spec = op.getSpec().str();
+  rt::EinsumPlan p =
+      op->getNumOperands() == 1
+          ? rt::planEinsum(spec, shapeOf(op->getOperand(0)), *dtype)
+          : rt::planEinsum(spec, shapeOf(op->getOperand(0)),
+                           shapeOf(op->getOperand(1)), *dtype);
+  call.plan("weft::rt::EinsumPlan", toCpp(p));
+  for (Value v : adaptor.getOperands())
+    call.value(v);
+  call.label("einsum " + spec);
+  call.replaceOp("weft::rt::gen::einsum");
+  return success();
+}
+
+LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::vector<rt::Shape> shapes;
+  for (Value v : op->getOperands())
+    shapes.push_back(shapeOf(v));
+  std::string spec = op.getSpec().str();
+  rt::MapPlan p = rt::planMap(spec, shapes);
+  StringRef kind = stringifyMapKind(op.getKind());
+  call.lit("weft::rt::MapKind::" + capitalize(kind));
+  call.plan("weft::rt::MapPlan", toCpp(p));
+  call.value(adaptor.getOperands()[0]);
+  // A binary map reads its second tensor, a unary one its scalar.
+  if (adaptor.getOperands().size() == 2)
+    call.value(adaptor.getOperands()[1]);
+  else
+    call.lit(formatDouble(op.getScalar() ? op.getScalar()->convertToDouble()
+                                         : 0.0));
+  call.label(("map " + kind + " " + spec).str());
+  call.replaceOp("weft::rt::gen::map");
+  return success();
+}
+
+LogicalResult lowerCompute(ReduceOp op, ReduceOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::string spec = op.getSpec().str();
+  rt::ReducePlan p = rt::planReduce(spec, shapeOf(op.getInput()));
+  call.lit(reduceKindCpp(op.getKind()));
+  call.plan("weft::rt::ReducePlan", toCpp(p));
+  call.value(adaptor.getOperands()[0]);
+  call.label(
+      ("reduce " + stringifyReductionKind(op.getKind()) + " " + spec).str());
+  call.replaceOp("weft::rt::gen::reduce");
+  return success();
+}
+
+LogicalResult lowerCompute(EmbedOp op, EmbedOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call,
+                           const ProgramInfo &info) {
+  std::string spec = op.getSpec().str();
+  // A `vocab on @mesh over [axes]` table is split over those axes.
+  std::string axes = "weft::rt::AxisList{}";
+  std::string what = "embed " + spec;
+  if (ArrayAttr vocab = op.getVocabAxesAttr()) {
+    auto indices = info.axisIndices(op, vocab);
+    if (failed(indices))
+      return failure();
+    axes = "weft::rt::AxisList" + toCpp(*indices);
+    what += " vocab " + axesText(vocab);
+  }
+  rt::EmbedPlan p =
+      rt::planEmbed(spec, shapeOf(op.getIds()), shapeOf(op.getTable()));
+  call.plan("weft::rt::EmbedPlan", toCpp(p));
+  call.value(adaptor.getOperands()[0]).value(adaptor.getOperands()[1]);
+  call.lit(axes);
+  call.label(what);
+  call.replaceOp("weft::rt::gen::embed");
+  return success();
+}
+
+/// The compute family's pattern, one instance per op: the op's own
+/// lowerCompute, with the planner's errors reported on the op.
+template <typename OpT>
+class ComputeOpLowering : public RuntimeOpPattern<OpT> {
+public:
+  using RuntimeOpPattern<OpT>::RuntimeOpPattern;
+  using OpAdaptor = typename RuntimeOpPattern<OpT>::OpAdaptor;
+
+protected:
+  LogicalResult lower(OpT op, OpAdaptor adaptor,
+                      RuntimeCallBuilder &call) const override {
+    try {
+      return lowerCompute(op, adaptor, call, this->info());
+    } catch (const rt::Error &e) {
+      return op.emitError("the runtime cannot plan this op: ") << e.what();
+    }
+  }
+};
+
+} // namespace
+
+bool lowering::isComputeOp(Operation *op) {
+  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp>(op);
+}
+
+void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
+                                       LoweringState &state,
+                                       RewritePatternSet &patterns) {
+  patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
+               ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>>(
+      types, state);
+}

@@ -1,0 +1,267 @@
+//===- ProgramInfo.cpp - What the lowering reads before it rewrites -------===//
+
+#include "ProgramInfo.h"
+#include "Patterns.h"
+#include "RuntimeCall.h"
+
+#include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftAttrs.h"
+#include "weft/Interpreter/IdBound.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::lowering;
+namespace rt = ::weft::rt;
+
+int MeshDesc::index(StringRef axis) const {
+  for (auto [i, a] : llvm::enumerate(axes))
+    if (a == axis)
+      return static_cast<int>(i);
+  return -1;
+}
+
+/// `name` with every character C++ does not allow in an identifier as `_`.
+static std::string identifier(StringRef s) {
+  std::string r;
+  for (char c : s)
+    r += isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return r;
+}
+
+/// The mesh `func` runs on (getFunctionMesh), as names and sizes.
+static FailureOr<MeshDesc> findMesh(func::FuncOp func) {
+  SymbolTableCollection tables;
+  FailureOr<MeshOp> mesh = getFunctionMesh(func, tables);
+  if (failed(mesh))
+    return failure();
+  MeshDesc desc;
+  if (*mesh) {
+    for (Attribute a : mesh->getAxisNames())
+      desc.axes.push_back(cast<StringAttr>(a).getValue().str());
+    desc.sizes.assign(mesh->getAxisSizes().begin(), mesh->getAxisSizes().end());
+  }
+  return desc;
+}
+
+FailureOr<ProgramInfo> ProgramInfo::get(func::FuncOp func) {
+  auto mesh = findMesh(func);
+  if (failed(mesh))
+    return failure();
+  ProgramInfo info(func, std::move(*mesh));
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("expected a function with one block");
+  if (failed(info.readSignatures()) || failed(info.checkBody()))
+    return failure();
+  info.stepName_ = "weft_step_" + identifier(func.getSymName());
+  return info;
+}
+
+FailureOr<std::vector<int>> ProgramInfo::axisIndices(Operation *op,
+                                                     ArrayAttr axes) const {
+  std::vector<int> out;
+  for (Attribute a : axes) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    int i = mesh_.index(name);
+    if (i < 0)
+      return op->emitError("axis \"")
+             << name << "\" is not an axis of the mesh";
+    out.push_back(i);
+  }
+  return out;
+}
+
+FailureOr<TensorSignature>
+ProgramInfo::readSignature(Type local, Attribute globalAttr, StringAttr name,
+                           const Twine &what, bool isInput) {
+  TensorSignature sig;
+  auto localType = dyn_cast<RankedTensorType>(local);
+  if (!localType || !localType.hasStaticShape())
+    return func_.emitError()
+           << what << " has type " << local << ", expected a static tensor";
+  if (localType.getEncoding())
+    return func_.emitError()
+           << what << " still has a sharding encoding (" << local
+           << "): lower the local view, after --weft-partition";
+  if (name)
+    sig.name = name.getValue().str();
+  // No `weft.global_type`: replicated, the global type is the local one.
+  sig.global = localType;
+  ShardingAttr sharding;
+  if (globalAttr) {
+    auto typeAttr = dyn_cast<TypeAttr>(globalAttr);
+    auto global =
+        typeAttr ? dyn_cast<RankedTensorType>(typeAttr.getValue()) : nullptr;
+    if (!global || !global.hasStaticShape())
+      return func_.emitError()
+             << what << ": `weft.global_type` must be a static tensor type";
+    sig.global =
+        RankedTensorType::get(global.getShape(), global.getElementType());
+    sharding = getSharding(global);
+  }
+  unsigned rank = sig.global.getRank();
+  sig.dims.resize(rank);
+  SmallVector<int64_t> expected(sig.global.getShape());
+  if (sharding) {
+    if (sharding.getRank() != rank)
+      return func_.emitError() << what << ": sharding rank mismatch";
+    for (unsigned d = 0; d < rank; ++d) {
+      for (StringRef axis : sharding.getDimAxes(d)) {
+        int i = mesh_.index(axis);
+        if (i < 0)
+          return func_.emitError() << what << ": axis \"" << axis
+                                   << "\" is not an axis of the mesh";
+        sig.dims[d].push_back(i);
+        if (expected[d] % mesh_.sizes[i] != 0)
+          return func_.emitError()
+                 << what << ": dim " << d << " is not divisible by its axes";
+        expected[d] /= mesh_.sizes[i];
+      }
+    }
+    for (StringRef axis : sharding.getPartialAxisNames()) {
+      int i = mesh_.index(axis);
+      if (i < 0)
+        return func_.emitError() << what << ": axis \"" << axis
+                                 << "\" is not an axis of the mesh";
+      sig.partial.push_back(i);
+    }
+    sig.partialKind = sharding.getPartialKind();
+    if (isInput && !sig.partial.empty())
+      return func_.emitError()
+             << what << " is partial; inputs must not be partial";
+  }
+  if (sig.global.getElementType() != localType.getElementType() ||
+      ArrayRef<int64_t>(expected) != localType.getShape())
+    return func_.emitError()
+           << what << ": local type " << local
+           << " is not the per-device block of the global type " << sig.global
+           << " (expected shape "
+           << RankedTensorType::get(expected, localType.getElementType())
+           << ")";
+  auto dtype = toDType(localType);
+  if (!dtype)
+    return func_.emitError()
+           << what << " has element type " << localType.getElementType()
+           << ", which the runtime does not support";
+  sig.dtype = *dtype;
+  return sig;
+}
+
+LogicalResult ProgramInfo::readSignatures() {
+  for (unsigned i = 0; i < func_.getNumArguments(); ++i) {
+    auto sig = readSignature(func_.getArgument(i).getType(),
+                             getArgGlobalType(func_, i), getArgName(func_, i),
+                             "argument #" + Twine(i), /*isInput=*/true);
+    if (failed(sig))
+      return failure();
+    if (sig->global.getElementType().isInteger(32))
+      sig->intBound = getIdBound(func_, i);
+    inputs_.push_back(*sig);
+  }
+  for (unsigned i = 0; i < func_.getNumResults(); ++i) {
+    auto sig = readSignature(func_.getResultTypes()[i],
+                             getResultGlobalType(func_, i),
+                             getResultName(func_, i), "result #" + Twine(i),
+                             /*isInput=*/false);
+    if (failed(sig))
+      return failure();
+    outputs_.push_back(*sig);
+  }
+  // Names: the given ones must be unique (they name .npy files); an unnamed
+  // input or output is arg<i> / result<i>, with a suffix _<k> when a given
+  // name (or an earlier fallback) already took that.
+  llvm::StringSet<> names;
+  for (const TensorSignature &s :
+       llvm::concat<TensorSignature>(inputs_, outputs_))
+    if (!s.name.empty() && !names.insert(s.name).second)
+      return func_.emitError("two inputs or outputs are named '")
+             << s.name << "'; names must be unique (they name .npy files)";
+  auto fallback = [&](TensorSignature &s, const std::string &base) {
+    if (!s.name.empty())
+      return;
+    s.name = base;
+    for (int k = 1; !names.insert(s.name).second; ++k)
+      s.name = base + "_" + std::to_string(k);
+  };
+  for (auto [i, s] : llvm::enumerate(inputs_))
+    fallback(s, "arg" + std::to_string(i));
+  for (auto [i, s] : llvm::enumerate(outputs_))
+    fallback(s, "result" + std::to_string(i));
+  return success();
+}
+
+LogicalResult ProgramInfo::checkBody() {
+  Block &body = func_.getBody().front();
+  // Every op but the return is one a pattern lowers to one call.
+  int index = 0;
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (op.getNumResults() != 1)
+      return op.emitError("cannot lower '")
+             << op.getName() << "' to the runtime";
+    if (isa<ShardOp>(op))
+      return op.emitError("weft.shard belongs to the global view: run "
+                          "--weft-partition before --weft-lower-to-runtime");
+    if (!isComputeOp(&op) && !isCollectiveOp(&op))
+      return op.emitError("cannot lower '")
+             << op.getName() << "' to the runtime";
+    opIndex_[&op] = index++;
+  }
+  // Where each value dies, by op position.
+  DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  DenseMap<Value, unsigned> lastUse;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      lastUse[v] = std::max(lastUse.lookup(v), position[&op]);
+  for (Operation &op : body) {
+    if (op.getNumOperands() == 0)
+      continue;
+    Value in0 = op.getOperand(0);
+    if (!isa<BlockArgument>(in0) && lastUse.lookup(in0) == position[&op] &&
+        llvm::count(op.getOperands(), in0) == 1)
+      firstOperandDies_.insert(&op);
+  }
+  return success();
+}
+
+std::string ProgramInfo::programInitializer() const {
+  auto tensors = [&](ArrayRef<TensorSignature> sigs) {
+    std::string s = "{";
+    for (auto [i, sig] : llvm::enumerate(sigs)) {
+      std::string layout = "weft::rt::Layout{.dims = {";
+      for (auto [d, axes] : llvm::enumerate(sig.dims))
+        layout += (d ? ", " : "") + ("weft::rt::AxisList" + toCpp(axes));
+      layout += "}}";
+      s += (i ? ",\n    " : "\n    ");
+      s += "weft::rt::ProgramTensor{.name = " + cppString(sig.name) +
+           ", .dtype = " + toCpp(sig.dtype) + ", .globalShape = " +
+           toCpp(std::vector<int64_t>(sig.global.getShape().begin(),
+                                      sig.global.getShape().end())) +
+           ", .layout = " + layout + ", .partialAxes = weft::rt::AxisList" +
+           toCpp(sig.partial) +
+           ", .partialKind = " + reduceKindCpp(sig.partialKind) +
+           ", .intBound = " + std::to_string(sig.intBound) + "}";
+    }
+    return s + "}";
+  };
+  std::string mesh = "{";
+  for (auto [i, a] : llvm::enumerate(mesh_.axes))
+    mesh += (i ? ", " : "") + ("weft::rt::MeshAxis{" + cppString(a) + ", " +
+                               std::to_string(mesh_.sizes[i]) + "}");
+  mesh += "}";
+  func::FuncOp func = func_; // Op methods are not const.
+  std::string where = shortLoc(func.getLoc());
+  std::string source = where.substr(0, where.rfind(':'));
+  return "{.name = " + cppString(func.getSymName().str()) +
+         ", .source = " + cppString(source) + ", .mesh = " + mesh +
+         ",\n  .inputs = " + tensors(inputs_) +
+         ",\n  .outputs = " + tensors(outputs_) +
+         ",\n  .step = " + stepName_ + "}";
+}
