@@ -10,7 +10,7 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
-#include "weft/Dialect/Weft/Transforms/Layout.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -75,7 +75,7 @@ struct WeftCommReportPass
         e.axisNames.push_back(cast<StringAttr>(a).getValue());
       e.axes = axesStr(e.axisNames);
       e.axesKey = llvm::join(e.axisNames, ",");
-      int64_t p = MeshInfo(*mesh).groupSize(e.axisNames);
+      int64_t p = Mesh(*mesh).getGroupSize(e.axisNames);
       auto in = cast<RankedTensorType>(op->getOperand(0).getType());
       auto out = cast<RankedTensorType>(op->getResult(0).getType());
       e.elements = numElements(in);

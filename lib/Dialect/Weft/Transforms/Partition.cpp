@@ -38,7 +38,7 @@ struct Materialized {
 
 class Partitioner {
 public:
-  Partitioner(func::FuncOp func, const MeshInfo &mesh)
+  Partitioner(func::FuncOp func, const Mesh &mesh)
       : func(func), mesh(mesh), builder(func.getContext()) {}
 
   LogicalResult run();
@@ -56,7 +56,7 @@ private:
   RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
 
   func::FuncOp func;
-  const MeshInfo &mesh;
+  const Mesh &mesh;
   OpBuilder builder;
   llvm::DenseMap<Value, SmallVector<Materialized, 1>> available;
   llvm::DenseMap<Value, std::string> names;
@@ -67,8 +67,8 @@ private:
 
 static Layout layoutOf(Type type) {
   ShardingAttr s = getSharding(type);
-  return s ? Layout::fromAttr(s)
-           : Layout::replicated(cast<RankedTensorType>(type).getRank());
+  return s ? Layout::get(s)
+           : Layout::getReplicated(cast<RankedTensorType>(type).getRank());
 }
 
 static std::string lineOf(Operation *op) {
@@ -84,7 +84,7 @@ static std::string lineOf(Operation *op) {
 
 RankedTensorType Partitioner::localType(RankedTensorType global,
                                         const Layout &layout) {
-  return RankedTensorType::get(localShape(global.getShape(), layout, mesh),
+  return RankedTensorType::get(layout.getLocalShape(mesh, global.getShape()),
                                global.getElementType());
 }
 
@@ -156,7 +156,7 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
   for (const ReshardStep &step : best->steps) {
     // Over axes of size 1 (a mesh re-sized to fewer ranks) a step only
     // renames the layout: nothing to compute or send.
-    if (mesh.groupSize(step.axes) == 1)
+    if (mesh.getGroupSize(step.axes) == 1)
       continue;
     auto resultType = RankedTensorType::get(step.outShape,
                                             type.getElementType());
@@ -165,29 +165,29 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
     Operation *created = nullptr;
     switch (step.kind) {
     case ReshardStep::SliceShard:
-      created = SliceShardOp::create(builder, loc, resultType, cur, mesh.ref,
+      created = SliceShardOp::create(builder, loc, resultType, cur, mesh.getRef(),
                                      axesAttr,
                                      builder.getI64IntegerAttr(step.dim));
       break;
     case ReshardStep::AllGather:
-      created = AllGatherOp::create(builder, loc, resultType, cur, mesh.ref,
+      created = AllGatherOp::create(builder, loc, resultType, cur, mesh.getRef(),
                                     axesAttr,
                                     builder.getI64IntegerAttr(step.dim));
       break;
     case ReshardStep::AllReduce:
       created = AllReduceOp::create(
           builder, loc, resultType,
-          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.ref,
+          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.getRef(),
           axesAttr);
       break;
     case ReshardStep::ReduceScatter:
       created = ReduceScatterOp::create(
           builder, loc, resultType,
-          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.ref,
+          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.getRef(),
           axesAttr, builder.getI64IntegerAttr(step.dim));
       break;
     case ReshardStep::AllToAll:
-      created = AllToAllOp::create(builder, loc, resultType, cur, mesh.ref,
+      created = AllToAllOp::create(builder, loc, resultType, cur, mesh.getRef(),
                                    axesAttr,
                                    builder.getI64IntegerAttr(step.dim),
                                    builder.getI64IntegerAttr(step.concatDim));
@@ -268,7 +268,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     Layout req = rule->requiredLayout(i, *map);
     if (int(i) == accepted) {
-      req.partial = operandLayouts[i].partial;
+      req.partialAxes = operandLayouts[i].partialAxes;
       req.partialKind = operandLayouts[i].partialKind;
     }
     FailureOr<Value> local =
@@ -294,7 +294,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     auto it = map->find(vocab);
     if (it != map->end() && !it->second.empty()) {
       SmallVector<StringRef> axes(it->second.begin(), it->second.end());
-      embed.setMeshAttr(mesh.ref);
+      embed.setMeshAttr(mesh.getRef());
       embed.setVocabAxesAttr(builder.getStrArrayAttr(axes));
     }
   }
@@ -396,7 +396,7 @@ struct WeftPartitionPass
                             "before --weft-partition";
       return signalPassFailure();
     }
-    MeshInfo mesh(*meshOp);
+    Mesh mesh(*meshOp);
     if (failed(Partitioner(func, mesh).run()))
       return signalPassFailure();
   }

@@ -63,7 +63,7 @@ LogicalResult Propagator::run() {
       if (explanations.count(&op))
         op.emitRemark() << explanations[&op];
     func.emitRemark() << "weft-propagate: " << order.size() << " op(s) on mesh "
-                      << mesh.ref << ", estimated "
+                      << mesh.getRef() << ", estimated "
                       << formatBytes(totalCost)
                       << " sent per device (weighted)";
   }
@@ -111,7 +111,7 @@ struct WeftPropagatePass
       return signalPassFailure();
     if (!*mesh)
       return; // No mesh at all: nothing to shard.
-    MeshInfo info(*mesh);
+    Mesh info(*mesh);
     Propagator propagator(func, info, weights, explain);
     if (failed(propagator.run()))
       return signalPassFailure();

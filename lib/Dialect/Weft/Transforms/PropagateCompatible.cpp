@@ -94,7 +94,7 @@ void Propagator::propagateCompatible() {
                                     ? &*states[rule.getTensor(accepted)].layout
                                     : nullptr)
                      : rule.requiredLayout(i, map);
-      if (l.usedAxes().empty())
+      if (l.getUsedAxes().empty())
         continue;
       setLayout(v, l, {Origin::Propagated, op});
     }

@@ -127,7 +127,7 @@ void Propagator::decide(Operation *op) {
       continue;
     }
     if (int(i) == best->acceptedOperand) {
-      req.partial = states[v].layout->partial;
+      req.partialAxes = states[v].layout->partialAxes;
       req.partialKind = states[v].layout->partialKind;
     }
     if (*states[v].layout != req && !llvm::is_contained(requested[v], req))

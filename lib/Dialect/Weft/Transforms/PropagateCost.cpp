@@ -104,7 +104,7 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
       continue;
     Layout req = rule.requiredLayout(i, map);
     if (int(i) == c.acceptedOperand) {
-      req.partial = s.layout->partial;
+      req.partialAxes = s.layout->partialAxes;
       req.partialKind = s.layout->partialKind;
     }
     addReshard(v, *s.layout, req,

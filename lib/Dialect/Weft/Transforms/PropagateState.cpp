@@ -37,7 +37,7 @@ void Propagator::enqueueNeighbors(Value v) {
 LogicalResult Propagator::collectAnnotations() {
   for (BlockArgument arg : func.getArguments()) {
     if (ShardingAttr s = getSharding(arg.getType()))
-      states[arg] = {store(Layout::fromAttr(s)), true,
+      states[arg] = {store(Layout::get(s)), true,
                      {Origin::AnnotatedArgument, nullptr}};
   }
   // weft.shard constraints on one value must agree.
@@ -45,7 +45,7 @@ LogicalResult Propagator::collectAnnotations() {
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     for (Value r : op->getResults())
       if (ShardingAttr s = getSharding(r.getType()))
-        states[r] = {store(Layout::fromAttr(s)), true,
+        states[r] = {store(Layout::get(s)), true,
                      {Origin::AnnotatedResult, op}};
     if (auto shard = dyn_cast<ShardOp>(op)) {
       auto [it, inserted] = constraintOf.try_emplace(shard.getInput(), shard);
@@ -116,9 +116,9 @@ void Propagator::writeBack() {
   auto retype = [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     ValueState &s = states[v];
-    Layout l = s.layout ? *s.layout : Layout::replicated(type.getRank());
+    Layout l = s.layout ? *s.layout : Layout::getReplicated(type.getRank());
     v.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
-                                    l.toAttr(mesh.ref)));
+                                    l.getAttr(mesh.getRef())));
   };
   for (BlockArgument arg : func.getArguments())
     if (isa<RankedTensorType>(arg.getType()))

@@ -70,7 +70,7 @@ std::string letterMapStr(const ShardingRule &rule, const LetterMap &map);
 
 class Propagator {
 public:
-  Propagator(func::FuncOp func, const MeshInfo &mesh,
+  Propagator(func::FuncOp func, const Mesh &mesh,
              const AxisWeights &weights, bool explain)
       : func(func), mesh(mesh), weights(weights), explain(explain),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
@@ -102,7 +102,7 @@ private:
   std::string name(Value v);
 
   func::FuncOp func;
-  const MeshInfo &mesh;
+  const Mesh &mesh;
   const AxisWeights &weights;
   bool explain;
   /// SSA names for explanations; built only with `explain`.

@@ -75,7 +75,7 @@ namespace {
 class Planner {
 public:
   Planner(const Layout &from, const Layout &to, ArrayRef<int64_t> global,
-          int64_t elementBytes, const MeshInfo &mesh)
+          int64_t elementBytes, const Mesh &mesh)
       : cur(from), to(to), global(global), elementBytes(elementBytes),
         mesh(mesh) {}
 
@@ -83,7 +83,7 @@ public:
 
 private:
   bool usedInCur(StringRef axis) const {
-    return llvm::is_contained(cur.usedAxes(), axis);
+    return llvm::is_contained(cur.getUsedAxes(), axis);
   }
   void emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
             int64_t concatDim = -1);
@@ -97,7 +97,7 @@ private:
   const Layout &to;
   ArrayRef<int64_t> global;
   int64_t elementBytes;
-  const MeshInfo &mesh;
+  const Mesh &mesh;
   ReshardPlan plan;
 };
 } // namespace
@@ -110,8 +110,8 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
   step.dim = dim;
   step.concatDim = concatDim;
   step.reduction = cur.partialKind;
-  step.inShape = localShape(global, cur, mesh);
-  int64_t p = mesh.groupSize(axes);
+  step.inShape = cur.getLocalShape(mesh, global);
+  int64_t p = mesh.getGroupSize(axes);
   switch (kind) {
   case ReshardStep::SliceShard:
     cur.dims[dim].append(axes.begin(), axes.end());
@@ -122,7 +122,7 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
   case ReshardStep::AllReduce:
   case ReshardStep::ReduceScatter:
     for (StringRef a : axes)
-      cur.partial.erase(llvm::find(cur.partial, a));
+      cur.partialAxes.erase(llvm::find(cur.partialAxes, a));
     if (kind == ReshardStep::ReduceScatter)
       cur.dims[dim].append(axes.begin(), axes.end());
     break;
@@ -131,7 +131,7 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
     cur.dims[dim].append(axes.begin(), axes.end());
     break;
   }
-  step.outShape = localShape(global, cur, mesh);
+  step.outShape = cur.getLocalShape(mesh, global);
   double in = double(numElements(step.inShape) * elementBytes);
   double out = double(numElements(step.outShape) * elementBytes);
   switch (kind) {
@@ -187,8 +187,8 @@ bool Planner::tryReduceScatter() {
       continue;
     AxisList run;
     for (StringRef a : ArrayRef<StringRef>(target).drop_front(have.size())) {
-      if (!llvm::is_contained(cur.partial, a) ||
-          llvm::is_contained(to.partial, a))
+      if (!llvm::is_contained(cur.partialAxes, a) ||
+          llvm::is_contained(to.partialAxes, a))
         break;
       run.push_back(a);
     }
@@ -223,8 +223,8 @@ bool Planner::tryAllToAll() {
 
 bool Planner::tryAllReduce() {
   AxisList axes;
-  for (StringRef a : cur.partial)
-    if (!llvm::is_contained(to.partial, a))
+  for (StringRef a : cur.partialAxes)
+    if (!llvm::is_contained(to.partialAxes, a))
       axes.push_back(a);
   if (axes.empty())
     return false;
@@ -256,8 +256,8 @@ FailureOr<ReshardPlan> Planner::run(std::string *why) {
   };
   if (cur.dims.size() != to.dims.size())
     return fail("layouts of different ranks");
-  for (StringRef a : to.partial)
-    if (!llvm::is_contained(cur.partial, a))
+  for (StringRef a : to.partialAxes)
+    if (!llvm::is_contained(cur.partialAxes, a))
       return fail("cannot make a value partial over " + a);
   if (to.isPartial() && cur.partialKind != to.partialKind)
     return fail("partial kinds differ");
@@ -277,7 +277,7 @@ FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
                                                const Layout &to,
                                                ArrayRef<int64_t> globalShape,
                                                int64_t elementBytes,
-                                               const MeshInfo &mesh,
+                                               const Mesh &mesh,
                                                std::string *why) {
   return Planner(from, to, globalShape, elementBytes, mesh).run(why);
 }
@@ -285,7 +285,7 @@ FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
 FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
                                                const Layout &to,
                                                RankedTensorType globalType,
-                                               const MeshInfo &mesh,
+                                               const Mesh &mesh,
                                                std::string *why) {
   return planReshard(from, to, globalType.getShape(),
                      elementBytes(globalType), mesh, why);

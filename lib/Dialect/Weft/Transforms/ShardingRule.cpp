@@ -58,7 +58,7 @@ Layout ShardingRule::naturalResult(const LetterMap &letterMap,
                                    const Layout *acceptedPartial) const {
   Layout l = requiredLayout(getResultIndex(), letterMap);
   if (acceptedPartial && acceptedPartial->isPartial()) {
-    l.partial = acceptedPartial->partial;
+    l.partialAxes = acceptedPartial->partialAxes;
     l.partialKind = acceptedPartial->partialKind;
   }
   for (char c : letters) {
@@ -67,7 +67,7 @@ Layout ShardingRule::naturalResult(const LetterMap &letterMap,
     auto it = letterMap.find(c);
     if (it == letterMap.end() || it->second.empty())
       continue;
-    l.partial.append(it->second.begin(), it->second.end());
+    l.partialAxes.append(it->second.begin(), it->second.end());
     l.partialKind = *reduction;
   }
   return l;
@@ -82,7 +82,7 @@ int ShardingRule::acceptedPartialOperand(
     bool clash = false;
     for (auto &[c, axes] : letterMap) {
       for (StringRef a : axes)
-        if (llvm::is_contained(layout->partial, a))
+        if (llvm::is_contained(layout->partialAxes, a))
           clash = true;
       if (isReduced(c) && !axes.empty() &&
           reduction != layout->partialKind)

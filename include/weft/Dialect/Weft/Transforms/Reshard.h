@@ -10,7 +10,7 @@
 #ifndef WEFT_DIALECT_WEFT_TRANSFORMS_RESHARD_H
 #define WEFT_DIALECT_WEFT_TRANSFORMS_RESHARD_H
 
-#include "weft/Dialect/Weft/Transforms/Layout.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -51,13 +51,13 @@ struct AxisWeights {
 /// partial and `from` is not the same partial.
 FailureOr<ReshardPlan> planReshard(const Layout &from, const Layout &to,
                                    ArrayRef<int64_t> globalShape,
-                                   int64_t elementBytes, const MeshInfo &mesh,
+                                   int64_t elementBytes, const Mesh &mesh,
                                    std::string *why = nullptr);
 
 /// The same for a global tensor type (its shape and element size).
 FailureOr<ReshardPlan> planReshard(const Layout &from, const Layout &to,
                                    RankedTensorType globalType,
-                                   const MeshInfo &mesh,
+                                   const Mesh &mesh,
                                    std::string *why = nullptr);
 
 /// Weighted cost of a plan.

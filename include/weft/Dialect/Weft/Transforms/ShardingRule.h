@@ -10,7 +10,7 @@
 #ifndef WEFT_DIALECT_WEFT_TRANSFORMS_SHARDINGRULE_H
 #define WEFT_DIALECT_WEFT_TRANSFORMS_SHARDINGRULE_H
 
-#include "weft/Dialect/Weft/Transforms/Layout.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
