@@ -22,9 +22,9 @@ static Tensor reduceGroup(const Mesh &mesh, ArrayRef<StringRef> axes,
 PerRank mlir::weft::interp::allReduce(const Mesh &mesh,
                                       ArrayRef<StringRef> axes,
                                       ReductionKind kind, const PerRank &in) {
-  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
   PerRank out;
-  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
     out.push_back(reduceGroup(mesh, axes, kind, in, r));
   return out;
 }
@@ -32,9 +32,9 @@ PerRank mlir::weft::interp::allReduce(const Mesh &mesh,
 PerRank mlir::weft::interp::allGather(const Mesh &mesh,
                                       ArrayRef<StringRef> axes, unsigned dim,
                                       const PerRank &in) {
-  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
   PerRank out;
-  for (int64_t r = 0; r < mesh.getNumRanks(); ++r) {
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r) {
     SmallVector<Tensor> parts;
     for (int64_t member : mesh.getGroup(r, axes))
       parts.push_back(in[member]);
@@ -47,10 +47,10 @@ PerRank mlir::weft::interp::reduceScatter(const Mesh &mesh,
                                           ArrayRef<StringRef> axes,
                                           ReductionKind kind, unsigned dim,
                                           const PerRank &in) {
-  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
   int64_t p = mesh.getGroupSize(axes);
   PerRank out;
-  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
     out.push_back(reduceGroup(mesh, axes, kind, in, r)
                       .block(dim, mesh.getGroupPosition(r, axes), p));
   return out;
@@ -59,10 +59,10 @@ PerRank mlir::weft::interp::reduceScatter(const Mesh &mesh,
 PerRank mlir::weft::interp::allToAll(const Mesh &mesh, ArrayRef<StringRef> axes,
                                      unsigned splitDim, unsigned concatDim,
                                      const PerRank &in) {
-  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
   int64_t p = mesh.getGroupSize(axes);
   PerRank out;
-  for (int64_t r = 0; r < mesh.getNumRanks(); ++r) {
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r) {
     // Rank r, at group position j, receives block j of every member's value.
     int64_t j = mesh.getGroupPosition(r, axes);
     SmallVector<Tensor> received;
@@ -76,10 +76,10 @@ PerRank mlir::weft::interp::allToAll(const Mesh &mesh, ArrayRef<StringRef> axes,
 PerRank mlir::weft::interp::sliceShard(const Mesh &mesh,
                                        ArrayRef<StringRef> axes, unsigned dim,
                                        const PerRank &in) {
-  assert(static_cast<int64_t>(in.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
   int64_t p = mesh.getGroupSize(axes);
   PerRank out;
-  for (int64_t r = 0; r < mesh.getNumRanks(); ++r)
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
     out.push_back(in[r].block(dim, mesh.getGroupPosition(r, axes), p));
   return out;
 }

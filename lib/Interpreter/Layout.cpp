@@ -11,42 +11,6 @@ using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::interp;
 
-Layout Layout::get(ShardingAttr sharding, unsigned rank) {
-  Layout layout;
-  if (!sharding) {
-    layout.dims.resize(rank);
-    return layout;
-  }
-  assert(sharding.getRank() == rank && "sharding rank != tensor rank");
-  for (unsigned d = 0; d < rank; ++d)
-    layout.dims.push_back(sharding.getDimAxes(d));
-  layout.partialKind = sharding.getPartialKind();
-  layout.partialAxes = sharding.getPartialAxisNames();
-  return layout;
-}
-
-SmallVector<int64_t>
-Layout::getLocalShape(const Mesh &mesh, ArrayRef<int64_t> globalShape) const {
-  assert(globalShape.size() == dims.size());
-  SmallVector<int64_t> local;
-  for (auto [size, axes] : llvm::zip(globalShape, dims)) {
-    int64_t k = mesh.getGroupSize(axes);
-    assert(size % k == 0 && "uneven shard");
-    local.push_back(size / k);
-  }
-  return local;
-}
-
-SmallVector<int64_t> Layout::getBlockOffsets(const Mesh &mesh,
-                                             ArrayRef<int64_t> globalShape,
-                                             int64_t rank) const {
-  SmallVector<int64_t> local = getLocalShape(mesh, globalShape);
-  SmallVector<int64_t> offsets;
-  for (auto [size, axes] : llvm::zip(local, dims))
-    offsets.push_back(mesh.getGroupPosition(rank, axes) * size);
-  return offsets;
-}
-
 Tensor mlir::weft::interp::splitForRank(const Tensor &global,
                                         const Layout &layout, const Mesh &mesh,
                                         int64_t rank) {
@@ -85,7 +49,7 @@ Tensor mlir::weft::interp::assemble(ArrayRef<Tensor> blocks,
                                     const Layout &layout, const Mesh &mesh,
                                     double rtol, double atol,
                                     ReplicaMismatch &mismatch) {
-  assert(static_cast<int64_t>(blocks.size()) == mesh.getNumRanks());
+  assert(static_cast<int64_t>(blocks.size()) == mesh.getNumDevices());
   SmallVector<int64_t> local = layout.getLocalShape(mesh, globalShape);
   Tensor global(globalShape);
   // The rank that first wrote each element, -1 if none yet.
@@ -100,7 +64,7 @@ Tensor mlir::weft::interp::assemble(ArrayRef<Tensor> blocks,
     mismatch.scale = std::max(mismatch.scale, magnitude(block.getData()));
   double tolerance = atol + rtol * mismatch.scale;
 
-  for (int64_t rank = 0; rank < mesh.getNumRanks(); ++rank) {
+  for (int64_t rank = 0; rank < mesh.getNumDevices(); ++rank) {
     assert(blocks[rank].getShape() == ArrayRef<int64_t>(local));
     // Only the leader (position 0) of each partial group contributes, with
     // the reduction of its group.

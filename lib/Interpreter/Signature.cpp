@@ -74,7 +74,7 @@ mlir::weft::interp::getLocalSignature(func::FuncOp func) {
   if (failed(meshOp))
     return failure();
   sig.meshOp = *meshOp;
-  sig.mesh = sig.meshOp ? Mesh::get(sig.meshOp) : Mesh();
+  sig.mesh = Mesh(sig.meshOp);
 
   // Local shapes are the global types' blocks.
   auto layoutOf = [&](RankedTensorType global, Type localType,

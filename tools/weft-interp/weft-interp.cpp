@@ -272,7 +272,7 @@ static void printResult(unsigned i, const Tensor &t, RankedTensorType type) {
 static FailureOr<Values>
 runLocal(func::FuncOp func, const LocalSignature &sig, ArrayRef<Tensor> globals,
          SmallVectorImpl<ReplicaMismatch> &mismatches) {
-  int64_t numRanks = sig.mesh.getNumRanks();
+  int64_t numRanks = sig.mesh.getNumDevices();
   std::vector<Values> args(numRanks);
   for (int64_t r = 0; r < numRanks; ++r)
     for (auto [t, layout] : llvm::zip(globals, sig.argLayouts))
@@ -361,7 +361,7 @@ static int runSingle(func::FuncOp func) {
     return 1;
   if (sig)
     llvm::outs() << "local view of @" << func.getSymName() << " on "
-                 << sig->mesh.getNumRanks() << " rank(s); results assembled\n";
+                 << sig->mesh.getNumDevices() << " rank(s); results assembled\n";
   int status = 0;
   for (auto [i, t] : llvm::enumerate(*results)) {
     printResult(i, t, resultTypes[i]);
@@ -447,7 +447,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     matching += ok;
     llvm::outs() << "result #" << i << ": " << (ok ? "match" : "MISMATCH")
                  << " " << withoutEncoding(type) << " on "
-                 << sig->mesh.getNumRanks() << " rank(s): max abs error "
+                 << sig->mesh.getNumDevices() << " rank(s): max abs error "
                  << llvm::format("%.3g", c.maxAbsError) << ", max rel error "
                  << llvm::format("%.3g", c.maxRelError);
     if (c.failures > 0)

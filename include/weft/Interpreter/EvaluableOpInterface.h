@@ -12,7 +12,7 @@
 
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Interpreter/Collectives.h"
-#include "weft/Interpreter/Mesh.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Interpreter/Tensor.h"
 
 #include "mlir/IR/OpDefinition.h"
@@ -30,8 +30,7 @@ class EvalContext {
 public:
   EvalContext(bool local, MeshOp meshOp)
       : local(local), meshName(meshOp ? meshOp.getSymName() : StringRef()),
-        mesh(meshOp ? Mesh::get(meshOp) : Mesh()),
-        numRanks(mesh.getNumRanks()) {}
+        mesh(meshOp), numRanks(mesh.getNumDevices()) {}
 
   /// True for a local-view (per-rank) program.
   bool isLocal() const { return local; }

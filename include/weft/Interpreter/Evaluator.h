@@ -11,7 +11,7 @@
 #define WEFT_INTERPRETER_EVALUATOR_H
 
 #include "weft/Dialect/Weft/IR/WeftOps.h"
-#include "weft/Interpreter/Mesh.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Interpreter/Tensor.h"
 
 #include <vector>

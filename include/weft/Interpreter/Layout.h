@@ -1,42 +1,18 @@
 //===- Layout.h - global tensors to per-rank blocks and back ----*- C++ -*-===//
 //
-// A #weft.sharding, read as a layout: for every dimension the ordered mesh
-// axes that split it, and the axes over which the value is partial. The
-// block index of a rank along a dimension is the row-major index of its
-// coordinates over that dimension's axes, in the listed order.
+// Splits a global tensor into the blocks each rank holds under a Layout
+// (weft/Dialect/Weft/IR/MeshLayout.h: local shape, block offsets, groups)
+// and assembles per-rank blocks back into the global tensor.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef WEFT_INTERPRETER_LAYOUT_H
 #define WEFT_INTERPRETER_LAYOUT_H
 
-#include "weft/Dialect/Weft/IR/WeftAttrs.h"
-#include "weft/Interpreter/Mesh.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Interpreter/Tensor.h"
 
 namespace mlir::weft::interp {
-
-/// The layout of one global tensor over a mesh.
-struct Layout {
-  /// Axes splitting each dimension, major to minor.
-  SmallVector<SmallVector<StringRef>> dims;
-  ReductionKind partialKind = ReductionKind::Sum;
-  /// Axes over which the value is partial (empty: not partial).
-  SmallVector<StringRef> partialAxes;
-
-  /// The layout `sharding` describes; a null sharding is replicated over
-  /// `rank` dimensions.
-  static Layout get(ShardingAttr sharding, unsigned rank);
-
-  /// Local shape on every rank (every split dimension is divisible by the
-  /// product of its axes; the verifiers check that).
-  SmallVector<int64_t> getLocalShape(const Mesh &mesh,
-                                     ArrayRef<int64_t> globalShape) const;
-  /// Offsets of `rank`'s block in the global tensor.
-  SmallVector<int64_t> getBlockOffsets(const Mesh &mesh,
-                                       ArrayRef<int64_t> globalShape,
-                                       int64_t rank) const;
-};
 
 /// The block `rank` holds of `global`. For a partial layout, `global` is
 /// decomposed into per-rank values that reduce back to it: for sum, the rank

@@ -27,7 +27,7 @@ struct LocalSignature {
   MeshOp meshOp;
   Mesh mesh;
   SmallVector<RankedTensorType> argTypes, resultTypes;
-  SmallVector<Layout> argLayouts, resultLayouts;
+  SmallVector<Layout, 4> argLayouts, resultLayouts;
 };
 
 /// Reads and checks the signature of a local-view function: every argument
