@@ -1,0 +1,213 @@
+//===- Autodiff.cpp - reverse-mode gradients of a scalar loss -------------===//
+//
+// --weft-autodiff: walks the function body backwards from its loss, asks
+// each op on a path from a `weft.param` argument to the loss for its
+// DifferentiableOpInterface rule, accumulates the gradients of values used
+// more than once, and appends one gradient result per parameter. The rules
+// are in lib/Dialect/Weft/IR/WeftGradients.cpp; docs/autodiff.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/Debug.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#define DEBUG_TYPE "weft-autodiff"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTAUTODIFF
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+RankedTensorType plainType(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), t.getElementType());
+}
+
+/// One placeholder letter per dimension of `type`, for element-wise sums.
+std::string lettersFor(Type type) {
+  std::string s;
+  for (int64_t d = 0; d < cast<RankedTensorType>(type).getRank(); ++d)
+    s.push_back(d < 26 ? char('a' + d) : char('A' + d - 26));
+  return s;
+}
+
+class Differentiator {
+public:
+  explicit Differentiator(func::FuncOp func) : func(func) {}
+  LogicalResult run();
+
+private:
+  /// Adds `g` to the gradient of `v` (a second use sums).
+  void accumulate(OpBuilder &b, Location loc, Value v, Value g);
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, Value> grads;
+};
+
+void Differentiator::accumulate(OpBuilder &b, Location loc, Value v, Value g) {
+  auto [it, inserted] = grads.try_emplace(v, g);
+  if (inserted)
+    return;
+  std::string l = lettersFor(v.getType());
+  it->second = b.create<MapOp>(loc, plainType(v.getType()), MapKind::Add,
+                               l + "," + l + "->" + l,
+                               ValueRange{it->second, g}, FloatAttr());
+}
+
+LogicalResult Differentiator::run() {
+  SmallVector<unsigned> params;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kParamAttr))
+      params.push_back(i);
+  if (params.empty())
+    return success(); // Nothing is trained here.
+  if (failed(verifyGlobalView(func, "--weft-autodiff")))
+    return failure();
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "--weft-autodiff needs a function of one block";
+  for (unsigned i : params) {
+    auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+    if (!type || !isa<FloatType>(type.getElementType()))
+      return func.emitError()
+             << "argument #" << i << " is marked weft.param but has type "
+             << func.getArgument(i).getType()
+             << ": only float tensors have gradients";
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getNumOperands() != 1 ||
+      cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() != 0) {
+    InFlightDiagnostic diag =
+        ret.emitError() << "--weft-autodiff needs the function to return one "
+                           "scalar loss (a rank-0 tensor); it returns ";
+    if (ret.getNumOperands() != 1)
+      diag << ret.getNumOperands() << " values";
+    else
+      diag << ret.getOperand(0).getType();
+    return diag;
+  }
+  Value loss = ret.getOperand(0);
+
+  // Ops on a path from a parameter: only they need gradient rules.
+  llvm::DenseSet<Value> active;
+  for (unsigned i : params)
+    active.insert(func.getArgument(i));
+  SmallVector<Operation *> order;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    order.push_back(&op);
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value r : op.getResults())
+        active.insert(r);
+  }
+
+  // Values the loss depends on: a parameter outside this set gets a zero
+  // gradient and a warning; one inside it whose rules all give no
+  // contribution (a comparison) gets a zero gradient silently.
+  llvm::DenseSet<Value> reachesLoss{loss};
+  for (Operation *op : llvm::reverse(order))
+    if (llvm::any_of(op->getResults(),
+                     [&](Value r) { return reachesLoss.contains(r); }))
+      for (Value v : op->getOperands())
+        reachesLoss.insert(v);
+
+  llvm::SmallPtrSet<Operation *, 32> forward;
+  for (Operation *op : order)
+    forward.insert(op);
+
+  OpBuilder b(ret);
+  Location loc = func.getLoc();
+  if (active.contains(loss))
+    grads[loss] = b.create<ConstantOp>(ret.getLoc(), plainType(loss.getType()),
+                                       b.getF64FloatAttr(1.0));
+  for (Operation *op : llvm::reverse(order)) {
+    if (op->getNumResults() != 1 || !active.contains(op->getResult(0)))
+      continue;
+    auto it = grads.find(op->getResult(0));
+    if (it == grads.end())
+      continue; // Does not reach the loss.
+    auto rule = dyn_cast<DifferentiableOpInterface>(op);
+    if (!rule)
+      return op->emitError() << "'" << op->getName()
+                             << "' has no gradient rule (--weft-autodiff)";
+    SmallVector<Value> operandGrads;
+    b.setInsertionPoint(ret);
+    if (failed(rule.buildGradients(b, it->second, operandGrads)))
+      return failure();
+    WEFT_DEBUG(llvm::dbgs() << "weft-autodiff: rule of " << op->getName()
+                            << " at " << op->getLoc() << "\n");
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      if (g && active.contains(operand))
+        accumulate(b, op->getLoc(), operand, g);
+  }
+
+  // The new results: the loss, then one gradient per parameter.
+  SmallVector<Value> results{loss};
+  SmallVector<Type> resultTypes{loss.getType()};
+  for (unsigned i : params) {
+    BlockArgument arg = func.getArgument(i);
+    auto type = cast<RankedTensorType>(arg.getType());
+    Value g = grads.lookup(arg);
+    if (!g) {
+      if (!reachesLoss.contains(arg))
+        mlir::emitWarning(arg.getLoc())
+            << "parameter #" << i
+            << " does not reach the loss: its gradient is zero";
+      g = b.create<ConstantOp>(loc, plainType(type), b.getF64FloatAttr(0.0));
+    }
+    // The gradient takes the parameter's layout when it has one.
+    if (getSharding(type) && g.getType() != type)
+      g = b.create<ShardOp>(loc, type, g);
+    results.push_back(g);
+    resultTypes.push_back(g.getType());
+  }
+  SmallVector<DictionaryAttr> oldResultAttrs;
+  func.getAllResultAttrs(oldResultAttrs);
+  ret->setOperands(results);
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                        resultTypes));
+  if (!oldResultAttrs.empty())
+    func.setResultAttrs(0, oldResultAttrs[0]);
+  for (auto [k, i] : llvm::enumerate(params)) {
+    unsigned r = static_cast<unsigned>(k) + 1;
+    func.setResultAttr(r, kGradOfAttr,
+                       b.getI64IntegerAttr(static_cast<int64_t>(i)));
+    StringAttr name = getArgName(func, i);
+    setResultName(func, r,
+                  "grad_" + (name ? name.getValue().str()
+                                  : "arg" + std::to_string(i)));
+  }
+  // Rules build every operand's gradient; drop those nothing uses (the
+  // gradients of inputs that are not parameters). Forward ops stay.
+  SmallVector<Operation *> built;
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (!forward.contains(&op))
+      built.push_back(&op);
+  for (Operation *op : llvm::reverse(built))
+    if (isOpTriviallyDead(op))
+      op->erase();
+  return success();
+}
+
+struct WeftAutodiffPass
+    : public mlir::weft::impl::WeftAutodiffBase<WeftAutodiffPass> {
+  void runOnOperation() override {
+    if (failed(Differentiator(getOperation()).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
