@@ -9,6 +9,7 @@
 
 #include "weft/Interpreter/EvaluableOpInterface.h"
 #include "weft/Interpreter/Kernels.h"
+#include "weft/Interpreter/Random.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -19,9 +20,9 @@ using namespace mlir::weft::interp;
 namespace {
 
 /// The spec of an index-letter op (the verifier accepted it).
-IndexSpec verifiedSpec(StringRef text) {
+IndexSpec verifiedSpec(StringRef text, bool allowBroadcast = false) {
   std::string error;
-  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error, allowBroadcast);
   assert(succeeded(spec) && "the verifier accepted a malformed spec");
   return *spec;
 }
@@ -46,7 +47,7 @@ struct EinsumModel
 struct MapModel : EvaluableOpInterface::ExternalModel<MapModel, MapOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<MapOp>(op);
-    IndexSpec spec = verifiedSpec(o.getSpec());
+    IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
     double scalar = o.getScalar() ? o.getScalar()->convertToDouble() : 0.0;
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       return interp::map(o.getKind(), scalar, spec, ctx.get(o.getInputs(), r),
@@ -118,6 +119,21 @@ struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
       return o.emitError() << "weft.shard is a global-view op; a local-view "
                               "program has none";
     ctx.bind(o.getResult(), ctx.get(o.getInput()));
+    return success();
+  }
+};
+
+/// Every rank holds its block of the constant: the whole result type (local
+/// in the local view) filled with the value, rounded to the element type.
+struct ConstantModel
+    : EvaluableOpInterface::ExternalModel<ConstantModel, ConstantOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ConstantOp>(op);
+    auto type = cast<RankedTensorType>(o.getType());
+    double value = roundToType(o.getValue().convertToDouble(),
+                              type.getElementType());
+    ctx.bindPerRank(o.getResult(),
+                    [&](int64_t) { return Tensor(type.getShape(), value); });
     return success();
   }
 };
@@ -200,6 +216,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ReduceOp::attachInterface<ReduceModel>(*ctx);
     EmbedOp::attachInterface<EmbedModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
+    ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);
     AllGatherOp::attachInterface<AllGatherModel>(*ctx);
     ReduceScatterOp::attachInterface<ReduceScatterModel>(*ctx);

@@ -130,6 +130,18 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
     return (x > y || std::isnan(x)) ? x : y;
   case MapKind::Min:
     return (x < y || std::isnan(x)) ? x : y;
+  case MapKind::Gt:
+    return x > y ? 1.0 : 0.0;
+  case MapKind::Ge:
+    return x >= y ? 1.0 : 0.0;
+  case MapKind::Lt:
+    return x < y ? 1.0 : 0.0;
+  case MapKind::Le:
+    return x <= y ? 1.0 : 0.0;
+  case MapKind::Eq:
+    return x == y ? 1.0 : 0.0;
+  case MapKind::Ne:
+    return x != y ? 1.0 : 0.0;
   case MapKind::Neg:
     return -x;
   case MapKind::Exp:
@@ -152,6 +164,14 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
   }
   case MapKind::Silu:
     return x / (1.0 + std::exp(-x));
+  case MapKind::Abs:
+    return std::fabs(x);
+  case MapKind::Sign:
+    return std::isnan(x) ? x : (x > 0) - (x < 0);
+  case MapKind::Step:
+    return x > 0 ? 1.0 : 0.0;
+  case MapKind::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
   case MapKind::Scale:
     return x * scalar;
   case MapKind::Shift:

@@ -5,12 +5,18 @@
 
 namespace weft::rt {
 
+// In the order of the enum (Kinds.h): the binary kinds first.
 static const char *const kMapNames[] = {
-    "add",  "sub",   "mul",    "div",  "max",  "min",  "neg",  "exp",  "log",
-    "sqrt", "rsqrt", "square", "tanh", "relu", "gelu", "silu", "scale", "shift"};
+    "add",  "sub",    "mul",   "div",  "max",    "min",  "gt",     "ge",
+    "lt",   "le",     "eq",    "ne",   "neg",    "exp",  "log",    "sqrt",
+    "rsqrt", "square", "tanh", "relu", "gelu",   "silu", "abs",    "sign",
+    "step", "sigmoid", "scale", "shift"};
+static_assert(sizeof(kMapNames) / sizeof(kMapNames[0]) ==
+                  static_cast<int>(MapKind::Shift) + 1,
+              "one name per map kind");
 
 bool isBinary(MapKind k) {
-  return static_cast<int>(k) <= static_cast<int>(MapKind::Min);
+  return static_cast<int>(k) <= static_cast<int>(MapKind::Ne);
 }
 
 const char *mapKindName(MapKind k) { return kMapNames[static_cast<int>(k)]; }

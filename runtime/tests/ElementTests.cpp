@@ -38,6 +38,18 @@ double refMap(MapKind k, double a, double b, double s) {
     return std::max(a, b);
   case MapKind::Min:
     return std::min(a, b);
+  case MapKind::Gt:
+    return a > b;
+  case MapKind::Ge:
+    return a >= b;
+  case MapKind::Lt:
+    return a < b;
+  case MapKind::Le:
+    return a <= b;
+  case MapKind::Eq:
+    return a == b;
+  case MapKind::Ne:
+    return a != b;
   case MapKind::Neg:
     return -a;
   case MapKind::Exp:
@@ -61,6 +73,14 @@ double refMap(MapKind k, double a, double b, double s) {
   }
   case MapKind::Silu:
     return a / (1 + std::exp(-a));
+  case MapKind::Abs:
+    return std::fabs(a);
+  case MapKind::Sign:
+    return (a > 0) - (a < 0);
+  case MapKind::Step:
+    return a > 0;
+  case MapKind::Sigmoid:
+    return 1 / (1 + std::exp(-a));
   case MapKind::Scale:
     return a * s;
   case MapKind::Shift:

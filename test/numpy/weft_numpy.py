@@ -80,6 +80,10 @@ UNARY = {
     "gelu": lambda x, c: 0.5 * x * (1.0 + np.tanh(
         SQRT_2_OVER_PI * (x + 0.044715 * x ** 3))),
     "silu": lambda x, c: x / (1.0 + np.exp(-x)),
+    "abs": lambda x, c: np.abs(x),
+    "sign": lambda x, c: np.sign(x),
+    "step": lambda x, c: (x > 0).astype(x.dtype),
+    "sigmoid": lambda x, c: 1.0 / (1.0 + np.exp(-x)),
     "scale": lambda x, c: x * c,
     "shift": lambda x, c: x + c,
 }
@@ -90,6 +94,12 @@ BINARY = {
     "div": np.divide,
     "max": np.fmax,
     "min": np.fmin,
+    "gt": lambda a, b: (a > b).astype(np.result_type(a, b)),
+    "ge": lambda a, b: (a >= b).astype(np.result_type(a, b)),
+    "lt": lambda a, b: (a < b).astype(np.result_type(a, b)),
+    "le": lambda a, b: (a <= b).astype(np.result_type(a, b)),
+    "eq": lambda a, b: (a == b).astype(np.result_type(a, b)),
+    "ne": lambda a, b: (a != b).astype(np.result_type(a, b)),
 }
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 

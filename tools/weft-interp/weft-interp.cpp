@@ -11,6 +11,7 @@
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
+#include "weft/Interpreter/GradientCheck.h"
 #include "weft/Interpreter/IdBound.h"
 #include "weft/Interpreter/Npy.h"
 #include "weft/Interpreter/Random.h"
@@ -88,6 +89,13 @@ static cl::opt<bool> printRanks(
     "print-ranks",
     cl::desc("Print every element of every rank's local results, before "
              "they are assembled (local view)"),
+    cl::cat(category));
+static cl::opt<bool> checkGradientsOpt(
+    "check-gradients",
+    cl::desc("For a function built by --weft-autodiff (result #0 the loss, "
+             "results marked weft.grad_of): compare every gradient element "
+             "with a central finite difference of the loss (rtol default "
+             "1e-6 of the largest |gradient|); exit status 1 on a mismatch"),
     cl::cat(category));
 static cl::opt<double>
     rtolOpt("rtol",
@@ -353,6 +361,20 @@ static int runSingle(func::FuncOp func) {
   for (auto [i, t] : llvm::enumerate(*args))
     if (failed(maybeWrite("arg" + std::to_string(i), t, argTypes[i])))
       return 1;
+  if (checkGradientsOpt) {
+    if (sig)
+      return toolError("--check-gradients runs on the global view (before "
+                       "partitioning)");
+    GradientCheckOptions options;
+    if (rtolOpt.getNumOccurrences())
+      options.rtol = rtolOpt;
+    if (atolOpt.getNumOccurrences())
+      options.atol = atolOpt;
+    unsigned mismatches = 0;
+    if (failed(checkGradients(func, *args, options, llvm::outs(), mismatches)))
+      return 1;
+    return mismatches == 0 ? 0 : 1;
+  }
 
   SmallVector<ReplicaMismatch> mismatches;
   FailureOr<Values> results = sig ? runLocal(func, *sig, *args, mismatches)

@@ -31,7 +31,8 @@ static bool checkTerm(StringRef term, StringRef what, std::string &error) {
   return true;
 }
 
-FailureOr<IndexSpec> IndexSpec::parse(StringRef text, std::string &error) {
+FailureOr<IndexSpec> IndexSpec::parse(StringRef text, std::string &error,
+                                      bool allowBroadcast) {
   StringRef trimmed = text.trim();
   size_t arrow = trimmed.find("->");
   if (arrow == StringRef::npos) {
@@ -60,7 +61,7 @@ FailureOr<IndexSpec> IndexSpec::parse(StringRef text, std::string &error) {
     bool found = llvm::any_of(spec.inputs, [&](const std::string &in) {
       return StringRef(in).contains(c);
     });
-    if (!found) {
+    if (!found && !allowBroadcast) {
       error = (Twine("result letter '") + Twine(c) +
                "' does not appear in any operand")
                   .str();

@@ -111,9 +111,10 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
 /// Parses the spec and checks it against the operand and result types: one
 /// term per operand, ranks, and one size per letter.
 static FailureOr<IndexSpec> verifyLetters(Operation *op, StringRef text,
-                                          TypeRange inputs, Type result) {
+                                          TypeRange inputs, Type result,
+                                          bool allowBroadcast = false) {
   std::string error;
-  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error, allowBroadcast);
   if (failed(spec))
     return op->emitOpError() << "has a malformed spec \"" << text
                              << "\": " << error;
@@ -201,6 +202,12 @@ unsigned MapOp::getArity(MapKind kind) {
   case MapKind::Div:
   case MapKind::Max:
   case MapKind::Min:
+  case MapKind::Gt:
+  case MapKind::Ge:
+  case MapKind::Lt:
+  case MapKind::Le:
+  case MapKind::Eq:
+  case MapKind::Ne:
     return 2;
   default:
     return 1;
@@ -223,7 +230,8 @@ LogicalResult MapOp::verify() {
     return emitOpError() << "'" << stringifyMapKind(getKind())
                          << "' takes no `scalar` attribute";
   FailureOr<IndexSpec> spec =
-      verifyLetters(*this, getSpec(), getInputs().getTypes(), getType());
+      verifyLetters(*this, getSpec(), getInputs().getTypes(), getType(),
+                    /*allowBroadcast=*/true);
   if (failed(spec))
     return failure();
   for (auto [i, letters] : llvm::enumerate(spec->inputs))
@@ -250,6 +258,9 @@ bool MapOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
            (getScalar() && getScalar()->convertToDouble() >= 0);
   case MapKind::Exp:
   case MapKind::Relu:
+  case MapKind::Step:
+  case MapKind::Sign:
+  case MapKind::Sigmoid:
   case MapKind::Tanh:
   case MapKind::Sqrt:
   case MapKind::Log:
@@ -332,12 +343,18 @@ bool EmbedOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
   return operand == 1 && kind == ReductionKind::Sum; // Linear in the table.
 }
 
-SmallVector<std::string, 3> ShardOp::getTensorLetters() {
-  // An identity: the same placeholder letter on each dimension of both.
-  int64_t rank = cast<RankedTensorType>(getType()).getRank();
+/// One placeholder letter per dimension of a tensor of type `type`.
+static std::string placeholderLetters(Type type) {
+  int64_t rank = cast<RankedTensorType>(type).getRank();
   std::string letters;
   for (int64_t d = 0; d < rank; ++d)
     letters.push_back(d < 26 ? char('a' + d) : char('A' + d - 26));
+  return letters;
+}
+
+SmallVector<std::string, 3> ShardOp::getTensorLetters() {
+  // An identity: the same placeholder letter on each dimension of both.
+  std::string letters = placeholderLetters(getType());
   return {letters, letters};
 }
 
@@ -349,9 +366,28 @@ bool ShardOp::acceptsPartialOperand(unsigned, ReductionKind) {
   return false; // The constraint is the annotated (never partial) layout.
 }
 
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<std::string, 3> ConstantOp::getTensorLetters() {
+  // No operands: one free placeholder letter per result dimension.
+  return {placeholderLetters(getType())};
+}
+
+std::optional<ReductionKind> ConstantOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool ConstantOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // No operands.
+}
+
 SmallVector<std::string, 3> mlir::weft::lettersOfSpec(StringRef text) {
+  // Called on verified ops only: a map's broadcast letters are allowed.
   std::string error;
-  FailureOr<IndexSpec> spec = IndexSpec::parse(text, error);
+  FailureOr<IndexSpec> spec =
+      IndexSpec::parse(text, error, /*allowBroadcast=*/true);
   if (failed(spec))
     return {};
   SmallVector<std::string, 3> letters(spec->inputs.begin(),

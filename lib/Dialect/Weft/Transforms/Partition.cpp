@@ -107,7 +107,7 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, IndexLetterOpInterface>(op))
+    if (!isa<ShardOp, ConstantOp, IndexLetterOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
@@ -235,6 +235,21 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     if (failed(local))
       return failure();
     available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
+    return success();
+  }
+  if (auto constant = dyn_cast<ConstantOp>(op)) {
+    // Each rank fills its own block; a partial constant would be counted
+    // once per rank of the group.
+    Layout layout = layoutOf(constant.getType());
+    if (layout.isPartial())
+      return op->emitOpError() << "has a partial layout; a constant is never "
+                                  "a partial value";
+    builder.setInsertionPoint(op);
+    Value local = builder.create<ConstantOp>(
+        op->getLoc(), localType(cast<RankedTensorType>(constant.getType()),
+                                layout),
+        constant.getValueAttr());
+    available[constant.getResult()].push_back({layout, local});
     return success();
   }
 

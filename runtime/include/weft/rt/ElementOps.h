@@ -146,6 +146,14 @@ WEFT_BINARY_MAP(Div, a / b)
 // (docs/runtime.md): a NaN operand gives NaN.
 WEFT_BINARY_MAP(Max, (a > b || a != a) ? a : b)
 WEFT_BINARY_MAP(Min, (a < b || a != a) ? a : b)
+// Comparisons give 1 or 0 in T; a NaN operand compares false (true for ne),
+// as IEEE and numpy do.
+WEFT_BINARY_MAP(Gt, a > b ? T(1) : T(0))
+WEFT_BINARY_MAP(Ge, a >= b ? T(1) : T(0))
+WEFT_BINARY_MAP(Lt, a < b ? T(1) : T(0))
+WEFT_BINARY_MAP(Le, a <= b ? T(1) : T(0))
+WEFT_BINARY_MAP(Eq, a == b ? T(1) : T(0))
+WEFT_BINARY_MAP(Ne, a != b ? T(1) : T(0))
 WEFT_UNARY_MAP(Neg, -a)
 WEFT_UNARY_MAP(Exp, fexp(a))
 WEFT_UNARY_MAP(Log, flog(a))
@@ -160,6 +168,13 @@ WEFT_UNARY_MAP(Gelu, T(0.5) * a *
                                        (a + T(0.044715) * a * a * a))))
 // x * sigmoid(x).
 WEFT_UNARY_MAP(Silu, a / (T(1) + fexp(-a)))
+// |x| clears the sign bit (so abs(-0) = 0 and NaN stays NaN); sign is -1,
+// 0 or 1 and NaN for NaN; step is 1 for x > 0, else 0 (the derivative of
+// relu); sigmoid is 1 / (1 + exp(-x)).
+WEFT_UNARY_MAP(Abs, a < T(0) ? -a : (a == T(0) ? T(0) : a))
+WEFT_UNARY_MAP(Sign, a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a)))
+WEFT_UNARY_MAP(Step, a > T(0) ? T(1) : T(0))
+WEFT_UNARY_MAP(Sigmoid, T(1) / (T(1) + fexp(-a)))
 WEFT_UNARY_MAP(Scale, a *T(s))
 WEFT_UNARY_MAP(Shift, a + T(s))
 
@@ -197,6 +212,12 @@ template <typename F> auto dispatchMap(MapKind k, F &&f) {
     WEFT_CASE(Div)
     WEFT_CASE(Max)
     WEFT_CASE(Min)
+    WEFT_CASE(Gt)
+    WEFT_CASE(Ge)
+    WEFT_CASE(Lt)
+    WEFT_CASE(Le)
+    WEFT_CASE(Eq)
+    WEFT_CASE(Ne)
     WEFT_CASE(Neg)
     WEFT_CASE(Exp)
     WEFT_CASE(Log)
@@ -207,6 +228,10 @@ template <typename F> auto dispatchMap(MapKind k, F &&f) {
     WEFT_CASE(Relu)
     WEFT_CASE(Gelu)
     WEFT_CASE(Silu)
+    WEFT_CASE(Abs)
+    WEFT_CASE(Sign)
+    WEFT_CASE(Step)
+    WEFT_CASE(Sigmoid)
     WEFT_CASE(Scale)
   case MapKind::Shift:
     break;

@@ -30,6 +30,12 @@ inline constexpr llvm::StringLiteral kReasonAttr =
     WeftDialect::ReasonAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBytesPerDeviceAttr =
     WeftDialect::BytesPerDeviceAttrHelper::getNameStr();
+/// `weft.param` marks an argument as a trained parameter (--weft-autodiff);
+/// `weft.grad_of = i` marks a result as the gradient of argument `i`.
+inline constexpr llvm::StringLiteral kParamAttr =
+    WeftDialect::ParamAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kGradOfAttr =
+    WeftDialect::GradOfAttrHelper::getNameStr();
 
 /// The `weft.global_type` of argument / result `i` (null: none).
 TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);

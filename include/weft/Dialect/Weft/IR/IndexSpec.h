@@ -22,7 +22,11 @@ struct IndexSpec {
   std::string result;
 
   /// Parses `text`. On failure, returns a message saying what is wrong.
-  static FailureOr<IndexSpec> parse(StringRef text, std::string &error);
+  /// With `allowBroadcast` (weft.map), a result letter may appear in no
+  /// operand: the result is broadcast along it, its size taken from the
+  /// result type. Otherwise every result letter must come from an operand.
+  static FailureOr<IndexSpec> parse(StringRef text, std::string &error,
+                                    bool allowBroadcast = false);
 
   /// Letters in first-appearance order over the inputs then the result.
   std::string allLetters() const;

@@ -46,7 +46,9 @@ def Weft_Dialect : Dialect {
     "::mlir::StringAttr":$name,
     "::mlir::DictionaryAttr":$split,
     "::mlir::StringAttr":$reason,
-    "::mlir::IntegerAttr":$bytes_per_device
+    "::mlir::IntegerAttr":$bytes_per_device,
+    "::mlir::UnitAttr":$param,
+    "::mlir::IntegerAttr":$grad_of
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;

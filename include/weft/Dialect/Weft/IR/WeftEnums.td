@@ -38,9 +38,20 @@ def Weft_MapKind : I32EnumAttr<"MapKind", "elementwise function of weft.map", [
   I32EnumAttrCase<"Relu", 17, "relu">,
   I32EnumAttrCase<"Gelu", 18, "gelu">,
   I32EnumAttrCase<"Silu", 19, "silu">,
+  I32EnumAttrCase<"Abs", 20, "abs">,
+  I32EnumAttrCase<"Sign", 21, "sign">,
+  I32EnumAttrCase<"Step", 22, "step">,
+  I32EnumAttrCase<"Sigmoid", 23, "sigmoid">,
   // Unary with a constant operand (the `scalar` attribute).
   I32EnumAttrCase<"Scale", 30, "scale">,
-  I32EnumAttrCase<"Shift", 31, "shift">
+  I32EnumAttrCase<"Shift", 31, "shift">,
+  // Binary comparisons: 1 where the relation holds, else 0.
+  I32EnumAttrCase<"Gt", 40, "gt">,
+  I32EnumAttrCase<"Ge", 41, "ge">,
+  I32EnumAttrCase<"Lt", 42, "lt">,
+  I32EnumAttrCase<"Le", 43, "le">,
+  I32EnumAttrCase<"Eq", 44, "eq">,
+  I32EnumAttrCase<"Ne", 45, "ne">
 ]> {
   let cppNamespace = "::mlir::weft";
 }

@@ -67,4 +67,28 @@ def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   ];
 }
 
+def Weft_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    The op's reverse-mode gradient rule, used by `--weft-autodiff`: given
+    the gradient of a scalar loss with respect to the op's result, build
+    (as ordinary global-view weft ops) its gradient with respect to each
+    operand. Gradients are plain tensors (no sharding): propagation lays
+    them out like any other value. The rules live in
+    lib/Dialect/Weft/IR/WeftGradients.cpp; docs/autodiff.md lists them.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Builds the gradients at `builder`'s insertion point. `resultGrad` has
+      the result's shape and element type. On success `operandGrads` holds
+      one entry per operand: a value of the operand's shape, or a null value
+      where the operand gets no gradient (a constant function of it, such
+      as a comparison, or an operand that is not differentiable, such as
+      embed's ids). Fails with an error at the op where no rule exists.
+    }], "::llvm::LogicalResult", "buildGradients",
+    (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$resultGrad,
+         "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>
+  ];
+}
+
 #endif // WEFT_DIALECT_WEFT_IR_WEFTINTERFACES_TD

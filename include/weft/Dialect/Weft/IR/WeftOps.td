@@ -62,6 +62,7 @@ def Weft_MeshOp : Op<Weft_Dialect, "mesh", [Symbol]> {
 //===----------------------------------------------------------------------===//
 
 def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
@@ -85,6 +86,7 @@ def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
 }
 
 def Weft_MapOp : Weft_Op<"map", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
@@ -92,12 +94,18 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
   let description = [{
     Applies `kind` elementwise. Operands are broadcast by letters: each
     operand is indexed by its own letters in the result's index space, and
-    the result carries every operand letter (a map never reduces).
+    the result carries every operand letter (a map never reduces). A result
+    letter that no operand has broadcasts the result along it (its size is
+    the result type's): `"bt->btd"` repeats each `bt` value `d` times.
 
-    Binary kinds: `add sub mul div max min`. Unary kinds: `neg exp log sqrt
-    rsqrt square tanh relu gelu silu`; `gelu` is the tanh approximation
+    Binary kinds: `add sub mul div max min`, and the comparisons
+    `gt ge lt le eq ne`, which give 1 where the relation holds and 0
+    elsewhere in the operands' float type (a NaN compares false, except
+    for `ne`). Unary kinds: `neg exp log sqrt rsqrt square tanh relu gelu
+    silu abs sign step sigmoid`; `gelu` is the tanh approximation
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, `silu` is
-    `x * sigmoid(x)`. Unary kinds with a constant `c` given by the `scalar`
+    `x * sigmoid(x)`, `sign` is -1, 0 or 1 (NaN for NaN), `step` is 1 for
+    `x > 0` and 0 otherwise (the derivative of relu). Unary kinds with a constant `c` given by the `scalar`
     attribute: `scale` (`x * c`) and `shift` (`x + c`).
 
     ```mlir
@@ -124,6 +132,7 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
 }
 
 def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
@@ -143,6 +152,7 @@ def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
 }
 
 def Weft_EmbedOp : Weft_Op<"embed", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
@@ -183,6 +193,7 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
 }
 
 def Weft_ShardOp : Weft_Op<"shard", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
   let summary = "a user constraint on the sharding of a value";
@@ -202,6 +213,27 @@ def Weft_ShardOp : Weft_Op<"shard", [Pure,
   let results = (outs Weft_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Weft_ConstantOp : Weft_Op<"constant", [Pure,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>]> {
+  let summary = "a tensor filled with one value";
+  let description = [{
+    Every element of the result is `value`, rounded to the element type.
+    It has no operands, so any layout of the result is free: propagation
+    lays it out as its users want, and each rank fills its own block.
+    `--weft-autodiff` seeds the loss's gradient with `1.0`.
+
+    ```mlir
+    %one = weft.constant 1.0 : tensor<f32>
+    %z = weft.constant 0.0 : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
 }
 
 //===----------------------------------------------------------------------===//

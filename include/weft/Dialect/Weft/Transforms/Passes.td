@@ -5,6 +5,29 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WeftAutodiff : Pass<"weft-autodiff", "::mlir::func::FuncOp"> {
+  let summary = "Reverse-mode gradients of a scalar loss";
+  let description = [{
+    For a global-view function that returns one scalar loss (a rank-0 float
+    tensor) and marks its trained arguments with `weft.param`, appends to
+    its results the gradient of the loss with respect to every parameter,
+    in argument order, each marked `weft.grad_of = <argument index>` and
+    named `grad_<name>` after the argument's `weft.name`. The gradients are
+    ordinary weft ops built by each op's `DifferentiableOpInterface` rule
+    (docs/autodiff.md), seeded with `weft.constant 1.0`, so propagation and
+    partitioning treat them like the forward ops: the data-parallel
+    all-reduce of a weight gradient is derived, not written.
+
+    A gradient takes its parameter's sharding when the parameter has one
+    (a `weft.shard` to the parameter's type); otherwise propagation lays it
+    out. Functions without `weft.param` arguments are left alone. A
+    parameter that does not reach the loss gets a zero gradient and a
+    warning; a loss that is not one scalar, a local-view function and an op
+    without a gradient rule on the path are errors at their location.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
   let summary = "Complete every sharding from the user's annotations";
   let description = [{
