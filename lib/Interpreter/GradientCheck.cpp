@@ -30,9 +30,8 @@ LogicalResult mlir::weft::interp::checkGradients(
     if (a < 0 || a >= static_cast<int64_t>(args.size()))
       return func.emitError() << "result #" << r << " is the gradient of "
                               << "argument #" << a << ", which does not exist";
-    if (func.getResultTypes()[r] != func.getArgumentTypes()[a] &&
-        cast<RankedTensorType>(func.getResultTypes()[r]).getShape() !=
-            cast<RankedTensorType>(func.getArgumentTypes()[a]).getShape())
+    if (cast<RankedTensorType>(func.getResultTypes()[r]).getShape() !=
+        cast<RankedTensorType>(func.getArgumentTypes()[a]).getShape())
       return func.emitError() << "result #" << r << " has another shape than "
                               << "argument #" << a << ", its parameter";
     grads.push_back({r, static_cast<unsigned>(a)});

@@ -186,10 +186,6 @@ static func::FuncOp selectFunction(ModuleOp module, StringRef name,
   return succeeded(func) ? *func : func::FuncOp();
 }
 
-static RankedTensorType withoutEncoding(RankedTensorType type) {
-  return RankedTensorType::get(type.getShape(), type.getElementType());
-}
-
 /// The global inputs: random, or read from --input files.
 static FailureOr<Values> makeInputs(func::FuncOp func,
                                     ArrayRef<RankedTensorType> types) {
@@ -263,7 +259,7 @@ static void printResult(unsigned i, const Tensor &t, RankedTensorType type) {
     sum += v;
     sumsq += v * v;
   }
-  llvm::outs() << "result #" << i << ": " << withoutEncoding(type) << " sum "
+  llvm::outs() << "result #" << i << ": " << withoutSharding(type) << " sum "
                << llvm::format("%.12g", sum) << " sumsq "
                << llvm::format("%.12g", sumsq) << "\n";
   if (!printValues)
@@ -425,7 +421,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     for (auto [i, pair] : llvm::enumerate(llvm::zip(globalTypes, declared))) {
       auto [g, d] = pair;
       auto ranked = dyn_cast<RankedTensorType>(g);
-      if (!ranked || withoutEncoding(ranked) != withoutEncoding(d)) {
+      if (!ranked || withoutSharding(ranked) != withoutSharding(d)) {
         mismatchError("the weft.global_type of " + what + " #" + Twine(i) +
                       " disagrees with the global function");
         local.emitRemark() << "global function: " << g
@@ -468,7 +464,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     bool ok = c.failures == 0 && replicas[i].count == 0;
     matching += ok;
     llvm::outs() << "result #" << i << ": " << (ok ? "match" : "MISMATCH")
-                 << " " << withoutEncoding(type) << " on "
+                 << " " << withoutSharding(type) << " on "
                  << sig->mesh.getNumDevices() << " rank(s): max abs error "
                  << llvm::format("%.3g", c.maxAbsError) << ", max rel error "
                  << llvm::format("%.3g", c.maxRelError);

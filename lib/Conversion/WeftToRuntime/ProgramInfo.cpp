@@ -99,8 +99,7 @@ ProgramInfo::readSignature(Type local, Attribute globalAttr, StringAttr name,
     if (!global || !global.hasStaticShape())
       return func_.emitError()
              << what << ": `weft.global_type` must be a static tensor type";
-    sig.global =
-        RankedTensorType::get(global.getShape(), global.getElementType());
+    sig.global = withoutSharding(global);
     sharding = getSharding(global);
   }
   unsigned rank = sig.global.getRank();

@@ -351,3 +351,28 @@ func.func @spec_not_string(%a: tensor<2xf32>) {
   %0 = weft.einsum (%a) : (tensor<2xf32>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @constant_int() -> tensor<4xi32> {
+  // expected-error@+1 {{'weft.constant' op result #0 must be statically shaped tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %c = weft.constant 1.0 : tensor<4xi32>
+  return %c : tensor<4xi32>
+}
+
+// -----
+
+weft.mesh @m ["x" = 3]
+func.func @constant_uneven() -> tensor<4xf32, #weft.sharding<@m, [{"x"}]>> {
+  // expected-error@+1 {{dimension #0 of the result has size 4, which is not divisible by 3}}
+  %c = weft.constant 1.0 : tensor<4xf32, #weft.sharding<@m, [{"x"}]>>
+  return %c : tensor<4xf32, #weft.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+func.func @map_comparison_arity(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'gt' takes 2 operand(s), got 1}}
+  %0 = weft.map gt "i->i" (%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

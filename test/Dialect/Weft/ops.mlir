@@ -65,6 +65,32 @@ func.func @map_kinds(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   return %15 : tensor<8xf32>
 }
 
+// The comparison and derivative map kinds, a broadcast result letter, and
+// weft.constant (rank 0 and a sharded result).
+// CHECK-LABEL: func.func @compare_broadcast_constant
+func.func @compare_broadcast_constant(%a: tensor<4x8xf32>, %b: tensor<8xf32>)
+    -> tensor<4x8x2xf32> {
+  // CHECK: weft.map gt "ij,j->ij"
+  %0 = weft.map gt "ij,j->ij" (%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = weft.map ge "ij,ij->ij" (%0, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = weft.map lt "ij,ij->ij" (%1, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = weft.map le "ij,ij->ij" (%2, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = weft.map eq "ij,ij->ij" (%3, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = weft.map ne "ij,ij->ij" (%4, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = weft.map abs "ij->ij" (%5) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = weft.map sign "ij->ij" (%6) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = weft.map step "ij->ij" (%7) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: weft.map sigmoid "ij->ijk" {{.*}} -> tensor<4x8x2xf32>
+  %9 = weft.map sigmoid "ij->ijk" (%8) : (tensor<4x8xf32>) -> tensor<4x8x2xf32>
+  // CHECK: weft.constant 1.000000e+00 : tensor<f32>
+  %c = weft.constant 1.0 : tensor<f32>
+  // CHECK: weft.constant -2.500000e-01 : tensor<4x8x2xf32, #weft.sharding<@mesh, [{"model"}, {}, {}]>>
+  %d = weft.constant -0.25 : tensor<4x8x2xf32, #weft.sharding<@mesh, [{"model"}, {}, {}]>>
+  %e = weft.map mul ",ijk->ijk" (%c, %d) : (tensor<f32>, tensor<4x8x2xf32, #weft.sharding<@mesh, [{"model"}, {}, {}]>>) -> tensor<4x8x2xf32>
+  %f = weft.map add "ijk,ijk->ijk" (%9, %e) : (tensor<4x8x2xf32>, tensor<4x8x2xf32>) -> tensor<4x8x2xf32>
+  return %f : tensor<4x8x2xf32>
+}
+
 // Element types: f64, f16, bf16.
 // CHECK-LABEL: func.func @element_types
 func.func @element_types(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>,

@@ -31,6 +31,11 @@ ShardingAttr mlir::weft::getSharding(Type type) {
                 : ShardingAttr();
 }
 
+RankedTensorType mlir::weft::withoutSharding(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), t.getElementType());
+}
+
 AxisListAttr AxisListAttr::get(MLIRContext *ctx, ArrayRef<StringRef> names) {
   SmallVector<StringAttr> attrs;
   for (StringRef axis : names)

@@ -343,8 +343,7 @@ bool EmbedOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
   return operand == 1 && kind == ReductionKind::Sum; // Linear in the table.
 }
 
-/// One placeholder letter per dimension of a tensor of type `type`.
-static std::string placeholderLetters(Type type) {
+std::string mlir::weft::placeholderLetters(Type type) {
   int64_t rank = cast<RankedTensorType>(type).getRank();
   std::string letters;
   for (int64_t d = 0; d < rank; ++d)

@@ -31,19 +31,6 @@ using namespace mlir::weft;
 
 namespace {
 
-RankedTensorType plainType(Type type) {
-  auto t = cast<RankedTensorType>(type);
-  return RankedTensorType::get(t.getShape(), t.getElementType());
-}
-
-/// One placeholder letter per dimension of `type`, for element-wise sums.
-std::string lettersFor(Type type) {
-  std::string s;
-  for (int64_t d = 0; d < cast<RankedTensorType>(type).getRank(); ++d)
-    s.push_back(d < 26 ? char('a' + d) : char('A' + d - 26));
-  return s;
-}
-
 class Differentiator {
 public:
   explicit Differentiator(func::FuncOp func) : func(func) {}
@@ -61,8 +48,8 @@ void Differentiator::accumulate(OpBuilder &b, Location loc, Value v, Value g) {
   auto [it, inserted] = grads.try_emplace(v, g);
   if (inserted)
     return;
-  std::string l = lettersFor(v.getType());
-  it->second = b.create<MapOp>(loc, plainType(v.getType()), MapKind::Add,
+  std::string l = placeholderLetters(v.getType());
+  it->second = b.create<MapOp>(loc, withoutSharding(v.getType()), MapKind::Add,
                                l + "," + l + "->" + l,
                                ValueRange{it->second, g}, FloatAttr());
 }
@@ -130,7 +117,7 @@ LogicalResult Differentiator::run() {
   OpBuilder b(ret);
   Location loc = func.getLoc();
   if (active.contains(loss))
-    grads[loss] = b.create<ConstantOp>(ret.getLoc(), plainType(loss.getType()),
+    grads[loss] = b.create<ConstantOp>(ret.getLoc(), withoutSharding(loss.getType()),
                                        b.getF64FloatAttr(1.0));
   for (Operation *op : llvm::reverse(order)) {
     if (op->getNumResults() != 1 || !active.contains(op->getResult(0)))
@@ -165,7 +152,7 @@ LogicalResult Differentiator::run() {
         mlir::emitWarning(arg.getLoc())
             << "parameter #" << i
             << " does not reach the loss: its gradient is zero";
-      g = b.create<ConstantOp>(loc, plainType(type), b.getF64FloatAttr(0.0));
+      g = b.create<ConstantOp>(loc, withoutSharding(type), b.getF64FloatAttr(0.0));
     }
     // The gradient takes the parameter's layout when it has one.
     if (getSharding(type) && g.getType() != type)

@@ -15,6 +15,9 @@
 namespace mlir::weft {
 /// The sharding encoding of `type`, or null if it has none.
 ShardingAttr getSharding(Type type);
+/// `type` (a ranked tensor) without its encoding: the plain tensor of the
+/// same shape and element type.
+RankedTensorType withoutSharding(Type type);
 } // namespace mlir::weft
 
 #endif // WEFT_DIALECT_WEFT_IR_WEFTATTRS_H

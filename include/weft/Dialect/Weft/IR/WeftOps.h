@@ -17,6 +17,10 @@ namespace mlir::weft {
 /// spec (ShardingRuleOpInterface's default); empty if it does not parse
 /// (the verifier reports that).
 llvm::SmallVector<std::string, 3> lettersOfSpec(llvm::StringRef spec);
+/// One placeholder letter per dimension of a ranked tensor type (a, b, ...,
+/// then A, B, ...): the letters of ops without a spec (weft.shard,
+/// weft.constant) and of element-wise sums built by passes.
+std::string placeholderLetters(Type type);
 } // namespace mlir::weft
 
 #include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
