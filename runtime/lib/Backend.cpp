@@ -45,6 +45,18 @@ Tensor Backend::zeros(DType dtype, const Shape &shape) {
   return t;
 }
 
+void Backend::fill(Tensor &t, double value, std::string_view label) {
+  int64_t n = t.numElements();
+  double t0 = startOp();
+  fillZero(t.data, t.dtype, n);
+  if (value != 0 && n > 0) {
+    MapPlan plan = planMap("a->a", {Shape{n}});
+    mapKernel(MapKind::Shift, plan, t.dtype, t.data, nullptr, t.data, value);
+  }
+  if (profiler_)
+    recordOp(label, "fill", t.str(), t0, 0, static_cast<double>(t.bytes()));
+}
+
 Tensor Backend::upload(const Tensor &host) {
   check(host.device == Device::Host, "upload of a non-host tensor ",
         host.str());

@@ -30,12 +30,24 @@ static Shape shapeOf(const std::string &letters,
 }
 
 MapPlan planMap(const std::string &specText,
-                const std::vector<Shape> &inShapes) {
+                const std::vector<Shape> &inShapes, const Shape *outShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 1, 2);
   auto sizes = spec.letterSizes(inShapes);
+  if (outShape) {
+    check(outShape->size() == spec.output.size(), "map spec '", specText,
+          "': the result has ", spec.output.size(), " letters but rank ",
+          outShape->size());
+    for (std::size_t d = 0; d < spec.output.size(); ++d) {
+      char c = spec.output[d];
+      auto [it, inserted] = sizes.emplace(c, (*outShape)[d]);
+      check((*outShape)[d] >= 0 && it->second == (*outShape)[d], "map spec '",
+            specText, "': result letter '", c, "' has size ", (*outShape)[d],
+            " but ", it->second, " in an operand");
+    }
+  }
   for (char c : spec.output)
     check(sizes.count(c), "map spec '", specText, "': result letter '", c,
-          "' is in no operand");
+          "' is in no operand (a broadcast letter needs the result shape)");
   for (const auto &in : spec.inputs)
     for (char c : in)
       check(spec.output.find(c) != std::string::npos, "map spec '", specText,

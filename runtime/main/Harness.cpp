@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Options.h"
+#include "Harness.h"
 
 #include "weft/rt/BackendRegistry.h"
 #include "weft/rt/Error.h"
@@ -29,38 +29,6 @@
 #include <sstream>
 
 namespace weft::rt {
-namespace {
-
-class Harness {
-public:
-  Harness(const ProgramInfo &info, int rank, int size)
-      : info_(info), rank_(rank), size_(size) {}
-  int run(int argc, char **argv);
-
-private:
-  /// One write per message, so lines of different ranks do not mix.
-  void error(const std::string &msg) const {
-    std::string line = "weft: error: ";
-    if (size_ > 1)
-      line += "rank " + std::to_string(rank_) + ": ";
-    line += msg + "\n";
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
-  }
-  /// True when `ok` holds on every rank; rank 0 says so when only other
-  /// ranks failed (they printed their own messages).
-  bool agree(bool ok, const char *phase) const;
-  Tensor loadInput(std::size_t i);
-  void checkOutputDir();
-  void writeOutputs();
-
-  const ProgramInfo &info_;
-  int rank_, size_;
-  HarnessOptions opts_;
-  Mesh mesh_;
-  std::unique_ptr<Backend> be_;
-  std::unique_ptr<StepContext> ctx_;
-};
 
 bool Harness::agree(bool ok, const char *phase) const {
   int local = ok ? 0 : 1, failed = 0;
@@ -76,10 +44,7 @@ Tensor Harness::loadInput(std::size_t i) {
   Shape block = localShape(mesh_, t.layout, t.globalShape);
   auto offsets = blockOffsets(mesh_, t.layout, t.globalShape, rank_);
   Tensor host = hostTensor(t.dtype, block);
-  std::string file;
-  for (const auto &[name, path] : opts_.inputs)
-    if (name == t.name)
-      file = path; // the last --input of a name wins
+  std::string file = inputFile(t.name);
   if (!file.empty()) {
     try {
       readNpyBlock(file, t.dtype, t.globalShape, offsets, block, host.data);
@@ -97,16 +62,24 @@ Tensor Harness::loadInput(std::size_t i) {
   return be_->upload(host);
 }
 
-void Harness::checkOutputDir() {
+std::string Harness::inputFile(const std::string &name) const {
+  std::string file;
+  for (const auto &[n, path] : opts_.inputs)
+    if (n == name)
+      file = path; // the last --input of a name wins
+  return file;
+}
+
+void Harness::checkOutputDir(const std::string &dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(opts_.outputDir, ec);
-  check(fs::is_directory(opts_.outputDir), "cannot create output directory '",
-        opts_.outputDir, "'", ec ? ": " + ec.message() : std::string());
-  std::string probe = opts_.outputDir + "/.weft-write-test";
+  fs::create_directories(dir, ec);
+  check(fs::is_directory(dir), "cannot create output directory '",
+        dir, "'", ec ? ": " + ec.message() : std::string());
+  std::string probe = dir + "/.weft-write-test";
   {
     std::ofstream f(probe);
-    check(f.good(), "output directory '", opts_.outputDir, "' is not writable");
+    check(f.good(), "output directory '", dir, "' is not writable");
   }
   fs::remove(probe, ec);
 }
@@ -181,8 +154,9 @@ int Harness::run(int argc, char **argv) {
     double timeout =
         opts_.commTimeout >= 0 ? opts_.commTimeout : commTimeoutFromEnv();
     be_->setCommTimeout(timeout);
+    bool training = isTrainingProgram(info_);
     for (std::size_t i = 0; i < info_.inputs.size(); ++i)
-      inputs.push_back(loadInput(i));
+      inputs.push_back(training ? loadTrainingInput(i) : loadInput(i));
   } catch (const std::exception &e) {
     error(e.what());
     ok = false;
@@ -194,10 +168,12 @@ int Harness::run(int argc, char **argv) {
   be_->communicator().agreeOnTimeout();
   // The output directory only once every rank has its inputs: a failed run
   // leaves no empty directory behind.
-  if (!opts_.outputDir.empty()) {
+  for (const std::string &dir : {opts_.outputDir, opts_.saveDir}) {
+    if (dir.empty())
+      continue;
     try {
       if (rank_ == 0)
-        checkOutputDir();
+        checkOutputDir(dir);
     } catch (const std::exception &e) {
       error(e.what());
       ok = false;
@@ -205,6 +181,8 @@ int Harness::run(int argc, char **argv) {
     if (!agree(ok, "preparing the output directory"))
       return 1;
   }
+  if (isTrainingProgram(info_))
+    return runTraining(std::move(inputs));
   ctx_ = std::make_unique<StepContext>(*be_, std::move(inputs),
                                        info_.outputs.size());
 
@@ -265,8 +243,6 @@ int Harness::run(int argc, char **argv) {
   }
   return 0;
 }
-
-} // namespace
 
 int runProgram(const ProgramInfo &info, int argc, char **argv) {
   try {

@@ -31,6 +31,19 @@ static int64_t parseInt(const std::string &opt, const std::string &text,
   return v;
 }
 
+/// A finite number in [min, max].
+static double parseDouble(const std::string &opt, const std::string &text,
+                          double min, double max) {
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  check(!text.empty() && *end == '\0' && errno == 0 && std::isfinite(v) &&
+            v >= min && v <= max,
+        "option ", opt, " expects a number in [", min, ", ", max, "], got '",
+        text, "'");
+  return v;
+}
+
 HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
                                    char **argv) {
   HarnessOptions o;
@@ -58,6 +71,7 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       check(i + 1 < argc, "option ", name, " expects a value");
       value = argv[++i];
     };
+    o.given.push_back(name);
     if (name == "--backend") {
       takeValue();
       // Every backend Weft has: one this build lacks is reported when it
@@ -101,6 +115,33 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--warmup") {
       takeValue();
       o.warmup = static_cast<int>(parseInt(name, value, 0, kMaxIterations));
+    } else if (name == "--steps") {
+      takeValue();
+      o.steps = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
+    } else if (name == "--lr") {
+      takeValue();
+      o.lr = parseDouble(name, value, 0, 1e6);
+    } else if (name == "--lr-schedule") {
+      takeValue();
+      check(value == "constant" || value == "cosine",
+            "option --lr-schedule expects constant or cosine, got '", value,
+            "'");
+      o.lrSchedule = value;
+    } else if (name == "--warmup-steps") {
+      takeValue();
+      o.warmupSteps =
+          static_cast<int>(parseInt(name, value, 0, kMaxIterations));
+    } else if (name == "--save") {
+      takeValue();
+      check(!value.empty(), "option --save expects a directory");
+      o.saveDir = value;
+    } else if (name == "--load") {
+      takeValue();
+      check(!value.empty(), "option --load expects a directory");
+      o.loadDir = value;
+    } else if (name == "--log-every") {
+      takeValue();
+      o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
     } else if (name == "--comm-timeout") {
       takeValue();
       char *end = nullptr;
@@ -113,6 +154,19 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else {
       fail("unknown option '", arg, "' (see --help)");
     }
+  }
+  static const char *const trainingOnly[] = {
+      "--steps", "--lr", "--lr-schedule", "--warmup-steps",
+      "--save",  "--load", "--log-every"};
+  static const char *const forwardOnly[] = {"--iters", "--warmup"};
+  bool training = isTrainingProgram(info);
+  for (const std::string &g : o.given) {
+    for (const char *t : trainingOnly)
+      check(training || g != t, "option ", g, ": program '", info.name,
+            "' is not a training step (compile it with weftc --train)");
+    for (const char *f : forwardOnly)
+      check(!training || g != f, "option ", g, ": program '", info.name,
+            "' is a training step; use --steps N");
   }
   return o;
 }
@@ -173,7 +227,31 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
         "complete\n"
      << "                           in time (0: never; default "
         "$WEFT_COMM_TIMEOUT or 0)\n"
-     << "  --help                   this text\n\n"
+     << "  --help                   this text\n";
+  if (isTrainingProgram(info))
+    os << "\ntraining (" << info.optimizer << "; docs/training.md):\n"
+       << "  --steps N                training steps in this process "
+          "(default 1); rank 0\n"
+       << "                           prints 'step T loss L lr X time MS' "
+          "per step\n"
+       << "  --lr X                   base learning rate (default "
+       << info.defaultLr << ")\n"
+       << "  --lr-schedule S          constant (default) or cosine (to 0 at "
+          "the last step)\n"
+       << "  --warmup-steps W         linear learning-rate warmup over the "
+          "first W steps\n"
+       << "  --load DIR               resume from a checkpoint (params, "
+          "state, step)\n"
+       << "  --save DIR               write a checkpoint after the last "
+          "step\n"
+       << "  --log-every K            print every K-th step's line (default "
+          "1)\n"
+       << "  A batch input's .npy may have a leading step dimension S: step "
+          "T reads\n"
+       << "  batch (T-1) mod S. Parameters come from --input or "
+          "--random-inputs,\n"
+       << "  optimizer state starts at zero, unless --load gives both.\n";
+  os << "\n"
      << "mesh [" << mesh << "]: " << devices << " rank(s)\n"
      << "inputs:\n";
   for (const auto &t : info.inputs)

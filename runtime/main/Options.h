@@ -31,6 +31,25 @@ struct HarnessOptions {
   double commTimeout = -1;
   bool profile = false;
   bool help = false;
+
+  // A training step (isTrainingProgram): docs/training.md.
+  /// Steps to run in this process (default 1).
+  int steps = 1;
+  /// The base learning rate (negative: the program's default).
+  double lr = -1;
+  /// "constant" or "cosine" (decay to 0 at the last step), after a linear
+  /// warmup over `warmupSteps` steps.
+  std::string lrSchedule = "constant";
+  int warmupSteps = 0;
+  /// Checkpoints: a directory of one global .npy per parameter and state
+  /// tensor, plus step.npy. Empty: none.
+  std::string saveDir, loadDir;
+  /// Print the loss line every this many steps (and at the last).
+  int logEvery = 1;
+  /// Which options were given, for the errors of options that do not fit
+  /// the program (a forward program has no --steps; a training step no
+  /// --iters).
+  std::vector<std::string> given;
 };
 
 /// Parses the harness options (`--opt value` or `--opt=value`). Throws

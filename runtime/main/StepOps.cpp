@@ -29,6 +29,14 @@ Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
   return out;
 }
 
+Tensor constant(StepContext &ctx, DType dtype, const Shape &shape, double value,
+                const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(dtype, shape);
+  be.fill(out, value, label);
+  return out;
+}
+
 Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
            double scalar, const char *label) {
   Backend &be = ctx.backend();

@@ -28,6 +28,7 @@
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -96,6 +97,43 @@ static cl::list<std::string>
 static cl::opt<std::string>
     saveCpp("save-cpp", cl::desc("Also write the generated C++ to this file"),
             cl::value_desc("file"), cl::cat(weftcCat));
+
+// Training (docs/training.md): --grad appends the gradients of the
+// weft.param arguments (--weft-autodiff); --train also builds the optimizer
+// step (--weft-optimizer), whose harness runs --steps N.
+static cl::OptionCategory trainCat("weftc training options");
+static cl::opt<bool>
+    gradOnly("grad",
+             cl::desc("Return the loss and the gradient of every weft.param "
+                      "argument (--weft-autodiff)"),
+             cl::cat(trainCat));
+static cl::opt<std::string>
+    train("train",
+          cl::desc("Compile a training step with this optimizer: adamw or "
+                   "sgd (--weft-autodiff, then --weft-optimizer)"),
+          cl::value_desc("optimizer"), cl::cat(trainCat));
+static cl::opt<double> trainLr("lr",
+                               cl::desc("Default learning rate (the "
+                                        "executable's --lr overrides it)"),
+                               cl::init(1e-3), cl::cat(trainCat));
+static cl::opt<double> trainBeta1("beta1", cl::desc("AdamW beta1"),
+                                  cl::init(0.9), cl::cat(trainCat));
+static cl::opt<double> trainBeta2("beta2", cl::desc("AdamW beta2"),
+                                  cl::init(0.999), cl::cat(trainCat));
+static cl::opt<double> trainEps("eps", cl::desc("AdamW epsilon"),
+                                cl::init(1e-8), cl::cat(trainCat));
+static cl::opt<double>
+    trainWeightDecay("weight-decay",
+                     cl::desc("Weight decay (default 0.01 for adamw, 0 for "
+                              "sgd)"),
+                     cl::init(-1), cl::cat(trainCat));
+static cl::opt<double> trainMomentum("momentum",
+                                     cl::desc("SGD momentum (default 0)"),
+                                     cl::init(0), cl::cat(trainCat));
+static cl::opt<double>
+    trainClipNorm("clip-norm",
+                  cl::desc("Clip the gradients' global norm (0: off)"),
+                  cl::init(0), cl::cat(trainCat));
 
 namespace {
 
@@ -247,6 +285,55 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     weftc::attachSourceNames(*module, state);
   }
 
+  if (gradOnly || train.getNumOccurrences()) {
+    if (gradOnly && train.getNumOccurrences()) {
+      llvm::errs() << "weftc: error: --grad and --train exclude each other "
+                      "(--train includes the gradients)\n";
+      return 1;
+    }
+    if (train.getNumOccurrences() && train != "adamw" && train != "sgd") {
+      llvm::errs() << "weftc: error: --train expects adamw or sgd, got '"
+                   << train << "'\n";
+      return 1;
+    }
+    Stage s("weft-autodiff");
+    if (failed(runPipeline(*module, "func.func(weft-autodiff)")))
+      return 1;
+    if (train.getNumOccurrences()) {
+      std::string options;
+      llvm::raw_string_ostream os(options);
+      os << "kind=" << train << " lr=" << llvm::format("%.17g", trainLr.getValue())
+         << " beta1=" << llvm::format("%.17g", trainBeta1.getValue())
+         << " beta2=" << llvm::format("%.17g", trainBeta2.getValue())
+         << " eps=" << llvm::format("%.17g", trainEps.getValue())
+         << " weight-decay=" << llvm::format("%.17g", trainWeightDecay.getValue())
+         << " momentum=" << llvm::format("%.17g", trainMomentum.getValue())
+         << " clip-norm=" << llvm::format("%.17g", trainClipNorm.getValue());
+      Stage s("weft-optimizer");
+      if (failed(runPipeline(*module,
+                             "func.func(weft-optimizer{" + options + "})")))
+        return 1;
+    }
+    bool trained = llvm::any_of(module->getOps<func::FuncOp>(), [](func::FuncOp f) {
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        if (f.getArgAttr(i, mlir::weft::kParamAttr))
+          return true;
+      return false;
+    });
+    if (!trained) {
+      llvm::errs() << "weftc: error: --" << (gradOnly ? "grad" : "train")
+                   << ": the function has no weft.param argument to train\n";
+      return 1;
+    }
+  } else if (trainLr.getNumOccurrences() || trainBeta1.getNumOccurrences() ||
+             trainBeta2.getNumOccurrences() || trainEps.getNumOccurrences() ||
+             trainWeightDecay.getNumOccurrences() ||
+             trainMomentum.getNumOccurrences() ||
+             trainClipNorm.getNumOccurrences()) {
+    llvm::errs() << "weftc: error: optimizer options need --train\n";
+    return 1;
+  }
+
   bool local = mlir::weft::isLocalView(*module);
   if (meshSizes.getNumOccurrences()) {
     Stage s("resize mesh");
@@ -386,7 +473,7 @@ int main(int argc, char **argv) {
   weft::registerDebugOptions(); // -debug-only=weft-propagate ...
   weft::registerWeftPasses();
   weft::registerWeftToRuntimePasses();
-  cl::HideUnrelatedOptions(weftcCat);
+  cl::HideUnrelatedOptions({&weftcCat, &trainCat});
   cl::ParseCommandLineOptions(
       argc, argv,
       "weftc: compile an annotated Weft program into an SPMD executable\n\n"

@@ -1,6 +1,6 @@
 //===- ComputePatterns.cpp - einsum, map, reduce, embed -------------------===//
 //
-// A compute op becomes a plan constant and one call reading it:
+// A compute op (weft.constant included) becomes a plan constant and one call reading it:
 //
 //   static const weft::rt::EinsumPlan weft_plan0 = weft::rt::EinsumPlan{...};
 //   // #0 weft.einsum at mlp.mlir:10
@@ -56,7 +56,9 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
   for (Value v : op->getOperands())
     shapes.push_back(shapeOf(v));
   std::string spec = op.getSpec().str();
-  rt::MapPlan p = rt::planMap(spec, shapes);
+  // The result's shape sizes the letters a map broadcasts along.
+  rt::Shape outShape = shapeOf(op.getResult());
+  rt::MapPlan p = rt::planMap(spec, shapes, &outShape);
   StringRef kind = stringifyMapKind(op.getKind());
   call.lit("weft::rt::MapKind::" + capitalize(kind));
   call.plan("weft::rt::MapPlan", toCpp(p));
@@ -69,6 +71,20 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
                                          : 0.0));
   call.label(("map " + kind + " " + spec).str());
   call.replaceOp("weft::rt::gen::map");
+  return success();
+}
+
+LogicalResult lowerCompute(ConstantOp op, ConstantOp::Adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  double value = op.getValue().convertToDouble();
+  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.lit(formatDouble(value));
+  call.label("constant " + formatDouble(value));
+  call.replaceOp("weft::rt::gen::constant");
   return success();
 }
 
@@ -131,13 +147,14 @@ protected:
 } // namespace
 
 bool lowering::isComputeOp(Operation *op) {
-  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp>(op);
+  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        LoweringState &state,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
-               ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>>(
+               ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
+               ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -9,6 +9,7 @@
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Interpreter/IdBound.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cctype>
@@ -55,7 +56,8 @@ FailureOr<ProgramInfo> ProgramInfo::get(func::FuncOp func) {
   ProgramInfo info(func, std::move(*mesh));
   if (!func.getBody().hasOneBlock())
     return func.emitError("expected a function with one block");
-  if (failed(info.readSignatures()) || failed(info.checkBody()))
+  if (failed(info.readSignatures()) || failed(info.readTrainingRoles()) ||
+      failed(info.checkBody()))
     return failure();
   info.stepName_ = "weft_step_" + identifier(func.getSymName());
   return info;
@@ -193,6 +195,62 @@ LogicalResult ProgramInfo::readSignatures() {
   return success();
 }
 
+LogicalResult ProgramInfo::readTrainingRoles() {
+  using ::weft::rt::TensorRole;
+  func::FuncOp func = func_;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    TensorSignature &sig = inputs_[i];
+    if (func.getArgAttr(i, kParamAttr))
+      sig.role = TensorRole::Param;
+    if (func.getArgAttr(i, kStateOfAttr))
+      sig.role = TensorRole::State;
+    if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
+      if (h.getValue() != "step" && h.getValue() != "lr")
+        return func.emitError() << "argument #" << i
+                                << ": weft.hyperparam must be \"step\" or "
+                                   "\"lr\", not \""
+                                << h.getValue() << "\"";
+      if (sig.global.getRank() != 0 || sig.dtype == ::weft::rt::DType::I32)
+        return func.emitError()
+               << "argument #" << i << ": weft.hyperparam \"" << h.getValue()
+               << "\" must be a rank-0 float tensor, not " << sig.global;
+      sig.role = h.getValue() == "step" ? TensorRole::Step
+                                        : TensorRole::LearningRate;
+    }
+  }
+  llvm::SmallDenseSet<int64_t> updated;
+  for (unsigned r = 0; r < func.getNumResults(); ++r) {
+    auto attr = func.getResultAttrOfType<IntegerAttr>(r, kUpdatesAttr);
+    if (!attr)
+      continue;
+    int64_t i = attr.getInt();
+    if (i < 0 || i >= static_cast<int64_t>(inputs_.size()))
+      return func.emitError() << "result #" << r << ": weft.updates = " << i
+                              << " is not an argument";
+    const TensorSignature &in = inputs_[i];
+    TensorSignature &out = outputs_[r];
+    if (in.role != TensorRole::Param && in.role != TensorRole::State)
+      return func.emitError()
+             << "result #" << r << " updates argument #" << i
+             << ", which is neither a weft.param nor optimizer state";
+    if (!updated.insert(i).second)
+      return func.emitError() << "argument #" << i << " is updated twice";
+    if (in.global != out.global || in.dims != out.dims || !out.partial.empty())
+      return func.emitError()
+             << "result #" << r << " updates argument #" << i
+             << " but its global type or layout differs: the runtime feeds "
+                "it back in place";
+    out.updates = static_cast<int>(i);
+  }
+  if (auto opt = func->getAttrOfType<DictionaryAttr>(kOptimizerAttr)) {
+    auto kind = opt.getAs<StringAttr>("kind");
+    optimizer_ = kind ? kind.getValue().str() : "custom";
+    if (auto lr = opt.getAs<FloatAttr>("lr"))
+      defaultLr_ = lr.getValueAsDouble();
+  }
+  return success();
+}
+
 LogicalResult ProgramInfo::checkBody() {
   Block &body = func_.getBody().front();
   // Every op but the return is one a pattern lowers to one call.
@@ -246,7 +304,15 @@ std::string ProgramInfo::programInitializer() const {
            ", .layout = " + layout + ", .partialAxes = weft::rt::AxisList" +
            toCpp(sig.partial) +
            ", .partialKind = " + reduceKindCpp(sig.partialKind) +
-           ", .intBound = " + std::to_string(sig.intBound) + "}";
+           ", .intBound = " + std::to_string(sig.intBound);
+      // A training step's fields, only where they differ from a forward
+      // program's defaults.
+      if (sig.role != ::weft::rt::TensorRole::Data)
+        s += ", .role = weft::rt::TensorRole(" +
+             std::to_string(static_cast<int>(sig.role)) + ")";
+      if (sig.updates >= 0)
+        s += ", .updates = " + std::to_string(sig.updates);
+      s += "}";
     }
     return s + "}";
   };
@@ -262,5 +328,10 @@ std::string ProgramInfo::programInitializer() const {
          ", .source = " + cppString(source) + ", .mesh = " + mesh +
          ",\n  .inputs = " + tensors(inputs_) +
          ",\n  .outputs = " + tensors(outputs_) +
-         ",\n  .step = " + stepName_ + "}";
+         ",\n  .step = " + stepName_ +
+         (optimizer_.empty() ? std::string()
+                             : ", .optimizer = " + cppString(optimizer_) +
+                                   ", .defaultLr = " +
+                                   formatDouble(defaultLr_)) +
+         "}";
 }

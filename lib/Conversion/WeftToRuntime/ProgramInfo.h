@@ -17,6 +17,7 @@
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
 #include "weft/rt/DType.h"
+#include "weft/rt/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -48,6 +49,10 @@ struct TensorSignature {
   ReductionKind partialKind = ReductionKind::Sum;
   /// Random i32 inputs are drawn in [0, intBound) (getIdBound).
   int64_t intBound = 1;
+  /// A training step's roles (--weft-optimizer's attributes): an input's
+  /// role, the input an output updates (-1: none).
+  ::weft::rt::TensorRole role = ::weft::rt::TensorRole::Data;
+  int updates = -1;
 };
 
 class ProgramInfo {
@@ -88,12 +93,17 @@ private:
                                            StringAttr name, const Twine &what,
                                            bool isInput);
   LogicalResult readSignatures();
+  /// The roles of a training step's inputs and outputs, checked: an
+  /// updated input has its output's global type and layout.
+  LogicalResult readTrainingRoles();
   LogicalResult checkBody();
 
   func::FuncOp func_;
   MeshDesc mesh_;
   SmallVector<TensorSignature> inputs_, outputs_;
   std::string stepName_;
+  std::string optimizer_; // weft.optimizer's kind (empty: forward program)
+  double defaultLr_ = 0;
   DenseMap<Operation *, int> opIndex_;
   DenseSet<Operation *> firstOperandDies_;
 };

@@ -168,14 +168,16 @@ void reduceLoop(const ReducePlan &p, const T *in, T *out) {
     const T *x = in + it.off[0];
     T *o = out + it.off[1];
     if (so == 0) {
-      T acc = R::identity();
+      using A = typename ops::AccumType<T>::type;
+      using RA = ops::Reduce<K, A>;
+      A acc = RA::identity();
       if (si == 1)
         for (int64_t i = 0; i < inner; ++i)
-          acc = R::combine(acc, x[i]);
+          acc = RA::combine(acc, static_cast<A>(x[i]));
       else
         for (int64_t i = 0; i < inner; ++i)
-          acc = R::combine(acc, x[i * si]);
-      o[0] = R::combine(o[0], acc);
+          acc = RA::combine(acc, static_cast<A>(x[i * si]));
+      o[0] = R::combine(o[0], static_cast<T>(acc));
     } else if (si == 1 && so == 1) {
       for (int64_t i = 0; i < inner; ++i)
         o[i] = R::combine(o[i], x[i]);

@@ -101,18 +101,19 @@ template <ReduceKind K, typename T>
 __global__ void reduceKernelT(Space kept, int64_t nOut, Space red, int64_t nRed,
                               const T *in, T *out) {
   using C = typename Compute<T>::type;
-  using R = ops::Reduce<K, C>;
+  using A = typename ops::AccumType<C>::type; // f32 sums accumulate in f64
+  using R = ops::Reduce<K, A>;
   for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < nOut;
        o += int64_t(gridDim.x) * blockDim.x) {
     int64_t ko[2];
     offsets<2>(kept, o, ko);
-    C acc = R::identity();
+    A acc = R::identity();
     for (int64_t r = 0; r < nRed; ++r) {
       int64_t ro[1];
       offsets<1>(red, r, ro);
-      acc = R::combine(acc, load(in[ko[0] + ro[0]]));
+      acc = R::combine(acc, static_cast<A>(load(in[ko[0] + ro[0]])));
     }
-    out[ko[1]] = store<T>(acc);
+    out[ko[1]] = store<T>(static_cast<C>(acc));
   }
 }
 

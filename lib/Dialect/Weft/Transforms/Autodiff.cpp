@@ -166,8 +166,13 @@ LogicalResult Differentiator::run() {
   func.setFunctionType(
       FunctionType::get(func.getContext(), func.getArgumentTypes(),
                         resultTypes));
-  if (!oldResultAttrs.empty())
-    func.setResultAttrs(0, oldResultAttrs[0]);
+  // One dictionary per new result (the old array has one entry, and
+  // indexing past it would read out of bounds), the loss's kept.
+  SmallVector<DictionaryAttr> resultAttrs(resultTypes.size(),
+                                          DictionaryAttr::get(func.getContext()));
+  if (!oldResultAttrs.empty() && oldResultAttrs[0])
+    resultAttrs[0] = oldResultAttrs[0];
+  func.setAllResultAttrs(resultAttrs);
   for (auto [k, i] : llvm::enumerate(params)) {
     unsigned r = static_cast<unsigned>(k) + 1;
     func.setResultAttr(r, kGradOfAttr,

@@ -50,6 +50,9 @@ public:
   /// Uninitialized tensor in this backend's memory.
   virtual Tensor empty(DType dtype, const Shape &shape) = 0;
   Tensor zeros(DType dtype, const Shape &shape);
+  /// Sets every element of `t` to `value` (rounded to t's dtype): fillZero
+  /// then the Shift map in place, so no backend needs a kernel of its own.
+  void fill(Tensor &t, double value, std::string_view label = {});
   virtual void copyFromHost(Tensor &dst, const void *src) = 0;
   virtual void copyToHost(const Tensor &src, void *dst) = 0;
   /// Host tensor -> backend tensor and back (copies).

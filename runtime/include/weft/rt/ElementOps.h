@@ -196,6 +196,12 @@ template <typename T> struct Reduce<ReduceKind::Min, T> {
   WEFT_HD static T combine(T a, T b) { return (b < a || b != b) ? b : a; }
 };
 
+/// The type a reduction accumulates in: f32 sums in f64, so the mean of a
+/// large tensor (a loss over 10^6 elements) does not drift with the order
+/// of summation (and the runs on 1 and 8 ranks agree to f32 rounding).
+template <typename T> struct AccumType { using type = T; };
+template <> struct AccumType<float> { using type = double; };
+
 /// Compute type of a storage type (half types compute in float).
 template <typename T> struct ComputeType { using type = T; };
 

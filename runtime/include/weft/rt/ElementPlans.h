@@ -27,8 +27,11 @@ struct MapPlan {
   std::vector<int64_t> outStrides;             // dense, per dim
 };
 
-/// Result letters must be the union of the operand letters.
-MapPlan planMap(const std::string &spec, const std::vector<Shape> &inShapes);
+/// Every operand letter must be a result letter. A result letter in no
+/// operand broadcasts the result along it and takes its size from
+/// `outShape` (which, when given, must agree with the operands).
+MapPlan planMap(const std::string &spec, const std::vector<Shape> &inShapes,
+                const Shape *outShape = nullptr);
 
 /// out[o] = reduce over the dims with outStride 0 of in. Iteration space is
 /// the input's dims in input order (simplified).

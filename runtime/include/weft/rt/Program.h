@@ -20,9 +20,20 @@
 #include "weft/rt/Tensor.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weft::rt {
+
+/// What an input is to a training step (--weft-optimizer); every input of
+/// a forward program is Data.
+enum class TensorRole : int {
+  Data = 0,     // read from --input or drawn (a training batch: per step)
+  Param = 1,    // a trained parameter: loaded once, then updated in place
+  State = 2,    // optimizer state: zeros or loaded, then updated in place
+  Step = 3,     // the rank-0 step count 1, 2, ... the harness supplies
+  LearningRate = 4, // the rank-0 learning rate of the step's schedule
+};
 
 /// One input or output of the program: its global type and layout.
 struct ProgramTensor {
@@ -38,6 +49,11 @@ struct ProgramTensor {
   /// i32 inputs: random ids are drawn in [0, intBound) (the rows of the
   /// table the ids index).
   int64_t intBound = 1;
+  /// Inputs: what the value is to a training step.
+  TensorRole role = TensorRole::Data;
+  /// Outputs of a training step: the input this output replaces after
+  /// every step (-1: none; the input is donated to it).
+  int updates = -1;
 };
 
 class StepContext;
@@ -49,7 +65,14 @@ struct ProgramInfo {
   std::vector<ProgramTensor> inputs;
   std::vector<ProgramTensor> outputs;
   void (*step)(StepContext &) = nullptr;
+  /// A training step: the optimizer's name ("adamw", "sgd"; empty for a
+  /// forward program) and the learning rate --lr defaults to.
+  std::string optimizer;
+  double defaultLr = 0;
 };
+
+/// Whether `info` is a training step (some output updates an input).
+bool isTrainingProgram(const ProgramInfo &info);
 
 /// What one step sees: the backend, the local input blocks and the slots
 /// the step fills with the local output blocks.
@@ -59,13 +82,30 @@ public:
               std::size_t numOutputs)
       : backend_(backend), inputs_(std::move(inputs)), outputs_(numOutputs) {}
   Backend &backend() { return backend_; }
-  const Tensor &input(std::size_t i) const { return inputs_.at(i); }
+  /// Input `i`. A donated input is handed over: the context drops its
+  /// reference, so the buffer is freed (and pooled for reuse) at the step's
+  /// last use of it, and the new value can take its place.
+  Tensor input(std::size_t i) {
+    if (i < donated_.size() && donated_[i])
+      return std::exchange(inputs_.at(i), Tensor());
+    return inputs_.at(i);
+  }
+  /// Replaces input `i` (a training step's updated value, or its batch).
+  void setInput(std::size_t i, Tensor t) { inputs_.at(i) = std::move(t); }
+  /// Marks input `i` donated to the step (a training step's parameters and
+  /// state: setInput gives it its new value before the next step).
+  void donate(std::size_t i) {
+    donated_.resize(inputs_.size());
+    donated_.at(i) = true;
+  }
+  const std::vector<Tensor> &inputs() const { return inputs_; }
   void setOutput(std::size_t i, Tensor t) { outputs_.at(i) = std::move(t); }
   const std::vector<Tensor> &outputs() const { return outputs_; }
 
 private:
   Backend &backend_;
   std::vector<Tensor> inputs_;
+  std::vector<bool> donated_;
   std::vector<Tensor> outputs_;
 };
 
@@ -81,6 +121,9 @@ Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
               const char *label);
 Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
               const Tensor &b, const char *label);
+/// A tensor of `shape` whose every element is `value` (weft.constant).
+Tensor constant(StepContext &ctx, DType dtype, const Shape &shape, double value,
+                const char *label);
 Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
            double scalar, const char *label);
 Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,

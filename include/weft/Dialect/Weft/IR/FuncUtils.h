@@ -36,6 +36,19 @@ inline constexpr llvm::StringLiteral kParamAttr =
     WeftDialect::ParamAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kGradOfAttr =
     WeftDialect::GradOfAttrHelper::getNameStr();
+/// A training step (--weft-optimizer): `weft.state_of = i` marks an
+/// optimizer-state argument of parameter argument `i`, `weft.hyperparam`
+/// the "step" and "lr" arguments, `weft.updates = i` a result that is the
+/// new value of argument `i`, and `weft.optimizer` (on the function) the
+/// optimizer's name and compile-time hyperparameters.
+inline constexpr llvm::StringLiteral kStateOfAttr =
+    WeftDialect::StateOfAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kHyperparamAttr =
+    WeftDialect::HyperparamAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kUpdatesAttr =
+    WeftDialect::UpdatesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kOptimizerAttr =
+    WeftDialect::OptimizerAttrHelper::getNameStr();
 
 /// The `weft.global_type` of argument / result `i` (null: none).
 TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);

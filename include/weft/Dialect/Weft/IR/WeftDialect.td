@@ -41,6 +41,17 @@ def Weft_Dialect : Dialect {
   //                     split over
   //   reason            on an inserted collective: why it is there
   //   bytes_per_device  on an inserted collective: its ring bytes per device
+  //   param             arg attr: a trained parameter (--weft-autodiff)
+  //   grad_of           result attr: the gradient of argument i
+  //   state_of          arg attr of a training step: optimizer state of
+  //                     the parameter argument i (--weft-optimizer)
+  //   hyperparam        arg attr of a training step: "step" (the 1-based
+  //                     step count) or "lr" (the learning rate), rank-0
+  //                     values the harness supplies every step
+  //   updates           result attr of a training step: the new value of
+  //                     argument i (donated: the harness feeds it back)
+  //   optimizer         func attr of a training step: the optimizer and its
+  //                     compile-time hyperparameters (kind, lr, beta1 ...)
   let discardableAttrs = (ins
     "::mlir::TypeAttr":$global_type,
     "::mlir::StringAttr":$name,
@@ -48,7 +59,11 @@ def Weft_Dialect : Dialect {
     "::mlir::StringAttr":$reason,
     "::mlir::IntegerAttr":$bytes_per_device,
     "::mlir::UnitAttr":$param,
-    "::mlir::IntegerAttr":$grad_of
+    "::mlir::IntegerAttr":$grad_of,
+    "::mlir::IntegerAttr":$state_of,
+    "::mlir::StringAttr":$hyperparam,
+    "::mlir::IntegerAttr":$updates,
+    "::mlir::DictionaryAttr":$optimizer
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;

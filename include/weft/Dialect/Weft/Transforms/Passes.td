@@ -28,6 +28,50 @@ def WeftAutodiff : Pass<"weft-autodiff", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
+  let summary = "Turn a loss-and-gradients function into a training step";
+  let description = [{
+    For a function built by `--weft-autodiff` (result 0 the scalar loss,
+    then one result per `weft.param` argument marked `weft.grad_of`),
+    builds one optimizer step as ordinary weft maps and reductions, so the
+    update is partitioned like the rest of the program:
+
+    - arguments: the original ones, then the optimizer state of every
+      parameter in the parameter's type and sharding (AdamW: `m_<name>`,
+      `v_<name>`; SGD with momentum: `mom_<name>`; plain SGD: none), each
+      marked `weft.state_of = <parameter index>`, then two rank-0 runtime
+      values marked `weft.hyperparam`: `step` (1, 2, ...) and `lr`;
+    - results: the loss, the new value of every parameter, then the new
+      state, each marked `weft.updates = <argument index>` (the harness
+      feeds it back to that argument: it is donated).
+
+    AdamW follows PyTorch's: decoupled weight decay `p *= 1 - lr * wd`,
+    bias correction with `1 - beta^step` computed from the runtime step,
+    `p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)`. SGD: `g += wd * p`,
+    `mom = momentum * mom + g`, `p -= lr * mom`. With `clip-norm` > 0 the
+    gradients are first scaled by `min(1, clip / (||g|| + 1e-6))`, `||g||`
+    the global norm over every parameter. The function gets
+    `weft.optimizer` recording the choice. Functions without gradient
+    results are left alone; docs/training.md.
+  }];
+  let options = [
+    Option<"kind", "kind", "std::string", /*default=*/"\"adamw\"",
+           "The optimizer: adamw or sgd">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3",
+           "The default learning rate (the harness's --lr overrides it)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1",
+           "Weight decay (default: 0.01 for adamw, 0 for sgd)">,
+    Option<"momentum", "momentum", "double", /*default=*/"0",
+           "SGD momentum (0: plain SGD, no state)">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0",
+           "Clip the gradients' global norm to this (0: no clipping)">
+  ];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
   let summary = "Complete every sharding from the user's annotations";
   let description = [{

@@ -1,0 +1,350 @@
+//===- Optimizer.cpp - a training step from a loss and its gradients -----===//
+//
+// --weft-optimizer: appends the optimizer state and the step/lr arguments to
+// a function built by --weft-autodiff, replaces its gradient results by the
+// updated parameters and state, and builds the update from weft maps and
+// reductions (Passes.td, docs/training.md). Nothing here is special to the
+// partitioner: an update is elementwise in its parameter's letters, so it
+// runs where the parameter lives, and the data-parallel gradient
+// all-reduce that precedes it is derived by propagation as for any einsum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/Debug.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+#include <cstdio>
+
+#define DEBUG_TYPE "weft-optimizer"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTOPTIMIZER
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+struct OptimizerConfig {
+  std::string kind;
+  double lr, beta1, beta2, eps, weightDecay, momentum, clipNorm;
+
+  /// The state tensors each parameter carries, by name prefix.
+  SmallVector<StringRef, 2> statePrefixes() const {
+    if (kind == "adamw")
+      return {"m_", "v_"};
+    if (momentum != 0)
+      return {"mom_"};
+    return {};
+  }
+};
+
+/// Builds the maps of the update, all without sharding (propagation lays
+/// them out) at one insertion point.
+class UpdateBuilder {
+public:
+  UpdateBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  /// kind(x) elementwise, with the scalar of scale / shift.
+  Value unary(MapKind kind, Value x, double scalar = 0) {
+    std::string l = placeholderLetters(x.getType());
+    FloatAttr s = MapOp::takesScalar(kind) ? b.getF64FloatAttr(scalar)
+                                           : FloatAttr();
+    return b.create<MapOp>(loc, withoutSharding(x.getType()), kind,
+                           l + "->" + l, ValueRange{x}, s);
+  }
+  /// kind(x, y) elementwise; `y` has x's shape or is a scalar (broadcast).
+  Value binary(MapKind kind, Value x, Value y) {
+    std::string l = placeholderLetters(x.getType());
+    std::string r = placeholderLetters(y.getType());
+    return b.create<MapOp>(loc, withoutSharding(x.getType()), kind,
+                           l + "," + r + "->" + l, ValueRange{x, y},
+                           FloatAttr());
+  }
+  Value scale(Value x, double c) { return unary(MapKind::Scale, x, c); }
+  Value shift(Value x, double c) { return unary(MapKind::Shift, x, c); }
+  /// sum(x * x) over every element: a rank-0 value.
+  Value sumOfSquares(Value x) {
+    std::string l = placeholderLetters(x.getType());
+    auto type = withoutSharding(x.getType());
+    return b.create<ReduceOp>(
+        loc, RankedTensorType::get({}, type.getElementType()),
+        ReductionKind::Sum, l + "->", unary(MapKind::Square, x));
+  }
+  Value constant(Type elementType, double value) {
+    return b.create<ConstantOp>(loc, RankedTensorType::get({}, elementType),
+                                b.getF64FloatAttr(value));
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+class TrainStepBuilder {
+public:
+  TrainStepBuilder(func::FuncOp func, const OptimizerConfig &config)
+      : func(func), config(config) {}
+  LogicalResult run();
+
+private:
+  func::FuncOp func;
+  const OptimizerConfig &config;
+};
+
+LogicalResult TrainStepBuilder::run() {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  // Which results are gradients, of which argument.
+  SmallVector<std::pair<unsigned, Value>> params; // (argument, gradient)
+  for (unsigned r = 0; r < func.getNumResults(); ++r)
+    if (auto of = func.getResultAttrOfType<IntegerAttr>(r, kGradOfAttr)) {
+      int64_t i = of.getInt();
+      if (r == 0 || i < 0 || i >= static_cast<int64_t>(func.getNumArguments()))
+        return ret.emitError() << "--weft-optimizer: result #" << r
+                               << " is marked weft.grad_of = " << i
+                               << ", which is not a parameter argument";
+      params.emplace_back(static_cast<unsigned>(i), ret.getOperand(r));
+    }
+  if (params.empty()) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (func.getArgAttr(i, kParamAttr))
+        return func.emitError()
+               << "--weft-optimizer: argument #" << i
+               << " is a weft.param but the function has no gradient "
+                  "results; run --weft-autodiff first";
+    return success(); // Nothing is trained here.
+  }
+  if (func.getNumResults() != params.size() + 1)
+    return ret.emitError() << "--weft-optimizer needs the loss followed by "
+                              "the gradients only (the form --weft-autodiff "
+                              "builds); the function has "
+                           << func.getNumResults() << " results";
+  if (failed(verifyGlobalView(func, "--weft-optimizer")))
+    return failure();
+  Value loss = ret.getOperand(0);
+  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
+  if (!lossType || lossType.getRank() != 0)
+    return ret.emitError() << "--weft-optimizer: result #0 must be the "
+                              "scalar loss, not "
+                           << loss.getType();
+  Type elementType =
+      cast<RankedTensorType>(func.getArgument(params[0].first).getType())
+          .getElementType();
+  for (auto [i, g] : params)
+    if (cast<RankedTensorType>(func.getArgument(i).getType())
+            .getElementType() != elementType)
+      return func.emitError()
+             << "--weft-optimizer: every parameter must have one element "
+                "type; argument #"
+             << i << " is " << func.getArgument(i).getType() << ", argument #"
+             << params[0].first << " is "
+             << func.getArgument(params[0].first).getType();
+
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+  OpBuilder b(ret);
+  auto argName = [&](unsigned i) {
+    StringAttr n = getArgName(func, i);
+    return n ? n.getValue().str() : "arg" + std::to_string(i);
+  };
+
+  // New arguments: the state of each parameter, then step and lr.
+  struct Param {
+    unsigned arg;
+    Value grad;
+    SmallVector<unsigned, 2> stateArgs;
+  };
+  SmallVector<Param> ps;
+  for (auto [i, g] : params) {
+    Param p{i, g, {}};
+    Type type = func.getArgument(i).getType();
+    for (StringRef prefix : config.statePrefixes()) {
+      unsigned a = func.getNumArguments();
+      if (failed(func.insertArgument(a, type, {}, loc)))
+        return failure();
+      func.setArgAttr(a, kStateOfAttr, b.getI64IntegerAttr(i));
+      setArgName(func, a, (prefix + argName(i)).str());
+      p.stateArgs.push_back(a);
+    }
+    ps.push_back(p);
+  }
+  auto scalarType = RankedTensorType::get({}, elementType);
+  auto addHyper = [&](StringRef what) -> FailureOr<Value> {
+    unsigned a = func.getNumArguments();
+    if (failed(func.insertArgument(a, scalarType, {}, loc)))
+      return failure();
+    func.setArgAttr(a, kHyperparamAttr, StringAttr::get(ctx, what));
+    setArgName(func, a, what);
+    return Value(func.getArgument(a));
+  };
+  auto stepArg = addHyper("step");
+  auto lrArg = addHyper("lr");
+  if (failed(stepArg) || failed(lrArg))
+    return failure();
+  Value step = *stepArg, lr = *lrArg;
+
+  UpdateBuilder u(b, loc);
+  // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
+  if (config.clipNorm > 0) {
+    Value total;
+    for (Param &p : ps) {
+      Value s = u.sumOfSquares(p.grad);
+      total = total ? u.binary(MapKind::Add, total, s) : s;
+    }
+    Value norm = u.shift(u.unary(MapKind::Sqrt, total), 1e-6);
+    Value coef = u.binary(MapKind::Div, u.constant(elementType, config.clipNorm),
+                          norm);
+    coef = u.binary(MapKind::Min, coef, u.constant(elementType, 1.0));
+    for (Param &p : ps)
+      p.grad = u.binary(MapKind::Mul, p.grad, coef);
+  }
+
+  SmallVector<Value> newValues; // per parameter: new param, new state...
+  SmallVector<unsigned> updates;
+  if (config.kind == "adamw") {
+    // Scalars shared by every parameter: the decay factor 1 - lr * wd, the
+    // step size lr / (1 - beta1^t) and 1 / sqrt(1 - beta2^t).
+    auto biasCorrection = [&](double beta) {
+      // 1 - beta^t = 1 - exp(t * ln(beta)).
+      Value pow = u.unary(MapKind::Exp, u.scale(step, std::log(beta)));
+      return u.shift(u.scale(pow, -1.0), 1.0);
+    };
+    Value decay = u.shift(u.scale(lr, -config.weightDecay), 1.0);
+    Value stepSize = u.binary(MapKind::Div, lr, biasCorrection(config.beta1));
+    Value invSqrtBc2 = u.unary(MapKind::Rsqrt, biasCorrection(config.beta2));
+    for (Param &p : ps) {
+      Value param = func.getArgument(p.arg);
+      Value m = func.getArgument(p.stateArgs[0]);
+      Value v = func.getArgument(p.stateArgs[1]);
+      Value g = p.grad;
+      Value m2 = u.binary(MapKind::Add, u.scale(m, config.beta1),
+                          u.scale(g, 1.0 - config.beta1));
+      Value v2 = u.binary(MapKind::Add, u.scale(v, config.beta2),
+                          u.scale(u.unary(MapKind::Square, g),
+                                  1.0 - config.beta2));
+      Value denom = u.shift(
+          u.binary(MapKind::Mul, u.unary(MapKind::Sqrt, v2), invSqrtBc2),
+          config.eps);
+      Value delta =
+          u.binary(MapKind::Mul, u.binary(MapKind::Div, m2, denom), stepSize);
+      Value decayed = config.weightDecay != 0
+                          ? u.binary(MapKind::Mul, param, decay)
+                          : param;
+      newValues.append({u.binary(MapKind::Sub, decayed, delta), m2, v2});
+      updates.append({p.arg, p.stateArgs[0], p.stateArgs[1]});
+    }
+  } else {
+    for (Param &p : ps) {
+      Value param = func.getArgument(p.arg);
+      Value g = p.grad;
+      if (config.weightDecay != 0)
+        g = u.binary(MapKind::Add, g, u.scale(param, config.weightDecay));
+      Value dir = g;
+      if (config.momentum != 0) {
+        Value mom = func.getArgument(p.stateArgs[0]);
+        dir = u.binary(MapKind::Add, u.scale(mom, config.momentum), g);
+      }
+      newValues.push_back(
+          u.binary(MapKind::Sub, param, u.binary(MapKind::Mul, dir, lr)));
+      updates.push_back(p.arg);
+      if (config.momentum != 0) {
+        newValues.push_back(dir);
+        updates.push_back(p.stateArgs[0]);
+      }
+    }
+  }
+
+  // The results: the loss, then every updated argument in its own type
+  // (sharding included: a parameter and its state stay where they live).
+  SmallVector<Value> results{loss};
+  for (auto [value, arg] : llvm::zip(newValues, updates)) {
+    Type type = func.getArgument(arg).getType();
+    if (value.getType() != type)
+      value = b.create<ShardOp>(loc, type, value);
+    results.push_back(value);
+  }
+  DictionaryAttr lossAttrs = func.getResultAttrDict(0);
+  ret->setOperands(results);
+  func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+  SmallVector<DictionaryAttr> resultAttrs(results.size(),
+                                          DictionaryAttr::get(ctx));
+  func.setAllResultAttrs(resultAttrs);
+  if (lossAttrs)
+    func.setResultAttrs(0, lossAttrs);
+  func.removeResultAttr(0, StringAttr::get(ctx, kGradOfAttr));
+  if (!getResultName(func, 0))
+    setResultName(func, 0, "loss");
+  for (auto [k, arg] : llvm::enumerate(updates)) {
+    unsigned r = static_cast<unsigned>(k) + 1;
+    func.setResultAttr(r, kUpdatesAttr,
+                       b.getI64IntegerAttr(static_cast<int64_t>(arg)));
+    setResultName(func, r, "new_" + argName(arg));
+  }
+  SmallVector<NamedAttribute> cfg{
+      b.getNamedAttr("kind", b.getStringAttr(config.kind)),
+      b.getNamedAttr("lr", b.getF64FloatAttr(config.lr)),
+      b.getNamedAttr("weight_decay", b.getF64FloatAttr(config.weightDecay)),
+      b.getNamedAttr("clip_norm", b.getF64FloatAttr(config.clipNorm))};
+  if (config.kind == "adamw")
+    cfg.append({b.getNamedAttr("beta1", b.getF64FloatAttr(config.beta1)),
+                b.getNamedAttr("beta2", b.getF64FloatAttr(config.beta2)),
+                b.getNamedAttr("eps", b.getF64FloatAttr(config.eps))});
+  else
+    cfg.push_back(
+        b.getNamedAttr("momentum", b.getF64FloatAttr(config.momentum)));
+  func->setAttr(kOptimizerAttr, b.getDictionaryAttr(cfg));
+  WEFT_DEBUG(llvm::dbgs() << "weft-optimizer: " << config.kind << " over "
+                          << ps.size() << " parameter(s)\n");
+  return success();
+}
+
+struct WeftOptimizerPass
+    : public mlir::weft::impl::WeftOptimizerBase<WeftOptimizerPass> {
+  using WeftOptimizerBase::WeftOptimizerBase;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (kind != "adamw" && kind != "sgd") {
+      func.emitError() << "--weft-optimizer: unknown kind '" << kind
+                       << "' (expected adamw or sgd)";
+      return signalPassFailure();
+    }
+    OptimizerConfig config{kind,  lr,          beta1,   beta2,   eps,
+                           weightDecay, momentum, clipNorm};
+    if (config.weightDecay < 0)
+      config.weightDecay = kind == "adamw" ? 0.01 : 0.0;
+    auto bad = [&](const char *what, double v) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", v);
+      func.emitError() << "--weft-optimizer: " << what << " = " << text
+                       << " is out of range";
+      signalPassFailure();
+    };
+    if (!(config.lr >= 0) || !std::isfinite(config.lr))
+      return bad("lr", config.lr);
+    if (!(config.beta1 > 0 && config.beta1 < 1))
+      return bad("beta1", config.beta1);
+    if (!(config.beta2 > 0 && config.beta2 < 1))
+      return bad("beta2", config.beta2);
+    if (!(config.eps > 0) || !std::isfinite(config.eps))
+      return bad("eps", config.eps);
+    if (!(config.weightDecay >= 0) || !std::isfinite(config.weightDecay))
+      return bad("weight-decay", config.weightDecay);
+    if (!(config.momentum >= 0 && config.momentum < 1))
+      return bad("momentum", config.momentum);
+    if (!(config.clipNorm >= 0) || !std::isfinite(config.clipNorm))
+      return bad("clip-norm", config.clipNorm);
+    if (failed(TrainStepBuilder(func, config).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace

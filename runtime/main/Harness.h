@@ -1,0 +1,80 @@
+//===- Harness.h - main() of compiled Weft programs -------------*- C++ -*-===//
+//
+// One Harness per rank. Harness.cpp runs a forward program (--iters steps
+// on fixed inputs); Training.cpp runs a training step (--steps steps that
+// feed each updated parameter and state tensor back as the next step's
+// input).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_MAIN_HARNESS_H
+#define WEFT_RT_MAIN_HARNESS_H
+
+#include "Options.h"
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/Program.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace weft::rt {
+
+class Harness {
+public:
+  Harness(const ProgramInfo &info, int rank, int size)
+      : info_(info), rank_(rank), size_(size) {}
+  int run(int argc, char **argv);
+
+private:
+  /// One write per message, so lines of different ranks do not mix.
+  void error(const std::string &msg) const {
+    std::string line = "weft: error: ";
+    if (size_ > 1)
+      line += "rank " + std::to_string(rank_) + ": ";
+    line += msg + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  /// True when `ok` holds on every rank; rank 0 says so when only other
+  /// ranks failed (they printed their own messages).
+  bool agree(bool ok, const char *phase) const;
+  Tensor loadInput(std::size_t i);
+  /// Creates `dir` and checks it is writable (rank 0).
+  void checkOutputDir(const std::string &dir);
+  void writeOutputs();
+
+  // A training step's harness (Training.cpp, docs/training.md).
+  /// Loads input `i` of a training step by its role (TensorRole).
+  Tensor loadTrainingInput(std::size_t i);
+  /// Runs --steps steps on the loaded inputs; the process exit code.
+  int runTraining(std::vector<Tensor> inputs);
+  /// The file --input gives input `name` (empty: none).
+  std::string inputFile(const std::string &name) const;
+  /// Sets the per-step inputs of step `t`: step, lr, and the batches.
+  void setStepInputs(int64_t t);
+  /// Gathers inputs `which` (their current values in the step context) and
+  /// writes each as DIR/<name>.npy on rank 0.
+  void writeInputs(const std::string &dir, const std::vector<std::size_t> &which);
+  double learningRate(int64_t t) const;
+
+  const ProgramInfo &info_;
+  int rank_, size_;
+  HarnessOptions opts_;
+  Mesh mesh_;
+  std::unique_ptr<Backend> be_;
+  std::unique_ptr<StepContext> ctx_;
+
+  // Training state.
+  /// The step a --load resumes after (0: a fresh run).
+  int64_t startStep_ = 0;
+  /// Per input: the number of batches in its file's leading step dimension
+  /// (0: the file holds one batch, used every step).
+  std::vector<int64_t> batchCount_;
+};
+
+
+} // namespace weft::rt
+
+#endif // WEFT_RT_MAIN_HARNESS_H
