@@ -185,6 +185,16 @@ static std::string describe(const ProgramTensor &t,
   os << "]";
   if (t.dtype == DType::I32)
     os << " (random ids in [0, " << t.intBound << "))";
+  static const char *const roles[] = {"", " (parameter)", " (optimizer state)",
+                                      " (step, supplied)",
+                                      " (learning rate, supplied)"};
+  int role = static_cast<int>(t.role);
+  if (role > 0 && role < 5)
+    os << roles[role];
+  if (t.microBatch > 0)
+    os << " (micro-batch " << t.microBatch << ")";
+  if (t.updates >= 0)
+    os << " (updates input #" << t.updates << ")";
   os << "\n";
   return os.str();
 }
@@ -246,6 +256,10 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
           "step\n"
        << "  --log-every K            print every K-th step's line (default "
           "1)\n"
+       << "  " << info.microBatches
+       << " micro-batch(es) per step: micro-batch k of step T reads batch "
+          "(T-1)*"
+       << info.microBatches << "+k.\n"
        << "  A batch input's .npy may have a leading step dimension S: step "
           "T reads\n"
        << "  batch (T-1) mod S. Parameters come from --input or "

@@ -7,7 +7,8 @@
 // file runs --steps such steps in one process: the updated tensors are fed
 // back as the next step's inputs (donated, StepContext::donate, so the
 // buffers are reused instead of doubled), a batch input whose .npy has a
-// leading step dimension S gives step t its batch (t-1) mod S, and rank 0
+// leading step dimension S gives step t its batch (t-1) mod S (micro-batch
+// k of K: batch ((t-1)K + k) mod S), and rank 0
 // prints one line per step. Checkpoints are one global .npy per parameter
 // and state tensor plus step.npy, written atomically, so a run may resume
 // on any number of ranks. docs/training.md.
@@ -175,25 +176,28 @@ void Harness::setStepInputs(int64_t t) {
       continue;
     Shape block = localShape(mesh_, in.layout, in.globalShape);
     auto offsets = blockOffsets(mesh_, in.layout, in.globalShape, rank_);
+    // Micro-batch k of step t is batch (t-1)*K + k of the data.
+    int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
     if (int64_t count = batchCount_[i]) {
-      // Batch (t-1) mod S of the file's leading step dimension.
+      // Batch `batch` mod S of the file's leading step dimension.
       Shape global = in.globalShape, fileBlock = block;
       global.insert(global.begin(), count);
       fileBlock.insert(fileBlock.begin(), 1);
-      offsets.insert(offsets.begin(), (t - 1) % count);
+      offsets.insert(offsets.begin(), batch % count);
       Tensor host = hostTensor(in.dtype, block);
       std::string file = inputFile(in.name);
       try {
         readNpyBlock(file, in.dtype, global, offsets, fileBlock, host.data);
       } catch (const Error &e) {
-        fail("batch ", (t - 1) % count, " of input '", in.name, "' from ",
+        fail("batch ", batch % count, " of input '", in.name, "' from ",
              file, ": ", e.what());
       }
       ctx_->setInput(i, be_->upload(host));
     } else if (inputFile(in.name).empty() && opts_.randomInputs) {
       // A fresh draw per step from the counter RNG.
       Tensor host = hostTensor(in.dtype, block);
-      fillRandomBlock(opts_.seed, tensorId(in.name + "#" + std::to_string(t)),
+      fillRandomBlock(opts_.seed,
+                      tensorId(in.name + "#" + std::to_string(batch + 1)),
                       in.dtype, in.globalShape, offsets, block, host.data,
                       in.intBound);
       ctx_->setInput(i, be_->upload(host));

@@ -362,6 +362,10 @@ def parse_args(argv):
     parser.add_argument("--load", metavar="DIR",
                         help="resume from parameters and optimizer state "
                              "written by --save (needs --start-step)")
+    parser.add_argument("--micro-batches", type=int, default=1, metavar="K",
+                        help="average the loss and gradients over K batches "
+                             "per step (gradient accumulation): step t uses "
+                             "batches (t-1)*K .. (t-1)*K+K-1, mod S")
     parser.add_argument("--start-step", type=non_negative_int, default=0,
                         metavar="K",
                         help="number of steps already done; the first step "
@@ -379,6 +383,8 @@ def parse_args(argv):
     if args.start_step > 0 and args.load is None:
         parser.error("--start-step K > 0 needs --load DIR (the state after "
                      "K steps)")
+    if args.micro_batches < 1:
+        parser.error("--micro-batches must be >= 1")
     if args.lr < 0 or args.eps < 0 or args.clip_norm < 0:
         parser.error("--lr, --eps and --clip-norm must be >= 0")
     if not (0 <= args.beta1 < 1 and 0 <= args.beta2 < 1):
@@ -419,9 +425,17 @@ def main(argv=None):
     update = adamw_step if args.optimizer == "adamw" else sgd_step
 
     num_batches = x.shape[0]
+    k = args.micro_batches
     for t in range(args.start_step + 1, args.start_step + args.steps + 1):
-        loss, grads = forward_backward(params, x[(t - 1) % num_batches],
-                                       args.l1_coeff)
+        # Gradient accumulation: the mean loss and gradients over micro-
+        # batches (t-1)*K .. (t-1)*K + K-1 (mod S).
+        loss, grads = 0.0, None
+        for j in range(k):
+            lj, gj = forward_backward(
+                params, x[((t - 1) * k + j) % num_batches], args.l1_coeff)
+            loss += lj / k
+            grads = ({n: g / k for n, g in gj.items()} if grads is None else
+                     {n: grads[n] + gj[n] / k for n in grads})
         print(f"step {t} loss {float(loss):.9g}", flush=True)
         clip_grads(grads, args.clip_norm)
         update(params, grads, state, t, args)

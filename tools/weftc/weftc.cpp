@@ -130,6 +130,11 @@ static cl::opt<double>
 static cl::opt<double> trainMomentum("momentum",
                                      cl::desc("SGD momentum (default 0)"),
                                      cl::init(0), cl::cat(trainCat));
+static cl::opt<int64_t> microBatches(
+    "micro-batches",
+    cl::desc("Accumulate the gradients over K micro-batches per step, one "
+             "reduction per step (--weft-accumulate)"),
+    cl::init(1), cl::value_desc("K"), cl::cat(trainCat));
 static cl::opt<double>
     trainClipNorm("clip-norm",
                   cl::desc("Clip the gradients' global norm (0: off)"),
@@ -299,6 +304,13 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     Stage s("weft-autodiff");
     if (failed(runPipeline(*module, "func.func(weft-autodiff)")))
       return 1;
+    if (microBatches != 1) {
+      Stage s("weft-accumulate");
+      if (failed(runPipeline(*module,
+                             "func.func(weft-accumulate{micro-batches=" +
+                                 std::to_string(microBatches) + "})")))
+        return 1;
+    }
     if (train.getNumOccurrences()) {
       std::string options;
       llvm::raw_string_ostream os(options);
@@ -329,8 +341,10 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
              trainBeta2.getNumOccurrences() || trainEps.getNumOccurrences() ||
              trainWeightDecay.getNumOccurrences() ||
              trainMomentum.getNumOccurrences() ||
-             trainClipNorm.getNumOccurrences()) {
-    llvm::errs() << "weftc: error: optimizer options need --train\n";
+             trainClipNorm.getNumOccurrences() ||
+             microBatches.getNumOccurrences()) {
+    llvm::errs() << "weftc: error: optimizer options (and --micro-batches) "
+                    "need --train or --grad\n";
     return 1;
   }
 

@@ -161,6 +161,14 @@ LogicalResult ProgramInfo::readSignatures() {
       return failure();
     if (sig->global.getElementType().isInteger(32))
       sig->intBound = getIdBound(func_, i);
+    if (auto k = func_.getArgAttrOfType<IntegerAttr>(i, kMicroBatchAttr)) {
+      if (k.getInt() < 0 || k.getInt() > INT32_MAX || sig->name.empty())
+        return func_.emitError()
+               << "argument #" << i
+               << ": weft.micro_batch needs a weft.name and a count >= 0";
+      sig->microBatch = static_cast<int>(k.getInt());
+      microBatches_ = std::max(microBatches_, sig->microBatch + 1);
+    }
     inputs_.push_back(*sig);
   }
   for (unsigned i = 0; i < func_.getNumResults(); ++i) {
@@ -176,9 +184,10 @@ LogicalResult ProgramInfo::readSignatures() {
   // input or output is arg<i> / result<i>, with a suffix _<k> when a given
   // name (or an earlier fallback) already took that.
   llvm::StringSet<> names;
+  // Micro-batch copies (k > 0) share the name of micro-batch 0.
   for (const TensorSignature &s :
        llvm::concat<TensorSignature>(inputs_, outputs_))
-    if (!s.name.empty() && !names.insert(s.name).second)
+    if (!s.name.empty() && s.microBatch == 0 && !names.insert(s.name).second)
       return func_.emitError("two inputs or outputs are named '")
              << s.name << "'; names must be unique (they name .npy files)";
   auto fallback = [&](TensorSignature &s, const std::string &base) {
@@ -312,6 +321,8 @@ std::string ProgramInfo::programInitializer() const {
              std::to_string(static_cast<int>(sig.role)) + ")";
       if (sig.updates >= 0)
         s += ", .updates = " + std::to_string(sig.updates);
+      if (sig.microBatch > 0)
+        s += ", .microBatch = " + std::to_string(sig.microBatch);
       s += "}";
     }
     return s + "}";
@@ -332,6 +343,8 @@ std::string ProgramInfo::programInitializer() const {
          (optimizer_.empty() ? std::string()
                              : ", .optimizer = " + cppString(optimizer_) +
                                    ", .defaultLr = " +
-                                   formatDouble(defaultLr_)) +
+                                   formatDouble(defaultLr_) +
+                                   ", .microBatches = " +
+                                   std::to_string(microBatches_)) +
          "}";
 }

@@ -53,6 +53,9 @@ struct TensorSignature {
   /// role, the input an output updates (-1: none).
   ::weft::rt::TensorRole role = ::weft::rt::TensorRole::Data;
   int updates = -1;
+  /// `weft.micro_batch` (--weft-accumulate): copies k > 0 share the name of
+  /// their input.
+  int microBatch = 0;
 };
 
 class ProgramInfo {
@@ -104,6 +107,7 @@ private:
   std::string stepName_;
   std::string optimizer_; // weft.optimizer's kind (empty: forward program)
   double defaultLr_ = 0;
+  int microBatches_ = 1;
   DenseMap<Operation *, int> opIndex_;
   DenseSet<Operation *> firstOperandDies_;
 };

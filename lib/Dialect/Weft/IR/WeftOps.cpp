@@ -272,6 +272,10 @@ bool MapOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
   }
 }
 
+bool MapOp::isJointlyLinear() {
+  return getKind() == MapKind::Add || getKind() == MapKind::Sub;
+}
+
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//

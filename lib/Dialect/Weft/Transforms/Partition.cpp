@@ -282,7 +282,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   SmallVector<Value> localOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     Layout req = rule->requiredLayout(i, *map);
-    if (int(i) == accepted) {
+    if (rule->keepsPartial(i, accepted)) {
       req.partialAxes = operandLayouts[i].partialAxes;
       req.partialKind = operandLayouts[i].partialKind;
     }

@@ -126,7 +126,7 @@ void Propagator::decide(Operation *op) {
       setLayout(v, req, {Origin::Required, op});
       continue;
     }
-    if (int(i) == best->acceptedOperand) {
+    if (rule.keepsPartial(i, best->acceptedOperand)) {
       req.partialAxes = states[v].layout->partialAxes;
       req.partialKind = states[v].layout->partialKind;
     }

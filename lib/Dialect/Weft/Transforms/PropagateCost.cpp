@@ -103,7 +103,7 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
     if (!s.layout)
       continue;
     Layout req = rule.requiredLayout(i, map);
-    if (int(i) == c.acceptedOperand) {
+    if (rule.keepsPartial(i, c.acceptedOperand)) {
       req.partialAxes = s.layout->partialAxes;
       req.partialKind = s.layout->partialKind;
     }

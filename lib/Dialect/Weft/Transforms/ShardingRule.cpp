@@ -73,8 +73,34 @@ Layout ShardingRule::naturalResult(const LetterMap &letterMap,
   return l;
 }
 
+bool ShardingRule::keepsPartial(unsigned i, int accepted) const {
+  if (accepted < 0)
+    return false;
+  return int(i) == accepted ||
+         cast<ShardingRuleOpInterface>(op).isJointlyLinear();
+}
+
 int ShardingRule::acceptedPartialOperand(
     ArrayRef<const Layout *> operandLayouts, const LetterMap &letterMap) const {
+  // No letter may be split over an axis the partial value is partial over.
+  auto clashes = [&](const Layout &layout) {
+    for (auto &[c, axes] : letterMap)
+      for (StringRef a : axes)
+        if (llvm::is_contained(layout.partialAxes, a))
+          return true;
+    return false;
+  };
+  if (cast<ShardingRuleOpInterface>(op).isJointlyLinear()) {
+    const Layout *first = operandLayouts.empty() ? nullptr : operandLayouts[0];
+    if (!first || !first->isPartial() ||
+        first->partialKind != ReductionKind::Sum || clashes(*first))
+      return -1;
+    for (const Layout *l : operandLayouts)
+      if (!l || l->partialAxes != first->partialAxes ||
+          l->partialKind != first->partialKind)
+        return -1;
+    return 0;
+  }
   for (auto [i, layout] : llvm::enumerate(operandLayouts)) {
     if (!layout || !layout->isPartial() ||
         !acceptsPartial(i, layout->partialKind))

@@ -54,6 +54,9 @@ struct ProgramTensor {
   /// Outputs of a training step: the input this output replaces after
   /// every step (-1: none; the input is donated to it).
   int updates = -1;
+  /// Data inputs of a step with gradient accumulation: which micro-batch
+  /// this input is (its copies share the name, so one file feeds them).
+  int microBatch = 0;
 };
 
 class StepContext;
@@ -69,6 +72,9 @@ struct ProgramInfo {
   /// forward program) and the learning rate --lr defaults to.
   std::string optimizer;
   double defaultLr = 0;
+  /// Micro-batches per step (--weft-accumulate): step t's micro-batch k
+  /// reads batch (t-1)*microBatches + k of a data file.
+  int microBatches = 1;
 };
 
 /// Whether `info` is a training step (some output updates an input).

@@ -49,6 +49,10 @@ inline constexpr llvm::StringLiteral kUpdatesAttr =
     WeftDialect::UpdatesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kOptimizerAttr =
     WeftDialect::OptimizerAttrHelper::getNameStr();
+/// `weft.micro_batch = k` (--weft-accumulate): the argument is micro-batch
+/// k of the data input named by its `weft.name` (shared by its copies).
+inline constexpr llvm::StringLiteral kMicroBatchAttr =
+    WeftDialect::MicroBatchAttrHelper::getNameStr();
 
 /// The `weft.global_type` of argument / result `i` (null: none).
 TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);

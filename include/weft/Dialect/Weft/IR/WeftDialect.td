@@ -52,6 +52,8 @@ def Weft_Dialect : Dialect {
   //                     argument i (donated: the harness feeds it back)
   //   optimizer         func attr of a training step: the optimizer and its
   //                     compile-time hyperparameters (kind, lr, beta1 ...)
+  //   micro_batch       arg attr (--weft-accumulate): this data argument is
+  //                     micro-batch k of the input of its weft.name
   let discardableAttrs = (ins
     "::mlir::TypeAttr":$global_type,
     "::mlir::StringAttr":$name,
@@ -63,7 +65,8 @@ def Weft_Dialect : Dialect {
     "::mlir::IntegerAttr":$state_of,
     "::mlir::StringAttr":$hyperparam,
     "::mlir::IntegerAttr":$updates,
-    "::mlir::DictionaryAttr":$optimizer
+    "::mlir::DictionaryAttr":$optimizer,
+    "::mlir::IntegerAttr":$micro_batch
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;

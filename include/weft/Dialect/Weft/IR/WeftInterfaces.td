@@ -63,7 +63,15 @@ def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       moves past it. True where the op is linear in that operand (sum) or
       non-decreasing in it (max, min).
     }], "bool", "acceptsPartialOperand",
-    (ins "unsigned":$operand, "::mlir::weft::ReductionKind":$kind)>
+    (ins "unsigned":$operand, "::mlir::weft::ReductionKind":$kind)>,
+    InterfaceMethod<[{
+      Whether the op is linear in all its operands together (add, sub):
+      when every operand is a partial sum over the same axes, the result is
+      the partial sum of the per-rank results, so no operand needs reducing
+      (the gradients of micro-batches summed before one all-reduce). Such
+      an op accepts no single partial operand: a + sum_i(b_i) is not
+      sum_i(a + b_i).
+    }], "bool", "isJointlyLinear", (ins), [{}], [{ return false; }]>
   ];
 }
 

@@ -89,7 +89,7 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
-                              ["acceptsPartialOperand"]>]> {
+                              ["acceptsPartialOperand", "isJointlyLinear"]>]> {
   let summary = "elementwise function, broadcasting by letters";
   let description = [{
     Applies `kind` elementwise. Operands are broadcast by letters: each

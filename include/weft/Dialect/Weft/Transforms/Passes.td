@@ -28,6 +28,30 @@ def WeftAutodiff : Pass<"weft-autodiff", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftAccumulate : Pass<"weft-accumulate", "::mlir::func::FuncOp"> {
+  let summary = "Gradient accumulation over micro-batches";
+  let description = [{
+    For a function built by `--weft-autodiff` (the loss of one micro-batch,
+    then the gradients), repeats its body once per micro-batch: every data
+    argument (neither a `weft.param` nor optimizer state) gets one copy per
+    micro-batch, marked `weft.micro_batch = k` and sharing its `weft.name`,
+    and the loss and the gradients become the mean over the micro-batches.
+
+    Each copy's forward and backward run before the next begins, so only
+    one micro-batch's activations are live at a time. The gradients are
+    summed before the `weft.shard` that gives them their parameter's layout,
+    so a data-parallel gradient stays a partial sum across the micro-batches
+    and is all-reduced once per step, not once per micro-batch. Run it
+    before `--weft-optimizer`; `weftc --train --micro-batches K` does.
+    docs/training.md.
+  }];
+  let options = [
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
+           "Micro-batches per step (1: nothing to do)">
+  ];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
   let summary = "Turn a loss-and-gradients function into a training step";
   let description = [{

@@ -48,8 +48,14 @@ public:
   /// layouts of the operands (null where unknown), or -1: the first partial
   /// operand the op accepts whose partial axes no letter uses, and whose
   /// partial kind matches how the op combines split reduced letters.
+  /// For a jointly linear op (add, sub: ShardingRuleOpInterface::
+  /// isJointlyLinear) every operand must be a partial sum with the same
+  /// axes; the result is then 0 and keepsPartial holds for every operand.
   int acceptedPartialOperand(ArrayRef<const Layout *> operandLayouts,
                              const LetterMap &letterMap) const;
+  /// Whether operand `i` keeps its partial layout when
+  /// acceptedPartialOperand gave `accepted`.
+  bool keepsPartial(unsigned i, int accepted) const;
 
   /// The letter map weft-propagate recorded on `op` (`weft.split`).
   static FailureOr<LetterMap> readSplit(Operation *op);
