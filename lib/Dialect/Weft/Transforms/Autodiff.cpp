@@ -166,22 +166,23 @@ LogicalResult Differentiator::run() {
   func.setFunctionType(
       FunctionType::get(func.getContext(), func.getArgumentTypes(),
                         resultTypes));
-  // One dictionary per new result (the old array has one entry, and
-  // indexing past it would read out of bounds), the loss's kept.
+  // One dictionary per new result, built first and set at once (setting
+  // them one by one copies the whole array each time: quadratic in the
+  // number of parameters), the loss's kept.
   SmallVector<DictionaryAttr> resultAttrs(resultTypes.size(),
                                           DictionaryAttr::get(func.getContext()));
   if (!oldResultAttrs.empty() && oldResultAttrs[0])
     resultAttrs[0] = oldResultAttrs[0];
-  func.setAllResultAttrs(resultAttrs);
   for (auto [k, i] : llvm::enumerate(params)) {
-    unsigned r = static_cast<unsigned>(k) + 1;
-    func.setResultAttr(r, kGradOfAttr,
-                       b.getI64IntegerAttr(static_cast<int64_t>(i)));
     StringAttr name = getArgName(func, i);
-    setResultName(func, r,
-                  "grad_" + (name ? name.getValue().str()
-                                  : "arg" + std::to_string(i)));
+    NamedAttrList attrs;
+    attrs.set(kGradOfAttr, b.getI64IntegerAttr(static_cast<int64_t>(i)));
+    attrs.set(kNameAttr, b.getStringAttr("grad_" +
+                                         (name ? name.getValue().str()
+                                               : "arg" + std::to_string(i))));
+    resultAttrs[k + 1] = attrs.getDictionary(func.getContext());
   }
+  func.setAllResultAttrs(resultAttrs);
   // Rules build every operand's gradient; drop those nothing uses (the
   // gradients of inputs that are not parameters). Forward ops stay.
   SmallVector<Operation *> built;

@@ -162,34 +162,42 @@ LogicalResult TrainStepBuilder::run() {
     Value grad;
     SmallVector<unsigned, 2> stateArgs;
   };
+  // Every new argument is inserted by one call: one at a time copies the
+  // argument-attribute array each time (quadratic in the parameters).
   SmallVector<Param> ps;
+  SmallVector<unsigned> newIndices;
+  SmallVector<Type> newTypes;
+  SmallVector<DictionaryAttr> newAttrs;
+  SmallVector<Location> newLocs;
+  unsigned next = func.getNumArguments();
+  auto newArg = [&](Type type, ArrayRef<NamedAttribute> attrs) {
+    newIndices.push_back(func.getNumArguments());
+    newTypes.push_back(type);
+    newAttrs.push_back(b.getDictionaryAttr(attrs));
+    newLocs.push_back(loc);
+    return next++;
+  };
   for (auto [i, g] : params) {
     Param p{i, g, {}};
     Type type = func.getArgument(i).getType();
-    for (StringRef prefix : config.statePrefixes()) {
-      unsigned a = func.getNumArguments();
-      if (failed(func.insertArgument(a, type, {}, loc)))
-        return failure();
-      func.setArgAttr(a, kStateOfAttr, b.getI64IntegerAttr(i));
-      setArgName(func, a, (prefix + argName(i)).str());
-      p.stateArgs.push_back(a);
-    }
+    for (StringRef prefix : config.statePrefixes())
+      p.stateArgs.push_back(newArg(
+          type,
+          {b.getNamedAttr(kStateOfAttr, b.getI64IntegerAttr(i)),
+           b.getNamedAttr(kNameAttr,
+                          b.getStringAttr((prefix + argName(i)).str()))}));
     ps.push_back(p);
   }
   auto scalarType = RankedTensorType::get({}, elementType);
-  auto addHyper = [&](StringRef what) -> FailureOr<Value> {
-    unsigned a = func.getNumArguments();
-    if (failed(func.insertArgument(a, scalarType, {}, loc)))
-      return failure();
-    func.setArgAttr(a, kHyperparamAttr, StringAttr::get(ctx, what));
-    setArgName(func, a, what);
-    return Value(func.getArgument(a));
+  auto hyper = [&](StringRef what) {
+    return newArg(scalarType,
+                  {b.getNamedAttr(kHyperparamAttr, b.getStringAttr(what)),
+                   b.getNamedAttr(kNameAttr, b.getStringAttr(what))});
   };
-  auto stepArg = addHyper("step");
-  auto lrArg = addHyper("lr");
-  if (failed(stepArg) || failed(lrArg))
+  unsigned stepIndex = hyper("step"), lrIndex = hyper("lr");
+  if (failed(func.insertArguments(newIndices, newTypes, newAttrs, newLocs)))
     return failure();
-  Value step = *stepArg, lr = *lrArg;
+  Value step = func.getArgument(stepIndex), lr = func.getArgument(lrIndex);
 
   UpdateBuilder u(b, loc);
   // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
@@ -275,20 +283,19 @@ LogicalResult TrainStepBuilder::run() {
   ret->setOperands(results);
   func.setFunctionType(FunctionType::get(ctx, func.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
-  SmallVector<DictionaryAttr> resultAttrs(results.size(),
-                                          DictionaryAttr::get(ctx));
+  // All result attributes at once (one at a time is quadratic).
+  SmallVector<DictionaryAttr> resultAttrs;
+  NamedAttrList lossList(lossAttrs ? lossAttrs : DictionaryAttr::get(ctx));
+  lossList.erase(kGradOfAttr);
+  if (!lossList.get(kNameAttr))
+    lossList.set(kNameAttr, b.getStringAttr("loss"));
+  resultAttrs.push_back(lossList.getDictionary(ctx));
+  for (unsigned arg : updates)
+    resultAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(kUpdatesAttr,
+                        b.getI64IntegerAttr(static_cast<int64_t>(arg))),
+         b.getNamedAttr(kNameAttr, b.getStringAttr("new_" + argName(arg)))}));
   func.setAllResultAttrs(resultAttrs);
-  if (lossAttrs)
-    func.setResultAttrs(0, lossAttrs);
-  func.removeResultAttr(0, StringAttr::get(ctx, kGradOfAttr));
-  if (!getResultName(func, 0))
-    setResultName(func, 0, "loss");
-  for (auto [k, arg] : llvm::enumerate(updates)) {
-    unsigned r = static_cast<unsigned>(k) + 1;
-    func.setResultAttr(r, kUpdatesAttr,
-                       b.getI64IntegerAttr(static_cast<int64_t>(arg)));
-    setResultName(func, r, "new_" + argName(arg));
-  }
   SmallVector<NamedAttribute> cfg{
       b.getNamedAttr("kind", b.getStringAttr(config.kind)),
       b.getNamedAttr("lr", b.getF64FloatAttr(config.lr)),
