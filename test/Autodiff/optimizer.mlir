@@ -4,6 +4,11 @@
 // RUN: weft-opt %s --weft-autodiff --weft-optimizer | FileCheck %s --check-prefix=ADAMW
 // RUN: weft-opt %s --weft-autodiff --weft-optimizer="kind=sgd momentum=0.9 clip-norm=1.0" | FileCheck %s --check-prefix=SGD
 // RUN: weft-opt %s --weft-autodiff --weft-optimizer="kind=sgd" | FileCheck %s --check-prefix=PLAIN
+// ZeRO-1: the state split over data too; reduce-scatter and all-gather.
+// RUN: weft-opt %s --weft-autodiff --weft-optimizer="zero1-axis=data" | FileCheck %s --check-prefix=ZERO
+// RUN: weft-opt %s --weft-autodiff --weft-optimizer="zero1-axis=data" --weft-propagate --weft-partition --weft-optimize-collectives --weft-comm-report -o /dev/null | FileCheck %s --check-prefix=ZCOMM
+// RUN: not weft-opt %s --weft-autodiff --weft-optimizer="zero1-axis=model" 2>&1 | FileCheck %s --check-prefix=ZAXIS
+// ZAXIS: error: --weft-optimizer zero1-axis=model: the function's mesh has no such axis
 // The update needs no communication: only the gradient's data all-reduce.
 // RUN: weft-opt %s --weft-autodiff --weft-optimizer --weft-propagate --weft-partition --weft-optimize-collectives --weft-comm-report -o /dev/null | FileCheck %s --check-prefix=COMM
 
@@ -39,6 +44,13 @@
 
 // PLAIN-NOT: state_of
 // PLAIN: {weft.name = "new_w", weft.updates = 1 : i64}) attributes
+
+// ZERO-LABEL: func.func @loss(
+// ZERO-SAME: %arg2: tensor<4x3xf32, #weft.sharding<@mesh, [{"data"}, {}]>> {weft.name = "m_w", weft.state_of = 1 : i64}
+// ZERO-SAME: zero1_axis = "data"
+// ZCOMM: reduce_scatter(sum) {"data"} 4x3xf32 2x3xf32 24
+// ZCOMM-NEXT: all_gather {"data"} 2x3xf32 4x3xf32 24
+// ZCOMM: total 2 collective(s), 48 bytes/device
 
 // COMM: all_reduce(sum) {"data"} 4x3xf32 4x3xf32 48
 // COMM: total 1 collective(s), 48 bytes/device

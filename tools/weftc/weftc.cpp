@@ -135,6 +135,11 @@ static cl::opt<int64_t> microBatches(
     cl::desc("Accumulate the gradients over K micro-batches per step, one "
              "reduction per step (--weft-accumulate)"),
     cl::init(1), cl::value_desc("K"), cl::cat(trainCat));
+static cl::opt<std::string> zeroAxis(
+    "zero1-axis",
+    cl::desc("ZeRO-1: split the optimizer state over this mesh axis too (the "
+             "update runs on the shard; the parameter is all-gathered)"),
+    cl::value_desc("axis"), cl::cat(trainCat));
 static cl::opt<double>
     trainClipNorm("clip-norm",
                   cl::desc("Clip the gradients' global norm (0: off)"),
@@ -321,6 +326,8 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
          << " weight-decay=" << llvm::format("%.17g", trainWeightDecay.getValue())
          << " momentum=" << llvm::format("%.17g", trainMomentum.getValue())
          << " clip-norm=" << llvm::format("%.17g", trainClipNorm.getValue());
+      if (!zeroAxis.empty())
+        os << " zero1-axis=" << zeroAxis;
       Stage s("weft-optimizer");
       if (failed(runPipeline(*module,
                              "func.func(weft-optimizer{" + options + "})")))
@@ -342,7 +349,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
              trainWeightDecay.getNumOccurrences() ||
              trainMomentum.getNumOccurrences() ||
              trainClipNorm.getNumOccurrences() ||
-             microBatches.getNumOccurrences()) {
+             microBatches.getNumOccurrences() || zeroAxis.getNumOccurrences()) {
     llvm::errs() << "weftc: error: optimizer options (and --micro-batches) "
                     "need --train or --grad\n";
     return 1;

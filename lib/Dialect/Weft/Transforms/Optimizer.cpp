@@ -12,6 +12,7 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -36,6 +37,7 @@ namespace {
 struct OptimizerConfig {
   std::string kind;
   double lr, beta1, beta2, eps, weightDecay, momentum, clipNorm;
+  std::string zeroAxis; // ZeRO-1: the axis the state is split over too
 
   /// The state tensors each parameter carries, by name prefix.
   SmallVector<StringRef, 2> statePrefixes() const {
@@ -96,9 +98,43 @@ public:
   LogicalResult run();
 
 private:
+  /// The type of a state tensor of a parameter of type `type`: the same, or
+  /// with ZeRO-1 also split over config.zeroAxis.
+  FailureOr<Type> stateType(unsigned arg, Type type);
+
   func::FuncOp func;
   const OptimizerConfig &config;
+  Mesh mesh;
 };
+
+FailureOr<Type> TrainStepBuilder::stateType(unsigned arg, Type type) {
+  if (config.zeroAxis.empty())
+    return type;
+  StringRef axis = config.zeroAxis;
+  auto t = cast<RankedTensorType>(type);
+  ShardingAttr sharding = getSharding(t);
+  SmallVector<SmallVector<StringRef>> dims(t.getRank());
+  if (sharding)
+    for (unsigned d = 0; d < t.getRank(); ++d)
+      dims[d] = sharding.getDimAxes(d);
+  Layout layout = sharding ? Layout::get(sharding) : Layout::getReplicated(t.getRank());
+  if (llvm::is_contained(layout.getUsedAxes(), axis))
+    return type; // Already split over it.
+  int64_t size = mesh.getAxisSize(axis);
+  for (unsigned d = 0; d < t.getRank(); ++d) {
+    int64_t parts = mesh.getGroupSize(dims[d]) * size;
+    if (t.getDimSize(d) % parts != 0)
+      continue;
+    dims[d].push_back(axis);
+    return Type(RankedTensorType::get(
+        t.getShape(), t.getElementType(), ShardingAttr::get(mesh.getRef(), dims)));
+  }
+  mlir::emitWarning(func.getArgument(arg).getLoc())
+      << "--weft-optimizer zero1-axis=" << axis << ": no dimension of "
+      << type << " divides by " << size
+      << "; its optimizer state keeps the parameter's layout";
+  return type;
+}
 
 LogicalResult TrainStepBuilder::run() {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -151,6 +187,17 @@ LogicalResult TrainStepBuilder::run() {
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   OpBuilder b(ret);
+  if (!config.zeroAxis.empty()) {
+    SymbolTableCollection tables;
+    FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+    if (failed(meshOp))
+      return failure();
+    if (!*meshOp || !Mesh(*meshOp).getAxisIndex(config.zeroAxis))
+      return func.emitError() << "--weft-optimizer zero1-axis="
+                              << config.zeroAxis
+                              << ": the function's mesh has no such axis";
+    mesh = Mesh(*meshOp);
+  }
   auto argName = [&](unsigned i) {
     StringAttr n = getArgName(func, i);
     return n ? n.getValue().str() : "arg" + std::to_string(i);
@@ -161,6 +208,7 @@ LogicalResult TrainStepBuilder::run() {
     unsigned arg;
     Value grad;
     SmallVector<unsigned, 2> stateArgs;
+    Type stateType; // the parameter's type, or ZeRO-1's split one
   };
   // Every new argument is inserted by one call: one at a time copies the
   // argument-attribute array each time (quadratic in the parameters).
@@ -178,8 +226,12 @@ LogicalResult TrainStepBuilder::run() {
     return next++;
   };
   for (auto [i, g] : params) {
-    Param p{i, g, {}};
-    Type type = func.getArgument(i).getType();
+    Param p{i, g, {}, {}};
+    FailureOr<Type> stype = stateType(i, func.getArgument(i).getType());
+    if (failed(stype))
+      return failure();
+    Type type = *stype;
+    p.stateType = type;
     for (StringRef prefix : config.statePrefixes())
       p.stateArgs.push_back(newArg(
           type,
@@ -200,6 +252,15 @@ LogicalResult TrainStepBuilder::run() {
   Value step = func.getArgument(stepIndex), lr = func.getArgument(lrIndex);
 
   UpdateBuilder u(b, loc);
+  // ZeRO-1: the update runs in the state's layout. The gradient and the
+  // parameter are constrained to it (a reduce-scatter of the partial
+  // gradient, a free local slice of the parameter); the new parameter's
+  // constraint to its own layout below is the all-gather.
+  auto inStateLayout = [&](const Param &p, Value v) -> Value {
+    if (p.stateType == func.getArgument(p.arg).getType())
+      return v;
+    return b.create<ShardOp>(loc, p.stateType, v);
+  };
   // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
   if (config.clipNorm > 0) {
     Value total;
@@ -229,10 +290,10 @@ LogicalResult TrainStepBuilder::run() {
     Value stepSize = u.binary(MapKind::Div, lr, biasCorrection(config.beta1));
     Value invSqrtBc2 = u.unary(MapKind::Rsqrt, biasCorrection(config.beta2));
     for (Param &p : ps) {
-      Value param = func.getArgument(p.arg);
+      Value param = inStateLayout(p, func.getArgument(p.arg));
       Value m = func.getArgument(p.stateArgs[0]);
       Value v = func.getArgument(p.stateArgs[1]);
-      Value g = p.grad;
+      Value g = inStateLayout(p, p.grad);
       Value m2 = u.binary(MapKind::Add, u.scale(m, config.beta1),
                           u.scale(g, 1.0 - config.beta1));
       Value v2 = u.binary(MapKind::Add, u.scale(v, config.beta2),
@@ -251,8 +312,8 @@ LogicalResult TrainStepBuilder::run() {
     }
   } else {
     for (Param &p : ps) {
-      Value param = func.getArgument(p.arg);
-      Value g = p.grad;
+      Value param = inStateLayout(p, func.getArgument(p.arg));
+      Value g = inStateLayout(p, p.grad);
       if (config.weightDecay != 0)
         g = u.binary(MapKind::Add, g, u.scale(param, config.weightDecay));
       Value dir = g;
@@ -308,6 +369,9 @@ LogicalResult TrainStepBuilder::run() {
   else
     cfg.push_back(
         b.getNamedAttr("momentum", b.getF64FloatAttr(config.momentum)));
+  if (!config.zeroAxis.empty())
+    cfg.push_back(b.getNamedAttr("zero1_axis",
+                                 b.getStringAttr(config.zeroAxis)));
   func->setAttr(kOptimizerAttr, b.getDictionaryAttr(cfg));
   WEFT_DEBUG(llvm::dbgs() << "weft-optimizer: " << config.kind << " over "
                           << ps.size() << " parameter(s)\n");
@@ -324,8 +388,8 @@ struct WeftOptimizerPass
                        << "' (expected adamw or sgd)";
       return signalPassFailure();
     }
-    OptimizerConfig config{kind,  lr,          beta1,   beta2,   eps,
-                           weightDecay, momentum, clipNorm};
+    OptimizerConfig config{kind,        lr,       beta1,    beta2, eps,
+                           weightDecay, momentum, clipNorm, zeroAxis};
     if (config.weightDecay < 0)
       config.weightDecay = kind == "adamw" ? 0.01 : 0.0;
     auto bad = [&](const char *what, double v) {

@@ -74,8 +74,12 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
     `p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)`. SGD: `g += wd * p`,
     `mom = momentum * mom + g`, `p -= lr * mom`. With `clip-norm` > 0 the
     gradients are first scaled by `min(1, clip / (||g|| + 1e-6))`, `||g||`
-    the global norm over every parameter. The function gets
-    `weft.optimizer` recording the choice. Functions without gradient
+    the global norm over every parameter. With `zero1-axis=AXIS` (ZeRO-1)
+    each state tensor is also split over AXIS (on the first dimension whose
+    size it divides; a parameter with none keeps its layout, with a
+    warning), so the update runs on the shard and propagation reduce-
+    scatters the gradient and all-gathers the new parameter. The function
+    gets `weft.optimizer` recording the choice. Functions without gradient
     results are left alone; docs/training.md.
   }];
   let options = [
@@ -91,7 +95,10 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
     Option<"momentum", "momentum", "double", /*default=*/"0",
            "SGD momentum (0: plain SGD, no state)">,
     Option<"clipNorm", "clip-norm", "double", /*default=*/"0",
-           "Clip the gradients' global norm to this (0: no clipping)">
+           "Clip the gradients' global norm to this (0: no clipping)">,
+    Option<"zeroAxis", "zero1-axis", "std::string", /*default=*/"\"\"",
+           "ZeRO-1: split every parameter's optimizer state over this mesh "
+           "axis too (on its first dimension it divides)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
