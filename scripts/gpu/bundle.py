@@ -4,6 +4,12 @@ a GPU but no MLIR (scripts/run-gpu-tests.sh runs it there).
 
   scripts/gpu/bundle.py --bin build/bin --out DIR [EXAMPLE.mlir ...]
 
+For each training example of TRAINING (examples/training, built with the
+flags of its first line `// weftc: ...` plus --unsharded):
+  DIR/programs/train_NAME.cpp   the one-device training step
+  DIR/train_NAME/train.json     how check.py makes its data and its numpy
+                                reference (scripts of the repository)
+
 For each example (default: examples/canonical/*.mlir, examples/ops/*.mlir):
   DIR/programs/NAME.cpp     `weftc --unsharded --emit=cpp`: the one-device
                             program (one GPU runs one rank)
@@ -28,6 +34,34 @@ sys.path.insert(0, os.path.join(root, "test", "e2e", "Inputs"))
 import e2e  # noqa: E402
 
 
+# Training examples: their data generator, independent numpy trainer and
+# parameter names (test/training/t1-sae.test runs the same on CPU ranks).
+TRAINING = {
+    "t1_sae": {"data": "examples/training/t1_data.py",
+               "reference": "test/training/t1_reference.py",
+               "names": "W_enc,b_enc,W_dec,b_dec"},
+}
+
+
+def bundle_training(weftc, out):
+    for name, spec in sorted(TRAINING.items()):
+        ex = os.path.join(root, "examples", "training", name + ".mlir")
+        with open(ex) as f:
+            m = re.match(r"^// weftc: (.*)$", f.readline().rstrip("\n"))
+        if not m:
+            sys.exit("bundle: %s: no '// weftc: FLAGS' first line" % ex)
+        work = os.path.join(out, "train_" + name)
+        os.makedirs(work, exist_ok=True)
+        log = []
+        e2e.run([weftc] + m.group(1).split() +
+                [ex, "--unsharded", "--emit=cpp", "-o",
+                 os.path.join(out, "programs", "train_" + name + ".cpp")],
+                "weftc --emit=cpp", log)
+        with open(os.path.join(work, "train.json"), "w") as f:
+            json.dump(dict(spec, flags=m.group(1)), f)
+        print("bundle: train_%s" % name)
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bin", required=True)
@@ -39,6 +73,8 @@ def main(argv):
         glob.glob(os.path.join(root, "examples", "ops", "*.mlir")))
     os.makedirs(os.path.join(a.out, "programs"), exist_ok=True)
     weftc = os.path.join(a.bin, "weftc")
+    if not a.examples:
+        bundle_training(weftc, a.out)
     for ex in examples:
         name = os.path.splitext(os.path.basename(ex))[0]
         work = os.path.join(a.out, name)

@@ -7,7 +7,10 @@ the two backends against each other.
 
 Prints one line per output and check (`NAME OUTPUT: cuda vs numpy: ok`),
 then each program's profiled step time on both backends; exits 1 on any
-mismatch or failed run.
+mismatch or failed run. Training programs (train_NAME) are trained for
+--train-steps steps on each backend and compared, losses and final
+parameters, with the repository's numpy trainer and with each other
+(test/training/compare_training.py).
 """
 import argparse
 import json
@@ -34,12 +37,64 @@ def run(cmd):
     return p.returncode, p.stdout
 
 
+def check_training(a, name, steps):
+    """Trains bundled program `name` on cuda and cpu; returns 0 or 1."""
+    work = os.path.join(a.bundle, name)
+    spec = json.load(open(os.path.join(work, "train.json")))
+    exe = os.path.join(a.programs, name)
+    data = os.path.join(work, "data")
+    compare = os.path.join(root, "test", "training", "compare_training.py")
+    rc, text = run([sys.executable, os.path.join(root, spec["data"]),
+                    "--out", data])
+    if rc != 0:
+        print("%s: data generation FAILED\n%s" % (name, text))
+        return 1
+    inputs = []
+    for f in sorted(os.listdir(data)):
+        inputs += ["--input", "%s=%s" % (f[:-4], os.path.join(data, f))]
+    ref_log = os.path.join(work, "numpy.log")
+    rc, text = run([sys.executable, os.path.join(root, spec["reference"]),
+                    "--data", data, "--steps", str(a.train_steps),
+                    "--save", os.path.join(work, "numpy")])
+    open(ref_log, "w").write(text)
+    if rc != 0:
+        print("%s: numpy reference FAILED\n%s" % (name, text))
+        return 1
+    status = 0
+    for backend in ("cuda", "cpu"):
+        log = os.path.join(work, backend + ".log")
+        rc, text = run(MPIRUN + [exe, "--backend", backend, "--steps",
+                                 str(a.train_steps)] + inputs +
+                       ["--output-dir", os.path.join(work, "out-" + backend)])
+        open(log, "w").write(text)
+        if rc != 0:
+            print("%s %s: FAILED (exit %d)\n%s" % (name, backend, rc, text))
+            status = 1
+            continue
+        m = re.search(r"median step time ([0-9.]+) ms", text)
+        steps[(name, backend)] = m.group(1) if m else "?"
+    for what, x, y in (("cuda vs numpy", "cuda", None),
+                       ("cpu vs numpy", "cpu", None),
+                       ("cuda vs cpu", "cuda", "cpu")):
+        log_b = ref_log if y is None else os.path.join(work, y + ".log")
+        dir_b = os.path.join(work, "numpy" if y is None else "out-" + y)
+        rc, text = run([sys.executable, compare,
+                        os.path.join(work, x + ".log"), log_b, "--params",
+                        os.path.join(work, "out-" + x), dir_b, "--names",
+                        spec["names"]])
+        print("%s training: %s: %s" % (name, what, "ok" if rc == 0 else
+                                        "FAILED\n" + text))
+        status |= rc != 0
+    return status
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bundle", required=True)
     p.add_argument("--programs", required=True)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--train-steps", type=int, default=20)
     a = p.parse_args(argv[1:])
     status = 0
     timings = []
@@ -47,6 +102,9 @@ def main(argv):
     names = sorted(os.path.splitext(f)[0]
                    for f in os.listdir(os.path.join(a.bundle, "programs")))
     for name in names:
+        if name.startswith("train_"):
+            status |= check_training(a, name, steps)
+            continue
         work = os.path.join(a.bundle, name)
         exe = os.path.join(a.programs, name)
         fn = json.load(open(os.path.join(work, "graph.json")))
