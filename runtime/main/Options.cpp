@@ -144,13 +144,7 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
     } else if (name == "--comm-timeout") {
       takeValue();
-      char *end = nullptr;
-      double v = std::strtod(value.c_str(), &end);
-      check(!value.empty() && *end == '\0' && std::isfinite(v) && v >= 0 &&
-                v <= kMaxCommTimeout,
-            "option --comm-timeout expects seconds in [0, ", kMaxCommTimeout,
-            "], got '", value, "'");
-      o.commTimeout = v;
+      o.commTimeout = parseDouble(name, value, 0, kMaxCommTimeout);
     } else {
       fail("unknown option '", arg, "' (see --help)");
     }

@@ -311,11 +311,17 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
                       seconds * 1e3);
         std::cout << line << std::flush;
       }
-      // Every rank holds the same reduced loss, so all stop together.
-      if (lossIndex >= 0 && !std::isfinite(loss)) {
+      // Stop together: the ranks agree on whether any loss is not finite
+      // (a replicated loss is computed on every rank; they need not
+      // round alike, and one rank leaving alone would hang the others).
+      int bad = lossIndex >= 0 && !std::isfinite(loss) ? 1 : 0, anyBad = 0;
+      MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (anyBad) {
         if (rank_ == 0)
           error("step " + std::to_string(t) + ": the loss is " +
-                (std::isnan(loss) ? "nan" : "infinite") +
+                (std::isnan(loss)   ? "nan"
+                 : std::isinf(loss) ? "infinite"
+                                    : "not finite on some rank") +
                 "; stopping (lower --lr, or clip the gradients with "
                 "weftc --clip-norm)");
         return 1;
