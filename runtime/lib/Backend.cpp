@@ -45,14 +45,15 @@ Tensor Backend::zeros(DType dtype, const Shape &shape) {
   return t;
 }
 
-void Backend::fill(Tensor &t, double value, std::string_view label) {
+void Backend::fill(Tensor &t, const MapPlan &plan, double value,
+                   std::string_view label) {
   int64_t n = t.numElements();
+  check(plan.inShapes.size() == 1 && numElements(plan.outShape) == n,
+        "fill of ", t.str(), " with a plan of ", plan.spec);
   double t0 = startOp();
   fillZero(t.data, t.dtype, n);
-  if (value != 0 && n > 0) {
-    MapPlan plan = planMap("a->a", {Shape{n}});
+  if (value != 0 && n > 0)
     mapKernel(MapKind::Shift, plan, t.dtype, t.data, nullptr, t.data, value);
-  }
   if (profiler_)
     recordOp(label, "fill", t.str(), t0, 0, static_cast<double>(t.bytes()));
 }

@@ -84,6 +84,14 @@ void Harness::checkOutputDir(const std::string &dir) {
   fs::remove(probe, ec);
 }
 
+Tensor Harness::reducePartial(const ProgramTensor &t, Tensor local) {
+  if (t.partialAxes.empty())
+    return local;
+  Tensor reduced = be_->empty(local.dtype, local.shape);
+  be_->allReduce(local, reduced, t.partialAxes, t.partialKind);
+  return reduced;
+}
+
 void Harness::writeOutputs() {
   be_->setProfiler(nullptr);
   // Every rank takes part in each gather; rank 0 collects failures.
@@ -93,11 +101,7 @@ void Harness::writeOutputs() {
     Tensor local = ctx_->outputs()[i];
     check(local.data != nullptr || local.numElements() == 0,
           "the step did not produce output '", t.name, "'");
-    if (!t.partialAxes.empty()) {
-      Tensor reduced = be_->empty(local.dtype, local.shape);
-      be_->allReduce(local, reduced, t.partialAxes, t.partialKind);
-      local = reduced;
-    }
+    local = reducePartial(t, local);
     Tensor global = be_->gatherToRoot(local, t.layout, t.globalShape);
     if (rank_ != 0)
       continue;

@@ -44,6 +44,8 @@ private:
   /// Creates `dir` and checks it is writable (rank 0).
   void checkOutputDir(const std::string &dir);
   void writeOutputs();
+  /// `local` of output `t`, all-reduced over its partial axes if it has any.
+  Tensor reducePartial(const ProgramTensor &t, Tensor local);
 
   // A training step's harness (Training.cpp, docs/training.md).
   /// Loads input `i` of a training step by its role (TensorRole).
@@ -69,9 +71,15 @@ private:
   // Training state.
   /// The step a --load resumes after (0: a fresh run).
   int64_t startStep_ = 0;
-  /// Per input: the number of batches in its file's leading step dimension
-  /// (0: the file holds one batch, used every step).
-  std::vector<int64_t> batchCount_;
+  /// Per data input, where its batches come from: `file` is its --input
+  /// (empty: drawn afresh every step with --random-inputs), `count` the
+  /// batches in the file's leading step dimension (0: the file holds one
+  /// batch, loaded once and used every step).
+  struct BatchSource {
+    std::string file;
+    int64_t count = 0;
+  };
+  std::vector<BatchSource> batches_;
 };
 
 

@@ -71,6 +71,11 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       check(i + 1 < argc, "option ", name, " expects a value");
       value = argv[++i];
     };
+    auto takeDirectory = [&]() {
+      takeValue();
+      check(!value.empty(), "option ", name, " expects a directory");
+      return value;
+    };
     o.given.push_back(name);
     if (name == "--backend") {
       takeValue();
@@ -106,9 +111,7 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.randomInputs = true;
       o.seed = static_cast<uint64_t>(parseInt(name, value, 0));
     } else if (name == "--output-dir") {
-      takeValue();
-      check(!value.empty(), "option --output-dir expects a directory");
-      o.outputDir = value;
+      o.outputDir = takeDirectory();
     } else if (name == "--iters") {
       takeValue();
       o.iters = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
@@ -132,13 +135,9 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.warmupSteps =
           static_cast<int>(parseInt(name, value, 0, kMaxIterations));
     } else if (name == "--save") {
-      takeValue();
-      check(!value.empty(), "option --save expects a directory");
-      o.saveDir = value;
+      o.saveDir = takeDirectory();
     } else if (name == "--load") {
-      takeValue();
-      check(!value.empty(), "option --load expects a directory");
-      o.loadDir = value;
+      o.loadDir = takeDirectory();
     } else if (name == "--log-every") {
       takeValue();
       o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
@@ -165,6 +164,22 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
   return o;
 }
 
+const char *roleName(TensorRole role) {
+  switch (role) {
+  case TensorRole::Data:
+    return "data";
+  case TensorRole::Param:
+    return "parameter";
+  case TensorRole::State:
+    return "optimizer state";
+  case TensorRole::Step:
+    return "step";
+  case TensorRole::LearningRate:
+    return "learning rate";
+  }
+  return "input";
+}
+
 static std::string describe(const ProgramTensor &t,
                             const std::vector<MeshAxis> &mesh) {
   std::ostringstream os;
@@ -179,12 +194,12 @@ static std::string describe(const ProgramTensor &t,
   os << "]";
   if (t.dtype == DType::I32)
     os << " (random ids in [0, " << t.intBound << "))";
-  static const char *const roles[] = {"", " (parameter)", " (optimizer state)",
-                                      " (step, supplied)",
-                                      " (learning rate, supplied)"};
-  int role = static_cast<int>(t.role);
-  if (role > 0 && role < 5)
-    os << roles[role];
+  if (t.role != TensorRole::Data)
+    os << " (" << roleName(t.role)
+       << (t.role == TensorRole::Step || t.role == TensorRole::LearningRate
+               ? ", supplied"
+               : "")
+       << ")";
   if (t.microBatch > 0)
     os << " (micro-batch " << t.microBatch << ")";
   if (t.updates >= 0)

@@ -58,6 +58,10 @@ struct HarnessOptions {
 HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
                                    char **argv);
 
+/// What an input is to a training step, in words ("parameter",
+/// "optimizer state", ...), for --help and the harness's errors.
+const char *roleName(TensorRole role);
+
 /// The --help text, listing the program's mesh, inputs and outputs.
 std::string harnessUsage(const ProgramInfo &info, const char *argv0);
 

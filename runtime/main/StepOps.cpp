@@ -29,11 +29,11 @@ Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
   return out;
 }
 
-Tensor constant(StepContext &ctx, DType dtype, const Shape &shape, double value,
-                const char *label) {
+Tensor constant(StepContext &ctx, DType dtype, const Shape &shape,
+                const MapPlan &fill, double value, const char *label) {
   Backend &be = ctx.backend();
   Tensor out = be.empty(dtype, shape);
-  be.fill(out, value, label);
+  be.fill(out, fill, value, label);
   return out;
 }
 

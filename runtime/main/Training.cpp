@@ -39,22 +39,6 @@ bool isTrainingProgram(const ProgramInfo &info) {
 
 namespace {
 
-const char *roleName(TensorRole role) {
-  switch (role) {
-  case TensorRole::Data:
-    return "data";
-  case TensorRole::Param:
-    return "parameter";
-  case TensorRole::State:
-    return "optimizer state";
-  case TensorRole::Step:
-    return "step";
-  case TensorRole::LearningRate:
-    return "learning rate";
-  }
-  return "input";
-}
-
 /// A rank-0 host tensor holding `value` in `dtype` (f32 or f64).
 Tensor hostScalar(DType dtype, double value) {
   Tensor h = hostTensor(dtype, {});
@@ -84,8 +68,8 @@ std::string join(const std::string &dir, const std::string &name) {
 
 Tensor Harness::loadTrainingInput(std::size_t i) {
   const ProgramTensor &t = info_.inputs[i];
-  if (batchCount_.size() != info_.inputs.size())
-    batchCount_.assign(info_.inputs.size(), 0);
+  if (batches_.size() != info_.inputs.size())
+    batches_.assign(info_.inputs.size(), {});
   Shape block = localShape(mesh_, t.layout, t.globalShape);
   auto offsets = blockOffsets(mesh_, t.layout, t.globalShape, rank_);
   auto readBlock = [&](const std::string &path) {
@@ -125,6 +109,7 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   case TensorRole::Data:
     break;
   }
+  batches_[i].file = file;
   if (file.empty())
     return loadInput(i); // Drawn: redrawn for every step in setStepInputs.
   NpyHeader header;
@@ -144,7 +129,7 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
         shapeToString(t.globalShape), ") from ", file, ": the file's shape ",
         shapeToString(header.shape),
         " is neither the input's shape nor [S, ...] batches of it");
-  batchCount_[i] = header.shape[0];
+  batches_[i].count = header.shape[0];
   return be_->zeros(t.dtype, block); // Read per step.
 }
 
@@ -178,22 +163,23 @@ void Harness::setStepInputs(int64_t t) {
     auto offsets = blockOffsets(mesh_, in.layout, in.globalShape, rank_);
     // Micro-batch k of step t is batch (t-1)*K + k of the data.
     int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
-    if (int64_t count = batchCount_[i]) {
+    const BatchSource &source = batches_[i];
+    if (int64_t count = source.count) {
       // Batch `batch` mod S of the file's leading step dimension.
       Shape global = in.globalShape, fileBlock = block;
       global.insert(global.begin(), count);
       fileBlock.insert(fileBlock.begin(), 1);
       offsets.insert(offsets.begin(), batch % count);
       Tensor host = hostTensor(in.dtype, block);
-      std::string file = inputFile(in.name);
       try {
-        readNpyBlock(file, in.dtype, global, offsets, fileBlock, host.data);
+        readNpyBlock(source.file, in.dtype, global, offsets, fileBlock,
+                     host.data);
       } catch (const Error &e) {
         fail("batch ", batch % count, " of input '", in.name, "' from ",
-             file, ": ", e.what());
+             source.file, ": ", e.what());
       }
       ctx_->setInput(i, be_->upload(host));
-    } else if (inputFile(in.name).empty() && opts_.randomInputs) {
+    } else if (source.file.empty() && opts_.randomInputs) {
       // A fresh draw per step from the counter RNG.
       Tensor host = hostTensor(in.dtype, block);
       fillRandomBlock(opts_.seed,
@@ -286,14 +272,8 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       info_.step(*ctx_);
       double loss = std::nan("");
       if (lossIndex >= 0) {
-        const ProgramTensor &l = info_.outputs[lossIndex];
-        Tensor local = ctx_->outputs()[lossIndex];
-        if (!l.partialAxes.empty()) {
-          Tensor reduced = be_->empty(local.dtype, local.shape);
-          be_->allReduce(local, reduced, l.partialAxes, l.partialKind);
-          local = reduced;
-        }
-        loss = scalarValue(be_->download(local));
+        loss = scalarValue(be_->download(reducePartial(
+            info_.outputs[lossIndex], ctx_->outputs()[lossIndex])));
       }
       be_->synchronize();
       double seconds = wallSeconds() - t0;

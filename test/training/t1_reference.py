@@ -54,13 +54,19 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 
 try:
     import numpy as np
 except ImportError:
     sys.exit(f"t1_reference.py: error: numpy is not importable by {sys.executable}; "
              "run this script with a Python that has numpy")
+
+# The atomic .npy writer of the data generator (the example's own script):
+# checkpoints are written the same way as the inputs.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "examples", "training"))
+from t1_data import save_atomic  # noqa: E402
 
 PARAMS = ("W_enc", "b_enc", "W_dec", "b_dec")
 STATE = {"adamw": ("m", "v"), "sgd": ("mom",)}
@@ -172,32 +178,6 @@ def load_npy(directory, name):
         raise InputError(f"{path}: expected a floating-point array, got dtype "
                          f"{array.dtype}")
     return array
-
-
-def _umask():
-    """The process umask (os.umask can only be read by setting it)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def save_atomic(directory, name, array):
-    """Writes ARRAY as float32 C-order DIRECTORY/NAME.npy, atomically."""
-    array = np.ascontiguousarray(array, dtype=np.float32)
-    final = os.path.join(directory, name + ".npy")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + name + ".",
-                               suffix=".npy.tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, array, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files
-        os.replace(tmp, final)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def check_shapes(arrays, where):

@@ -306,6 +306,18 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                    << train << "'\n";
       return 1;
     }
+    bool trained =
+        llvm::any_of(module->getOps<func::FuncOp>(), [](func::FuncOp f) {
+          for (unsigned i = 0; i < f.getNumArguments(); ++i)
+            if (f.getArgAttr(i, mlir::weft::kParamAttr))
+              return true;
+          return false;
+        });
+    if (!trained) {
+      llvm::errs() << "weftc: error: --" << (gradOnly ? "grad" : "train")
+                   << ": the function has no weft.param argument to train\n";
+      return 1;
+    }
     Stage s("weft-autodiff");
     if (failed(runPipeline(*module, "func.func(weft-autodiff)")))
       return 1;
@@ -319,30 +331,22 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     if (train.getNumOccurrences()) {
       std::string options;
       llvm::raw_string_ostream os(options);
-      os << "kind=" << train << " lr=" << llvm::format("%.17g", trainLr.getValue())
-         << " beta1=" << llvm::format("%.17g", trainBeta1.getValue())
-         << " beta2=" << llvm::format("%.17g", trainBeta2.getValue())
-         << " eps=" << llvm::format("%.17g", trainEps.getValue())
-         << " weight-decay=" << llvm::format("%.17g", trainWeightDecay.getValue())
-         << " momentum=" << llvm::format("%.17g", trainMomentum.getValue())
-         << " clip-norm=" << llvm::format("%.17g", trainClipNorm.getValue());
+      os << "kind=" << train;
+      for (auto [key, value] :
+           {std::pair<const char *, double>{"lr", trainLr},
+            {"beta1", trainBeta1},
+            {"beta2", trainBeta2},
+            {"eps", trainEps},
+            {"weight-decay", trainWeightDecay},
+            {"momentum", trainMomentum},
+            {"clip-norm", trainClipNorm}})
+        os << " " << key << "=" << llvm::format("%.17g", value);
       if (!zeroAxis.empty())
         os << " zero1-axis=" << zeroAxis;
       Stage s("weft-optimizer");
       if (failed(runPipeline(*module,
                              "func.func(weft-optimizer{" + options + "})")))
         return 1;
-    }
-    bool trained = llvm::any_of(module->getOps<func::FuncOp>(), [](func::FuncOp f) {
-      for (unsigned i = 0; i < f.getNumArguments(); ++i)
-        if (f.getArgAttr(i, mlir::weft::kParamAttr))
-          return true;
-      return false;
-    });
-    if (!trained) {
-      llvm::errs() << "weftc: error: --" << (gradOnly ? "grad" : "train")
-                   << ": the function has no weft.param argument to train\n";
-      return 1;
     }
   } else if (trainLr.getNumOccurrences() || trainBeta1.getNumOccurrences() ||
              trainBeta2.getNumOccurrences() || trainEps.getNumOccurrences() ||

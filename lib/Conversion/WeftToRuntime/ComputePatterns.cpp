@@ -81,7 +81,11 @@ LogicalResult lowerCompute(ConstantOp op, ConstantOp::Adaptor,
     return op.emitError("cannot lower element type ")
            << op.getType().getElementType() << " to the runtime";
   double value = op.getValue().convertToDouble();
-  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  rt::Shape shape = shapeOf(op.getResult());
+  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shape));
+  // The identity map over the elements, the fill's Shift (Backend::fill).
+  call.plan("weft::rt::MapPlan",
+            toCpp(rt::planMap("a->a", {rt::Shape{rt::numElements(shape)}})));
   call.lit(formatDouble(value));
   call.label("constant " + formatDouble(value));
   call.replaceOp("weft::rt::gen::constant");

@@ -24,6 +24,10 @@ void mlir::weft::setResultGlobalType(func::FuncOp func, unsigned i,
 StringAttr mlir::weft::getArgName(func::FuncOp func, unsigned i) {
   return func.getArgAttrOfType<StringAttr>(i, kNameAttr);
 }
+std::string mlir::weft::getArgNameOr(func::FuncOp func, unsigned i) {
+  StringAttr name = getArgName(func, i);
+  return name ? name.getValue().str() : "arg" + std::to_string(i);
+}
 StringAttr mlir::weft::getResultName(func::FuncOp func, unsigned i) {
   return func.getResultAttrOfType<StringAttr>(i, kNameAttr);
 }

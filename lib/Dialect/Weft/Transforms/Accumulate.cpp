@@ -85,8 +85,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
   OpBuilder b(func.getContext());
   for (unsigned i : data) {
     // The copies share the name, which names the input's .npy file.
-    if (!getArgName(func, i))
-      setArgName(func, i, "arg" + std::to_string(i));
+    setArgName(func, i, getArgNameOr(func, i));
     func.setArgAttr(i, kMicroBatchAttr, b.getI64IntegerAttr(0));
   }
 
@@ -117,9 +116,11 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
     for (auto [sum, v] : llvm::zip(sums, inner))
       sum = add(sum, map.lookupOrDefault(v));
   }
-  // The means, then each gradient's layout.
+  // The means, each in its result's type: a gradient's peeled weft.shard
+  // re-applied to it, a new one where a mean dropped a sharding.
   SmallVector<Value> results;
-  for (auto [sum, shard] : llvm::zip(sums, finalShards)) {
+  for (auto [sum, shard, type] :
+       llvm::zip(sums, finalShards, func.getResultTypes())) {
     std::string l = placeholderLetters(sum.getType());
     Value mean = b.create<MapOp>(loc, withoutSharding(sum.getType()),
                                  MapKind::Scale, l + "->" + l, ValueRange{sum},
@@ -128,12 +129,12 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
       shard->moveBefore(ret);
       shard->setOperand(0, mean);
       mean = shard.getResult();
+    } else if (mean.getType() != type) {
+      mean = b.create<ShardOp>(loc, type, mean);
     }
     results.push_back(mean);
   }
   ret->setOperands(results);
-  func.setFunctionType(FunctionType::get(
-      func.getContext(), func.getArgumentTypes(), func.getResultTypes()));
   WEFT_DEBUG(llvm::dbgs() << "weft-accumulate: " << k << " micro-batches, "
                           << data.size() << " data argument(s)\n");
   return success();

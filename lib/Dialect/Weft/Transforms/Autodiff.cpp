@@ -174,12 +174,9 @@ LogicalResult Differentiator::run() {
   if (!oldResultAttrs.empty() && oldResultAttrs[0])
     resultAttrs[0] = oldResultAttrs[0];
   for (auto [k, i] : llvm::enumerate(params)) {
-    StringAttr name = getArgName(func, i);
     NamedAttrList attrs;
     attrs.set(kGradOfAttr, b.getI64IntegerAttr(static_cast<int64_t>(i)));
-    attrs.set(kNameAttr, b.getStringAttr("grad_" +
-                                         (name ? name.getValue().str()
-                                               : "arg" + std::to_string(i))));
+    attrs.set(kNameAttr, b.getStringAttr("grad_" + getArgNameOr(func, i)));
     resultAttrs[k + 1] = attrs.getDictionary(func.getContext());
   }
   func.setAllResultAttrs(resultAttrs);

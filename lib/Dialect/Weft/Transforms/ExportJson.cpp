@@ -96,11 +96,7 @@ struct WeftExportJsonPass
     for (BlockArgument arg : body.getArguments()) {
       int64_t id = next++;
       ids[arg] = id;
-      std::string name;
-      if (auto n = getArgName(func, arg.getArgNumber()))
-        name = n.getValue().str();
-      else
-        name = "arg" + std::to_string(arg.getArgNumber());
+      std::string name = getArgNameOr(func, arg.getArgNumber());
       json::Object o{{"id", id}, {"name", name}, {"ssa", ssa(arg)}};
       describeType(o, arg.getType());
       inputs.push_back(std::move(o));

@@ -198,11 +198,6 @@ LogicalResult TrainStepBuilder::run() {
                               << ": the function's mesh has no such axis";
     mesh = Mesh(*meshOp);
   }
-  auto argName = [&](unsigned i) {
-    StringAttr n = getArgName(func, i);
-    return n ? n.getValue().str() : "arg" + std::to_string(i);
-  };
-
   // New arguments: the state of each parameter, then step and lr.
   struct Param {
     unsigned arg;
@@ -237,7 +232,7 @@ LogicalResult TrainStepBuilder::run() {
           type,
           {b.getNamedAttr(kStateOfAttr, b.getI64IntegerAttr(i)),
            b.getNamedAttr(kNameAttr,
-                          b.getStringAttr((prefix + argName(i)).str()))}));
+                          b.getStringAttr((prefix + getArgNameOr(func, i)).str()))}));
     ps.push_back(p);
   }
   auto scalarType = RankedTensorType::get({}, elementType);
@@ -355,7 +350,7 @@ LogicalResult TrainStepBuilder::run() {
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(kUpdatesAttr,
                         b.getI64IntegerAttr(static_cast<int64_t>(arg))),
-         b.getNamedAttr(kNameAttr, b.getStringAttr("new_" + argName(arg)))}));
+         b.getNamedAttr(kNameAttr, b.getStringAttr("new_" + getArgNameOr(func, arg)))}));
   func.setAllResultAttrs(resultAttrs);
   SmallVector<NamedAttribute> cfg{
       b.getNamedAttr("kind", b.getStringAttr(config.kind)),

@@ -52,7 +52,10 @@ public:
   Tensor zeros(DType dtype, const Shape &shape);
   /// Sets every element of `t` to `value` (rounded to t's dtype): fillZero
   /// then the Shift map in place, so no backend needs a kernel of its own.
-  void fill(Tensor &t, double value, std::string_view label = {});
+  /// `plan` is the identity map over t's elements (planMap("a->a",
+  /// {{n}}), planned once by the caller: the lowering, for weft.constant).
+  void fill(Tensor &t, const MapPlan &plan, double value,
+            std::string_view label = {});
   virtual void copyFromHost(Tensor &dst, const void *src) = 0;
   virtual void copyToHost(const Tensor &src, void *dst) = 0;
   /// Host tensor -> backend tensor and back (copies).

@@ -127,9 +127,10 @@ Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
               const char *label);
 Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
               const Tensor &b, const char *label);
-/// A tensor of `shape` whose every element is `value` (weft.constant).
-Tensor constant(StepContext &ctx, DType dtype, const Shape &shape, double value,
-                const char *label);
+/// A tensor of `shape` whose every element is `value` (weft.constant);
+/// `fill` is the identity map over its elements (Backend::fill).
+Tensor constant(StepContext &ctx, DType dtype, const Shape &shape,
+                const MapPlan &fill, double value, const char *label);
 Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
            double scalar, const char *label);
 Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,

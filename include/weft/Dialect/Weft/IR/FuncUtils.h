@@ -62,6 +62,9 @@ void setResultGlobalType(func::FuncOp func, unsigned i, Type global);
 
 /// The `weft.name` of argument / result `i` (null: none).
 StringAttr getArgName(func::FuncOp func, unsigned i);
+/// The `weft.name` of argument `i`, or "arg<i>" when it has none (the name
+/// passes derive others from: grad_<name>, m_<name>, new_<name>).
+std::string getArgNameOr(func::FuncOp func, unsigned i);
 StringAttr getResultName(func::FuncOp func, unsigned i);
 void setArgName(func::FuncOp func, unsigned i, StringRef name);
 void setResultName(func::FuncOp func, unsigned i, StringRef name);
