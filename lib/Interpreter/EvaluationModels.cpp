@@ -70,6 +70,64 @@ struct ReduceModel
   }
 };
 
+/// The block of a block-indexed op's letter each rank holds: the axes
+/// splitting it (none in the global view) and the global size of the
+/// letter, `localSize` times their group size.
+struct Block {
+  SmallVector<StringRef> axes;
+  int64_t global = 0;
+  int64_t first(EvalContext &ctx, int64_t rank, int64_t localSize) const {
+    return axes.empty() ? 0
+                        : ctx.getMesh().getGroupPosition(rank, axes) *
+                              localSize;
+  }
+};
+
+FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op,
+                         int64_t localSize) {
+  Block b;
+  if (op.getLocalBlockMesh()) {
+    FailureOr<SmallVector<StringRef>> a = ctx.getAxes(
+        op, op.getLocalBlockMesh(), op.getLocalBlockAxes());
+    if (failed(a))
+      return failure();
+    b.axes = *a;
+  }
+  b.global = localSize * ctx.getMesh().getGroupSize(b.axes);
+  return b;
+}
+
+/// Runs `fn(rank, first, vocab, ids, bad)` on every rank and binds the
+/// results; an id outside the vocabulary is an error at `op` naming the
+/// rank.
+template <typename Fn>
+LogicalResult evaluateIds(Operation *op, EvalContext &ctx, Value ids,
+                          int64_t localSize, Fn fn) {
+  FailureOr<Block> block =
+      blockOf(ctx, cast<BlockIndexedOpInterface>(op), localSize);
+  if (failed(block))
+    return failure();
+  PerRank out;
+  for (int64_t r = 0; r < ctx.getNumRanks(); ++r) {
+    BadId bad;
+    const Tensor &rankIds = ctx.get(ids, r);
+    FailureOr<Tensor> result =
+        fn(r, block->first(ctx, r, localSize), block->global, rankIds, bad);
+    if (failed(result)) {
+      InFlightDiagnostic diag =
+          op->emitError() << "id " << bad.value << " at index "
+                          << indexToString(bad.index, rankIds.getShape())
+                          << " of the ids is outside the vocabulary [0, "
+                          << block->global << ")";
+      ctx.noteRank(diag, r);
+      return diag;
+    }
+    out.push_back(std::move(*result));
+  }
+  ctx.bind(op->getResult(0), std::move(out));
+  return success();
+}
+
 /// A global embed looks rows up in the whole table; a local one (with a
 /// mesh) holds a block of rows, the group position's, and ids outside it
 /// contribute zero rows.
@@ -77,37 +135,67 @@ struct EmbedModel : EvaluableOpInterface::ExternalModel<EmbedModel, EmbedOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<EmbedOp>(op);
     IndexSpec spec = verifiedSpec(o.getSpec());
-    int64_t rows = cast<RankedTensorType>(o.getTable().getType()).getDimSize(0);
-    SmallVector<StringRef> axes;
-    if (o.getMesh()) {
-      FailureOr<SmallVector<StringRef>> a =
-          ctx.getAxes(o, o.getMeshAttr(), o.getVocabAxesAttr());
-      if (failed(a))
-        return failure();
-      axes = *a;
-    }
-    const Mesh &mesh = ctx.getMesh();
-    int64_t vocab = rows * mesh.getGroupSize(axes);
-    PerRank out;
-    for (int64_t r = 0; r < ctx.getNumRanks(); ++r) {
-      const Tensor &ids = ctx.get(o.getIds(), r);
-      int64_t first = axes.empty() ? 0 : mesh.getGroupPosition(r, axes) * rows;
-      BadId bad;
-      FailureOr<Tensor> result =
-          interp::embed(spec, ids, ctx.get(o.getTable(), r),
-                        shapeOf(o.getResult()), first, vocab, bad);
-      if (failed(result)) {
-        InFlightDiagnostic diag =
-            o.emitError() << "id " << bad.value << " at index "
-                          << indexToString(bad.index, ids.getShape())
-                          << " of the ids is outside the vocabulary [0, "
-                          << vocab << ")";
-        ctx.noteRank(diag, r);
-        return diag;
-      }
-      out.push_back(std::move(*result));
-    }
-    ctx.bind(o.getResult(), std::move(out));
+    return evaluateIds(op, ctx, o.getIds(), shapeOf(o.getTable())[0],
+                       [&](int64_t r, int64_t first, int64_t vocab,
+                           const Tensor &ids, BadId &bad) {
+                         return interp::embed(spec, ids,
+                                              ctx.get(o.getTable(), r),
+                                              shapeOf(o.getResult()), first,
+                                              vocab, bad);
+                       });
+  }
+};
+
+/// The transpose of embed: a local one holds a block of rows and skips the
+/// ids outside it.
+struct ScatterAddModel
+    : EvaluableOpInterface::ExternalModel<ScatterAddModel, ScatterAddOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ScatterAddOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
+    return evaluateIds(op, ctx, o.getIds(), shapeOf(o.getResult())[0],
+                       [&](int64_t r, int64_t first, int64_t vocab,
+                           const Tensor &ids, BadId &bad) {
+                         return interp::scatterAdd(
+                             spec, ids, ctx.get(o.getUpdates(), r),
+                             shapeOf(o.getResult()), first, vocab, bad);
+                       });
+  }
+};
+
+/// A local one_hot holds a block of the vocabulary letter's columns.
+struct OneHotModel
+    : EvaluableOpInterface::ExternalModel<OneHotModel, OneHotOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<OneHotOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
+    int64_t columns = shapeOf(o.getResult())[StringRef(spec.result).find(
+        o.getBlockLetter())];
+    return evaluateIds(op, ctx, o.getIds(), columns,
+                       [&](int64_t, int64_t first, int64_t vocab,
+                           const Tensor &ids, BadId &bad) {
+                         return interp::oneHot(spec, ids,
+                                               shapeOf(o.getResult()), first,
+                                               vocab, bad);
+                       });
+  }
+};
+
+/// Each rank holds positions [first, first + n) of the letter.
+struct IotaModel : EvaluableOpInterface::ExternalModel<IotaModel, IotaOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<IotaOp>(op);
+    int64_t n = shapeOf(o.getResult())[0];
+    FailureOr<Block> block = blockOf(ctx, o, n);
+    if (failed(block))
+      return failure();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      Tensor t({n}, 0.0);
+      int64_t first = block->first(ctx, r, n);
+      for (int64_t i = 0; i < n; ++i)
+        t.getData()[i] = static_cast<double>(first + i);
+      return t;
+    });
     return success();
   }
 };
@@ -215,6 +303,9 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     MapOp::attachInterface<MapModel>(*ctx);
     ReduceOp::attachInterface<ReduceModel>(*ctx);
     EmbedOp::attachInterface<EmbedModel>(*ctx);
+    ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
+    OneHotOp::attachInterface<OneHotModel>(*ctx);
+    IotaOp::attachInterface<IotaModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

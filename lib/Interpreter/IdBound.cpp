@@ -11,19 +11,36 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-/// The global vocabulary of `embed`'s table: its rows, times the group size
-/// of its `vocab` axes in the local view (saturating; the verifier bounds
-/// both).
-static int64_t vocabulary(EmbedOp embed) {
-  int64_t rows = cast<RankedTensorType>(embed.getTable().getType()).getDimSize(0);
-  if (!embed.getMeshAttr() || !embed.getVocabAxesAttr())
+/// The local size of the vocabulary letter of an op that reads ids as its
+/// operand 0 (embed and scatter_add rows, one_hot columns), or 0.
+static int64_t localVocabulary(Operation *op) {
+  auto dim = [](Value v, int64_t d) {
+    return cast<RankedTensorType>(v.getType()).getDimSize(d);
+  };
+  if (auto embed = dyn_cast<EmbedOp>(op))
+    return dim(embed.getTable(), 0);
+  if (auto scatter = dyn_cast<ScatterAddOp>(op))
+    return dim(scatter.getResult(), 0);
+  if (auto oneHot = dyn_cast<OneHotOp>(op)) {
+    size_t pos = lettersOfSpec(oneHot.getSpec())[1].find(
+        oneHot.getBlockLetter());
+    return pos == std::string::npos ? 0 : dim(oneHot.getResult(), pos);
+  }
+  return 0;
+}
+
+/// The global vocabulary of `op`: its local size, times the group size of
+/// its block axes in the local view (saturating; the verifier bounds both).
+static int64_t vocabulary(BlockIndexedOpInterface op) {
+  int64_t rows = localVocabulary(op);
+  if (!op.getLocalBlockMesh() || !op.getLocalBlockAxes())
     return rows;
   auto mesh =
-      SymbolTable::lookupNearestSymbolFrom<MeshOp>(embed, embed.getMeshAttr());
+      SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getLocalBlockMesh());
   if (!mesh)
     return rows;
   SmallVector<int64_t> sizes{rows};
-  for (Attribute axis : embed.getVocabAxesAttr())
+  for (Attribute axis : op.getLocalBlockAxes())
     if (std::optional<int64_t> size =
             mesh.getAxisSize(cast<StringAttr>(axis).getValue()))
       sizes.push_back(*size);
@@ -43,10 +60,11 @@ int64_t mlir::weft::getIdBound(func::FuncOp func, unsigned argIndex) {
       continue;
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (auto embed = dyn_cast<EmbedOp>(user)) {
+      auto block = dyn_cast<BlockIndexedOpInterface>(user);
+      if (block && localVocabulary(user) > 0) {
         if (use.getOperandNumber() != 0)
           continue;
-        int64_t vocab = vocabulary(embed);
+        int64_t vocab = vocabulary(block);
         if (vocab > 0 && (best == 0 || vocab < best))
           best = vocab;
       } else if (isa<ShardOp>(user) ||

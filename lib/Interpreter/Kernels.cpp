@@ -287,3 +287,85 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
     return failure();
   return result;
 }
+
+/// Reads an id, or records it in `bad` when it is not an integer in
+/// [0, vocab).
+static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
+                   BadId &bad) {
+  id = static_cast<int64_t>(raw);
+  if (raw == static_cast<double>(id) && id >= 0 && id < vocab)
+    return true;
+  bad.index = index;
+  bad.value = id;
+  return false;
+}
+
+FailureOr<Tensor> mlir::weft::interp::scatterAdd(
+    const IndexSpec &spec, const Tensor &ids, const Tensor &updates,
+    ArrayRef<int64_t> resultShape, int64_t firstRow, int64_t vocab,
+    BadId &bad) {
+  assert(spec.inputs.size() == 2 && resultShape.size() == 2);
+  StringRef upd = spec.inputs[1];
+  int64_t rows = resultShape[0], features = resultShape[1];
+  // Loop over the updates; the feature coordinate is read off their offset.
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
+      {upd, updates.getShape()}, {spec.inputs[0], ids.getShape()}};
+  LetterLoop loop(upd, updates.getShape(), terms);
+  size_t featurePos = upd.find(spec.result[1]);
+  assert(featurePos != StringRef::npos);
+  int64_t featureStride = rowMajorStrides(updates.getShape())[featurePos];
+
+  Tensor result(resultShape, 0.0);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> in = ids.getData(), values = updates.getData();
+  bool ok = true;
+  loop.run([&](ArrayRef<int64_t> o) {
+    int64_t id;
+    if (!ok || !readId(in[o[1]], o[1], vocab, id, bad)) {
+      ok = false;
+      return;
+    }
+    int64_t row = id - firstRow;
+    if (row < 0 || row >= rows)
+      return;
+    int64_t f = (o[0] / featureStride) % features;
+    out[row * features + f] += values[o[0]];
+  });
+  if (!ok)
+    return failure();
+  return result;
+}
+
+FailureOr<Tensor> mlir::weft::interp::oneHot(const IndexSpec &spec,
+                                             const Tensor &ids,
+                                             ArrayRef<int64_t> resultShape,
+                                             int64_t firstColumn,
+                                             int64_t vocab, BadId &bad) {
+  StringRef res = spec.result, idLetters = spec.inputs[0];
+  size_t vocabPos = StringRef::npos;
+  for (auto [i, c] : llvm::enumerate(res))
+    if (!idLetters.contains(c))
+      vocabPos = i;
+  assert(vocabPos != StringRef::npos);
+  int64_t columns = resultShape[vocabPos];
+  int64_t vocabStride = rowMajorStrides(resultShape)[vocabPos];
+  SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
+      {res, resultShape}, {idLetters, ids.getShape()}};
+  LetterLoop loop(res, resultShape, terms);
+  Tensor result(resultShape, 0.0);
+  MutableArrayRef<double> out = result.getData();
+  ArrayRef<double> in = ids.getData();
+  bool ok = true;
+  loop.run([&](ArrayRef<int64_t> o) {
+    int64_t id;
+    if (!ok || !readId(in[o[1]], o[1], vocab, id, bad)) {
+      ok = false;
+      return;
+    }
+    int64_t v = (o[0] / vocabStride) % columns;
+    out[o[0]] = (id - firstColumn == v) ? 1.0 : 0.0;
+  });
+  if (!ok)
+    return failure();
+  return result;
+}

@@ -280,6 +280,45 @@ void Backend::embed(const EmbedPlan &plan, const Tensor &ids,
     recordOp(label, op, plan.spec, t0, 0, 0);
 }
 
+void Backend::scatterAdd(const EmbedPlan &plan, const Tensor &ids,
+                         const Tensor &updates, Tensor &out, int64_t rowOffset,
+                         std::string_view label) {
+  const char *op = "scatter_add";
+  checkTensor(ids, DType::I32, plan.idsShape, device(), op, "ids");
+  check(isFloat(updates.dtype), "scatter_add: updates dtype must be a float "
+                                "type");
+  checkTensor(updates, updates.dtype, plan.outShape, device(), op, "updates");
+  checkTensor(out, updates.dtype, plan.tableShape, device(), op, "result");
+  double t0 = startOp();
+  fillZero(out.data, out.dtype, out.numElements());
+  scatterAddKernel(plan, updates.dtype, static_cast<const int32_t *>(ids.data),
+                   updates.data, out.data, rowOffset);
+  if (profiler_)
+    recordOp(label, op, plan.spec, t0, 0, 0);
+}
+
+void Backend::oneHot(const OneHotPlan &plan, const Tensor &ids, Tensor &out,
+                     int64_t offset, std::string_view label) {
+  const char *op = "one_hot";
+  checkTensor(ids, DType::I32, plan.idsShape, device(), op, "ids");
+  check(isFloat(out.dtype), "one_hot: result dtype must be a float type");
+  checkTensor(out, out.dtype, plan.outShape, device(), op, "result");
+  double t0 = startOp();
+  oneHotKernel(plan, out.dtype, static_cast<const int32_t *>(ids.data),
+               out.data, offset);
+  if (profiler_)
+    recordOp(label, op, plan.spec, t0, 0, 0);
+}
+
+void Backend::iota(Tensor &out, int64_t first, std::string_view label) {
+  check(out.shape.size() == 1, "iota: result must be 1-D, got ", out.str());
+  checkTensor(out, out.dtype, out.shape, device(), "iota", "result");
+  double t0 = startOp();
+  iotaKernel(out.dtype, out.numElements(), out.data, first);
+  if (profiler_)
+    recordOp(label, "iota", out.str(), t0, 0, 0);
+}
+
 void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
                     Tensor &out, std::string_view label) {
   checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");

@@ -134,4 +134,52 @@ EmbedPlan planEmbed(const std::string &specText, const Shape &idsShape,
   return p;
 }
 
+EmbedPlan planScatterAdd(const std::string &specText, const Shape &idsShape,
+                         const Shape &updatesShape,
+                         const Shape &resultShape) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);
+  check(spec.output.size() == 2, "scatter_add spec '", specText,
+        "': the result must have two letters (vocabulary, feature)");
+  EmbedPlan p = planEmbed(spec.inputs[0] + "," + spec.output + "->" +
+                              spec.inputs[1],
+                          idsShape, resultShape);
+  check(p.outShape == updatesShape, "scatter_add spec '", specText,
+        "': the updates have shape ", shapeToString(updatesShape),
+        " but the spec gives ", shapeToString(p.outShape));
+  return p;
+}
+
+OneHotPlan planOneHot(const std::string &specText, const Shape &idsShape,
+                      const Shape &outShape) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 1, 1);
+  const std::string &ids = spec.inputs[0];
+  check(ids.size() == idsShape.size() && spec.output.size() == outShape.size(),
+        "one_hot spec '", specText, "' does not match the shapes ",
+        shapeToString(idsShape), " -> ", shapeToString(outShape));
+  size_t vocab = std::string::npos;
+  for (size_t i = 0; i < spec.output.size(); ++i)
+    if (ids.find(spec.output[i]) == std::string::npos) {
+      check(vocab == std::string::npos, "one_hot spec '", specText,
+            "': the result must have exactly one letter the ids lack");
+      vocab = i;
+    }
+  check(vocab != std::string::npos && spec.output.size() == ids.size() + 1,
+        "one_hot spec '", specText,
+        "': the result must be the ids' letters plus one vocabulary letter");
+  for (size_t i = 0; i < ids.size(); ++i) {
+    size_t at = spec.output.find(ids[i]);
+    check(at != std::string::npos && outShape[at] == idsShape[i],
+          "one_hot spec '", specText, "': ids letter '", ids[i],
+          "' has a different size in the result");
+  }
+  OneHotPlan p;
+  p.spec = spec.str();
+  p.idsShape = idsShape;
+  p.outShape = outShape;
+  p.idsStrides = stridesIn(spec.output, ids, idsShape);
+  p.columns = outShape[vocab];
+  p.vocabStride = rowMajorStrides(outShape)[vocab];
+  return p;
+}
+
 } // namespace weft::rt

@@ -61,15 +61,45 @@ Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
   return out;
 }
 
+/// The first index of this rank's block of `size` along a letter split
+/// over `axes` (0 when `axes` is empty).
+static int64_t blockStart(Backend &be, const AxisList &axes, int64_t size) {
+  return axes.empty() ? 0 : be.mesh().positionIn(axes, be.rank()) * size;
+}
+
 Tensor embed(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
              const Tensor &table, const AxisList &vocabAxes,
              const char *label) {
   Backend &be = ctx.backend();
-  int64_t offset = 0;
-  if (!vocabAxes.empty())
-    offset = be.mesh().positionIn(vocabAxes, be.rank()) * plan.rows;
   Tensor out = be.empty(table.dtype, plan.outShape);
-  be.embed(plan, ids, table, out, offset, label);
+  be.embed(plan, ids, table, out, blockStart(be, vocabAxes, plan.rows), label);
+  return out;
+}
+
+Tensor scatterAdd(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
+                  const Tensor &updates, const AxisList &vocabAxes,
+                  const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(updates.dtype, plan.tableShape);
+  be.scatterAdd(plan, ids, updates, out, blockStart(be, vocabAxes, plan.rows),
+                label);
+  return out;
+}
+
+Tensor oneHot(StepContext &ctx, const OneHotPlan &plan, DType dtype,
+              const Tensor &ids, const AxisList &vocabAxes,
+              const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(dtype, plan.outShape);
+  be.oneHot(plan, ids, out, blockStart(be, vocabAxes, plan.columns), label);
+  return out;
+}
+
+Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
+            const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(dtype, shape);
+  be.iota(out, blockStart(be, axes, shape.at(0)), label);
   return out;
 }
 

@@ -16,6 +16,11 @@ Semantics (WeftOps.td):
            the result's letter order
   embed    table[ids] along the table's vocabulary letter (the one absent
            from the result), then ordered as the result
+  scatter_add  np.add.at of the updates into zero rows at the ids
+           ("bt,btd->vd"), then ordered as the result
+  one_hot  (ids[..., None] == arange(V)), then ordered as the result
+  iota     arange(n)
+  constant np.full of the value
   shard    the identity (shardings are ignored everywhere)
 
 Comparison metric: rel = max|out - ref| / max|ref| over the whole output,
@@ -155,8 +160,45 @@ def eval_embed(op, args):
     return np.einsum("%s->%s" % (letters, out), gathered)
 
 
+def checked_ids(op, ids, vocab):
+    ids = ids.astype(np.int64)
+    if ids.size and (ids.min() < 0 or ids.max() >= vocab):
+        raise GraphError("%s %s: ids outside [0, %d)" % (
+            op["kind"], op["spec"], vocab))
+    return ids
+
+
+def eval_scatter_add(op, args):
+    (id_letters, upd_letters), out = parse_spec(op["spec"])
+    ids, updates = args
+    rows = op["shape"][0]
+    ids = checked_ids(op, ids, rows)
+    feature = out[1]
+    # Updates ordered as (ids letters..., feature), flattened over the ids.
+    u = np.einsum("%s->%s" % (upd_letters, id_letters + feature), updates)
+    result = np.zeros((rows, u.shape[-1]))
+    np.add.at(result, ids.reshape(-1), u.reshape(-1, u.shape[-1]))
+    return result
+
+
+def eval_one_hot(op, args):
+    (id_letters,), out = parse_spec(op["spec"])
+    vocab_letter = [c for c in out if c not in id_letters]
+    if len(vocab_letter) != 1:
+        raise GraphError("one_hot %s: expected one vocabulary letter"
+                         % op["spec"])
+    vocab = op["shape"][out.index(vocab_letter[0])]
+    ids = checked_ids(op, args[0], vocab)
+    hot = (ids[..., None] == np.arange(vocab)).astype(np.float64)
+    return np.einsum("%s->%s" % (id_letters + vocab_letter[0], out), hot)
+
+
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
-        "embed": eval_embed, "shard": lambda op, args: args[0]}
+        "embed": eval_embed, "scatter_add": eval_scatter_add,
+        "one_hot": eval_one_hot,
+        "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
+        "constant": lambda op, args: np.full(op["shape"], op["value"]),
+        "shard": lambda op, args: args[0]}
 
 
 def load_graph(path, func=None):

@@ -22,7 +22,8 @@ namespace mlir::weft {
 inline constexpr int64_t kDefaultIdBound = 16;
 
 /// The bound of the random ids of argument `argIndex` of `func`: the
-/// vocabulary of the smallest table a weft.embed looks the argument up in,
+/// vocabulary of the smallest table a weft.embed looks the argument up in
+/// (or the smallest vocabulary of a weft.scatter_add or weft.one_hot),
 /// so that every lookup is valid. The argument's values are followed
 /// through weft.shard (global view) and the collectives (local view), which
 /// move them unchanged. A local `vocab on @mesh over [axes]` table holds one

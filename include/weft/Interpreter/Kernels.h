@@ -47,6 +47,21 @@ FailureOr<Tensor> embed(const IndexSpec &spec, const Tensor &ids,
                         const Tensor &table, ArrayRef<int64_t> resultShape,
                         int64_t firstRow, int64_t vocab, BadId &bad);
 
+/// `result[v, d] = sum of updates[..., d] over the ids positions whose id is
+/// v` (scatter_add "ids,updates->vd"). The result holds rows [firstRow,
+/// firstRow + rows) of a vocabulary of `vocab`; other ids are skipped. An id
+/// outside [0, vocab) fails and is reported in `bad`.
+FailureOr<Tensor> scatterAdd(const IndexSpec &spec, const Tensor &ids,
+                             const Tensor &updates,
+                             ArrayRef<int64_t> resultShape, int64_t firstRow,
+                             int64_t vocab, BadId &bad);
+
+/// `result[..., v] = ids[...] == firstColumn + v` (one_hot "ids->result",
+/// v the result letter the ids lack). Ids outside [0, vocab) fail.
+FailureOr<Tensor> oneHot(const IndexSpec &spec, const Tensor &ids,
+                         ArrayRef<int64_t> resultShape, int64_t firstColumn,
+                         int64_t vocab, BadId &bad);
+
 } // namespace mlir::weft::interp
 
 #endif // WEFT_INTERPRETER_KERNELS_H

@@ -1,4 +1,4 @@
-//===- ComputePatterns.cpp - einsum, map, reduce, embed -------------------===//
+//===- ComputePatterns.cpp - einsum, map, reduce, embed, ... --------------===//
 //
 // A compute op (weft.constant included) becomes a plan constant and one call reading it:
 //
@@ -105,27 +105,96 @@ LogicalResult lowerCompute(ReduceOp op, ReduceOp::Adaptor adaptor,
   return success();
 }
 
+/// The `axes` argument of a block-indexed op: its block axes as mesh axis
+/// indices (an empty list in a global view), appended to `what`.
+FailureOr<std::string> blockAxes(BlockIndexedOpInterface op,
+                                 const ProgramInfo &info, std::string &what,
+                                 StringRef name) {
+  ArrayAttr axes = op.getLocalBlockAxes();
+  if (!axes)
+    return std::string("weft::rt::AxisList{}");
+  auto indices = info.axisIndices(op, axes);
+  if (failed(indices))
+    return failure();
+  what += (" " + name + " " + axesText(axes)).str();
+  return "weft::rt::AxisList" + toCpp(*indices);
+}
+
 LogicalResult lowerCompute(EmbedOp op, EmbedOp::Adaptor adaptor,
                            RuntimeCallBuilder &call,
                            const ProgramInfo &info) {
   std::string spec = op.getSpec().str();
   // A `vocab on @mesh over [axes]` table is split over those axes.
-  std::string axes = "weft::rt::AxisList{}";
   std::string what = "embed " + spec;
-  if (ArrayAttr vocab = op.getVocabAxesAttr()) {
-    auto indices = info.axisIndices(op, vocab);
-    if (failed(indices))
-      return failure();
-    axes = "weft::rt::AxisList" + toCpp(*indices);
-    what += " vocab " + axesText(vocab);
-  }
+  FailureOr<std::string> axes = blockAxes(op, info, what, "vocab");
+  if (failed(axes))
+    return failure();
   rt::EmbedPlan p =
       rt::planEmbed(spec, shapeOf(op.getIds()), shapeOf(op.getTable()));
   call.plan("weft::rt::EmbedPlan", toCpp(p));
   call.value(adaptor.getOperands()[0]).value(adaptor.getOperands()[1]);
-  call.lit(axes);
+  call.lit(*axes);
   call.label(what);
   call.replaceOp("weft::rt::gen::embed");
+  return success();
+}
+
+LogicalResult lowerCompute(ScatterAddOp op, ScatterAddOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call,
+                           const ProgramInfo &info) {
+  std::string spec = op.getSpec().str();
+  std::string what = "scatter_add " + spec;
+  FailureOr<std::string> axes = blockAxes(op, info, what, "vocab");
+  if (failed(axes))
+    return failure();
+  rt::EmbedPlan p =
+      rt::planScatterAdd(spec, shapeOf(op.getIds()), shapeOf(op.getUpdates()),
+                         shapeOf(op.getResult()));
+  call.plan("weft::rt::EmbedPlan", toCpp(p));
+  call.value(adaptor.getOperands()[0]).value(adaptor.getOperands()[1]);
+  call.lit(*axes);
+  call.label(what);
+  call.replaceOp("weft::rt::gen::scatterAdd");
+  return success();
+}
+
+LogicalResult lowerCompute(OneHotOp op, OneHotOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call,
+                           const ProgramInfo &info) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string spec = op.getSpec().str();
+  std::string what = "one_hot " + spec;
+  FailureOr<std::string> axes = blockAxes(op, info, what, "vocab");
+  if (failed(axes))
+    return failure();
+  rt::OneHotPlan p =
+      rt::planOneHot(spec, shapeOf(op.getIds()), shapeOf(op.getResult()));
+  call.plan("weft::rt::OneHotPlan", toCpp(p));
+  call.lit(toCpp(*dtype));
+  call.value(adaptor.getOperands()[0]);
+  call.lit(*axes);
+  call.label(what);
+  call.replaceOp("weft::rt::gen::oneHot");
+  return success();
+}
+
+LogicalResult lowerCompute(IotaOp op, IotaOp::Adaptor, RuntimeCallBuilder &call,
+                           const ProgramInfo &info) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string what = "iota";
+  FailureOr<std::string> axes = blockAxes(op, info, what, "on");
+  if (failed(axes))
+    return failure();
+  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.lit(*axes);
+  call.label(what);
+  call.replaceOp("weft::rt::gen::iota");
   return success();
 }
 
@@ -151,7 +220,8 @@ protected:
 } // namespace
 
 bool lowering::isComputeOp(Operation *op) {
-  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ConstantOp>(op);
+  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
+             IotaOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -159,6 +229,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
-               ComputeOpLowering<ConstantOp>>(
+               ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
+               ComputeOpLowering<IotaOp>, ComputeOpLowering<ConstantOp>>(
       types, state);
 }

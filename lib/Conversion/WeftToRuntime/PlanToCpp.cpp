@@ -168,6 +168,17 @@ std::string toCpp(const rt::EmbedPlan &p) {
       .str();
 }
 
+std::string toCpp(const rt::OneHotPlan &p) {
+  return Init("weft::rt::OneHotPlan")
+      .add("spec", cppString(p.spec))
+      .add("idsShape", toCpp(p.idsShape))
+      .add("outShape", toCpp(p.outShape))
+      .add("idsStrides", toCpp(p.idsStrides))
+      .add("columns", p.columns)
+      .add("vocabStride", p.vocabStride)
+      .str();
+}
+
 std::string toCpp(const rt::EinsumPlan &p) {
   // The stage plans of stages the plan skips keep their defaults.
   Init init("weft::rt::EinsumPlan");

@@ -226,6 +226,72 @@ void embedLoop(const EmbedPlan &p, const int32_t *ids, const T *table, T *out,
   }
 }
 
+/// embedLoop's walk with the roles reversed: each element of the updates
+/// (the embed's `out`) is added into the table row of its id.
+template <typename T>
+void scatterAddLoop(const EmbedPlan &p, const int32_t *ids, const T *updates,
+                    T *table, int64_t rowOffset) {
+  if (p.rowCopy) {
+    for (int64_t i = 0; i < p.numIds; ++i) {
+      int64_t r = static_cast<int64_t>(ids[i]) - rowOffset;
+      if (r < 0 || r >= p.rows)
+        continue;
+      const T *u = updates + i * p.rowElements;
+      T *o = table + r * p.rowStride;
+      for (int64_t j = 0; j < p.rowElements; ++j)
+        o[j] += u[j];
+    }
+    return;
+  }
+  int64_t n = numElements(p.shape);
+  if (n == 0)
+    return;
+  if (p.shape.empty()) {
+    int64_t r = static_cast<int64_t>(ids[0]) - rowOffset;
+    if (r >= 0 && r < p.rows)
+      table[r * p.rowStride] += updates[0];
+    return;
+  }
+  int64_t inner = p.shape.back();
+  int64_t si = p.idsStrides.back(), st = p.tableStrides.back();
+  Odometer<3> it(p.shape, {&p.idsStrides, &p.tableStrides, &p.outStrides});
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    const T *u = updates + it.off[2];
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t r = static_cast<int64_t>(ids[it.off[0] + i * si]) - rowOffset;
+      if (r >= 0 && r < p.rows)
+        table[r * p.rowStride + it.off[1] + i * st] += u[i];
+    }
+  }
+}
+
+template <typename T>
+void oneHotLoop(const OneHotPlan &p, const int32_t *ids, T *out,
+                int64_t offset) {
+  int64_t n = numElements(p.outShape);
+  if (n == 0)
+    return;
+  int64_t inner = p.outShape.back(), si = p.idsStrides.back();
+  std::vector<int64_t> outStrides = rowMajorStrides(p.outShape);
+  Odometer<2> it(p.outShape, {&p.idsStrides, &outStrides});
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    T *o = out + done;
+    if (p.vocabStride == 1) { // The vocabulary letter is innermost.
+      for (int64_t v = 0; v < inner; ++v)
+        o[v] = T(0);
+      int64_t v = ops::blockIndex(ids[it.off[0]], offset, p.columns);
+      if (v >= 0)
+        o[v] = T(1);
+      continue;
+    }
+    int64_t v = (done / p.vocabStride) % p.columns; // constant along inner
+    for (int64_t i = 0; i < inner; ++i)
+      o[i] = ops::blockIndex(ids[it.off[0] + i * si], offset, p.columns) == v
+                 ? T(1)
+                 : T(0);
+  }
+}
+
 template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
   switch (dtype) {
   case DType::F32:
@@ -269,6 +335,39 @@ void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
     using T = decltype(zero);
     embedLoop<T>(plan, ids, static_cast<const T *>(table),
                  static_cast<T *>(out), rowOffset);
+  });
+}
+
+void CpuBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
+                                  const int32_t *ids, const void *updates,
+                                  void *table, int64_t rowOffset) {
+  dispatchFloat(dtype, "scatter_add", [&](auto zero) {
+    using T = decltype(zero);
+    scatterAddLoop<T>(plan, ids, static_cast<const T *>(updates),
+                      static_cast<T *>(table), rowOffset);
+  });
+}
+
+void CpuBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
+                              const int32_t *ids, void *out, int64_t offset) {
+  dispatchFloat(dtype, "one_hot", [&](auto zero) {
+    using T = decltype(zero);
+    oneHotLoop<T>(plan, ids, static_cast<T *>(out), offset);
+  });
+}
+
+void CpuBackend::iotaKernel(DType dtype, int64_t n, void *out, int64_t first) {
+  if (dtype == DType::I32) {
+    auto *o = static_cast<int32_t *>(out);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<int32_t>(first + i);
+    return;
+  }
+  dispatchFloat(dtype, "iota", [&](auto zero) {
+    using T = decltype(zero);
+    T *o = static_cast<T *>(out);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<T>(first + i);
   });
 }
 

@@ -59,6 +59,12 @@ public:
                     const void *in, void *out) override;
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
                    const void *table, void *out, int64_t rowOffset) override;
+  void scatterAddKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,
+                        const void *updates, void *table,
+                        int64_t rowOffset) override;
+  void oneHotKernel(const OneHotPlan &plan, DType dtype, const int32_t *ids,
+                    void *out, int64_t offset) override;
+  void iotaKernel(DType dtype, int64_t n, void *out, int64_t first) override;
 
 private:
   std::shared_ptr<BufferPool> pool_;

@@ -131,6 +131,46 @@ __global__ void embedKernelT(Space s, int64_t n, const int32_t *ids,
   }
 }
 
+/// embedKernelT's walk with the roles reversed: each update element is
+/// added into its id's table row. Threads adding into one row race, hence
+/// atomicAdd (f32 and f64 only; the order of the additions, so the last
+/// bits of a row that several ids share, varies from run to run).
+template <typename T>
+__global__ void scatterAddKernelT(Space s, int64_t n, const int32_t *ids,
+                                  const T *updates, T *table,
+                                  int64_t rowOffset, int64_t rows,
+                                  int64_t rowStride) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[3];
+    offsets<3>(s, i, off);
+    int64_t r = ops::blockIndex(ids[off[0]], rowOffset, rows);
+    if (r >= 0)
+      atomicAdd(&table[r * rowStride + off[1]], updates[off[2]]);
+  }
+}
+
+template <typename T>
+__global__ void oneHotKernelT(Space s, int64_t n, const int32_t *ids, T *out,
+                              int64_t offset, int64_t columns,
+                              int64_t vocabStride) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[1];
+    offsets<1>(s, i, off);
+    bool hit = ops::blockIndex(ids[off[0]], offset, columns) ==
+               (i / vocabStride) % columns;
+    out[i] = store<T>(hit ? 1.0f : 0.0f);
+  }
+}
+
+template <typename T>
+__global__ void iotaKernelT(int64_t n, T *out, int64_t first) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = store<T>(static_cast<typename Compute<T>::type>(first + i));
+}
+
 template <typename F> void dispatchType(DType dtype, const char *op, F &&f) {
   switch (dtype) {
   case DType::F32:
@@ -264,6 +304,62 @@ void CudaBackend::embedKernel(const EmbedPlan &plan, DType dtype,
         s, n, ids, static_cast<const T *>(table), static_cast<T *>(out),
         rowOffset, plan.rows, plan.rowStride);
   });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
+                                   const int32_t *ids, const void *updates,
+                                   void *table, int64_t rowOffset) {
+  int64_t n = numElements(plan.shape);
+  if (n == 0)
+    return;
+  Space s = makeSpace(plan.shape,
+                      {&plan.idsStrides, &plan.tableStrides, &plan.outStrides});
+  auto launch = [&](auto zero) {
+    using T = decltype(zero);
+    scatterAddKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
+        s, n, ids, static_cast<const T *>(updates), static_cast<T *>(table),
+        rowOffset, plan.rows, plan.rowStride);
+  };
+  if (dtype == DType::F32)
+    launch(float());
+  else if (dtype == DType::F64)
+    launch(double());
+  else
+    fail("scatter_add of ", dtypeName(dtype),
+         " is not supported on the cuda backend (f32, f64)");
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
+                               const int32_t *ids, void *out, int64_t offset) {
+  int64_t n = numElements(plan.outShape);
+  if (n == 0)
+    return;
+  Space s = makeSpace(plan.outShape, {&plan.idsStrides});
+  dispatchType(dtype, "one_hot", [&](auto zero) {
+    using T = decltype(zero);
+    oneHotKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
+        s, n, ids, static_cast<T *>(out), offset, plan.columns,
+        plan.vocabStride);
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::iotaKernel(DType dtype, int64_t n, void *out,
+                             int64_t first) {
+  if (n == 0)
+    return;
+  if (dtype == DType::I32) {
+    iotaKernelT<int32_t><<<gridFor(n), 256, 0, stream_>>>(
+        n, static_cast<int32_t *>(out), first);
+  } else {
+    dispatchType(dtype, "iota", [&](auto zero) {
+      using T = decltype(zero);
+      iotaKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
+          n, static_cast<T *>(out), first);
+    });
+  }
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -10,7 +10,8 @@ build and against the independent numpy evaluation (test/numpy).
    the two must describe the same ops, shapes and dtypes.
 2. Inputs from numpy (seed --seed): f32/f64 uniform in [-1, 1) (times
    --input-scale, for ill-conditioned programs; docs/testing.md), i32 ids
-   uniform in [0, V) with V the rows of the table they index. Saved as
+   uniform in [0, V) with V the smallest vocabulary they index (an embed's
+   table rows, a scatter_add's result rows, a one_hot's columns). Saved as
    DIR/inputs/NAME.npy and given to every run with --input.
 3. numpy evaluates the graph in float64 (the reference; never the code
    under test).
@@ -84,21 +85,31 @@ def make_inputs(fn, seed, directory, scale=1.0):
     are uniform in [-scale, scale)."""
     rng = np.random.default_rng(seed)
     vocab = {}
+
+    def bound(ids, size):
+        vocab[ids] = min(vocab.get(ids, size), size)
+
     for op in fn["ops"]:
+        if op["kind"] not in ("embed", "scatter_add", "one_hot"):
+            continue
+        ins, out = weft_numpy.parse_spec(op["spec"])
         if op["kind"] == "embed":
-            ins, out = weft_numpy.parse_spec(op["spec"])
             table = next(t for t in fn["inputs"] + fn["ops"]
                          if t.get("id", t.get("result")) == op["operands"][1])
             v = [c for c in ins[1] if c not in out][0]
-            rows = table["shape"][ins[1].index(v)]
-            vocab[op["operands"][0]] = min(vocab.get(op["operands"][0], rows),
-                                           rows)
+            bound(op["operands"][0], table["shape"][ins[1].index(v)])
+        elif op["kind"] == "scatter_add":
+            bound(op["operands"][0], op["shape"][0])
+        else:
+            v = [c for c in out if c not in ins[0]][0]
+            bound(op["operands"][0], op["shape"][out.index(v)])
     os.makedirs(directory, exist_ok=True)
     values = {}
     for t in fn["inputs"]:
         if t["dtype"] == "i32":
             if t["id"] not in vocab:
-                raise StageError("input %s: i32 but not the ids of an embed"
+                raise StageError("input %s: i32 but not the ids of an embed, "
+                                 "scatter_add or one_hot"
                                  % t["name"])
             a = rng.integers(0, vocab[t["id"]], t["shape"], dtype=np.int32)
         else:

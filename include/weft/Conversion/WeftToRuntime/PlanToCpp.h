@@ -21,6 +21,7 @@ std::string toCpp(const ::weft::rt::EinsumPlan &plan);
 std::string toCpp(const ::weft::rt::MapPlan &plan);
 std::string toCpp(const ::weft::rt::ReducePlan &plan);
 std::string toCpp(const ::weft::rt::EmbedPlan &plan);
+std::string toCpp(const ::weft::rt::OneHotPlan &plan);
 /// `{4, 64, 256}` (also for strides and axis lists).
 std::string toCpp(const std::vector<int64_t> &values);
 std::string toCpp(const std::vector<int> &values);

@@ -51,8 +51,8 @@ bool mlir::weft::hasGlobalTypes(func::FuncOp func) {
 bool mlir::weft::isLocalViewOp(Operation *op) {
   if (op->hasTrait<LocalViewOnly>())
     return true;
-  auto embed = dyn_cast<EmbedOp>(op);
-  return embed && embed.getMesh();
+  auto block = dyn_cast<BlockIndexedOpInterface>(op);
+  return block && block.getLocalBlockMesh();
 }
 
 bool mlir::weft::isLocalView(func::FuncOp func) {

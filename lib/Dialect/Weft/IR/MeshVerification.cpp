@@ -193,13 +193,25 @@ static LogicalResult verifyScaledShape(Operation *op, int64_t p,
   return success();
 }
 
-LogicalResult EmbedOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (failed(verifyTypes(*this, tables)))
+/// A block-indexed op's types, and its block axes in the local view.
+static LogicalResult verifyBlock(BlockIndexedOpInterface op,
+                                 SymbolTableCollection &tables) {
+  if (failed(verifyTypes(op, tables)))
     return failure();
-  if (!getMesh())
+  if (!op.getLocalBlockMesh())
     return success();
-  return verifyGroup(*this, getMeshAttr(), getVocabAxesAttr(), tables);
+  return verifyGroup(op, op.getLocalBlockMesh(), op.getLocalBlockAxes(), tables);
 }
+
+#define WEFT_VERIFY_BLOCK(OP)                                                  \
+  LogicalResult OP::verifySymbolUses(SymbolTableCollection &tables) {          \
+    return verifyBlock(*this, tables);                                         \
+  }
+WEFT_VERIFY_BLOCK(EmbedOp)
+WEFT_VERIFY_BLOCK(ScatterAddOp)
+WEFT_VERIFY_BLOCK(OneHotOp)
+WEFT_VERIFY_BLOCK(IotaOp)
+#undef WEFT_VERIFY_BLOCK
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyGroup(*this, getMeshAttr(), getAxes(), tables);

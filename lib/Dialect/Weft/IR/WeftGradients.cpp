@@ -324,12 +324,45 @@ LogicalResult ReduceOp::buildGradients(OpBuilder &b, Value gy,
 // embed, shard, constant
 //===----------------------------------------------------------------------===//
 
-LogicalResult EmbedOp::buildGradients(OpBuilder &, Value,
-                                      SmallVectorImpl<Value> &) {
-  // Called only when the table depends on a parameter (ids are integers).
-  return emitOpError()
-         << "has no gradient rule for its table yet (a scatter-add of the "
-            "result's gradient into the rows; see docs/autodiff.md)";
+LogicalResult EmbedOp::buildGradients(OpBuilder &b, Value gy,
+                                      SmallVectorImpl<Value> &grads) {
+  // ids: none (integers). table: the result's gradient added into the rows
+  // the ids picked, a scatter-add "ids,result->vd".
+  SmallVector<std::string, 3> letters = lettersOf(*this);
+  const std::string &ids = letters[0], &table = letters[1], &out = letters[2];
+  std::string spec = ids + "," + out + "->" + table;
+  grads.push_back(Value());
+  grads.push_back(ScatterAddOp::create(
+      b, getLoc(), withoutSharding(getTable().getType()), spec, getIds(), gy,
+      FlatSymbolRefAttr(), ArrayAttr()));
+  return success();
+}
+
+LogicalResult ScatterAddOp::buildGradients(OpBuilder &b, Value gy,
+                                           SmallVectorImpl<Value> &grads) {
+  // ids: none. updates: the rows of the result's gradient the ids pick,
+  // an embed "ids,vd->updates".
+  SmallVector<std::string, 3> letters = lettersOf(*this);
+  const std::string &ids = letters[0], &updates = letters[1],
+                    &out = letters[2];
+  std::string spec = ids + "," + out + "->" + updates;
+  grads.push_back(Value());
+  grads.push_back(EmbedOp::create(b, getLoc(),
+                                  withoutSharding(getUpdates().getType()),
+                                  spec, getIds(), gy, FlatSymbolRefAttr(),
+                                  ArrayAttr()));
+  return success();
+}
+
+LogicalResult OneHotOp::buildGradients(OpBuilder &,
+                                       Value, SmallVectorImpl<Value> &grads) {
+  grads.push_back(Value()); // Integer ids: no gradient.
+  return success();
+}
+
+LogicalResult IotaOp::buildGradients(OpBuilder &, Value,
+                                     SmallVectorImpl<Value> &) {
+  return success(); // No operands.
 }
 
 LogicalResult ShardOp::buildGradients(OpBuilder &b, Value gy,

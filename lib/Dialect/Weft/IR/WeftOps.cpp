@@ -295,6 +295,176 @@ bool ReduceOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
 }
 
 //===----------------------------------------------------------------------===//
+// Block-indexed ops: embed, scatter_add, one_hot, iota
+//===----------------------------------------------------------------------===//
+
+/// The local-view attributes: `mesh` and the block axes together or not at
+/// all, at least one axis, and no #weft.sharding on a local-view op.
+static LogicalResult verifyBlockAttrs(BlockIndexedOpInterface op,
+                                      StringRef axesName, StringRef syntax) {
+  Operation *o = op.getOperation();
+  if (static_cast<bool>(op.getLocalBlockMesh()) !=
+      static_cast<bool>(op.getLocalBlockAxes()))
+    return o->emitOpError() << "needs both `mesh` and `" << axesName
+                            << "`, or neither";
+  if (op.getLocalBlockAxes() && op.getLocalBlockAxes().empty())
+    return o->emitOpError() << "`" << syntax
+                            << "` needs at least one mesh axis";
+  auto sharded = [](Type t) { return static_cast<bool>(getSharding(t)); };
+  if (op.getLocalBlockMesh() && (llvm::any_of(o->getOperandTypes(), sharded) ||
+                            llvm::any_of(o->getResultTypes(), sharded)))
+    return o->emitOpError() << "with `" << syntax
+                            << "` is a local-view op: its types carry no "
+                               "#weft.sharding";
+  return success();
+}
+
+char EmbedOp::getBlockLetter() {
+  return lettersOfSpec(getSpec())[1][0]; // The table's first letter.
+}
+ArrayAttr EmbedOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
+void EmbedOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
+  setMeshAttr(mesh);
+  setVocabAxesAttr(axes);
+}
+
+char ScatterAddOp::getBlockLetter() {
+  return lettersOfSpec(getSpec())[2][0]; // The result's first letter.
+}
+ArrayAttr ScatterAddOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
+void ScatterAddOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
+  setMeshAttr(mesh);
+  setVocabAxesAttr(axes);
+}
+
+char OneHotOp::getBlockLetter() {
+  // The result letter the ids lack.
+  SmallVector<std::string, 3> letters = lettersOfSpec(getSpec());
+  for (char c : letters[1])
+    if (!StringRef(letters[0]).contains(c))
+      return c;
+  return 0;
+}
+ArrayAttr OneHotOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
+void OneHotOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
+  setMeshAttr(mesh);
+  setVocabAxesAttr(axes);
+}
+
+char IotaOp::getBlockLetter() { return placeholderLetters(getType())[0]; }
+ArrayAttr IotaOp::getLocalBlockAxes() { return getBlockAxesAttr(); }
+void IotaOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
+  setMeshAttr(mesh);
+  setBlockAxesAttr(axes);
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterAddOp::verify() {
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(),
+                    {getIds().getType(), getUpdates().getType()}, getType(),
+                    /*allowBroadcast=*/true);
+  if (failed(spec))
+    return failure();
+  StringRef ids = spec->inputs[0], updates = spec->inputs[1];
+  StringRef result = spec->result;
+  if (result.size() != 2)
+    return emitOpError() << "the result must have rank 2 (letters \"vd\"), "
+                            "got \""
+                         << result << "\"";
+  char vocab = result[0], feature = result[1];
+  if (ids.contains(vocab) || updates.contains(vocab))
+    return emitOpError() << "vocabulary letter '" << vocab
+                         << "' (the result's first letter) must appear in no "
+                            "operand";
+  if (ids.contains(feature) || !updates.contains(feature))
+    return emitOpError() << "feature letter '" << feature
+                         << "' (the result's second letter) must appear in "
+                            "the updates and not in the ids";
+  for (char c : ids)
+    if (!updates.contains(c))
+      return emitOpError() << "ids letter '" << c
+                           << "' must appear in the updates";
+  if (updates.size() != ids.size() + 1)
+    return emitOpError() << "the updates' letters must be the ids' plus the "
+                            "feature letter, got \""
+                         << updates << "\"";
+  if (failed(verifyBlockAttrs(*this, "vocab_axes", "vocab on")))
+    return failure();
+  if (getElementTypeOrSelf(getUpdates().getType()) !=
+      getElementTypeOrSelf(getType()))
+    return emitOpError() << "the updates have element type "
+                         << getElementTypeOrSelf(getUpdates().getType())
+                         << " but the result has "
+                         << getElementTypeOrSelf(getType());
+  return success();
+}
+
+std::optional<ReductionKind> ScatterAddOp::getContractionKind() {
+  return ReductionKind::Sum;
+}
+
+bool ScatterAddOp::acceptsPartialOperand(unsigned operand,
+                                         ReductionKind kind) {
+  return operand == 1 && kind == ReductionKind::Sum; // Linear in the updates.
+}
+
+//===----------------------------------------------------------------------===//
+// OneHotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OneHotOp::verify() {
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(), {getIds().getType()}, getType(),
+                    /*allowBroadcast=*/true);
+  if (failed(spec))
+    return failure();
+  StringRef ids = spec->inputs[0], result = spec->result;
+  for (char c : ids)
+    if (!result.contains(c))
+      return emitOpError() << "ids letter '" << c
+                           << "' must appear in the result";
+  if (result.size() != ids.size() + 1)
+    return emitOpError() << "the result must have the ids' letters plus one "
+                            "vocabulary letter, got \""
+                         << spec->str() << "\"";
+  return verifyBlockAttrs(*this, "vocab_axes", "vocab on");
+}
+
+std::optional<ReductionKind> OneHotOp::getContractionKind() {
+  return std::nullopt;
+}
+
+bool OneHotOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // Ids are never partial.
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  if (cast<RankedTensorType>(getType()).getRank() != 1)
+    return emitOpError() << "result must have rank 1, got " << getType();
+  return verifyBlockAttrs(*this, "block_axes", "on");
+}
+
+SmallVector<std::string, 3> IotaOp::getTensorLetters() {
+  return {placeholderLetters(getType())};
+}
+
+std::optional<ReductionKind> IotaOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool IotaOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // No operands.
+}
+
+//===----------------------------------------------------------------------===//
 // EmbedOp
 //===----------------------------------------------------------------------===//
 
@@ -325,15 +495,8 @@ LogicalResult EmbedOp::verify() {
     if (!spec->inResult(c))
       return emitOpError() << "ids letter '" << c
                            << "' must appear in the result";
-  if (getMesh().has_value() != getVocabAxes().has_value())
-    return emitOpError() << "needs both `mesh` and `vocab_axes`, or neither";
-  if (getVocabAxes() && getVocabAxes()->empty())
-    return emitOpError() << "`vocab on` needs at least one mesh axis";
-  if (getMesh() && llvm::any_of(getOperandTypes(), [](Type t) {
-        return static_cast<bool>(getSharding(t));
-      }))
-    return emitOpError() << "with `vocab on` is a local-view op: its types "
-                            "carry no #weft.sharding";
+  if (failed(verifyBlockAttrs(*this, "vocab_axes", "vocab on")))
+    return failure();
   if (getElementTypeOrSelf(getTable().getType()) !=
       getElementTypeOrSelf(getType()))
     return emitOpError() << "the table has element type "

@@ -131,19 +131,32 @@ struct WeftExportJsonPass
         o["kind"] = "reduce";
         o["reduce"] = stringifyReductionKind(r.getKind());
         o["spec"] = r.getSpec();
+      } else if (isLocalViewOp(&op)) {
+        return op.emitError("weft-export-json: a local-view '")
+               << op.getName() << "' (with a block of a mesh) is not part of "
+                                  "a global program";
       } else if (auto e = dyn_cast<EmbedOp>(op)) {
-        if (e.getMesh())
-          return op.emitError("weft-export-json: a local-view embed (vocab "
-                              "on a mesh) is not part of a global program");
         o["kind"] = "embed";
         o["spec"] = e.getSpec();
+      } else if (auto s = dyn_cast<ScatterAddOp>(op)) {
+        o["kind"] = "scatter_add";
+        o["spec"] = s.getSpec();
+      } else if (auto h = dyn_cast<OneHotOp>(op)) {
+        o["kind"] = "one_hot";
+        o["spec"] = h.getSpec();
+      } else if (isa<IotaOp>(op)) {
+        o["kind"] = "iota";
+      } else if (auto c = dyn_cast<ConstantOp>(op)) {
+        o["kind"] = "constant";
+        o["value"] = c.getValue().convertToDouble();
       } else if (isa<ShardOp>(op)) {
         o["kind"] = "shard";
       } else {
         return op.emitError("weft-export-json: '")
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
-                  "embed and shard only)";
+                  "embed, scatter_add, one_hot, iota, constant and shard "
+                  "only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

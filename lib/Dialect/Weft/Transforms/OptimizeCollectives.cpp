@@ -2,7 +2,9 @@
 //
 // Local rewrites of the local view: an all-reduce whose result is only
 // sliced becomes a reduce-scatter; a gather and a slice of the same blocks
-// cancel; two all-reduces of one kind merge.
+// cancel; two all-reduces of one kind merge; a slice of a dimension that no
+// operand of its op has (one_hot's vocabulary, a broadcast letter) is
+// computed as the block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/ShardingRule.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -104,13 +107,91 @@ struct MergeAllReduces : OpRewritePattern<AllReduceOp> {
   }
 };
 
+/// slice_shard over A on dim d of a value whose dim d is indexed by a letter
+/// in none of its op's operands (one_hot's vocabulary, iota's positions,
+/// scatter_add's rows, a map's broadcast letter, a constant): the op
+/// computes the block instead of computing everything and slicing it (the
+/// result of propagation laying the op out before its users).
+struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The letter of result dim `d` of `op`, if no operand has it.
+  static bool isFreeDim(Operation *op, unsigned d) {
+    if (isa<ConstantOp, IotaOp>(op))
+      return true;
+    auto iface = dyn_cast<IndexLetterOpInterface>(op);
+    if (!iface || isa<EmbedOp>(op))
+      return false;
+    SmallVector<std::string, 3> letters = lettersOfSpec(iface.getSpec());
+    if (letters.empty() || d >= letters.back().size())
+      return false;
+    char c = letters.back()[d];
+    for (unsigned i = 0; i + 1 < letters.size(); ++i)
+      if (StringRef(letters[i]).contains(c))
+        return false;
+    return true;
+  }
+
+  LogicalResult matchAndRewrite(SliceShardOp slice,
+                                PatternRewriter &rewriter) const override {
+    Operation *def = slice.getInput().getDefiningOp();
+    if (!def || def->getNumResults() != 1 || !def->hasOneUse() ||
+        !isFreeDim(def, slice.getDim()))
+      return failure();
+    auto block = dyn_cast<BlockIndexedOpInterface>(def);
+    bool isBlockDim = false;
+    if (block) {
+      // Only the block letter's dim depends on the index.
+      SmallVector<std::string, 3> letters =
+          isa<IotaOp>(def) ? SmallVector<std::string, 3>{"a"}
+                           : lettersOfSpec(
+                                 cast<IndexLetterOpInterface>(def).getSpec());
+      isBlockDim = letters.back()[slice.getDim()] == block.getBlockLetter();
+      if (isBlockDim && block.getLocalBlockMesh() &&
+          block.getLocalBlockMesh() != slice.getMeshAttr())
+        return failure();
+    }
+    WEFT_DEBUG(llvm::dbgs() << "[weft-optimize-collectives] slice_shard of a "
+                               "free dim computed as a block at "
+                            << slice.getLoc() << "\n");
+    Operation *local = rewriter.clone(*def);
+    local->getResult(0).setType(slice.getType());
+    if (isBlockDim) {
+      // Further split: the block's position is (old position, new position)
+      // row-major, the listed axes in that order.
+      SmallVector<Attribute> axes;
+      if (ArrayAttr old = block.getLocalBlockAxes())
+        axes.append(old.begin(), old.end());
+      axes.append(slice.getAxes().begin(), slice.getAxes().end());
+      cast<BlockIndexedOpInterface>(local).setLocalBlock(
+          slice.getMeshAttr(), rewriter.getArrayAttr(axes));
+    }
+    // Keep the recorded letter map (weft.split) in step.
+    if (local->hasAttr("weft.split")) {
+      std::optional<ShardingRule> rule = ShardingRule::get(local);
+      FailureOr<LetterMap> map = ShardingRule::readSplit(local);
+      if (rule && succeeded(map)) {
+        AxisList &axes =
+            (*map)[rule->getTensorLetters(rule->getResultIndex())
+                       [slice.getDim()]];
+        for (Attribute a : slice.getAxes())
+          axes.push_back(cast<StringAttr>(a).getValue());
+        rule->writeSplit(*map);
+      }
+    }
+    rewriter.replaceOp(slice, local->getResults());
+    rewriter.eraseOp(def);
+    return success();
+  }
+};
+
 struct WeftOptimizeCollectivesPass
     : public weft::impl::WeftOptimizeCollectivesBase<
           WeftOptimizeCollectivesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<AllReduceThenSlice, GatherSliceCancel, SliceGatherCancel,
-                 MergeAllReduces>(&getContext());
+                 MergeAllReduces, SliceOfFreeDim>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

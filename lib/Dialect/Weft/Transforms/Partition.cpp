@@ -95,7 +95,7 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps())
     if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
             SliceShardOp>(op) ||
-        (isa<EmbedOp>(op) && cast<EmbedOp>(op).getMesh()))
+        isLocalViewOp(&op))
       return op.emitOpError() << "is already a local-view op: this program "
                                  "is partitioned";
   for (BlockArgument arg : func.getArguments())
@@ -107,7 +107,7 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, ConstantOp, IndexLetterOpInterface>(op))
+    if (!isa<ShardOp, ConstantOp, IotaOp, IndexLetterOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
@@ -253,6 +253,26 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     return success();
   }
 
+  if (auto iota = dyn_cast<IotaOp>(op)) {
+    // Like a constant, any layout is free: each rank computes its block.
+    Layout layout = layoutOf(iota.getType());
+    if (layout.isPartial())
+      return op->emitOpError() << "has a partial layout; an iota is never "
+                                  "a partial value";
+    builder.setInsertionPoint(op);
+    auto local = IotaOp::create(
+        builder, op->getLoc(),
+        localType(cast<RankedTensorType>(iota.getType()), layout),
+        FlatSymbolRefAttr(), ArrayAttr());
+    const AxisList &axes = layout.dims[0];
+    if (!axes.empty()) {
+      SmallVector<StringRef> names(axes.begin(), axes.end());
+      local.setLocalBlock(mesh.getRef(), builder.getStrArrayAttr(names));
+    }
+    available[iota.getResult()].push_back({layout, local.getResult()});
+    return success();
+  }
+
   std::optional<ShardingRule> rule = ShardingRule::get(op);
   FailureOr<LetterMap> map = ShardingRule::readSplit(op);
   if (!rule || failed(map))
@@ -303,14 +323,13 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   Value result = op->getResult(0);
   localOp->getResult(0).setType(
       localType(cast<RankedTensorType>(result.getType()), natural));
-  // A table split on its vocabulary letter holds a block of rows.
-  if (auto embed = dyn_cast<EmbedOp>(localOp)) {
-    char vocab = rule->getTensorLetters(1)[0];
-    auto it = map->find(vocab);
+  // A split block letter (embed's table rows, one_hot's vocabulary, ...):
+  // the local op computes its block.
+  if (auto block = dyn_cast<BlockIndexedOpInterface>(localOp)) {
+    auto it = map->find(block.getBlockLetter());
     if (it != map->end() && !it->second.empty()) {
       SmallVector<StringRef> axes(it->second.begin(), it->second.end());
-      embed.setMeshAttr(mesh.getRef());
-      embed.setVocabAxesAttr(builder.getStrArrayAttr(axes));
+      block.setLocalBlock(mesh.getRef(), builder.getStrArrayAttr(axes));
     }
   }
   available[result].push_back({natural, localOp->getResult(0)});

@@ -79,6 +79,17 @@ public:
   /// Masked lookup of i32 ids in the table rows [rowOffset, rowOffset+rows).
   void embed(const EmbedPlan &plan, const Tensor &ids, const Tensor &table,
              Tensor &out, int64_t rowOffset, std::string_view label = {});
+  /// The transpose of embed: out (the table rows [rowOffset,
+  /// rowOffset+rows) of plan.tableShape) = the sum of the updates rows
+  /// whose id falls in them (planScatterAdd). Overwrites `out`.
+  void scatterAdd(const EmbedPlan &plan, const Tensor &ids,
+                  const Tensor &updates, Tensor &out, int64_t rowOffset,
+                  std::string_view label = {});
+  /// out = 1 where the id equals the vocabulary index plus `offset`, else 0.
+  void oneHot(const OneHotPlan &plan, const Tensor &ids, Tensor &out,
+              int64_t offset, std::string_view label = {});
+  /// out[i] = first + i (out is 1-D, any float type or i32).
+  void iota(Tensor &out, int64_t first, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -117,6 +128,14 @@ public:
   virtual void embedKernel(const EmbedPlan &plan, DType dtype,
                            const int32_t *ids, const void *table, void *out,
                            int64_t rowOffset) = 0;
+  /// `table` is zero on entry; adds each update row into it.
+  virtual void scatterAddKernel(const EmbedPlan &plan, DType dtype,
+                                const int32_t *ids, const void *updates,
+                                void *table, int64_t rowOffset) = 0;
+  virtual void oneHotKernel(const OneHotPlan &plan, DType dtype,
+                            const int32_t *ids, void *out, int64_t offset) = 0;
+  virtual void iotaKernel(DType dtype, int64_t n, void *out,
+                          int64_t first) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

@@ -24,6 +24,13 @@
 
 namespace weft::rt::ops {
 
+/// The position of `id` in the block [offset, offset + size) of a letter
+/// split over ranks (embed, scatter_add and one_hot), or -1 outside it.
+WEFT_HD inline int64_t blockIndex(int32_t id, int64_t offset, int64_t size) {
+  int64_t r = static_cast<int64_t>(id) - offset;
+  return (r >= 0 && r < size) ? r : -1;
+}
+
 /// exp in float without a libm call, so the CPU loops vectorize (glibc
 /// declares its vector expf only under -ffast-math) and the GPU runs the
 /// same arithmetic. x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split in

@@ -75,6 +75,26 @@ struct EmbedPlan {
 EmbedPlan planEmbed(const std::string &spec, const Shape &idsShape,
                     const Shape &tableShape);
 
+/// scatter_add "ids,updates->vd", the transpose of embed "ids,vd->updates":
+/// the plan of that embed (its `table` is the scatter's result, its `out`
+/// the updates), so both walk the same index space.
+EmbedPlan planScatterAdd(const std::string &spec, const Shape &idsShape,
+                         const Shape &updatesShape, const Shape &resultShape);
+
+/// one_hot "ids->out": out[i] = (ids[i . idsStrides] - offset ==
+/// (i / vocabStride) % columns), the vocabulary letter being the out letter
+/// the ids lack.
+struct OneHotPlan {
+  std::string spec;
+  Shape idsShape, outShape;
+  std::vector<int64_t> idsStrides; // over outShape
+  int64_t columns = 0;             // local extent of the vocabulary letter
+  int64_t vocabStride = 0;         // dense out stride of that letter
+};
+
+OneHotPlan planOneHot(const std::string &spec, const Shape &idsShape,
+                      const Shape &outShape);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_ELEMENTPLANS_H

@@ -141,6 +141,19 @@ Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
 /// rows [i*R, (i+1)*R) where i is its position over `vocabAxes`.
 Tensor embed(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
              const Tensor &table, const AxisList &vocabAxes, const char *label);
+/// weft.scatter_add with planScatterAdd's plan; `vocabAxes` as for embed
+/// (this rank's result holds rows [i*R, (i+1)*R)).
+Tensor scatterAdd(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
+                  const Tensor &updates, const AxisList &vocabAxes,
+                  const char *label);
+/// weft.one_hot; `vocabAxes` as for embed (this rank holds columns
+/// [i*C, (i+1)*C) of the vocabulary letter).
+Tensor oneHot(StepContext &ctx, const OneHotPlan &plan, DType dtype,
+              const Tensor &ids, const AxisList &vocabAxes, const char *label);
+/// weft.iota: this rank's block [i*n, (i+1)*n) of the positions, i its
+/// position over `axes`.
+Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
+            const AxisList &axes, const char *label);
 
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,

@@ -75,6 +75,32 @@ def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   ];
 }
 
+def Weft_BlockIndexedOpInterface : OpInterface<"BlockIndexedOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    An op whose values depend on the global index along one of its letters
+    (the *block letter*): embed's and scatter_add's table rows, one_hot's
+    vocabulary letter, iota's only dimension. When partitioning splits that
+    letter over mesh axes, the local op records them (`vocab on @mesh over
+    [axes]`, `on @mesh over [axes]` for iota): the rank at position `i`
+    over those axes (row-major, in the listed order) holds indices
+    `[i*n, (i+1)*n)` of the letter, `n` its local size. An op with the
+    attributes is a local-view op.
+  }];
+  let methods = [
+    InterfaceMethod<"The block letter, in the op's sharding-rule letters.",
+      "char", "getBlockLetter">,
+    InterfaceMethod<"The mesh of the block axes; null in the global view.",
+      "::mlir::FlatSymbolRefAttr", "getLocalBlockMesh", (ins), [{}],
+      [{ return $_op.getMeshAttr(); }]>,
+    InterfaceMethod<"The axes splitting the block letter; null in the global view.",
+      "::mlir::ArrayAttr", "getLocalBlockAxes">,
+    InterfaceMethod<"Records the axes splitting the block letter (local view).",
+      "void", "setLocalBlock",
+      (ins "::mlir::FlatSymbolRefAttr":$mesh, "::mlir::ArrayAttr":$axes)>
+  ];
+}
+
 def Weft_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   let cppNamespace = "::mlir::weft";
   let description = [{

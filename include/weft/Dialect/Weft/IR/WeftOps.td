@@ -154,6 +154,7 @@ def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
 def Weft_EmbedOp : Weft_Op<"embed", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
   let summary = "row lookup: an einsum with the one-hot of the ids";
@@ -189,6 +190,105 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
   let assemblyFormat = "$spec ` ` `(` $ids `,` $table `)` "
                        "(`vocab` `on` $mesh^ `over` $vocab_axes)? attr-dict "
                        "`:` functional-type(operands, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ScatterAddOp : Weft_Op<"scatter_add", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
+  let summary = "add rows into a table by id: the transpose of embed";
+  let description = [{
+    `result[v, d] = sum over the ids letters of (ids[...] == v) * updates[..., d]`.
+    The spec names the ids' letters, the updates' letters (the ids letters
+    plus the feature letter `d`), then the result's two letters: the
+    vocabulary letter `v` (in no operand) and `d`. It equals
+    `einsum "btv,btd->vd" (one_hot(ids, V), updates)` and is the gradient
+    of `weft.embed` with respect to its table; it is sharded like that
+    einsum: split ids letters give a partial sum, and a result split on `v`
+    is computed block by block (each rank adds only the ids in its rows).
+
+    ```mlir
+    %g = weft.scatter_add "bt,btd->vd" (%ids, %gx)
+        : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<4096x256xf32>
+    ```
+
+    In the local view, `vocab on @mesh over [axes]` says the result holds
+    one block of rows, as for `weft.embed`: ids outside it are skipped.
+  }];
+  let arguments = (ins StrAttr:$spec, Weft_IdTensor:$ids,
+                       Weft_FloatTensor:$updates,
+                       OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<StrArrayAttr>:$vocab_axes);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $ids `,` $updates `)` "
+                       "(`vocab` `on` $mesh^ `over` $vocab_axes)? attr-dict "
+                       "`:` functional-type(operands, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_OneHotOp : Weft_Op<"one_hot", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
+    DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+                              ["acceptsPartialOperand"]>]> {
+  let summary = "1 where the id equals the index along a new letter";
+  let description = [{
+    `result[..., v] = (ids[...] == v) ? 1 : 0`, in the result's float type.
+    The spec maps the ids' letters to the result's: the result has every
+    ids letter plus one more, the vocabulary letter, whose size is the
+    result type's. It needs no table: a cross-entropy picks its target
+    logit as `reduce sum "btv->bt" (map mul (logits, one_hot(labels)))`.
+    A result split on `v` is computed block by block (each rank writes its
+    own columns); no communication.
+
+    ```mlir
+    %oh = weft.one_hot "bt->btv" (%labels)
+        : (tensor<8x64xi32>) -> tensor<8x64x512xf32>
+    ```
+
+    In the local view, `vocab on @mesh over [axes]` says the result holds
+    one block of the vocabulary letter, as for `weft.embed`.
+  }];
+  let arguments = (ins StrAttr:$spec, Weft_IdTensor:$ids,
+                       OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<StrArrayAttr>:$vocab_axes);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $ids `)` "
+                       "(`vocab` `on` $mesh^ `over` $vocab_axes)? attr-dict "
+                       "`:` functional-type(operands, $result)";
+  let hasVerifier = 1;
+}
+
+def Weft_IotaOp : Weft_Op<"iota", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "the positions 0, 1, ..., n-1 of a 1-D tensor";
+  let description = [{
+    `result[i] = i`, in the result's element type (float or i32). With the
+    comparison maps it builds masks without inputs: a causal mask is
+    `map ge "t,s->ts" (%pos, %pos)` of `%pos = weft.iota`. Like
+    `weft.constant` it has no operands, so any layout is free; a split
+    result is computed block by block.
+
+    ```mlir
+    %pos = weft.iota : tensor<64xf32>
+    ```
+
+    In the local view, `on @mesh over [axes]` says the result is the block
+    of the rank's position over those axes (its values start at
+    `position * n_local`).
+  }];
+  let arguments = (ins OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<StrArrayAttr>:$block_axes);
+  let results = (outs StaticShapeTensorOf<[F32, F64, I32]>:$result);
+  let assemblyFormat = "(`on` $mesh^ `over` $block_axes)? attr-dict `:` "
+                       "type($result)";
   let hasVerifier = 1;
 }
 
