@@ -48,9 +48,10 @@ def _umask():
     return mask
 
 
-def save_atomic(directory, name, array):
-    """Writes ARRAY as float32 C-order DIRECTORY/NAME.npy, atomically."""
-    array = np.ascontiguousarray(array, dtype=np.float32)
+def save_atomic(directory, name, array, dtype=np.float32):
+    """Writes ARRAY as DTYPE (float32 by default) C-order DIRECTORY/NAME.npy,
+    atomically."""
+    array = np.ascontiguousarray(array, dtype=dtype)
     final = os.path.join(directory, name + ".npy")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + name + ".",
                                suffix=".npy.tmp")

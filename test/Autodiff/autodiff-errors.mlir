@@ -24,15 +24,6 @@ func.func @int_param(%ids: tensor<4xi32> {weft.param}, %t: tensor<8x2xf32>) -> t
 
 // -----
 
-func.func @embed_table(%ids: tensor<4xi32>, %t: tensor<8x2xf32> {weft.param}) -> tensor<f32> {
-  // expected-error @+1 {{'weft.embed' op has no gradient rule for its table yet}}
-  %e = weft.embed "b,vd->bd" (%ids, %t) : (tensor<4xi32>, tensor<8x2xf32>) -> tensor<4x2xf32>
-  %l = weft.reduce sum "bd->" (%e) : (tensor<4x2xf32>) -> tensor<f32>
-  return %l : tensor<f32>
-}
-
-// -----
-
 // expected-warning @+1 {{parameter #1 does not reach the loss: its gradient is zero}}
 func.func @unused(%w: tensor<4xf32> {weft.param}, %u: tensor<3xf32> {weft.param}) -> tensor<f32> {
   %l = weft.reduce sum "a->" (%w) : (tensor<4xf32>) -> tensor<f32>

@@ -32,6 +32,7 @@ class Program:
         self.args = []    # (name, letters, is_param)
         self.lines = []
         self.n = 0
+        self.types = {}   # value -> type, where not f64 of its letters
 
     def size(self, c):
         if c not in self.sizes:
@@ -50,7 +51,7 @@ class Program:
     def op(self, text, ins, out):
         self.n += 1
         name = "%%v%d" % self.n
-        types = ", ".join(self.ty(l) for _, l in ins)
+        types = ", ".join(self.types.get(v, self.ty(l)) for v, l in ins)
         self.lines.append('  %s = %s (%s) : (%s) -> %s' % (
             name, text, ", ".join(v for v, _ in ins), types, self.ty(out)))
         return (name, out)
@@ -79,7 +80,8 @@ class Program:
         args = []
         for i, (letters, param) in enumerate(self.args):
             attrs = ' {weft.param, weft.name = "p%d"}' % i if param else ""
-            args.append("%%arg%d: %s%s" % (i, self.ty(letters), attrs))
+            ty = self.types.get("%%arg%d" % i, self.ty(letters))
+            args.append("%%arg%d: %s%s" % (i, ty, attrs))
         head = mesh + "\n" if mesh else ""
         return (head + "func.func @f(%s) -> tensor<f64> {\n%s\n  return %s : "
                 "tensor<f64>\n}\n" % (", ".join(args), "\n".join(self.lines),
@@ -156,6 +158,34 @@ def shared_shard_constant(rng):
     return p.text(p.loss(z), mesh='weft.mesh @mesh ["x" = 2]')
 
 
+def index_ops(rng, spec):
+    """embed / scatter_add with ids of random letters (`spec` names the
+    ids, the other operand and the result), plus one_hot and iota terms:
+    the table's and the updates' gradients (a scatter-add and an embed)."""
+    p = Program(rng)
+    ids_letters, other, out = spec[0], spec[1], spec[2]
+    i = len(p.args)
+    p.args.append((ids_letters, False))
+    ids = ("%%arg%d" % i, ids_letters)
+    p.types[ids[0]] = p.ty(ids_letters).replace("f64", "i32")
+    p.sizes.setdefault("v", rng.randint(3, 6))
+    x = p.arg(other)
+    kind = "embed" if other == "vd" else "scatter_add"
+    y = p.op('weft.%s "%s,%s->%s"' % (kind, ids_letters, other, out),
+             [ids, x], out)
+    # one_hot of the same ids against y's vocabulary-free letters, and iota
+    # along the first ids letter: constants of the parameters (no gradient
+    # flows through them), so they only weight the loss.
+    hot = p.op('weft.one_hot "%s->%sv"' % (ids_letters, ids_letters), [ids],
+               ids_letters + "v")
+    pos = ("%%v%d" % (p.n + 1), ids_letters[0])
+    p.n += 1
+    p.lines.append("  %s = weft.iota : %s" % (pos[0], p.ty(ids_letters[0])))
+    w = p.map("add", [hot, pos], ids_letters + "v")
+    z = p.op('weft.einsum "%s,%s->"' % (out, ids_letters + "v"), [y, w], "")
+    return p.text(p.map("add", [z, p.loss(y)], ""))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -170,6 +200,13 @@ def main():
     cases += [("einsum-" + s, einsum(rng, s)) for s in EINSUMS + EINSUM1]
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
+    # embed (gradient: a scatter-add) and scatter_add (gradient: an embed),
+    # with one_hot and iota in the loss.
+    cases += [("index-" + k + "-" + ",".join(spec), index_ops(rng, spec))
+              for k, spec in [("embed", ("ab", "vd", "abd")),
+                              ("embed", ("ab", "vd", "dba")),
+                              ("scatter_add", ("ab", "abd", "vd")),
+                              ("scatter_add", ("a", "da", "vd"))]]
     os.makedirs(a.work, exist_ok=True)
     failed = 0
     gradients = 0

@@ -9,7 +9,8 @@ other line is ignored. Checks, each a failure (exit 1) with a message:
            (after --steps filtering; missing steps are named), no step twice,
            finite losses, and |a - b| <= rtol * max(|a|, |b|) at every step.
            The worst relative difference and its step are printed.
-  --falls  the last loss of LOG_A is below --falls-factor times its first.
+  --falls  the last loss of LOG_A is below --falls-factor times its first
+           (and below --falls-below X when given).
   --params DIR_A DIR_B
            for each of --names, DIR_A/NAME.npy and DIR_B/NAME.npy have the
            same shape, are finite, and
@@ -132,6 +133,16 @@ def compare_logs(path_a, path_b, rtol, step_range):
     return a
 
 
+def check_below(path, losses, bound):
+    last_step = max(losses)
+    last = losses[last_step]
+    print(f"falls below: {path} loss {last:.6g} at step {last_step} "
+          f"(required < {bound:g})")
+    if not last < bound:
+        raise CheckError(f"the loss of {path} does not fall below {bound:g}: "
+                         f"{last:.6g} at step {last_step}")
+
+
 def check_falls(path, losses, factor):
     first_step, last_step = min(losses), max(losses)
     first, last = losses[first_step], losses[last_step]
@@ -207,6 +218,9 @@ def main(argv=None):
                         help="also require the last loss of LOG_A to be below "
                              "--falls-factor times its first")
     parser.add_argument("--falls-factor", type=float, default=0.5)
+    parser.add_argument("--falls-below", type=float, metavar="X",
+                        help="with --falls, also require the last loss of "
+                             "LOG_A to be below X")
     parser.add_argument("--params", nargs=2, metavar=("DIR_A", "DIR_B"),
                         help="also compare the parameters in these directories")
     parser.add_argument("--names", default="W_enc,b_enc,W_dec,b_dec",
@@ -227,6 +241,8 @@ def main(argv=None):
         losses_a = compare_logs(args.log_a, args.log_b, args.rtol, args.steps)
         if args.falls:
             check_falls(args.log_a, losses_a, args.falls_factor)
+            if args.falls_below is not None:
+                check_below(args.log_a, losses_a, args.falls_below)
         if args.params:
             compare_params(args.params[0], args.params[1], names,
                            args.param_tol)

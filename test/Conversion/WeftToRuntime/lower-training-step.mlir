@@ -7,10 +7,12 @@
 // of the ProgramInfo: parameters, state, step and lr inputs, outputs that
 // update an input.
 
-// CHECK: static const weft::rt::MapPlan [[FILL:weft_plan[0-9]+]] = weft::rt::MapPlan{.spec = "a->a", {{.*}}.outShape = {6}
-// CHECK: static const weft::rt::MapPlan [[BCAST:weft_plan[0-9]+]] = weft::rt::MapPlan{.spec = "->ab", .inShapes = {{[{][{][}][}]}}, .outShape = {2, 3}
-// CHECK: weft::rt::gen::constant(v1, weft::rt::DType::F32, weft::rt::Shape{2, 3}, [[FILL]], 0.5, "#0 constant 0.5"
-// CHECK: weft::rt::gen::map(v1, weft::rt::MapKind::Scale, [[BCAST]],
+// CHECK: static const weft::rt::MapPlan &[[FILL:weft_plan[0-9]+]]() {
+// CHECK-NEXT: static const weft::rt::MapPlan plan = weft::rt::MapPlan{.spec = "a->a", {{.*}}.outShape = {6}
+// CHECK: static const weft::rt::MapPlan &[[BCAST:weft_plan[0-9]+]]() {
+// CHECK-NEXT: static const weft::rt::MapPlan plan = weft::rt::MapPlan{.spec = "->ab", .inShapes = {{[{][{][}][}]}}, .outShape = {2, 3}
+// CHECK: weft::rt::gen::constant(v1, weft::rt::DType::F32, weft::rt::Shape{2, 3}, [[FILL]](), 0.5, "#0 constant 0.5"
+// CHECK: weft::rt::gen::map(v1, weft::rt::MapKind::Scale, [[BCAST]](),
 // CHECK: .name = "w", {{.*}}.role = weft::rt::TensorRole(1)}
 // CHECK: .name = "m_w", {{.*}}.role = weft::rt::TensorRole(2)}
 // CHECK: .name = "step", {{.*}}.role = weft::rt::TensorRole(3)}

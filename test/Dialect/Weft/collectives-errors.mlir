@@ -188,3 +188,39 @@ func.func @embed_vocab_half(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
   %0 = weft.embed "b,vd->bd" (%ids, %t) {mesh = @mesh} : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @one_hot_vocab_axis(%ids: tensor<4xi32>) {
+  // expected-error@+1 {{'weft.one_hot' op names axis "pipe", which mesh @mesh does not have}}
+  %0 = weft.one_hot "b->bv" (%ids) vocab on @mesh over ["pipe"] : (tensor<4xi32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @scatter_add_vocab_half(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op needs both `mesh` and `vocab_axes`, or neither}}
+  %0 = weft.scatter_add "b,bd->vd" (%ids, %u) {mesh = @mesh} : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @iota_no_axes() {
+  // expected-error@+1 {{'weft.iota' op `on` needs at least one mesh axis}}
+  %0 = weft.iota on @mesh over [] : tensor<4xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @iota_sharded_local() {
+  // expected-error@+1 {{'weft.iota' op with `on` is a local-view op: its types carry no #weft.sharding}}
+  %0 = weft.iota on @mesh over ["model"] : tensor<4xf32, #weft.sharding<@mesh, [{"model"}]>>
+  return
+}

@@ -376,3 +376,77 @@ func.func @map_comparison_arity(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = weft.map gt "i->i" (%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// scatter_add: the result is "vd", v in no operand, d in the updates.
+func.func @scatter_add_rank(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op the result must have rank 2 (letters "vd"), got "vde"}}
+  %0 = weft.scatter_add "b,bd->vde" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_vocab_in_updates(%ids: tensor<4xi32>, %u: tensor<4x16xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op vocabulary letter 'v' (the result's first letter) must appear in no operand}}
+  %0 = weft.scatter_add "b,bv->vd" (%ids, %u) : (tensor<4xi32>, tensor<4x16xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_feature(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op feature letter 'e' (the result's second letter) must appear in the updates and not in the ids}}
+  %0 = weft.scatter_add "b,bd->ve" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_ids_letter(%ids: tensor<4x2xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op ids letter 't' must appear in the updates}}
+  %0 = weft.scatter_add "bt,bd->vd" (%ids, %u) : (tensor<4x2xi32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_types(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op the updates have element type 'f32' but the result has 'f64'}}
+  %0 = weft.scatter_add "b,bd->vd" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8xf64>
+  return
+}
+
+// -----
+
+// one_hot: the ids' letters plus exactly one vocabulary letter.
+func.func @one_hot_two_new(%ids: tensor<4xi32>) {
+  // expected-error@+1 {{'weft.one_hot' op the result must have the ids' letters plus one vocabulary letter, got "b->bvw"}}
+  %0 = weft.one_hot "b->bvw" (%ids) : (tensor<4xi32>) -> tensor<4x8x2xf32>
+  return
+}
+
+// -----
+
+func.func @one_hot_drops(%ids: tensor<4x2xi32>) {
+  // expected-error@+1 {{'weft.one_hot' op ids letter 't' must appear in the result}}
+  %0 = weft.one_hot "bt->bv" (%ids) : (tensor<4x2xi32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @one_hot_float_ids(%ids: tensor<4xf32>) {
+  // expected-error@+1 {{'weft.one_hot' op operand #0 must be statically shaped tensor of 32-bit signless integer values}}
+  %0 = weft.one_hot "b->bv" (%ids) : (tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @iota_rank() {
+  // expected-error@+1 {{'weft.iota' op result must have rank 1, got 'tensor<2x3xf32>'}}
+  %0 = weft.iota : tensor<2x3xf32>
+  return
+}

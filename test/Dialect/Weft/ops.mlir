@@ -137,3 +137,31 @@ func.func @local_embed(%ids: tensor<4x64xi32>, %t: tensor<1024x256xf32>) -> tens
   %e = weft.embed "bt,vd->btd" (%ids, %t) vocab on @mesh over ["model"] : (tensor<4x64xi32>, tensor<1024x256xf32>) -> tensor<4x64x256xf32>
   return %e : tensor<4x64x256xf32>
 }
+
+// The index ops: scatter_add (embed's transpose), one_hot, iota; global,
+// then local with their block of the vocabulary (positions) letter.
+// CHECK-LABEL: func.func @index_ops
+func.func @index_ops(%ids: tensor<4x64xi32>, %g: tensor<4x64x256xf32>)
+    -> (tensor<4096x256xf32>, tensor<4x64x512xf32>, tensor<64xf32>, tensor<8xi32>) {
+  // CHECK: weft.scatter_add "bt,btd->vd" (%{{.*}}, %{{.*}}) : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<4096x256xf32>
+  %s = weft.scatter_add "bt,btd->vd" (%ids, %g) : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<4096x256xf32>
+  // CHECK: weft.one_hot "bt->btv" (%{{.*}}) : (tensor<4x64xi32>) -> tensor<4x64x512xf32>
+  %h = weft.one_hot "bt->btv" (%ids) : (tensor<4x64xi32>) -> tensor<4x64x512xf32>
+  // CHECK: weft.iota : tensor<64xf32>
+  %p = weft.iota : tensor<64xf32>
+  // CHECK: weft.iota : tensor<8xi32>
+  %q = weft.iota : tensor<8xi32>
+  return %s, %h, %p, %q : tensor<4096x256xf32>, tensor<4x64x512xf32>, tensor<64xf32>, tensor<8xi32>
+}
+
+// CHECK-LABEL: func.func @local_index_ops
+func.func @local_index_ops(%ids: tensor<4x64xi32>, %g: tensor<4x64x256xf32>)
+    -> (tensor<1024x256xf32>, tensor<4x64x128xf32>, tensor<16xf32>) {
+  // CHECK: weft.scatter_add "bt,btd->vd" (%{{.*}}, %{{.*}}) vocab on @mesh over ["model"] : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<1024x256xf32>
+  %s = weft.scatter_add "bt,btd->vd" (%ids, %g) vocab on @mesh over ["model"] : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<1024x256xf32>
+  // CHECK: weft.one_hot "bt->btv" (%{{.*}}) vocab on @mesh over ["model"] : (tensor<4x64xi32>) -> tensor<4x64x128xf32>
+  %h = weft.one_hot "bt->btv" (%ids) vocab on @mesh over ["model"] : (tensor<4x64xi32>) -> tensor<4x64x128xf32>
+  // CHECK: weft.iota on @mesh over ["model"] : tensor<16xf32>
+  %p = weft.iota on @mesh over ["model"] : tensor<16xf32>
+  return %s, %h, %p : tensor<1024x256xf32>, tensor<4x64x128xf32>, tensor<16xf32>
+}

@@ -89,6 +89,8 @@ def main():
     ap.add_argument("--checkpoint", metavar="A:B:K",
                     help="save after K steps on A ranks, resume on B")
     ap.add_argument("--falls-factor", type=float, default=0.5)
+    ap.add_argument("--falls-below", type=float, metavar="X",
+                    help="the unsharded run's last loss must be below X too")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--param-tol", type=float, default=1e-4)
     args = ap.parse_args()
@@ -137,7 +139,9 @@ def main():
 
         ok &= compare("unsharded falls", logs["unsharded"], logs["unsharded"],
                       args, extra=["--falls", "--falls-factor",
-                                   str(args.falls_factor)])
+                                   str(args.falls_factor)] +
+                      (["--falls-below", str(args.falls_below)]
+                       if args.falls_below is not None else []))
         if args.reference:
             ok &= compare("unsharded vs reference", logs["unsharded"],
                           args.reference[0], args,

@@ -367,9 +367,13 @@ LogicalResult IotaOp::buildGradients(OpBuilder &, Value,
 
 LogicalResult ShardOp::buildGradients(OpBuilder &b, Value gy,
                                       SmallVectorImpl<Value> &grads) {
-  // The constraint applies to the cotangent too (JAX transposes
-  // with_sharding_constraint the same way).
-  grads.push_back(b.create<ShardOp>(getLoc(), getType(), gy));
+  // The cotangent passes through unconstrained: the transpose of a layout
+  // change A -> B is B -> A, and A (the operand's layout) is not known
+  // before propagation. Constraining the cotangent to B, as JAX transposes
+  // with_sharding_constraint, turns the backward of a sequence-parallel
+  // all-gather (a partial cotangent constrained to the gathered layout)
+  // into an all-reduce where a reduce-scatter suffices (docs/autodiff.md).
+  grads.push_back(gy);
   return success();
 }
 

@@ -131,7 +131,8 @@ struct WeftExportJsonPass
         o["kind"] = "reduce";
         o["reduce"] = stringifyReductionKind(r.getKind());
         o["spec"] = r.getSpec();
-      } else if (isLocalViewOp(&op)) {
+      } else if (auto block = dyn_cast<BlockIndexedOpInterface>(op);
+                 block && block.getLocalBlockMesh()) {
         return op.emitError("weft-export-json: a local-view '")
                << op.getName() << "' (with a block of a mesh) is not part of "
                                   "a global program";

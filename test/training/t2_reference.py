@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""An independent numpy (float64) forward pass of the T2 language model
+(examples/training/t2_lm.mlir): the loss of a set of parameters on one batch.
+
+    t2_reference.py --params DIR --data DIR --step T [--layers L]
+
+reads DIR/NAME.npy for every parameter (E, P, Wq_l, Wk_l, Wv_l, Wo_l, W1_l,
+W2_l, Wout) and the batch the training harness uses at step T (1-based):
+tokens[(T-1) % S], labels[(T-1) % S] of --data. Prints `step T loss L`.
+It shares no code with Weft: the model is written out here from its
+description (pre-norm blocks with a non-parametric RMSNorm, eps 1e-5; causal
+softmax attention; a tanh-approximated GELU MLP; cross-entropy of the next
+token).
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+
+def rms(x):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-5)
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def loss(p, tokens, labels, layers):
+    t = tokens.shape[1]
+    x = p["E"][tokens] + p["P"][None]
+    mask = np.where(np.arange(t)[:, None] >= np.arange(t)[None, :], 0.0, -1e9)
+    for l in range(layers):
+        xa = rms(x)
+        q = np.einsum("btd,dhk->bhtk", xa, p[f"Wq_{l}"])
+        k = np.einsum("bsd,dhk->bhsk", xa, p[f"Wk_{l}"])
+        v = np.einsum("bsd,dhk->bhsk", xa, p[f"Wv_{l}"])
+        s = np.einsum("bhtk,bhsk->bhts", q, k) / np.sqrt(q.shape[-1]) + mask
+        s = np.exp(s - s.max(-1, keepdims=True))
+        s /= s.sum(-1, keepdims=True)
+        o = np.einsum("bhts,bhsk->bhtk", s, v)
+        x = x + np.einsum("bhtk,hkd->btd", o, p[f"Wo_{l}"])
+        x = x + gelu(rms(x) @ p[f"W1_{l}"]) @ p[f"W2_{l}"]
+    logits = rms(x) @ p["Wout"]
+    m = logits.max(-1, keepdims=True)
+    lse = np.log(np.exp(logits - m).sum(-1)) + m[..., 0]
+    target = np.take_along_axis(logits, labels[..., None], -1)[..., 0]
+    return float(np.mean(lse - target))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--params", required=True, metavar="DIR")
+    ap.add_argument("--data", required=True, metavar="DIR")
+    ap.add_argument("--step", type=int, required=True, metavar="T")
+    ap.add_argument("--layers", type=int, default=2)
+    args = ap.parse_args(argv)
+    names = ["E", "P", "Wout"] + [f"{w}_{l}" for l in range(args.layers)
+                                  for w in ("Wq", "Wk", "Wv", "Wo", "W1", "W2")]
+    try:
+        p = {n: np.load(os.path.join(args.params, n + ".npy")).astype(np.float64)
+             for n in names}
+        tokens = np.load(os.path.join(args.data, "tokens.npy"))
+        labels = np.load(os.path.join(args.data, "labels.npy"))
+    except OSError as e:
+        print(f"t2_reference.py: error: {e}", file=sys.stderr)
+        return 1
+    i = (args.step - 1) % tokens.shape[0]
+    print(f"step {args.step} loss {loss(p, tokens[i], labels[i], args.layers):.9g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
