@@ -323,6 +323,97 @@ TEST_P(ElementTest, EmbedMaskedLookup) {
   EXPECT_THROW(planEmbed("bt,td->bd", {2, 3}, {3, 5}), Error); // shared letter
 }
 
+// scatter_add against its definition, a naive loop over the ids: both the
+// row-copy layout and a transposed one, with a block offset; one_hot
+// against (id == offset + v) in every position of the vocabulary letter;
+// iota's values from its first index.
+TEST_P(ElementTest, ScatterAddOneHotIota) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  struct Case {
+    std::string spec; // scatter_add "ids,updates->vd"
+    Shape ids, updates;
+  };
+  const int64_t rows = 4, features = 3;
+  for (const Case &c : {Case{"bt,btd->vd", {2, 3}, {2, 3, 3}},
+                        Case{"bt,dtb->vd", {2, 3}, {3, 3, 2}}}) {
+    for (int64_t offset : {0, 4}) {
+      Tensor ids = hostTensor(DType::I32, c.ids);
+      for (int64_t i = 0; i < numElements(c.ids); ++i)
+        ids.ptr<int32_t>()[i] = static_cast<int32_t>((i * 5 + 1) % 8);
+      auto uv = toDoubles(hostFrom(dt, c.updates,
+                                   testValues(numElements(c.updates), 3)));
+      EmbedPlan plan = planScatterAdd(c.spec, c.ids, c.updates,
+                                      {rows, features});
+      // Reference: walk the updates, add into row id - offset.
+      EinsumSpec spec = EinsumSpec::parse(c.spec);
+      const std::string &ul = spec.inputs[1];
+      std::vector<double> want(rows * features, 0);
+      std::vector<int64_t> idx(c.updates.size(), 0);
+      for (int64_t i = 0; i < numElements(c.updates); ++i) {
+        int64_t rem = i, idOff = 0, f = 0;
+        for (int d = static_cast<int>(c.updates.size()) - 1; d >= 0; --d) {
+          idx[d] = rem % c.updates[d];
+          rem /= c.updates[d];
+        }
+        int64_t stride = 1;
+        for (int d = static_cast<int>(spec.inputs[0].size()) - 1; d >= 0;
+             --d) {
+          idOff += idx[ul.find(spec.inputs[0][d])] * stride;
+          stride *= c.ids[d];
+        }
+        f = idx[ul.find('d')];
+        int64_t r = ids.ptr<int32_t>()[idOff] - offset;
+        if (r >= 0 && r < rows)
+          want[r * features + f] += uv[i];
+      }
+      Tensor dids = be.upload(ids);
+      Tensor upd = be.upload(hostFrom(dt, c.updates, uv));
+      Tensor out = be.empty(dt, {rows, features});
+      be.scatterAdd(plan, dids, upd, out, offset);
+      auto got = toDoubles(be.download(out));
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], 1e-2 * (1 + std::abs(want[i])))
+            << c.spec << " offset " << offset << " element " << i;
+    }
+  }
+  EXPECT_THROW(planScatterAdd("bt,btd->vd", {2, 3}, {2, 3, 4}, {4, 5}),
+               Error); // the updates' d is not the result's
+
+  for (const std::string &spec : {"bt->btv", "bt->vbt", "bt->bvt"}) {
+    Shape idsShape{2, 3};
+    Shape outShape;
+    for (char c : spec.substr(4))
+      outShape.push_back(c == 'v' ? 4 : (c == 'b' ? 2 : 3));
+    Tensor ids = hostTensor(DType::I32, idsShape);
+    for (int64_t i = 0; i < 6; ++i)
+      ids.ptr<int32_t>()[i] = static_cast<int32_t>((i * 3) % 8);
+    OneHotPlan plan = planOneHot(spec, idsShape, outShape);
+    Tensor dids = be.upload(ids);
+    Tensor out = be.empty(dt, outShape);
+    be.oneHot(plan, dids, out, 4);
+    auto got = toDoubles(be.download(out));
+    std::string o = spec.substr(4);
+    for (int64_t i = 0; i < numElements(outShape); ++i) {
+      int64_t rem = i, co[3];
+      for (int d = 2; d >= 0; --d) {
+        co[d] = rem % outShape[d];
+        rem /= outShape[d];
+      }
+      int64_t b = co[o.find('b')], t = co[o.find('t')], v = co[o.find('v')];
+      double want = ids.ptr<int32_t>()[b * 3 + t] == 4 + v ? 1 : 0;
+      EXPECT_EQ(got[i], want) << spec << " element " << i;
+    }
+  }
+  EXPECT_THROW(planOneHot("bt->bt", {2, 3}, {2, 3}), Error); // no vocab
+
+  Tensor pos = be.empty(dt, {5});
+  be.iota(pos, 10);
+  EXPECT_EQ(toDoubles(be.download(pos)),
+            (std::vector<double>{10, 11, 12, 13, 14}));
+}
+
 TEST_P(ElementTest, SliceAndShard) {
   Backend &be = *testBackend();
   DType dt = GetParam();

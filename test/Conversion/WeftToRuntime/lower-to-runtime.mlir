@@ -35,17 +35,17 @@ func.func @step(
 // CHECK-NOT: func.func
 // bd,dn->bn on [4,8] x [8,6]: one plain row-major GEMM, m=4 n=6 k=8,
 // lda=8 ldb=6 ldc=6, no permutes.
-// CHECK: emitc.global static const @weft_plan0 : !emitc.opaque<"weft::rt::EinsumPlan">
+// CHECK: emitc.verbatim "{{\[\[}}gnu::noinline, gnu::cold]] static const weft::rt::EinsumPlan &weft_plan0() {
 // CHECK-SAME: .permuteA = false, .permuteB = false, .swapOperands = false, .gemm = weft::rt::GemmPlan{.m = 4, .n = 6, .k = 8, .transA = false, .transB = false, .lda = 8, .ldb = 6, .ldc = 6, .strideA = 0, .strideB = 0, .strideC = 0, .batch = 1}
 // CHECK-SAME: .flops = 384}
-// CHECK: @weft_plan1 : !emitc.opaque<"weft::rt::MapPlan">
-// CHECK: @weft_plan2 : !emitc.opaque<"weft::rt::MapPlan">
+// CHECK: static const weft::rt::MapPlan &weft_plan1()
+// CHECK: static const weft::rt::MapPlan &weft_plan2()
 // bn->b over [4,6]: 4 outputs of 6 elements each.
-// CHECK: @weft_plan3 : !emitc.opaque<"weft::rt::ReducePlan"> = #emitc.opaque<"weft::rt::ReducePlan{.spec = \22bn->b\22, .inShape = {4, 6}, .outShape = {4}
+// CHECK: static const weft::rt::ReducePlan &weft_plan3() {\0A  static const weft::rt::ReducePlan plan = weft::rt::ReducePlan{.spec = \22bn->b\22, .inShape = {4, 6}, .outShape = {4}
 // CHECK-SAME: .outElements = 4, .reducedElements = 6}
-// CHECK: @weft_plan4 : !emitc.opaque<"weft::rt::MapPlan">
+// CHECK: static const weft::rt::MapPlan &weft_plan4()
 // 5 local rows; each id copies one contiguous row of 6.
-// CHECK: @weft_plan5 : !emitc.opaque<"weft::rt::EmbedPlan">
+// CHECK: static const weft::rt::EmbedPlan &weft_plan5()
 // CHECK-SAME: .rows = 5, .rowStride = 6, .rowCopy = true, .rowElements = 6, .numIds = 6}
 
 // CHECK-LABEL: emitc.func @weft_step_step(
@@ -54,26 +54,26 @@ func.func @step(
 // CHECK: %[[W:.*]] = call_opaque "weft::rt::gen::input"(%[[CTX]]) {args = [0 : index, #emitc.opaque<"1">]}
 // CHECK: %[[IDS:.*]] = call_opaque "weft::rt::gen::input"(%[[CTX]]) {args = [0 : index, #emitc.opaque<"2">]}
 // CHECK: %[[TABLE:.*]] = call_opaque "weft::rt::gen::input"(%[[CTX]]) {args = [0 : index, #emitc.opaque<"3">]}
-// CHECK: %[[P:.*]] = call_opaque "weft::rt::gen::einsum"(%[[CTX]], %[[X]], %[[W]]) {args = [0 : index, #emitc.opaque<"weft_plan0">, 1 : index, 2 : index, #emitc.opaque<"\22#0 einsum bd,dn->bn\22">]}
+// CHECK: %[[P:.*]] = call_opaque "weft::rt::gen::einsum"(%[[CTX]], %[[X]], %[[W]]) {args = [0 : index, #emitc.opaque<"weft_plan0()">, 1 : index, 2 : index, #emitc.opaque<"\22#0 einsum bd,dn->bn\22">]}
 // Arguments stay alive (the step context owns them): no release of x or w.
 // CHECK-NOT: release"(%[[X]])
 // CHECK-NOT: release"(%[[W]])
 // %p dies at the all-reduce, which therefore runs in place.
 // CHECK: %[[S:.*]] = call_opaque "weft::rt::gen::allReduce"(%[[CTX]], %[[P]]) {args = [0 : index, 1 : index, #emitc.opaque<"weft::rt::AxisList{1}">, #emitc.opaque<"weft::rt::ReduceKind::Sum">, #emitc.opaque<"true">, #emitc.opaque<"\22#1 all_reduce sum [model] (partial)\22">]}
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[P]])
-// CHECK: %[[R:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[S]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Relu">, #emitc.opaque<"weft_plan1">, 1 : index, #emitc.opaque<"0.0">
+// CHECK: %[[R:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[S]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Relu">, #emitc.opaque<"weft_plan1()">, 1 : index, #emitc.opaque<"0.0">
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[S]])
-// CHECK: %[[T:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[R]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Shift">, #emitc.opaque<"weft_plan2">, 1 : index, #emitc.opaque<"0.5">
+// CHECK: %[[T:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[R]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Shift">, #emitc.opaque<"weft_plan2()">, 1 : index, #emitc.opaque<"0.5">
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[R]])
 // %t is used twice: it lives until the subtraction.
-// CHECK: %[[M:.*]] = call_opaque "weft::rt::gen::reduce"(%[[CTX]], %[[T]]) {args = [0 : index, #emitc.opaque<"weft::rt::ReduceKind::Max">, #emitc.opaque<"weft_plan3">, 1 : index
+// CHECK: %[[M:.*]] = call_opaque "weft::rt::gen::reduce"(%[[CTX]], %[[T]]) {args = [0 : index, #emitc.opaque<"weft::rt::ReduceKind::Max">, #emitc.opaque<"weft_plan3()">, 1 : index
 // CHECK-NOT: release"(%[[T]])
-// CHECK: %[[Q:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[T]], %[[M]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Sub">, #emitc.opaque<"weft_plan4">, 1 : index, 2 : index
+// CHECK: %[[Q:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[T]], %[[M]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Sub">, #emitc.opaque<"weft_plan4()">, 1 : index, 2 : index
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[T]])
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[M]])
 // CHECK: %[[G:.*]] = call_opaque "weft::rt::gen::sliceShard"(%[[CTX]], %[[Q]]) {args = [0 : index, 1 : index, #emitc.opaque<"0">, #emitc.opaque<"weft::rt::AxisList{0}">, #emitc.opaque<"weft::rt::Shape{2, 6}">
 // CHECK: %[[A:.*]] = call_opaque "weft::rt::gen::allGather"(%[[CTX]], %[[G]]) {args = [0 : index, 1 : index, #emitc.opaque<"0">, #emitc.opaque<"weft::rt::AxisList{0}">, #emitc.opaque<"weft::rt::Shape{4, 6}">
-// CHECK: %[[E:.*]] = call_opaque "weft::rt::gen::embed"(%[[CTX]], %[[IDS]], %[[TABLE]]) {args = [0 : index, #emitc.opaque<"weft_plan5">, 1 : index, 2 : index, #emitc.opaque<"weft::rt::AxisList{0}">
+// CHECK: %[[E:.*]] = call_opaque "weft::rt::gen::embed"(%[[CTX]], %[[IDS]], %[[TABLE]]) {args = [0 : index, #emitc.opaque<"weft_plan5()">, 1 : index, 2 : index, #emitc.opaque<"weft::rt::AxisList{0}">
 // CHECK: %[[ES:.*]] = call_opaque "weft::rt::gen::reduceScatter"(%[[CTX]], %[[E]]) {args = [0 : index, 1 : index, #emitc.opaque<"2">, #emitc.opaque<"weft::rt::AxisList{0}">, #emitc.opaque<"weft::rt::ReduceKind::Sum">, #emitc.opaque<"weft::rt::Shape{2, 3, 3}">
 // CHECK: %[[EA:.*]] = call_opaque "weft::rt::gen::allToAll"(%[[CTX]], %[[ES]]) {args = [0 : index, 1 : index, #emitc.opaque<"0">, #emitc.opaque<"2">, #emitc.opaque<"weft::rt::AxisList{0}">, #emitc.opaque<"weft::rt::Shape{1, 3, 6}">
 // CHECK: %[[EG:.*]] = call_opaque "weft::rt::gen::allGather"(%[[CTX]], %[[EA]])
