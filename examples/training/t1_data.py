@@ -68,6 +68,22 @@ def save_atomic(directory, name, array, dtype=np.float32):
         raise
 
 
+def write_all(prog, directory, arrays):
+    """Creates DIRECTORY and writes every NAME -> array of ARRAYS into it
+    atomically (int32 arrays as int32, the others as float32). Returns the
+    exit status, with a message from PROG on failure."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+        for name, array in arrays.items():
+            save_atomic(directory, name, array,
+                        np.int32 if array.dtype == np.int32 else np.float32)
+    except OSError as e:
+        print(f"{prog}: error: cannot write into {directory}: {e}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def generate(seed, batches, b, d, h, atoms, density, noise):
     """Returns the dict name -> float32 array of the T1 inputs."""
     rng = np.random.default_rng(seed)
@@ -123,20 +139,9 @@ def main(argv=None):
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
 
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        print(f"t1_data.py: error: cannot create {args.out}: {e}", file=sys.stderr)
-        return 1
-
     arrays = generate(args.seed, args.batches, args.b, args.d, args.h,
                       args.atoms, args.density, args.noise)
-    try:
-        for name, array in arrays.items():
-            save_atomic(args.out, name, array)
-    except OSError as e:
-        print(f"t1_data.py: error: cannot write into {args.out}: {e}",
-              file=sys.stderr)
+    if write_all("t1_data.py", args.out, arrays):
         return 1
     shapes = ", ".join(f"{n}{list(a.shape)}" for n, a in arrays.items())
     print(f"wrote {shapes} to {args.out}")

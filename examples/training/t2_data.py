@@ -36,7 +36,7 @@ except ImportError:
              "run this script with a Python that has numpy")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from t1_data import positive_int, save_atomic  # noqa: E402
+from t1_data import positive_int, write_all  # noqa: E402
 
 
 def generate(seed, batches, b, t, d, h, k, f, v, layers):
@@ -87,21 +87,9 @@ def main(argv=None):
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.v > 2 ** 31 - 1:
         parser.error(f"--v must fit in int32, got {args.v}")
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        print(f"t2_data.py: error: cannot create {args.out}: {e}",
-              file=sys.stderr)
-        return 1
     arrays = generate(args.seed, args.batches, args.b, args.t, args.d,
                       args.h, args.k, args.f, args.v, args.layers)
-    try:
-        for name, array in arrays.items():
-            save_atomic(args.out, name, array,
-                        np.int32 if array.dtype == np.int32 else np.float32)
-    except OSError as e:
-        print(f"t2_data.py: error: cannot write into {args.out}: {e}",
-              file=sys.stderr)
+    if write_all("t2_data.py", args.out, arrays):
         return 1
     print(f"wrote {len(arrays)} arrays ({', '.join(arrays)}) to {args.out}")
     return 0

@@ -71,20 +71,18 @@ struct ReduceModel
 };
 
 /// The block of a block-indexed op's letter each rank holds: the axes
-/// splitting it (none in the global view) and the global size of the
-/// letter, `localSize` times their group size.
+/// splitting it (none in the global view), its local size, and the global
+/// size of the letter, the local size times their group size.
 struct Block {
   SmallVector<StringRef> axes;
-  int64_t global = 0;
-  int64_t first(EvalContext &ctx, int64_t rank, int64_t localSize) const {
+  int64_t local = 0, global = 0;
+  int64_t first(EvalContext &ctx, int64_t rank) const {
     return axes.empty() ? 0
-                        : ctx.getMesh().getGroupPosition(rank, axes) *
-                              localSize;
+                        : ctx.getMesh().getGroupPosition(rank, axes) * local;
   }
 };
 
-FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op,
-                         int64_t localSize) {
+FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op) {
   Block b;
   if (op.getLocalBlockMesh()) {
     FailureOr<SmallVector<StringRef>> a = ctx.getAxes(
@@ -93,7 +91,8 @@ FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op,
       return failure();
     b.axes = *a;
   }
-  b.global = localSize * ctx.getMesh().getGroupSize(b.axes);
+  b.local = op.getLocalBlockSize();
+  b.global = b.local * ctx.getMesh().getGroupSize(b.axes);
   return b;
 }
 
@@ -101,10 +100,9 @@ FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op,
 /// results; an id outside the vocabulary is an error at `op` naming the
 /// rank.
 template <typename Fn>
-LogicalResult evaluateIds(Operation *op, EvalContext &ctx, Value ids,
-                          int64_t localSize, Fn fn) {
-  FailureOr<Block> block =
-      blockOf(ctx, cast<BlockIndexedOpInterface>(op), localSize);
+LogicalResult evaluateIds(BlockIndexedOpInterface op, EvalContext &ctx,
+                          Value ids, Fn fn) {
+  FailureOr<Block> block = blockOf(ctx, op);
   if (failed(block))
     return failure();
   PerRank out;
@@ -112,10 +110,10 @@ LogicalResult evaluateIds(Operation *op, EvalContext &ctx, Value ids,
     BadId bad;
     const Tensor &rankIds = ctx.get(ids, r);
     FailureOr<Tensor> result =
-        fn(r, block->first(ctx, r, localSize), block->global, rankIds, bad);
+        fn(r, block->first(ctx, r), block->global, rankIds, bad);
     if (failed(result)) {
       InFlightDiagnostic diag =
-          op->emitError() << "id " << bad.value << " at index "
+          op.emitError() << "id " << bad.value << " at index "
                           << indexToString(bad.index, rankIds.getShape())
                           << " of the ids is outside the vocabulary [0, "
                           << block->global << ")";
@@ -135,7 +133,7 @@ struct EmbedModel : EvaluableOpInterface::ExternalModel<EmbedModel, EmbedOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<EmbedOp>(op);
     IndexSpec spec = verifiedSpec(o.getSpec());
-    return evaluateIds(op, ctx, o.getIds(), shapeOf(o.getTable())[0],
+    return evaluateIds(o, ctx, o.getIds(),
                        [&](int64_t r, int64_t first, int64_t vocab,
                            const Tensor &ids, BadId &bad) {
                          return interp::embed(spec, ids,
@@ -153,7 +151,7 @@ struct ScatterAddModel
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<ScatterAddOp>(op);
     IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
-    return evaluateIds(op, ctx, o.getIds(), shapeOf(o.getResult())[0],
+    return evaluateIds(o, ctx, o.getIds(),
                        [&](int64_t r, int64_t first, int64_t vocab,
                            const Tensor &ids, BadId &bad) {
                          return interp::scatterAdd(
@@ -169,9 +167,7 @@ struct OneHotModel
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<OneHotOp>(op);
     IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
-    int64_t columns = shapeOf(o.getResult())[StringRef(spec.result).find(
-        o.getBlockLetter())];
-    return evaluateIds(op, ctx, o.getIds(), columns,
+    return evaluateIds(o, ctx, o.getIds(),
                        [&](int64_t, int64_t first, int64_t vocab,
                            const Tensor &ids, BadId &bad) {
                          return interp::oneHot(spec, ids,
@@ -186,12 +182,12 @@ struct IotaModel : EvaluableOpInterface::ExternalModel<IotaModel, IotaOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<IotaOp>(op);
     int64_t n = shapeOf(o.getResult())[0];
-    FailureOr<Block> block = blockOf(ctx, o, n);
+    FailureOr<Block> block = blockOf(ctx, o);
     if (failed(block))
       return failure();
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       Tensor t({n}, 0.0);
-      int64_t first = block->first(ctx, r, n);
+      int64_t first = block->first(ctx, r);
       for (int64_t i = 0; i < n; ++i)
         t.getData()[i] = static_cast<double>(first + i);
       return t;

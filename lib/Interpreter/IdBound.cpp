@@ -11,28 +11,10 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-/// The local size of the vocabulary letter of an op that reads ids as its
-/// operand 0 (embed and scatter_add rows, one_hot columns), or 0.
-static int64_t localVocabulary(Operation *op) {
-  auto dim = [](Value v, int64_t d) {
-    return cast<RankedTensorType>(v.getType()).getDimSize(d);
-  };
-  if (auto embed = dyn_cast<EmbedOp>(op))
-    return dim(embed.getTable(), 0);
-  if (auto scatter = dyn_cast<ScatterAddOp>(op))
-    return dim(scatter.getResult(), 0);
-  if (auto oneHot = dyn_cast<OneHotOp>(op)) {
-    size_t pos = lettersOfSpec(oneHot.getSpec())[1].find(
-        oneHot.getBlockLetter());
-    return pos == std::string::npos ? 0 : dim(oneHot.getResult(), pos);
-  }
-  return 0;
-}
-
 /// The global vocabulary of `op`: its local size, times the group size of
 /// its block axes in the local view (saturating; the verifier bounds both).
 static int64_t vocabulary(BlockIndexedOpInterface op) {
-  int64_t rows = localVocabulary(op);
+  int64_t rows = op.getLocalBlockSize();
   if (!op.getLocalBlockMesh() || !op.getLocalBlockAxes())
     return rows;
   auto mesh =
@@ -60,8 +42,9 @@ int64_t mlir::weft::getIdBound(func::FuncOp func, unsigned argIndex) {
       continue;
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
+      // Ids are operand 0 of every block-indexed op that has operands.
       auto block = dyn_cast<BlockIndexedOpInterface>(user);
-      if (block && localVocabulary(user) > 0) {
+      if (block) {
         if (use.getOperandNumber() != 0)
           continue;
         int64_t vocab = vocabulary(block);

@@ -242,6 +242,18 @@ Tensor mlir::weft::interp::reduce(ReductionKind kind, const IndexSpec &spec,
   return result;
 }
 
+/// Reads an id, or records it in `bad` when it is not an integer in
+/// [0, vocab).
+static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
+                   BadId &bad) {
+  id = static_cast<int64_t>(raw);
+  if (raw == static_cast<double>(id) && id >= 0 && id < vocab)
+    return true;
+  bad.index = index;
+  bad.value = id;
+  return false;
+}
+
 FailureOr<Tensor>
 mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
                           const Tensor &table, ArrayRef<int64_t> resultShape,
@@ -268,12 +280,9 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
   loop.run([&](ArrayRef<int64_t> o) {
     if (!ok)
       return;
-    double raw = in[o[1]];
-    int64_t id = static_cast<int64_t>(raw);
-    if (raw != static_cast<double>(id) || id < 0 || id >= vocab) {
+    int64_t id;
+    if (!readId(in[o[1]], o[1], vocab, id, bad)) {
       ok = false;
-      bad.index = o[1];
-      bad.value = id;
       return;
     }
     int64_t row = id - firstRow;
@@ -286,18 +295,6 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
   if (!ok)
     return failure();
   return result;
-}
-
-/// Reads an id, or records it in `bad` when it is not an integer in
-/// [0, vocab).
-static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
-                   BadId &bad) {
-  id = static_cast<int64_t>(raw);
-  if (raw == static_cast<double>(id) && id >= 0 && id < vocab)
-    return true;
-  bad.index = index;
-  bad.value = id;
-  return false;
 }
 
 FailureOr<Tensor> mlir::weft::interp::scatterAdd(

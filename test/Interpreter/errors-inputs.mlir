@@ -15,6 +15,12 @@ func.func @global(%ids: tensor<3xi32>, %t: tensor<4x2xf32>) -> tensor<3x2xf32> {
 // RUN: not weft-interp %s --func global --input 0=%t/frac.npy 2>&1 | FileCheck %s --check-prefix=FRAC
 // FRAC: error: id 1 at index [0] of the ids is outside the vocabulary [0, 4)
 
+// one_hot and scatter_add check their ids the same way (vocabulary 4).
+// RUN: not weft-interp %s --func one_hot --input 0=%t/ids.npy 2>&1 | FileCheck %s --check-prefix=HOT
+// HOT: error: id 9 at index [1] of the ids is outside the vocabulary [0, 4)
+// RUN: not weft-interp %s --func scatter --input 0=%t/neg.npy 2>&1 | FileCheck %s --check-prefix=SCATTER
+// SCATTER: error: id -1 at index [1] of the ids is outside the vocabulary [0, 4)
+
 // In the local view, an id outside the global vocabulary (2 ranks x 2 rows).
 // RUN: not weft-interp %s --func local --input 0=%t/ids.npy --input 1=%t/t.npy 2>&1 | FileCheck %s --check-prefix=LOCAL
 // LOCAL: errors-inputs.mlir:[[@LINE+4]]:8: error: id 9 at index [1] of the ids is outside the vocabulary [0, 4) (rank 0)
@@ -33,3 +39,13 @@ func.func @local(%ids: tensor<3xi32> {weft.global_type = tensor<3xi32>},
 // DTYPE: weft-interp: error: '{{.*}}u8.npy' is not a supported .npy file: unsupported dtype |u1 (supported: <f2, <f4, <f8, <i4, <i8)
 
 weft.mesh @mesh ["m" = 2]
+
+func.func @one_hot(%ids: tensor<3xi32>) -> tensor<3x4xf32> {
+  %h = weft.one_hot "t->tv" (%ids) : (tensor<3xi32>) -> tensor<3x4xf32>
+  return %h : tensor<3x4xf32>
+}
+
+func.func @scatter(%ids: tensor<3xi32>, %u: tensor<3x2xf32>) -> tensor<4x2xf32> {
+  %s = weft.scatter_add "t,td->vd" (%ids, %u) : (tensor<3xi32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %s : tensor<4x2xf32>
+}

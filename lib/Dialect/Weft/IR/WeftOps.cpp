@@ -322,6 +322,9 @@ static LogicalResult verifyBlockAttrs(BlockIndexedOpInterface op,
 char EmbedOp::getBlockLetter() {
   return lettersOfSpec(getSpec())[1][0]; // The table's first letter.
 }
+int64_t EmbedOp::getLocalBlockSize() {
+  return cast<RankedTensorType>(getTable().getType()).getDimSize(0);
+}
 ArrayAttr EmbedOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void EmbedOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
   setMeshAttr(mesh);
@@ -330,6 +333,9 @@ void EmbedOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
 
 char ScatterAddOp::getBlockLetter() {
   return lettersOfSpec(getSpec())[2][0]; // The result's first letter.
+}
+int64_t ScatterAddOp::getLocalBlockSize() {
+  return cast<RankedTensorType>(getType()).getDimSize(0);
 }
 ArrayAttr ScatterAddOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void ScatterAddOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
@@ -345,6 +351,10 @@ char OneHotOp::getBlockLetter() {
       return c;
   return 0;
 }
+int64_t OneHotOp::getLocalBlockSize() {
+  size_t pos = lettersOfSpec(getSpec())[1].find(getBlockLetter());
+  return cast<RankedTensorType>(getType()).getDimSize(pos);
+}
 ArrayAttr OneHotOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void OneHotOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
   setMeshAttr(mesh);
@@ -352,6 +362,9 @@ void OneHotOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
 }
 
 char IotaOp::getBlockLetter() { return placeholderLetters(getType())[0]; }
+int64_t IotaOp::getLocalBlockSize() {
+  return cast<RankedTensorType>(getType()).getDimSize(0);
+}
 ArrayAttr IotaOp::getLocalBlockAxes() { return getBlockAxesAttr(); }
 void IotaOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
   setMeshAttr(mesh);

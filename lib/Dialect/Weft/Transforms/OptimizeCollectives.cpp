@@ -115,42 +115,35 @@ struct MergeAllReduces : OpRewritePattern<AllReduceOp> {
 struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// The letter of result dim `d` of `op`, if no operand has it.
-  static bool isFreeDim(Operation *op, unsigned d) {
-    if (isa<ConstantOp, IotaOp>(op))
-      return true;
-    auto iface = dyn_cast<IndexLetterOpInterface>(op);
-    if (!iface || isa<EmbedOp>(op))
-      return false;
-    SmallVector<std::string, 3> letters = lettersOfSpec(iface.getSpec());
-    if (letters.empty() || d >= letters.back().size())
-      return false;
-    char c = letters.back()[d];
-    for (unsigned i = 0; i + 1 < letters.size(); ++i)
-      if (StringRef(letters[i]).contains(c))
-        return false;
-    return true;
+  /// The letter of result dim `d` of `op` when no operand has it (the
+  /// op's sharding rule names placeholder letters for constant and iota).
+  static std::optional<char> freeLetter(Operation *op, unsigned d) {
+    std::optional<ShardingRule> rule = ShardingRule::get(op);
+    if (!rule)
+      return std::nullopt;
+    StringRef result = rule->getTensorLetters(rule->getResultIndex());
+    if (d >= result.size())
+      return std::nullopt;
+    for (unsigned i = 0; i < rule->getNumOperands(); ++i)
+      if (rule->getTensorLetters(i).contains(result[d]))
+        return std::nullopt;
+    return result[d];
   }
 
   LogicalResult matchAndRewrite(SliceShardOp slice,
                                 PatternRewriter &rewriter) const override {
     Operation *def = slice.getInput().getDefiningOp();
-    if (!def || def->getNumResults() != 1 || !def->hasOneUse() ||
-        !isFreeDim(def, slice.getDim()))
+    if (!def || def->getNumResults() != 1 || !def->hasOneUse())
       return failure();
+    std::optional<char> letter = freeLetter(def, slice.getDim());
+    if (!letter)
+      return failure();
+    // Only the block letter's dim depends on the index.
     auto block = dyn_cast<BlockIndexedOpInterface>(def);
-    bool isBlockDim = false;
-    if (block) {
-      // Only the block letter's dim depends on the index.
-      SmallVector<std::string, 3> letters =
-          isa<IotaOp>(def) ? SmallVector<std::string, 3>{"a"}
-                           : lettersOfSpec(
-                                 cast<IndexLetterOpInterface>(def).getSpec());
-      isBlockDim = letters.back()[slice.getDim()] == block.getBlockLetter();
-      if (isBlockDim && block.getLocalBlockMesh() &&
-          block.getLocalBlockMesh() != slice.getMeshAttr())
-        return failure();
-    }
+    bool isBlockDim = block && *letter == block.getBlockLetter();
+    if (isBlockDim && block.getLocalBlockMesh() &&
+        block.getLocalBlockMesh() != slice.getMeshAttr())
+      return failure();
     WEFT_DEBUG(llvm::dbgs() << "[weft-optimize-collectives] slice_shard of a "
                                "free dim computed as a block at "
                             << slice.getLoc() << "\n");
@@ -171,9 +164,7 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
       std::optional<ShardingRule> rule = ShardingRule::get(local);
       FailureOr<LetterMap> map = ShardingRule::readSplit(local);
       if (rule && succeeded(map)) {
-        AxisList &axes =
-            (*map)[rule->getTensorLetters(rule->getResultIndex())
-                       [slice.getDim()]];
+        AxisList &axes = (*map)[*letter];
         for (Attribute a : slice.getAxes())
           axes.push_back(cast<StringAttr>(a).getValue());
         rule->writeSplit(*map);

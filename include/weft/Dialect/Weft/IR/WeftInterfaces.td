@@ -90,6 +90,10 @@ def Weft_BlockIndexedOpInterface : OpInterface<"BlockIndexedOpInterface"> {
   let methods = [
     InterfaceMethod<"The block letter, in the op's sharding-rule letters.",
       "char", "getBlockLetter">,
+    InterfaceMethod<[{
+      The block letter's size in this op's types: the whole letter in the
+      global view, one rank's block in the local view.
+    }], "int64_t", "getLocalBlockSize">,
     InterfaceMethod<"The mesh of the block axes; null in the global view.",
       "::mlir::FlatSymbolRefAttr", "getLocalBlockMesh", (ins), [{}],
       [{ return $_op.getMeshAttr(); }]>,
