@@ -10,6 +10,7 @@
 #include "weft/Interpreter/EvaluableOpInterface.h"
 #include "weft/Interpreter/Kernels.h"
 #include "weft/Interpreter/Random.h"
+#include "weft/rt/Philox.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -196,6 +197,53 @@ struct IotaModel : EvaluableOpInterface::ExternalModel<IotaModel, IotaOp> {
   }
 };
 
+/// Each rank draws its block: element (i0, ...) of rank r's block has
+/// global indices first_k(r) + i_k (Philox.h, shared with the runtime).
+struct RandomModel
+    : EvaluableOpInterface::ExternalModel<RandomModel, RandomOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<RandomOp>(op);
+    auto type = cast<RankedTensorType>(o.getType());
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    int64_t rank = type.getRank();
+    SmallVector<SmallVector<StringRef>> axes(rank);
+    if (o.getMeshAttr())
+      for (int64_t d = 0; d < rank; ++d) {
+        FailureOr<SmallVector<StringRef>> a = ctx.getAxes(
+            op, o.getMeshAttr(),
+            cast<ArrayAttr>(o.getBlockAxesAttr()[d]));
+        if (failed(a))
+          return failure();
+        axes[d] = *a;
+      }
+    bool normal = o.getKind() == RandomKind::Normal;
+    bool f32 = type.getElementType().isF32();
+    uint64_t seed = o.getSeed();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      int64_t first[4] = {0, 0, 0, 0};
+      for (int64_t d = 0; d < rank; ++d)
+        if (!axes[d].empty())
+          first[d] = ctx.getMesh().getGroupPosition(r, axes[d]) * shape[d];
+      Tensor t(shape, 0.0);
+      int64_t n = static_cast<int64_t>(t.getData().size());
+      int64_t idx[4] = {0, 0, 0, 0};
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t rest = i;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          idx[d] = first[d] + rest % shape[d];
+          rest /= shape[d];
+        }
+        t.getData()[i] =
+            f32 ? static_cast<double>(
+                      ::weft::rt::ops::randomValue<float>(normal, seed, idx))
+                : ::weft::rt::ops::randomValue<double>(normal, seed, idx);
+      }
+      return t;
+    });
+    return success();
+  }
+};
+
 struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<ShardOp>(op);
@@ -302,6 +350,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
     OneHotOp::attachInterface<OneHotModel>(*ctx);
     IotaOp::attachInterface<IotaModel>(*ctx);
+    RandomOp::attachInterface<RandomModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

@@ -319,6 +319,19 @@ void Backend::iota(Tensor &out, int64_t first, std::string_view label) {
     recordOp(label, "iota", out.str(), t0, 0, 0);
 }
 
+void Backend::random(Tensor &out, RandomKind kind, uint64_t seed,
+                     const std::vector<int64_t> &first,
+                     std::string_view label) {
+  check(out.dtype == DType::F32 || out.dtype == DType::F64,
+        "random: result dtype must be f32 or f64, got ", dtypeName(out.dtype));
+  checkTensor(out, out.dtype, out.shape, device(), "random", "result");
+  RandomPlan plan = planRandom(out.shape, first);
+  double t0 = startOp();
+  randomKernel(plan, out.dtype, kind, seed, out.data);
+  if (profiler_)
+    recordOp(label, "random", out.str(), t0, 0, 0);
+}
+
 void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
                     Tensor &out, std::string_view label) {
   checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");

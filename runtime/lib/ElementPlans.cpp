@@ -182,4 +182,21 @@ OneHotPlan planOneHot(const std::string &specText, const Shape &idsShape,
   return p;
 }
 
+RandomPlan planRandom(const Shape &shape, const std::vector<int64_t> &first) {
+  check(shape.size() <= 4 && first.size() == shape.size(),
+        "random: a result of ", shape.size(), " dimensions with ",
+        first.size(), " block offsets (at most 4 dimensions, one each)");
+  RandomPlan p;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    check(shape[k] >= 0 && first[k] >= 0 &&
+              first[k] + shape[k] <= (int64_t(1) << 32),
+          "random: dimension ", k, " covers indices [", first[k], ", ",
+          first[k] + shape[k], "), beyond a 32-bit counter word");
+    p.shape[k] = shape[k];
+    p.first[k] = first[k];
+  }
+  p.count = numElements(shape);
+  return p;
+}
+
 } // namespace weft::rt

@@ -103,6 +103,20 @@ Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
   return out;
 }
 
+Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
+              RandomKind kind, uint64_t seed,
+              const std::vector<AxisList> &dimAxes, const char *label) {
+  Backend &be = ctx.backend();
+  check(dimAxes.size() == shape.size(), "random: ", dimAxes.size(),
+        " axis lists for a ", shape.size(), "-D result");
+  std::vector<int64_t> first(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k)
+    first[k] = blockStart(be, dimAxes[k], shape[k]);
+  Tensor out = be.empty(dtype, shape);
+  be.random(out, kind, seed, first, label);
+  return out;
+}
+
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label) {
   Backend &be = ctx.backend();

@@ -4,6 +4,7 @@
 #include "weft/rt/EinsumSpec.h"
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/Philox.h"
 
 #include <gtest/gtest.h>
 
@@ -412,6 +413,82 @@ TEST_P(ElementTest, ScatterAddOneHotIota) {
   be.iota(pos, 10);
   EXPECT_EQ(toDoubles(be.download(pos)),
             (std::vector<double>{10, 11, 12, 13, 14}));
+}
+
+// The Random123 known-answer vectors of Philox4x32-10 (kat_vectors).
+TEST(Philox, KnownAnswers) {
+  struct Kat {
+    ops::Philox4 ctr;
+    uint32_t k0, k1;
+    ops::Philox4 want;
+  } kats[] = {
+      {{{0, 0, 0, 0}}, 0, 0, {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
+      {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}},
+       0xffffffff,
+       0xffffffff,
+       {{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}}},
+      {{{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}},
+       0xa4093822,
+       0x299f31d0,
+       {{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}},
+  };
+  for (const Kat &k : kats) {
+    ops::Philox4 got = ops::philox4x32_10(k.ctr, k.k0, k.k1);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(got.w[i], k.want.w[i]) << "word " << i;
+  }
+}
+
+// A block drawn at an offset equals the same block of the whole tensor;
+// uniform values lie in [0, 1); normal values have mean ~0 and variance ~1.
+TEST_P(ElementTest, RandomBlocks) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  if (dt != DType::F32 && dt != DType::F64)
+    GTEST_SKIP() << "weft.random is f32 and f64 only";
+  for (RandomKind kind : {RandomKind::Uniform, RandomKind::Normal}) {
+    Shape shape{6, 8, 5};
+    Tensor whole = be.empty(dt, shape);
+    be.random(whole, kind, 0x123456789abcdefull, {0, 0, 0});
+    auto all = toDoubles(be.download(whole));
+    Tensor block = be.empty(dt, {3, 4, 5});
+    be.random(block, kind, 0x123456789abcdefull, {3, 4, 0});
+    auto got = toDoubles(be.download(block));
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t k = 0; k < 5; ++k)
+          EXPECT_EQ(got[(i * 4 + j) * 5 + k],
+                    all[((i + 3) * 8 + (j + 4)) * 5 + k]);
+    double sum = 0, sq = 0;
+    for (double v : all) {
+      if (kind == RandomKind::Uniform) {
+        EXPECT_GE(v, 0.0);
+        EXPECT_LT(v, 1.0);
+      }
+      sum += v;
+      sq += v * v;
+    }
+    double n = static_cast<double>(all.size()), mean = sum / n;
+    double var = sq / n - mean * mean;
+    if (kind == RandomKind::Uniform) {
+      EXPECT_NEAR(mean, 0.5, 0.05);
+      EXPECT_NEAR(var, 1.0 / 12, 0.02);
+    } else {
+      EXPECT_NEAR(mean, 0.0, 0.15);
+      EXPECT_NEAR(var, 1.0, 0.2);
+    }
+    // Another seed draws other numbers.
+    Tensor other = be.empty(dt, shape);
+    be.random(other, kind, 0x123456789abcdeeull, {0, 0, 0});
+    EXPECT_NE(toDoubles(be.download(other)), all);
+  }
+  // One offset per dimension, each index within a 32-bit counter word.
+  Tensor t = be.empty(dt, {4, 4});
+  EXPECT_THROW(be.random(t, RandomKind::Uniform, 1, {0}), Error);
+  EXPECT_THROW(be.random(t, RandomKind::Uniform, 1, {0, (int64_t(1) << 32) - 2}),
+               Error);
+  Tensor big = be.empty(dt, {1, 1, 1, 1, 2});
+  EXPECT_THROW(be.random(big, RandomKind::Uniform, 1, {0, 0, 0, 0, 0}), Error);
 }
 
 TEST_P(ElementTest, SliceAndShard) {

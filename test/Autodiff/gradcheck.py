@@ -186,6 +186,20 @@ def index_ops(rng, spec):
     return p.text(p.map("add", [z, p.loss(y)], ""))
 
 
+def dropout(rng):
+    """Dropout of x by a mask from weft.random (no gradient flows into the
+    draw): the gradient is the cotangent times the same mask."""
+    p = Program(rng)
+    x = p.arg("abc")
+    u = ("%%v%d" % (p.n + 1), "abc")
+    p.n += 1
+    p.lines.append("  %s = weft.random uniform seed 5 : %s" % (u[0],
+                                                              p.ty("abc")))
+    keep = p.map("step", [p.map("shift", [u], "abc", -0.3)], "abc")
+    y = p.map("scale", [p.map("mul", [x, keep], "abc")], "abc", 1 / 0.7)
+    return p.text(p.loss(y))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -200,6 +214,7 @@ def main():
     cases += [("einsum-" + s, einsum(rng, s)) for s in EINSUMS + EINSUM1]
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
+    cases += [("dropout", dropout(rng))]
     # embed (gradient: a scatter-add) and scatter_add (gradient: an embed),
     # with one_hot and iota in the loss.
     cases += [("index-" + k + "-" + ",".join(spec), index_ops(rng, spec))

@@ -18,7 +18,7 @@ func.func @local(%x: tensor<2x4xf32> {weft.global_type = tensor<2x8xf32, #weft.s
 weft.mesh @mesh ["model" = 2]
 
 func.func @collective(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{weft-export-json: 'weft.all_reduce' is not a global-view op (export einsum, map, reduce, embed, scatter_add, one_hot, iota, constant and shard only)}}
+  // expected-error @+1 {{weft-export-json: 'weft.all_reduce' is not a global-view op (export einsum, map, reduce, embed, scatter_add, one_hot, iota, random, constant and shard only)}}
   %y = weft.all_reduce sum %x on @mesh over ["model"] : tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
@@ -32,6 +32,16 @@ func.func @local_embed(%ids: tensor<2x4xi32>, %t: tensor<8x4xf32>) -> tensor<2x4
   %e = weft.embed "bt,vd->btd" (%ids, %t) vocab on @mesh over ["model"]
       : (tensor<2x4xi32>, tensor<8x4xf32>) -> tensor<2x4x4xf32>
   return %e : tensor<2x4x4xf32>
+}
+
+// -----
+
+weft.mesh @mesh ["model" = 2]
+
+func.func @local_random() -> tensor<2x4xf32> {
+  // expected-error @+1 {{weft-export-json: a local-view 'weft.random' (with a block of a mesh) is not part of a global program}}
+  %r = weft.random uniform seed 3 on @mesh over [[], ["model"]] : tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
 }
 
 // -----

@@ -20,6 +20,11 @@ Semantics (WeftOps.td):
            ("bt,btd->vd"), then ordered as the result
   one_hot  (ids[..., None] == arange(V)), then ordered as the result
   iota     arange(n)
+  random   Philox4x32-10 (Salmon et al. SC'11), written here from the paper's
+           round function: key (seed low word, seed high word), counter
+           words = the element's indices; uniform f32 (w0 >> 8) / 2^24, f64
+           (w0:w1 >> 11) / 2^53; normal by Box-Muller from u1 = 1 - uniform
+           (w0 or w0:w1) and u2 = uniform (w1 or w2:w3)
   constant np.full of the value
   shard    the identity (shardings are ignored everywhere)
 
@@ -193,10 +198,59 @@ def eval_one_hot(op, args):
     return np.einsum("%s->%s" % (id_letters + vocab_letter[0], out), hot)
 
 
+MASK32 = 0xFFFFFFFF
+
+
+def philox4x32_10(counter, key):
+    """Philox4x32-10 of four uint64 arrays of 32-bit counter words under
+    the two 32-bit key words; returns the four output words."""
+    c = [np.asarray(w, dtype=np.uint64) for w in counter]
+    k0, k1 = key
+    for r in range(10):
+        if r:
+            k0 = (k0 + 0x9E3779B9) & MASK32
+            k1 = (k1 + 0xBB67AE85) & MASK32
+        p0 = np.uint64(0xD2511F53) * c[0]   # < 2^64: no wrap
+        p1 = np.uint64(0xCD9E8D57) * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k0),
+             p1 & np.uint64(MASK32),
+             (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k1),
+             p0 & np.uint64(MASK32)]
+    return c
+
+
+def eval_random(op, args):
+    shape = op["shape"]
+    if len(shape) > 4:
+        raise GraphError("random: at most 4 dimensions, got %s" % shape)
+    idx = list(np.indices(shape, dtype=np.uint64)) if shape else []
+    zero = np.zeros(shape, dtype=np.uint64)
+    counter = idx + [zero] * (4 - len(idx))
+    seed = op["seed"] & 0xFFFFFFFFFFFFFFFF
+    w = philox4x32_10(counter, (seed & MASK32, seed >> 32))
+
+    def u24(word):
+        return (word >> np.uint64(8)).astype(np.float64) / 2.0 ** 24
+
+    def u53(hi, lo):
+        bits = ((hi << np.uint64(32)) | lo) >> np.uint64(11)
+        return bits.astype(np.float64) / 2.0 ** 53
+
+    f32 = op["dtype"] != "f64"
+    if op["dist"] == "uniform":
+        return u24(w[0]) if f32 else u53(w[0], w[1])
+    if op["dist"] != "normal":
+        raise GraphError("random: unknown distribution %r" % op["dist"])
+    u1 = 1.0 - (u24(w[0]) if f32 else u53(w[0], w[1]))
+    u2 = u24(w[1]) if f32 else u53(w[2], w[3])
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "embed": eval_embed, "scatter_add": eval_scatter_add,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
+        "random": eval_random,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
         "shard": lambda op, args: args[0]}
 

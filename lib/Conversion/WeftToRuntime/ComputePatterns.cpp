@@ -181,6 +181,40 @@ LogicalResult lowerCompute(OneHotOp op, OneHotOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string what = ("random " + stringifyRandomKind(op.getKind())).str() +
+                     " seed " + std::to_string(op.getSeed());
+  std::string dims = "std::vector<weft::rt::AxisList>{";
+  int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    std::vector<int> indices;
+    if (ArrayAttr axes = op.getBlockAxesAttr()) {
+      auto list = cast<ArrayAttr>(axes[d]);
+      FailureOr<std::vector<int>> i = info.axisIndices(op, list);
+      if (failed(i))
+        return failure();
+      indices = *i;
+      if (!list.empty())
+        what += " dim " + std::to_string(d) + " " + axesText(list);
+    }
+    dims += (d ? ", " : "") + ("weft::rt::AxisList" + toCpp(indices));
+  }
+  dims += "}";
+  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.lit(op.getKind() == RandomKind::Normal ? "weft::rt::RandomKind::Normal"
+                                              : "weft::rt::RandomKind::Uniform");
+  call.lit(std::to_string(op.getSeed()) + "ull");
+  call.lit(dims);
+  call.label(what);
+  call.replaceOp("weft::rt::gen::random");
+  return success();
+}
+
 LogicalResult lowerCompute(IotaOp op, IotaOp::Adaptor, RuntimeCallBuilder &call,
                            const ProgramInfo &info) {
   auto dtype = toDType(op.getType());
@@ -221,7 +255,7 @@ protected:
 
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, ConstantOp>(op);
+             IotaOp, RandomOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -230,6 +264,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
-               ComputeOpLowering<IotaOp>, ComputeOpLowering<ConstantOp>>(
+               ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
+               ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -8,6 +8,7 @@
 
 #include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/ElementOps.h"
+#include "weft/rt/Philox.h"
 #include "weft/rt/Error.h"
 
 #include <cstdlib>
@@ -368,6 +369,33 @@ void CpuBackend::iotaKernel(DType dtype, int64_t n, void *out, int64_t first) {
     T *o = static_cast<T *>(out);
     for (int64_t i = 0; i < n; ++i)
       o[i] = static_cast<T>(first + i);
+  });
+}
+
+namespace {
+template <typename T>
+void randomLoop(const RandomPlan &p, bool normal, uint64_t seed, T *out) {
+  int64_t idx[4];
+  int64_t i = 0;
+  for (int64_t a = 0; a < p.shape[0]; ++a)
+    for (int64_t b = 0; b < p.shape[1]; ++b)
+      for (int64_t c = 0; c < p.shape[2]; ++c)
+        for (int64_t d = 0; d < p.shape[3]; ++d) {
+          idx[0] = p.first[0] + a;
+          idx[1] = p.first[1] + b;
+          idx[2] = p.first[2] + c;
+          idx[3] = p.first[3] + d;
+          out[i++] = ops::randomValue<T>(normal, seed, idx);
+        }
+}
+} // namespace
+
+void CpuBackend::randomKernel(const RandomPlan &plan, DType dtype,
+                              RandomKind kind, uint64_t seed, void *out) {
+  dispatchFloat(dtype, "random", [&](auto zero) {
+    using T = decltype(zero);
+    randomLoop<T>(plan, kind == RandomKind::Normal, seed,
+                  static_cast<T *>(out));
   });
 }
 

@@ -65,6 +65,8 @@ public:
   void oneHotKernel(const OneHotPlan &plan, DType dtype, const int32_t *ids,
                     void *out, int64_t offset) override;
   void iotaKernel(DType dtype, int64_t n, void *out, int64_t first) override;
+  void randomKernel(const RandomPlan &plan, DType dtype, RandomKind kind,
+                    uint64_t seed, void *out) override;
 
 private:
   std::shared_ptr<BufferPool> pool_;

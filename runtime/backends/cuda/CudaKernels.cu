@@ -7,6 +7,7 @@
 
 #include "CudaBackendImpl.h"
 #include "weft/rt/ElementOps.h"
+#include "weft/rt/Philox.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -169,6 +170,20 @@ __global__ void iotaKernelT(int64_t n, T *out, int64_t first) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x)
     out[i] = store<T>(static_cast<typename Compute<T>::type>(first + i));
+}
+
+template <typename T>
+__global__ void randomKernelT(RandomPlan p, bool normal, uint64_t seed,
+                              T *out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < p.count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t idx[4], rest = i;
+    for (int k = 3; k >= 0; --k) {
+      idx[k] = p.first[k] + rest % p.shape[k];
+      rest /= p.shape[k];
+    }
+    out[i] = ops::randomValue<T>(normal, seed, idx);
+  }
 }
 
 template <typename F> void dispatchType(DType dtype, const char *op, F &&f) {
@@ -360,6 +375,23 @@ void CudaBackend::iotaKernel(DType dtype, int64_t n, void *out,
           n, static_cast<T *>(out), first);
     });
   }
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::randomKernel(const RandomPlan &plan, DType dtype,
+                               RandomKind kind, uint64_t seed, void *out) {
+  if (plan.count == 0)
+    return;
+  bool normal = kind == RandomKind::Normal;
+  if (dtype == DType::F32)
+    randomKernelT<float><<<gridFor(plan.count), 256, 0, stream_>>>(
+        plan, normal, seed, static_cast<float *>(out));
+  else if (dtype == DType::F64)
+    randomKernelT<double><<<gridFor(plan.count), 256, 0, stream_>>>(
+        plan, normal, seed, static_cast<double *>(out));
+  else
+    fail("random of ", dtypeName(dtype),
+         " is not supported on the cuda backend (f32, f64)");
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -224,3 +224,57 @@ func.func @iota_sharded_local() {
   %0 = weft.iota on @mesh over ["model"] : tensor<4xf32, #weft.sharding<@mesh, [{"model"}]>>
   return
 }
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_axes_per_dim() {
+  // expected-error@+1 {{'weft.random' op `over` needs one list of axes per dimension (2), got 1}}
+  %0 = weft.random uniform seed 1 on @mesh over [["model"]] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_axis_twice() {
+  // expected-error@+1 {{'weft.random' op splits two dimensions over axis "model"}}
+  %0 = weft.random uniform seed 1 on @mesh over [["model"], ["data", "model"]] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_unknown_axis() {
+  // expected-error@+1 {{'weft.random' op names axis "pipe", which mesh @mesh does not have}}
+  %0 = weft.random uniform seed 1 on @mesh over [["pipe"], []] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_not_names() {
+  // expected-error@+1 {{'weft.random' op `over` needs a list of axis names per dimension, got 3}}
+  %0 = weft.random uniform seed 1 on @mesh over [3, []] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_global_too_big() {
+  // expected-error@+1 {{'weft.random' op dimension 0 spans 8589934592 global indices: a counter word indexes at most 2^32}}
+  %0 = weft.random uniform seed 1 on @mesh over [["model", "data"]] : tensor<1073741824xf32>
+  return
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 2, "model" = 4]
+func.func @random_sharded_local() {
+  // expected-error@+1 {{'weft.random' op with `on` is a local-view op: its type carries no #weft.sharding}}
+  %0 = weft.random uniform seed 1 on @mesh over [["model"]] : tensor<4xf32, #weft.sharding<@mesh, [{"model"}]>>
+  return
+}

@@ -450,3 +450,35 @@ func.func @iota_rank() {
   %0 = weft.iota : tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @random_rank() {
+  // expected-error@+1 {{'weft.random' op result must have at most 4 dimensions (one Philox counter word each), got 'tensor<1x2x3x4x5xf32>'}}
+  %0 = weft.random uniform seed 1 : tensor<1x2x3x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @random_dim_too_big() {
+  // expected-error@+1 {{'weft.random' op dimension 1 has size 4294967297: a counter word indexes at most 2^32}}
+  %0 = weft.random uniform seed 1 : tensor<0x4294967297xf32>
+  return
+}
+
+// -----
+
+func.func @random_i32() {
+  // expected-error@+1 {{'weft.random' op result #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %0 = weft.random uniform seed 1 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @random_kind() {
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [uniform, normal]}}
+  %0 = weft.random gamma seed 1 : tensor<4xf32>
+  return
+}

@@ -165,3 +165,18 @@ func.func @local_index_ops(%ids: tensor<4x64xi32>, %g: tensor<4x64x256xf32>)
   %p = weft.iota on @mesh over ["model"] : tensor<16xf32>
   return %s, %h, %p : tensor<1024x256xf32>, tensor<4x64x128xf32>, tensor<16xf32>
 }
+
+// Counter-based random numbers: global, then local with the axes splitting
+// each dimension; seeds are 64-bit.
+// CHECK-LABEL: func.func @random
+func.func @random() -> (tensor<4x64x256xf32>, tensor<16x8xf64>, tensor<f32>, tensor<2x32x256xf32>) {
+  // CHECK: weft.random uniform seed 7 : tensor<4x64x256xf32>
+  %u = weft.random uniform seed 7 : tensor<4x64x256xf32>
+  // CHECK: weft.random normal seed -1 : tensor<16x8xf64>
+  %n = weft.random normal seed -1 : tensor<16x8xf64>
+  // CHECK: weft.random uniform seed 12345678901 : tensor<f32>
+  %s = weft.random uniform seed 12345678901 : tensor<f32>
+  // CHECK: weft.random uniform seed 7 on @mesh over {{\[}}["data"], ["model"], []] : tensor<2x32x256xf32>
+  %l = weft.random uniform seed 7 on @mesh over [["data"], ["model"], []] : tensor<2x32x256xf32>
+  return %u, %n, %s, %l : tensor<4x64x256xf32>, tensor<16x8xf64>, tensor<f32>, tensor<2x32x256xf32>
+}

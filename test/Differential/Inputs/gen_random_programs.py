@@ -3,7 +3,8 @@
 
 Writes ONE module holding COUNT random programs: function @case<SEED>_<i> on
 its own mesh @m<i>. Each program is a DAG of 1 to MAX_OPS index-letter ops
-(weft.einsum, weft.map, weft.reduce, weft.embed, weft.shard) over fresh
+(weft.einsum, weft.map, weft.reduce, weft.embed, weft.scatter_add,
+weft.one_hot, weft.iota, weft.random, weft.shard) over fresh
 arguments and earlier results, with random non-partial shardings on some
 arguments, some op results and every weft.shard. The programs are meant to be
 run through
@@ -208,6 +209,9 @@ class Case:
         if op == "weft.shard":
             return (f"  {v.name} = weft.shard {operands[0].name} : "
                     f"{self.vty(operands[0])} -> {self.vty(v)}")
+        if op in ("weft.random", "weft.iota"):
+            # No operands: `spec` is the rest of the op's syntax.
+            return f"  {v.name} = {op}{spec} : {self.vty(v)}"
         ins = ", ".join(o.name for o in operands)
         tys = ", ".join(self.vty(o) for o in operands)
         attr = f" {{{attrs}}}" if attrs else ""
@@ -448,6 +452,78 @@ class Case:
         # The ids operand is an i32 tensor.
         return self.finish(v, "weft.embed", f"{li},{vd}->{res}", [ids, table])
 
+    def gen_random(self):
+        # Counter-based random numbers of a random shape (f32/f64 only);
+        # any layout is free, each rank draws its block.
+        rng = self.rng
+        if self.elt not in ("f32", "f64"):
+            return None
+        shape = self.random_shape(rng.choice([1, 2, 2, 3, 3, 4]))
+        kind = rng.choice(["uniform", "normal"])
+        lo, hi = (0.0, 1.0) if kind == "uniform" else (-9.0, 9.0)
+        v = self.emit(None, shape, lo, hi)
+        return self.finish(v, "weft.random",
+                           f" {kind} seed {rng.randint(0, 2**40)}", [])
+
+    def gen_iota(self):
+        if self.elt not in ("f32", "f64"):
+            return None
+        n = self.rng.choice(DIM_SIZES)
+        v = self.emit(None, [n], 0.0, float(n - 1))
+        return self.finish(v, "weft.iota", "", [])
+
+    def ids_operand(self):
+        rng = self.rng
+        if self.ids_values and rng.random() < 0.5:
+            return rng.choice(self.ids_values)
+        return self.new_arg(self.random_shape(rng.choice([0, 1, 1, 2])),
+                            ids=True)
+
+    def gen_one_hot(self):
+        # The ids' letters plus a vocabulary letter, in a random order.
+        rng = self.rng
+        ids = self.ids_operand()
+        li = self.letters_for(len(ids.shape))
+        vl = self.letters_for(1, li)
+        allc = li + vl
+        res = "".join(rng.sample(allc, len(allc)))
+        size = dict(zip(li, ids.shape))
+        size[vl] = rng.choice(DIM_SIZES)
+        shape = [size[c] for c in res]
+        if math.prod(shape) > MAX_ELEMS:
+            return None
+        v = self.emit(None, shape, 0.0, 1.0)
+        return self.finish(v, "weft.one_hot", f"{li}->{res}", [ids])
+
+    def gen_scatter_add(self):
+        # Updates with the ids' letters plus a feature letter, added into
+        # the rows of a [vocab, feature] result.
+        rng = self.rng
+        ids = self.ids_operand()
+        li = self.letters_for(len(ids.shape))
+        vd = self.letters_for(2, li)
+        size = dict(zip(li, ids.shape))
+        upd = None
+        if rng.random() < 0.5:
+            cands = [c for c in self.values if len(c.shape) == len(li) + 1
+                     and all(c.shape[i] == ids.shape[i]
+                             for i in range(len(li)))]
+            if cands:
+                upd = rng.choice(cands)
+        if upd is None:
+            upd = self.new_arg(list(ids.shape) + [rng.choice(DIM_SIZES)])
+        ul = li + vd[1]
+        size[vd[1]] = upd.shape[-1]
+        size[vd[0]] = rng.choice(DIM_SIZES)
+        res = vd  # the vocabulary letter first
+        shape = [size[c] for c in res]
+        if math.prod(shape) > MAX_ELEMS:
+            return None
+        n = max(1, math.prod(ids.shape))
+        v = self.emit(None, shape, min(upd.lo, 0.0) * n, max(upd.hi, 0.0) * n)
+        return self.finish(v, "weft.scatter_add", f"{li},{ul}->{res}",
+                           [ids, upd])
+
     def gen_shard(self):
         # A constraint on a float or ids value: a random non-partial layout
         # (possibly fully replicated).
@@ -475,7 +551,9 @@ class Case:
         gens = [(self.gen_einsum2, 5), (self.gen_einsum1, 1),
                 (self.gen_map_unary, 3), (self.gen_map_binary, 4),
                 (self.gen_reduce, 2), (self.gen_embed, 1),
-                (self.gen_shard, 1.5)]
+                (self.gen_shard, 1.5), (self.gen_random, 0.7),
+                (self.gen_iota, 0.3), (self.gen_one_hot, 0.5),
+                (self.gen_scatter_add, 0.5)]
         tries = 0
         while self.num_ops < target and tries < 200:
             tries += 1
@@ -509,6 +587,8 @@ class Case:
         annotated = [v for v in self.args if v.ann is not None] + \
             [v for v, _ in self.lines if v.ann is not None]
         if not annotated:
+            if not self.args:  # only random and iota ops: an unused input
+                self.new_arg(self.random_shape(1))
             self.args[0].ann = self.random_layout(self.args[0].shape)
 
     def text(self):

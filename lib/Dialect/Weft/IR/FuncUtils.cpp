@@ -51,6 +51,8 @@ bool mlir::weft::hasGlobalTypes(func::FuncOp func) {
 bool mlir::weft::isLocalViewOp(Operation *op) {
   if (op->hasTrait<LocalViewOnly>())
     return true;
+  if (auto random = dyn_cast<RandomOp>(op))
+    return static_cast<bool>(random.getMeshAttr());
   auto block = dyn_cast<BlockIndexedOpInterface>(op);
   return block && block.getLocalBlockMesh();
 }

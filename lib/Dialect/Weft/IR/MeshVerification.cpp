@@ -10,6 +10,7 @@
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -212,6 +213,36 @@ WEFT_VERIFY_BLOCK(ScatterAddOp)
 WEFT_VERIFY_BLOCK(OneHotOp)
 WEFT_VERIFY_BLOCK(IotaOp)
 #undef WEFT_VERIFY_BLOCK
+
+/// A local random op's axes: known to the mesh, each used once, and the
+/// global size of every dimension within a counter word.
+LogicalResult RandomOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (failed(verifyTypes(*this, tables)))
+    return failure();
+  if (!getMeshAttr())
+    return success();
+  FailureOr<MeshOp> mesh = lookupMesh(*this, getMeshAttr(), tables);
+  if (failed(mesh))
+    return failure();
+  auto type = cast<RankedTensorType>(getType());
+  llvm::StringSet<> seen;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    SmallVector<StringRef> axes = getDimAxes(d);
+    for (StringRef a : axes)
+      if (!seen.insert(a).second)
+        return emitOpError() << "splits two dimensions over axis \"" << a
+                             << "\"";
+    FailureOr<int64_t> p = getGroupSize(*this, *mesh, axes);
+    if (failed(p))
+      return failure();
+    if (type.getDimSize(d) * *p > (int64_t(1) << 32))
+      return emitOpError() << "dimension " << d << " spans "
+                           << type.getDimSize(d) * *p
+                           << " global indices: a counter word indexes at "
+                              "most 2^32";
+  }
+  return success();
+}
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyGroup(*this, getMeshAttr(), getAxes(), tables);

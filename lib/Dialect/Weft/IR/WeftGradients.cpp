@@ -365,6 +365,11 @@ LogicalResult IotaOp::buildGradients(OpBuilder &, Value,
   return success(); // No operands.
 }
 
+LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
+                                       SmallVectorImpl<Value> &) {
+  return success(); // No operands.
+}
+
 LogicalResult ShardOp::buildGradients(OpBuilder &b, Value gy,
                                       SmallVectorImpl<Value> &grads) {
   // The cotangent passes through unconstrained: the transpose of a layout

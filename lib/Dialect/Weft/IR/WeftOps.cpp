@@ -478,6 +478,64 @@ bool IotaOp::acceptsPartialOperand(unsigned, ReductionKind) {
 }
 
 //===----------------------------------------------------------------------===//
+// RandomOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() > 4)
+    return emitOpError() << "result must have at most 4 dimensions (one "
+                            "Philox counter word each), got "
+                         << type;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.getDimSize(d) > (int64_t(1) << 32))
+      return emitOpError() << "dimension " << d << " has size "
+                           << type.getDimSize(d)
+                           << ": a counter word indexes at most 2^32";
+  if (static_cast<bool>(getMeshAttr()) != static_cast<bool>(getBlockAxesAttr()))
+    return emitOpError() << "needs both `mesh` and `block_axes`, or neither";
+  if (!getBlockAxesAttr())
+    return success();
+  if (getSharding(type))
+    return emitOpError() << "with `on` is a local-view op: its type carries "
+                            "no #weft.sharding";
+  ArrayAttr axes = getBlockAxesAttr();
+  if (static_cast<int64_t>(axes.size()) != type.getRank())
+    return emitOpError() << "`over` needs one list of axes per dimension ("
+                         << type.getRank() << "), got " << axes.size();
+  for (Attribute a : axes) {
+    auto list = dyn_cast<ArrayAttr>(a);
+    if (!list || !llvm::all_of(list, [](Attribute e) {
+          return isa<StringAttr>(e);
+        }))
+      return emitOpError() << "`over` needs a list of axis names per "
+                              "dimension, got "
+                           << a;
+  }
+  return success();
+}
+
+SmallVector<StringRef> RandomOp::getDimAxes(unsigned dim) {
+  SmallVector<StringRef> out;
+  if (ArrayAttr axes = getBlockAxesAttr())
+    for (Attribute a : cast<ArrayAttr>(axes[dim]))
+      out.push_back(cast<StringAttr>(a).getValue());
+  return out;
+}
+
+SmallVector<std::string, 3> RandomOp::getTensorLetters() {
+  return {placeholderLetters(getType())};
+}
+
+std::optional<ReductionKind> RandomOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool RandomOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // No operands.
+}
+
+//===----------------------------------------------------------------------===//
 // EmbedOp
 //===----------------------------------------------------------------------===//
 

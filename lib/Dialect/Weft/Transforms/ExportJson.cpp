@@ -147,6 +147,14 @@ struct WeftExportJsonPass
         o["spec"] = h.getSpec();
       } else if (isa<IotaOp>(op)) {
         o["kind"] = "iota";
+      } else if (auto r = dyn_cast<RandomOp>(op)) {
+        if (r.getMeshAttr())
+          return op.emitError("weft-export-json: a local-view 'weft.random' "
+                              "(with a block of a mesh) is not part of a "
+                              "global program");
+        o["kind"] = "random";
+        o["dist"] = stringifyRandomKind(r.getKind());
+        o["seed"] = r.getSeed();
       } else if (auto c = dyn_cast<ConstantOp>(op)) {
         o["kind"] = "constant";
         o["value"] = c.getValue().convertToDouble();
@@ -156,8 +164,8 @@ struct WeftExportJsonPass
         return op.emitError("weft-export-json: '")
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
-                  "embed, scatter_add, one_hot, iota, constant and shard "
-                  "only)";
+                  "embed, scatter_add, one_hot, iota, random, constant and "
+                  "shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

@@ -107,7 +107,7 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, ConstantOp, IotaOp, IndexLetterOpInterface>(op))
+    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp, IndexLetterOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
@@ -270,6 +270,31 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       local.setLocalBlock(mesh.getRef(), builder.getStrArrayAttr(names));
     }
     available[iota.getResult()].push_back({layout, local.getResult()});
+    return success();
+  }
+
+  if (auto random = dyn_cast<RandomOp>(op)) {
+    // Each rank draws its block: the numbers depend on global indices only.
+    Layout layout = layoutOf(random.getType());
+    if (layout.isPartial())
+      return op->emitOpError() << "has a partial layout; random numbers are "
+                                  "never a partial value";
+    builder.setInsertionPoint(op);
+    auto local = RandomOp::create(
+        builder, op->getLoc(),
+        localType(cast<RankedTensorType>(random.getType()), layout),
+        random.getKindAttr(), random.getSeedAttr(), FlatSymbolRefAttr(),
+        ArrayAttr());
+    if (!layout.getUsedAxes().empty()) {
+      SmallVector<Attribute> dims;
+      for (const AxisList &axes : layout.dims) {
+        SmallVector<StringRef> names(axes.begin(), axes.end());
+        dims.push_back(builder.getStrArrayAttr(names));
+      }
+      local.setMeshAttr(mesh.getRef());
+      local.setBlockAxesAttr(builder.getArrayAttr(dims));
+    }
+    available[random.getResult()].push_back({layout, local.getResult()});
     return success();
   }
 

@@ -90,6 +90,10 @@ public:
               int64_t offset, std::string_view label = {});
   /// out[i] = first + i (out is 1-D, any float type or i32).
   void iota(Tensor &out, int64_t first, std::string_view label = {});
+  /// out = weft.random's numbers for the block of the global tensor whose
+  /// first element has global indices `first` (one per dimension; Philox.h).
+  void random(Tensor &out, RandomKind kind, uint64_t seed,
+              const std::vector<int64_t> &first, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -136,6 +140,8 @@ public:
                             const int32_t *ids, void *out, int64_t offset) = 0;
   virtual void iotaKernel(DType dtype, int64_t n, void *out,
                           int64_t first) = 0;
+  virtual void randomKernel(const RandomPlan &plan, DType dtype,
+                            RandomKind kind, uint64_t seed, void *out) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

@@ -10,6 +10,7 @@
 
 #include "weft/rt/DType.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,20 @@ struct OneHotPlan {
 
 OneHotPlan planOneHot(const std::string &spec, const Shape &idsShape,
                       const Shape &outShape);
+
+/// weft.random's block: the local shape padded to 4 dimensions with 1s and
+/// the global index of its first element along each (0 for the padding).
+/// Element (i0, i1, i2, i3) of the block draws from the counter
+/// (first[0] + i0, ..., first[3] + i3).
+struct RandomPlan {
+  std::array<int64_t, 4> shape{1, 1, 1, 1};
+  std::array<int64_t, 4> first{0, 0, 0, 0};
+  int64_t count = 1;
+};
+
+/// `first` has one entry per dimension of `shape` (at most 4), and every
+/// global index first[k] + shape[k] - 1 fits a 32-bit counter word.
+RandomPlan planRandom(const Shape &shape, const std::vector<int64_t> &first);
 
 } // namespace weft::rt
 

@@ -43,6 +43,9 @@ enum class MapKind : int {
 /// Reductions of reduce ops, partial states and collectives.
 enum class ReduceKind : int { Sum, Max, Min };
 
+/// Distributions of weft.random (Philox.h).
+enum class RandomKind : int { Uniform, Normal };
+
 /// Collectives of the local view (design.md section 7).
 enum class CollectiveKind : int {
   AllReduce,

@@ -154,6 +154,11 @@ Tensor oneHot(StepContext &ctx, const OneHotPlan &plan, DType dtype,
 /// position over `axes`.
 Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
             const AxisList &axes, const char *label);
+/// weft.random: this rank's block of the global tensor, dimension k split
+/// over `dimAxes[k]` (empty: whole).
+Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
+              RandomKind kind, uint64_t seed,
+              const std::vector<AxisList> &dimAxes, const char *label);
 
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,

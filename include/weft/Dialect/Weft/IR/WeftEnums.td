@@ -56,4 +56,12 @@ def Weft_MapKind : I32EnumAttr<"MapKind", "elementwise function of weft.map", [
   let cppNamespace = "::mlir::weft";
 }
 
+def Weft_RandomKind : I32EnumAttr<"RandomKind",
+    "distribution of weft.random", [
+  I32EnumAttrCase<"Uniform", 0, "uniform">,
+  I32EnumAttrCase<"Normal", 1, "normal">
+]> {
+  let cppNamespace = "::mlir::weft";
+}
+
 #endif // WEFT_DIALECT_WEFT_IR_WEFTENUMS_TD

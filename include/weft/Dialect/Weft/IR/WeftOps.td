@@ -292,6 +292,54 @@ def Weft_IotaOp : Weft_Op<"iota", [Pure,
   let hasVerifier = 1;
 }
 
+def Weft_RandomOp : Weft_Op<"random", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "counter-based random numbers, the same on every mesh";
+  let description = [{
+    Each element is a function of the seed and of its global index only:
+    Philox4x32-10 (Salmon et al., SC'11) keyed by the 64-bit `seed` (low
+    word, high word) with the element's index along each dimension as the
+    counter words (dimension `k` is word `k`; unused words are 0). So a
+    sharded program draws exactly the numbers of the unsharded one, on any
+    mesh, and a rank computes its block without communication.
+
+    - `uniform`: in [0, 1). f32: `(w0 >> 8) * 2^-24`; f64: the top 53 bits
+      of `w0:w1` times `2^-53`.
+    - `normal`: standard normal by Box-Muller,
+      `sqrt(-2 log u1) * cos(2 pi u2)` with `u1 = 1 - uniform` of `w0`
+      (f64: `w0:w1`), in (0, 1], and `u2` the uniform of `w1` (f64:
+      `w2:w3`).
+
+    At most 4 dimensions, each below 2^32. Dropout with rate `p` keeps an
+    element where `u >= p`: `map step` of `map shift {scalar = -p}` gives
+    the mask (1 where `u > p`), then `map mul` and `map scale 1/(1-p)`. Two
+    ops with the same seed draw the same numbers: give each site its own.
+    Like `weft.constant`, any layout of the result is free.
+
+    ```mlir
+    %u = weft.random uniform seed 7 : tensor<4x64x256xf32>
+    ```
+
+    In the local view, `on @mesh over [[axes of dim 0], ...]` names the
+    mesh axes splitting each dimension: the rank at position `i` over a
+    dimension's axes holds indices `[i*n, (i+1)*n)` of it, `n` its local
+    size.
+  }];
+  let arguments = (ins Weft_RandomKind:$kind, I64Attr:$seed,
+                       OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<ArrayAttr>:$block_axes);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = "$kind `seed` $seed (`on` $mesh^ `over` $block_axes)? "
+                       "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The axes splitting dimension `dim` (empty in the global view).
+    ::llvm::SmallVector<::llvm::StringRef> getDimAxes(unsigned dim);
+  }];
+}
+
 def Weft_ShardOp : Weft_Op<"shard", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
