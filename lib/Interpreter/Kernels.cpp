@@ -172,6 +172,10 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
     return x > 0 ? 1.0 : 0.0;
   case MapKind::Sigmoid:
     return 1.0 / (1.0 + std::exp(-x));
+  case MapKind::Sin:
+    return std::sin(x);
+  case MapKind::Cos:
+    return std::cos(x);
   case MapKind::Scale:
     return x * scalar;
   case MapKind::Shift:

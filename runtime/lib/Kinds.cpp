@@ -10,7 +10,7 @@ static const char *const kMapNames[] = {
     "add",  "sub",    "mul",   "div",  "max",    "min",  "gt",     "ge",
     "lt",   "le",     "eq",    "ne",   "neg",    "exp",  "log",    "sqrt",
     "rsqrt", "square", "tanh", "relu", "gelu",   "silu", "abs",    "sign",
-    "step", "sigmoid", "scale", "shift"};
+    "step", "sigmoid", "sin", "cos", "scale", "shift"};
 static_assert(sizeof(kMapNames) / sizeof(kMapNames[0]) ==
                   static_cast<int>(MapKind::Shift) + 1,
               "one name per map kind");

@@ -82,6 +82,10 @@ double refMap(MapKind k, double a, double b, double s) {
     return a > 0;
   case MapKind::Sigmoid:
     return 1 / (1 + std::exp(-a));
+  case MapKind::Sin:
+    return std::sin(a);
+  case MapKind::Cos:
+    return std::cos(a);
   case MapKind::Scale:
     return a * s;
   case MapKind::Shift:

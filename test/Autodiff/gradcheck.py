@@ -16,7 +16,8 @@ import subprocess
 import sys
 
 UNARY = ["neg", "exp", "log", "sqrt", "rsqrt", "square", "tanh", "relu",
-         "gelu", "silu", "abs", "sign", "step", "sigmoid", "scale", "shift"]
+         "gelu", "silu", "abs", "sign", "step", "sigmoid", "sin", "cos", "scale",
+         "shift"]
 BINARY = ["add", "sub", "mul", "div", "max", "min", "gt", "ge", "lt", "le",
           "eq", "ne"]
 POSITIVE = {"log", "sqrt", "rsqrt"}  # defined on x > 0 only

@@ -94,6 +94,8 @@ UNARY = {
     "sign": lambda x, c: np.sign(x),
     "step": lambda x, c: (x > 0).astype(x.dtype),
     "sigmoid": lambda x, c: 1.0 / (1.0 + np.exp(-x)),
+    "sin": lambda x, c: np.sin(x),
+    "cos": lambda x, c: np.cos(x),
     "scale": lambda x, c: x * c,
     "shift": lambda x, c: x + c,
 }

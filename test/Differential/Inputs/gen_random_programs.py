@@ -290,7 +290,7 @@ class Case:
         if a.bound <= 8:
             kinds.append("exp")
         if a.bound <= 100:
-            kinds.append("square")
+            kinds += ["square", "sin", "cos"]
         if a.lo >= 0.25:
             kinds += ["log", "sqrt", "rsqrt"]
         kind = rng.choice(kinds)
@@ -319,6 +319,8 @@ class Case:
         elif kind == "square":
             lo = 0.0 if lo <= 0 <= hi else min(lo * lo, hi * hi)
             hi = max(lo * lo, hi * hi, a.lo * a.lo, a.hi * a.hi)
+        elif kind in ("sin", "cos"):
+            lo, hi = -1.0, 1.0
         elif kind == "log":
             lo, hi = math.log(lo), math.log(hi)
         elif kind == "sqrt":

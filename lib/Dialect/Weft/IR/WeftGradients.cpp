@@ -259,6 +259,12 @@ LogicalResult MapOp::buildGradients(OpBuilder &b, Value gy,
   case MapKind::Abs:
     contrib = {times(X(MapKind::Sign, {x}))};
     break;
+  case MapKind::Sin: // cos x
+    contrib = {times(X(MapKind::Cos, {x}))};
+    break;
+  case MapKind::Cos: // -sin x
+    contrib = {times(X(MapKind::Neg, {X(MapKind::Sin, {x})}))};
+    break;
   case MapKind::Sigmoid: { // s (1 - s)
     Term s = fx();
     contrib = {times(X(MapKind::Mul,

@@ -119,6 +119,10 @@ WEFT_HD inline float fexp(float x) {
 }
 WEFT_HD inline double fexp(double x) { return exp(x); }
 WEFT_HD inline float flog(float x) { return logf(x); }
+WEFT_HD inline float fsin(float x) { return sinf(x); }
+WEFT_HD inline double fsin(double x) { return sin(x); }
+WEFT_HD inline float fcos(float x) { return cosf(x); }
+WEFT_HD inline double fcos(double x) { return cos(x); }
 WEFT_HD inline double flog(double x) { return log(x); }
 WEFT_HD inline float fsqrt(float x) { return sqrtf(x); }
 WEFT_HD inline double fsqrt(double x) { return sqrt(x); }
@@ -182,6 +186,8 @@ WEFT_UNARY_MAP(Abs, a < T(0) ? -a : (a == T(0) ? T(0) : a))
 WEFT_UNARY_MAP(Sign, a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a)))
 WEFT_UNARY_MAP(Step, a > T(0) ? T(1) : T(0))
 WEFT_UNARY_MAP(Sigmoid, T(1) / (T(1) + fexp(-a)))
+WEFT_UNARY_MAP(Sin, fsin(a))
+WEFT_UNARY_MAP(Cos, fcos(a))
 WEFT_UNARY_MAP(Scale, a *T(s))
 WEFT_UNARY_MAP(Shift, a + T(s))
 
@@ -245,6 +251,8 @@ template <typename F> auto dispatchMap(MapKind k, F &&f) {
     WEFT_CASE(Sign)
     WEFT_CASE(Step)
     WEFT_CASE(Sigmoid)
+    WEFT_CASE(Sin)
+    WEFT_CASE(Cos)
     WEFT_CASE(Scale)
   case MapKind::Shift:
     break;

@@ -36,6 +36,8 @@ enum class MapKind : int {
   Sign,
   Step,
   Sigmoid,
+  Sin,
+  Cos,
   Scale,
   Shift,
 };

@@ -42,6 +42,8 @@ def Weft_MapKind : I32EnumAttr<"MapKind", "elementwise function of weft.map", [
   I32EnumAttrCase<"Sign", 21, "sign">,
   I32EnumAttrCase<"Step", 22, "step">,
   I32EnumAttrCase<"Sigmoid", 23, "sigmoid">,
+  I32EnumAttrCase<"Sin", 24, "sin">,
+  I32EnumAttrCase<"Cos", 25, "cos">,
   // Unary with a constant operand (the `scalar` attribute).
   I32EnumAttrCase<"Scale", 30, "scale">,
   I32EnumAttrCase<"Shift", 31, "shift">,

@@ -102,7 +102,7 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
     `gt ge lt le eq ne`, which give 1 where the relation holds and 0
     elsewhere in the operands' float type (a NaN compares false, except
     for `ne`). Unary kinds: `neg exp log sqrt rsqrt square tanh relu gelu
-    silu abs sign step sigmoid`; `gelu` is the tanh approximation
+    silu abs sign step sigmoid sin cos`; `gelu` is the tanh approximation
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, `silu` is
     `x * sigmoid(x)`, `sign` is -1, 0 or 1 (NaN for NaN), `step` is 1 for
     `x > 0` and 0 otherwise (the derivative of relu). Unary kinds with a constant `c` given by the `scalar`
