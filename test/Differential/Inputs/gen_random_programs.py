@@ -436,12 +436,7 @@ class Case:
         if table is None:
             table = self.new_arg(self.random_shape(2))
         V, D = table.shape
-        ids = None
-        if self.ids_values and rng.random() < 0.4:
-            ids = rng.choice(self.ids_values)
-        if ids is None:
-            ids = self.new_arg(self.random_shape(rng.choice([0, 1, 1, 2])),
-                               ids=True)
+        ids = self.ids_operand(p_reuse=0.4)
         li = self.letters_for(len(ids.shape))
         vd = self.letters_for(2, li)
         allc = li + vd[1]
@@ -474,9 +469,11 @@ class Case:
         v = self.emit(None, [n], 0.0, float(n - 1))
         return self.finish(v, "weft.iota", "", [])
 
-    def ids_operand(self):
+    def ids_operand(self, p_reuse=0.5):
+        """An existing ids value (with probability p_reuse) or a fresh
+        ids argument."""
         rng = self.rng
-        if self.ids_values and rng.random() < 0.5:
+        if self.ids_values and rng.random() < p_reuse:
             return rng.choice(self.ids_values)
         return self.new_arg(self.random_shape(rng.choice([0, 1, 1, 2])),
                             ids=True)

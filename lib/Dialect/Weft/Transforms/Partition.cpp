@@ -237,64 +237,35 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
     return success();
   }
-  if (auto constant = dyn_cast<ConstantOp>(op)) {
-    // Each rank fills its own block; a partial constant would be counted
-    // once per rank of the group.
-    Layout layout = layoutOf(constant.getType());
+  if (isa<ConstantOp, IotaOp, RandomOp>(op)) {
+    // No operands, so any layout is free: each rank fills or computes its
+    // own block. A partial result would be counted once per rank of the
+    // group, so none of them is ever partial.
+    Value result = op->getResult(0);
+    Layout layout = layoutOf(result.getType());
     if (layout.isPartial())
-      return op->emitOpError() << "has a partial layout; a constant is never "
-                                  "a partial value";
+      return op->emitOpError() << "has a partial layout; an op without "
+                                  "operands never yields a partial value";
     builder.setInsertionPoint(op);
-    Value local = builder.create<ConstantOp>(
-        op->getLoc(), localType(cast<RankedTensorType>(constant.getType()),
-                                layout),
-        constant.getValueAttr());
-    available[constant.getResult()].push_back({layout, local});
-    return success();
-  }
-
-  if (auto iota = dyn_cast<IotaOp>(op)) {
-    // Like a constant, any layout is free: each rank computes its block.
-    Layout layout = layoutOf(iota.getType());
-    if (layout.isPartial())
-      return op->emitOpError() << "has a partial layout; an iota is never "
-                                  "a partial value";
-    builder.setInsertionPoint(op);
-    auto local = IotaOp::create(
-        builder, op->getLoc(),
-        localType(cast<RankedTensorType>(iota.getType()), layout),
-        FlatSymbolRefAttr(), ArrayAttr());
-    const AxisList &axes = layout.dims[0];
-    if (!axes.empty()) {
-      SmallVector<StringRef> names(axes.begin(), axes.end());
-      local.setLocalBlock(mesh.getRef(), builder.getStrArrayAttr(names));
-    }
-    available[iota.getResult()].push_back({layout, local.getResult()});
-    return success();
-  }
-
-  if (auto random = dyn_cast<RandomOp>(op)) {
-    // Each rank draws its block: the numbers depend on global indices only.
-    Layout layout = layoutOf(random.getType());
-    if (layout.isPartial())
-      return op->emitOpError() << "has a partial layout; random numbers are "
-                                  "never a partial value";
-    builder.setInsertionPoint(op);
-    auto local = RandomOp::create(
-        builder, op->getLoc(),
-        localType(cast<RankedTensorType>(random.getType()), layout),
-        random.getKindAttr(), random.getSeedAttr(), FlatSymbolRefAttr(),
-        ArrayAttr());
-    if (!layout.getUsedAxes().empty()) {
+    Operation *local = builder.clone(*op);
+    local->getResult(0).setType(
+        localType(cast<RankedTensorType>(result.getType()), layout));
+    auto names = [&](const AxisList &axes) {
+      return builder.getStrArrayAttr(
+          SmallVector<StringRef>(axes.begin(), axes.end()));
+    };
+    // iota and random read global indices: they record the split axes.
+    if (auto iota = dyn_cast<IotaOp>(local); iota && !layout.dims[0].empty())
+      iota.setLocalBlock(mesh.getRef(), names(layout.dims[0]));
+    if (auto random = dyn_cast<RandomOp>(local);
+        random && !layout.getUsedAxes().empty()) {
       SmallVector<Attribute> dims;
-      for (const AxisList &axes : layout.dims) {
-        SmallVector<StringRef> names(axes.begin(), axes.end());
-        dims.push_back(builder.getStrArrayAttr(names));
-      }
-      local.setMeshAttr(mesh.getRef());
-      local.setBlockAxesAttr(builder.getArrayAttr(dims));
+      for (const AxisList &axes : layout.dims)
+        dims.push_back(names(axes));
+      random.setMeshAttr(mesh.getRef());
+      random.setBlockAxesAttr(builder.getArrayAttr(dims));
     }
-    available[random.getResult()].push_back({layout, local.getResult()});
+    available[result].push_back({layout, local->getResult(0)});
     return success();
   }
 
