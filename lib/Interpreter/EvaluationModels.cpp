@@ -197,6 +197,60 @@ struct IotaModel : EvaluableOpInterface::ExternalModel<IotaModel, IotaOp> {
   }
 };
 
+/// The axes splitting each dimension of weft.random or weft.pad_fill
+/// (empty lists in the global view).
+FailureOr<SmallVector<SmallVector<StringRef>>>
+dimBlockAxes(EvalContext &ctx, Operation *op, FlatSymbolRefAttr mesh,
+             ArrayAttr blockAxes, int64_t rank) {
+  SmallVector<SmallVector<StringRef>> axes(rank);
+  if (mesh)
+    for (int64_t d = 0; d < rank; ++d) {
+      FailureOr<SmallVector<StringRef>> a =
+          ctx.getAxes(op, mesh, cast<ArrayAttr>(blockAxes[d]));
+      if (failed(a))
+        return failure();
+      axes[d] = *a;
+    }
+  return axes;
+}
+
+/// Each rank keeps the elements of its block whose global indices are all
+/// below `valid`, and writes `fill` over the others.
+struct PadFillModel
+    : EvaluableOpInterface::ExternalModel<PadFillModel, PadFillOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<PadFillOp>(op);
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    int64_t rank = static_cast<int64_t>(shape.size());
+    FailureOr<SmallVector<SmallVector<StringRef>>> axes =
+        dimBlockAxes(ctx, op, o.getMeshAttr(), o.getBlockAxesAttr(), rank);
+    if (failed(axes))
+      return failure();
+    ArrayRef<int64_t> valid = o.getValid();
+    double fill = o.getFill().convertToDouble();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      SmallVector<int64_t> first(rank, 0);
+      for (int64_t d = 0; d < rank; ++d)
+        if (!(*axes)[d].empty())
+          first[d] = ctx.getMesh().getGroupPosition(r, (*axes)[d]) * shape[d];
+      Tensor t = ctx.get(o.getInput(), r);
+      int64_t n = static_cast<int64_t>(t.getData().size());
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t rest = i;
+        bool keep = true;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          keep &= first[d] + rest % shape[d] < valid[d];
+          rest /= shape[d];
+        }
+        if (!keep)
+          t.getData()[i] = fill;
+      }
+      return t;
+    });
+    return success();
+  }
+};
+
 /// Each rank draws its block: element (i0, ...) of rank r's block has
 /// global indices first_k(r) + i_k (Philox.h, shared with the runtime).
 struct RandomModel
@@ -206,16 +260,11 @@ struct RandomModel
     auto type = cast<RankedTensorType>(o.getType());
     SmallVector<int64_t> shape(shapeOf(o.getResult()));
     int64_t rank = type.getRank();
-    SmallVector<SmallVector<StringRef>> axes(rank);
-    if (o.getMeshAttr())
-      for (int64_t d = 0; d < rank; ++d) {
-        FailureOr<SmallVector<StringRef>> a = ctx.getAxes(
-            op, o.getMeshAttr(),
-            cast<ArrayAttr>(o.getBlockAxesAttr()[d]));
-        if (failed(a))
-          return failure();
-        axes[d] = *a;
-      }
+    FailureOr<SmallVector<SmallVector<StringRef>>> dimAxes =
+        dimBlockAxes(ctx, op, o.getMeshAttr(), o.getBlockAxesAttr(), rank);
+    if (failed(dimAxes))
+      return failure();
+    SmallVector<SmallVector<StringRef>> &axes = *dimAxes;
     bool normal = o.getKind() == RandomKind::Normal;
     bool f32 = type.getElementType().isF32();
     uint64_t seed = o.getSeed();
@@ -351,6 +400,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     OneHotOp::attachInterface<OneHotModel>(*ctx);
     IotaOp::attachInterface<IotaModel>(*ctx);
     RandomOp::attachInterface<RandomModel>(*ctx);
+    PadFillOp::attachInterface<PadFillModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

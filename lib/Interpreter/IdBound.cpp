@@ -14,6 +14,9 @@ using namespace mlir::weft;
 /// The global vocabulary of `op`: its local size, times the group size of
 /// its block axes in the local view (saturating; the verifier bounds both).
 static int64_t vocabulary(BlockIndexedOpInterface op) {
+  // A padded vocabulary (--weft-pad-uneven): only its first rows are ids.
+  if (auto n = op->getAttrOfType<IntegerAttr>(kVocabSizeAttr))
+    return n.getInt();
   int64_t rows = op.getLocalBlockSize();
   if (!op.getLocalBlockMesh() || !op.getLocalBlockAxes())
     return rows;

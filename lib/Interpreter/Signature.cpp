@@ -45,9 +45,20 @@ readGlobalType(func::FuncOp func, Attribute attr, Type localType,
            << what << " has rank " << local.getRank() << " but its global type "
            << global << " has rank " << global.getRank();
   if (failed(verifyShardingAgainstMesh(
-          func, global, "the global type of " + what, tables)))
+          func, global, "the global type of " + what, tables,
+          /*evenly=*/true)))
     return failure();
   return global;
+}
+
+/// `global` with the shape `logical` names (verified against it by the
+/// dialect), or `global` itself.
+static RankedTensorType logicalType(RankedTensorType global,
+                                    DenseI64ArrayAttr logical) {
+  if (!logical)
+    return global;
+  return RankedTensorType::get(logical.asArrayRef(), global.getElementType(),
+                               global.getEncoding());
 }
 
 FailureOr<LocalSignature>
@@ -61,6 +72,8 @@ mlir::weft::interp::getLocalSignature(func::FuncOp func) {
     if (failed(global))
       return failure();
     sig.argTypes.push_back(*global);
+    sig.argLogical.push_back(logicalType(
+        *global, func.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr)));
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     FailureOr<RankedTensorType> global = readGlobalType(
@@ -69,6 +82,9 @@ mlir::weft::interp::getLocalSignature(func::FuncOp func) {
     if (failed(global))
       return failure();
     sig.resultTypes.push_back(*global);
+    sig.resultLogical.push_back(logicalType(
+        *global,
+        func.getResultAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr)));
   }
   FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
   if (failed(meshOp))

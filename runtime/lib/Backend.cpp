@@ -332,6 +332,27 @@ void Backend::random(Tensor &out, RandomKind kind, uint64_t seed,
     recordOp(label, "random", out.str(), t0, 0, 0);
 }
 
+void Backend::padFill(const Tensor &in, Tensor &out,
+                      const std::vector<int64_t> &first,
+                      const std::vector<int64_t> &valid, double fill,
+                      std::string_view label) {
+  const char *op = "pad_fill";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  PadFillPlan plan = planPadFill(in.dtype, in.shape, first, valid, fill);
+  // The same buffer (in place) or disjoint ones; a partial overlap would
+  // read elements already overwritten.
+  auto lo = [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.data); };
+  check(in.data == out.data || in.bytes() == 0 ||
+            lo(in) + in.bytes() <= lo(out) || lo(out) + out.bytes() <= lo(in),
+        "pad_fill: operand and result overlap without being the same buffer");
+  double t0 = startOp();
+  if (plan.count > 0 && !(plan.inside == plan.count && in.data == out.data))
+    padFillKernel(plan, in.data, out.data);
+  if (profiler_)
+    recordOp(label, op, out.str(), t0, 0, 0);
+}
+
 void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
                     Tensor &out, std::string_view label) {
   checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");

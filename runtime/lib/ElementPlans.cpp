@@ -5,6 +5,10 @@
 #include "weft/rt/EinsumSpec.h"
 #include "weft/rt/Error.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 namespace weft::rt {
 
 /// Strides of operand `letters` (dense `shape`) along the dims of `space`.
@@ -196,6 +200,96 @@ RandomPlan planRandom(const Shape &shape, const std::vector<int64_t> &first) {
     p.first[k] = first[k];
   }
   p.count = numElements(shape);
+  return p;
+}
+
+PadFillPlan planPadFill(DType dtype, const Shape &shape,
+                        const std::vector<int64_t> &first,
+                        const std::vector<int64_t> &valid, double fill) {
+  check(first.size() == shape.size() && valid.size() == shape.size(),
+        "pad_fill: a block of ", shape.size(), " dimensions with ",
+        first.size(), " block offsets and ", valid.size(),
+        " logical sizes (one each)");
+  PadFillPlan p;
+  p.dtype = dtype;
+  int64_t count = 1, inside = 1;
+  std::vector<int64_t> keep(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t end = 0;
+    check(shape[d] >= 0 && first[d] >= 0 && valid[d] >= 0 &&
+              !__builtin_add_overflow(first[d], shape[d], &end),
+          "pad_fill: dimension ", d, " has extent ", shape[d],
+          ", block offset ", first[d], " and logical size ", valid[d],
+          " (each must be >= 0, the block's end must fit in int64)");
+    keep[d] = std::min(shape[d], std::max<int64_t>(0, valid[d] - first[d]));
+    check(!__builtin_mul_overflow(count, shape[d], &count),
+          "pad_fill: the block ", shapeToString(shape),
+          " has more than 2^63 elements");
+    inside *= keep[d]; // <= count
+  }
+  // Bytes must fit too (the tensor exists, but the plan stands alone).
+  int64_t bytes = 0;
+  check(!__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
+                                &bytes),
+        "pad_fill: the block ", shapeToString(shape), " of ",
+        dtypeName(dtype), " is too large");
+  p.count = count;
+  p.inside = inside;
+  if (inside == count || inside == 0) {
+    // All inside (or an empty block) or all padding: one dim.
+    p.rank = 1;
+    p.shape[0] = count;
+    p.keep[0] = inside;
+  } else {
+    // Innermost first: a dim absorbs the merged dim inside it when that one
+    // is fully kept; extent-1 dims inside the tensor drop out.
+    std::vector<std::pair<int64_t, int64_t>> dims; // (extent, keep)
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (shape[i] == 1 && keep[i] == 1)
+        continue;
+      if (!dims.empty() && dims.back().first == dims.back().second) {
+        int64_t e = dims.back().first;
+        dims.back() = {shape[i] * e, keep[i] * e};
+      } else {
+        dims.emplace_back(shape[i], keep[i]);
+      }
+    }
+    check(dims.size() <= static_cast<size_t>(PadFillPlan::kMaxRank),
+          "pad_fill: the block ", shapeToString(shape), " with logical sizes ",
+          shapeToString(valid), " at ", shapeToString(first), " has ",
+          dims.size(), " padded dimensions after merging (at most ",
+          PadFillPlan::kMaxRank, ")");
+    p.rank = static_cast<int>(dims.size());
+    for (int d = 0; d < p.rank; ++d) {
+      p.shape[d] = dims[dims.size() - 1 - d].first;
+      p.keep[d] = dims[dims.size() - 1 - d].second;
+    }
+  }
+  switch (dtype) {
+  case DType::F32: {
+    float f = static_cast<float>(fill);
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    p.fill = b;
+    break;
+  }
+  case DType::F64:
+    std::memcpy(&p.fill, &fill, sizeof fill);
+    break;
+  case DType::F16:
+    p.fill = floatToHalf(static_cast<float>(fill));
+    break;
+  case DType::BF16:
+    p.fill = floatToBFloat16(static_cast<float>(fill));
+    break;
+  case DType::I32: {
+    check(!std::isnan(fill), "pad_fill: an i32 tensor cannot be filled with "
+                             "NaN");
+    double c = std::clamp(fill, -2147483648.0, 2147483647.0);
+    p.fill = static_cast<uint32_t>(static_cast<int32_t>(c));
+    break;
+  }
+  }
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include "weft/rt/Mesh.h"
 #include "weft/rt/Error.h"
 
+#include <algorithm>
 #include <set>
 
 namespace weft::rt {
@@ -123,6 +124,23 @@ std::vector<int64_t> blockOffsets(const Mesh &mesh, const Layout &layout,
   for (std::size_t d = 0; d < global.size(); ++d)
     off[d] = mesh.positionIn(layout.dims[d], rank) * local[d];
   return off;
+}
+
+Shape clipBlock(const Shape &extent, const std::vector<int64_t> &offsets,
+                const Shape &block) {
+  check(extent.size() == offsets.size() && extent.size() == block.size(),
+        "block rank mismatch: tensor ", shapeToString(extent), ", offsets ",
+        shapeToString(offsets), ", block ", shapeToString(block));
+  Shape clip(block.size());
+  for (std::size_t d = 0; d < block.size(); ++d) {
+    int64_t end = 0;
+    check(offsets[d] >= 0 && block[d] >= 0 && extent[d] >= 0 &&
+              !__builtin_add_overflow(offsets[d], block[d], &end),
+          "block ", shapeToString(block), " at ", shapeToString(offsets),
+          " is malformed (negative, or its end overflows int64)");
+    clip[d] = std::min(block[d], std::max<int64_t>(0, extent[d] - offsets[d]));
+  }
+  return clip;
 }
 
 } // namespace weft::rt

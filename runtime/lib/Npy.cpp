@@ -3,6 +3,7 @@
 #include "weft/rt/Npy.h"
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/Mesh.h"
 #include "weft/rt/NpyFormat.h"
 
 #include <algorithm>
@@ -124,44 +125,94 @@ NpyHeader readNpyHeader(const std::string &path) {
   return readHeaderFd(f.fd, path, fileSizeOf(f.fd, path));
 }
 
-void readNpyBlock(const std::string &path, DType dtype,
-                  const Shape &globalShape, const std::vector<int64_t> &offsets,
-                  const Shape &block, void *out) {
-  Fd f{openOrThrow(path)};
+namespace {
+
+/// Opens `path` and checks its header against `dtype` and `shape`.
+NpyHeader openChecked(Fd &f, const std::string &path, DType dtype,
+                      const Shape &shape) {
+  f.fd = openOrThrow(path);
   NpyHeader h = readHeaderFd(f.fd, path, fileSizeOf(f.fd, path));
   check(h.dtype == dtype, "npy file '", path, "': wrong dtype: expected ",
         dtypeName(dtype), ", found ", dtypeName(h.dtype));
-  check(h.shape == globalShape, "npy file '", path, "': wrong shape: expected ",
-        shapeToString(globalShape), ", found ", shapeToString(h.shape));
-  CopyPlan plan = CopyPlan::extractBlock(globalShape, offsets, block);
-  int64_t n = numElements(block);
+  check(h.shape == shape, "npy file '", path, "': wrong shape: expected ",
+        shapeToString(shape), ", found ", shapeToString(h.shape));
+  return h;
+}
+
+/// Reads the elements of a copy plan whose source is the file's data (in
+/// elements of `es` bytes) and whose destination is `out`: one positioned
+/// read per contiguous run (the innermost simplified dim, when it is
+/// contiguous on both sides).
+void readPlan(int fd, const std::string &path, const NpyHeader &h,
+              const CopyPlan &plan, int64_t es, void *out) {
+  int64_t n = plan.numElements();
   if (n == 0)
     return;
-  const int64_t es = static_cast<int64_t>(dtypeSize(dtype));
   int rank = static_cast<int>(plan.shape.size());
-  // Contiguous runs: the innermost simplified dim when its stride is 1.
   int64_t run = 1;
   int outer = rank;
-  if (rank > 0 && plan.srcStrides[rank - 1] == 1) {
+  if (rank > 0 && plan.srcStrides[rank - 1] == 1 &&
+      plan.dstStrides[rank - 1] == 1) {
     run = plan.shape[rank - 1];
     outer = rank - 1;
   }
   std::vector<int64_t> idx(outer, 0);
-  int64_t src = plan.srcOffset;
-  char *dst = static_cast<char *>(out);
+  int64_t src = plan.srcOffset, dst = plan.dstOffset;
+  char *base = static_cast<char *>(out);
   for (int64_t done = 0; done < n; done += run) {
     std::size_t bytes = static_cast<std::size_t>(run * es);
-    check(preadAll(f.fd, dst, bytes, h.dataOffset + src * es) == bytes,
+    check(preadAll(fd, base + dst * es, bytes, h.dataOffset + src * es) ==
+              bytes,
           "npy file '", path, "': truncated data while reading");
-    dst += bytes;
     for (int d = outer - 1; d >= 0; --d) {
       src += plan.srcStrides[d];
+      dst += plan.dstStrides[d];
       if (++idx[d] < plan.shape[d])
         break;
       src -= plan.srcStrides[d] * plan.shape[d];
+      dst -= plan.dstStrides[d] * plan.shape[d];
       idx[d] = 0;
     }
   }
+}
+
+} // namespace
+
+void readNpyBlock(const std::string &path, DType dtype,
+                  const Shape &globalShape, const std::vector<int64_t> &offsets,
+                  const Shape &block, void *out) {
+  Fd f;
+  NpyHeader h = openChecked(f, path, dtype, globalShape);
+  CopyPlan plan = CopyPlan::extractBlock(globalShape, offsets, block);
+  readPlan(f.fd, path, h, plan, static_cast<int64_t>(dtypeSize(dtype)), out);
+}
+
+void readNpyBlockClipped(const std::string &path, DType dtype,
+                         const Shape &fileShape,
+                         const std::vector<int64_t> &offsets,
+                         const Shape &block, void *out) {
+  Shape clip = clipBlock(fileShape, offsets, block);
+  const int64_t es = static_cast<int64_t>(dtypeSize(dtype));
+  int64_t n = 1, bytes = 0;
+  for (int64_t d : block)
+    check(!__builtin_mul_overflow(n, d, &n), "block ", shapeToString(block),
+          " has more than 2^63 elements");
+  check(!__builtin_mul_overflow(n, es, &bytes), "block ",
+        shapeToString(block), " of ", dtypeName(dtype), " is too large");
+  Fd f;
+  NpyHeader h = openChecked(f, path, dtype, fileShape);
+  if (clip != block && bytes > 0)
+    std::memset(out, 0, static_cast<std::size_t>(bytes));
+  if (numElements(clip) == 0)
+    return; // All padding: nothing to read.
+  CopyPlan plan;
+  plan.shape = clip;
+  plan.srcStrides = rowMajorStrides(fileShape);
+  plan.dstStrides = rowMajorStrides(block);
+  for (std::size_t d = 0; d < fileShape.size(); ++d)
+    plan.srcOffset += offsets[d] * plan.srcStrides[d];
+  plan.simplify();
+  readPlan(f.fd, path, h, plan, es, out);
 }
 
 Tensor readNpy(const std::string &path) {

@@ -3,6 +3,7 @@
 #include "weft/rt/Rng.h"
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/Mesh.h"
 
 #include <cstring>
 
@@ -42,19 +43,19 @@ int64_t randomInt(uint64_t seed, uint64_t id, uint64_t index, int64_t bound) {
   return static_cast<int64_t>(prod >> 64);
 }
 
-void fillRandomBlock(uint64_t seed, uint64_t id, DType dtype,
-                     const Shape &global, const std::vector<int64_t> &offsets,
-                     const Shape &block, void *out, int64_t intBound) {
-  // Global index of each block element: walk the block with a copy plan
-  // whose source strides are the global tensor's.
-  CopyPlan plan = CopyPlan::extractBlock(global, offsets, block);
-  int64_t n = numElements(block);
+namespace {
+/// Fills the destination elements of `plan` (source: global linear
+/// indices, destination: elements of `out`) with the values at those
+/// indices.
+void fillPlan(uint64_t seed, uint64_t id, DType dtype, const CopyPlan &plan,
+              void *out, int64_t intBound) {
+  int64_t n = plan.numElements();
   if (n == 0)
     return;
   int rank = static_cast<int>(plan.shape.size());
   std::vector<int64_t> idx(rank, 0);
-  int64_t g = plan.srcOffset;
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t g = plan.srcOffset, i = plan.dstOffset;
+  for (int64_t done = 0; done < n; ++done) {
     uint64_t gi = static_cast<uint64_t>(g);
     switch (dtype) {
     case DType::F32:
@@ -77,15 +78,55 @@ void fillRandomBlock(uint64_t seed, uint64_t id, DType dtype,
           floatToBFloat16(static_cast<float>(randomUniform(seed, id, gi)));
       break;
     }
-    // Advance the odometer (destination is dense, so i+1 is next).
+    // Advance the odometer over both index spaces.
     for (int d = rank - 1; d >= 0; --d) {
       g += plan.srcStrides[d];
+      i += plan.dstStrides[d];
       if (++idx[d] < plan.shape[d])
         break;
       g -= plan.srcStrides[d] * plan.shape[d];
+      i -= plan.dstStrides[d] * plan.shape[d];
       idx[d] = 0;
     }
   }
+}
+} // namespace
+
+void fillRandomBlock(uint64_t seed, uint64_t id, DType dtype,
+                     const Shape &global, const std::vector<int64_t> &offsets,
+                     const Shape &block, void *out, int64_t intBound) {
+  // Global index of each block element: walk the block with a copy plan
+  // whose source strides are the global tensor's.
+  fillPlan(seed, id, dtype, CopyPlan::extractBlock(global, offsets, block),
+           out, intBound);
+}
+
+void fillRandomBlockClipped(uint64_t seed, uint64_t id, DType dtype,
+                            const Shape &logical,
+                            const std::vector<int64_t> &offsets,
+                            const Shape &block, void *out, int64_t intBound) {
+  Shape clip = clipBlock(logical, offsets, block);
+  int64_t n = 1, bytes = 0;
+  for (int64_t d : block)
+    check(!__builtin_mul_overflow(n, d, &n), "block ", shapeToString(block),
+          " has more than 2^63 elements");
+  check(!__builtin_mul_overflow(n, static_cast<int64_t>(dtypeSize(dtype)),
+                                &bytes),
+        "block ", shapeToString(block), " of ", dtypeName(dtype),
+        " is too large");
+  if (clip != block && bytes > 0)
+    std::memset(out, 0, static_cast<std::size_t>(bytes));
+  if (numElements(clip) == 0)
+    return;
+  // Source: indices in the logical tensor; destination: the padded block.
+  CopyPlan plan;
+  plan.shape = clip;
+  plan.srcStrides = rowMajorStrides(logical);
+  plan.dstStrides = rowMajorStrides(block);
+  for (std::size_t d = 0; d < logical.size(); ++d)
+    plan.srcOffset += offsets[d] * plan.srcStrides[d];
+  plan.simplify();
+  fillPlan(seed, id, dtype, plan, out, intBound);
 }
 
 } // namespace weft::rt

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Runtime tensors ---------------------------------------===//
 
 #include "weft/rt/Tensor.h"
+#include "weft/rt/CopyPlan.h"
 #include "weft/rt/Error.h"
 
 #include <cstdlib>
@@ -28,6 +29,18 @@ Tensor hostTensor(DType dtype, const Shape &shape) {
   t.data = p;
   t.storage = std::shared_ptr<void>(p, [](void *q) { std::free(q); });
   return t;
+}
+
+Tensor cropHostTensor(const Tensor &host, const Shape &shape) {
+  check(host.device == Device::Host, "crop of a non-host tensor ",
+        host.str());
+  if (shape == host.shape)
+    return host;
+  CopyPlan plan = CopyPlan::extractBlock(
+      host.shape, std::vector<int64_t>(host.shape.size(), 0), shape);
+  Tensor out = hostTensor(host.dtype, shape);
+  copyStridedHost(plan, dtypeSize(host.dtype), host.data, out.data);
+  return out;
 }
 
 } // namespace weft::rt

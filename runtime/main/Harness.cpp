@@ -39,22 +39,46 @@ bool Harness::agree(bool ok, const char *phase) const {
   return failed == 0;
 }
 
+void checkProgramTensors(const ProgramInfo &info) {
+  auto checkOne = [](const ProgramTensor &t, const char *what) {
+    if (t.logicalShape.empty())
+      return;
+    check(t.logicalShape.size() == t.globalShape.size(), what, " '", t.name,
+          "': logical shape ", shapeToString(t.logicalShape), " has rank ",
+          t.logicalShape.size(), " but its global shape ",
+          shapeToString(t.globalShape), " has rank ", t.globalShape.size());
+    for (std::size_t d = 0; d < t.globalShape.size(); ++d)
+      check(t.logicalShape[d] >= 0 && t.logicalShape[d] <= t.globalShape[d],
+            what, " '", t.name, "': logical shape ",
+            shapeToString(t.logicalShape), " does not fit its padded global "
+            "shape ", shapeToString(t.globalShape), " (dim ", d, ")");
+  };
+  for (const ProgramTensor &t : info.inputs)
+    checkOne(t, "input");
+  for (const ProgramTensor &t : info.outputs)
+    checkOne(t, "output");
+}
+
 Tensor Harness::loadInput(std::size_t i) {
   const ProgramTensor &t = info_.inputs[i];
+  // The local block of the padded global shape; the file and the random
+  // draw are of the logical shape, and pads are zero.
   Shape block = localShape(mesh_, t.layout, t.globalShape);
   auto offsets = blockOffsets(mesh_, t.layout, t.globalShape, rank_);
   Tensor host = hostTensor(t.dtype, block);
   std::string file = inputFile(t.name);
   if (!file.empty()) {
     try {
-      readNpyBlock(file, t.dtype, t.globalShape, offsets, block, host.data);
+      readNpyBlockClipped(file, t.dtype, logicalShapeOf(t), offsets, block,
+                          host.data);
     } catch (const Error &e) {
-      fail("input '", t.name, "' (", dtypeName(t.dtype),
-           shapeToString(t.globalShape), ") from ", file, ": ", e.what());
+      fail("input '", t.name, "' (", describeShape(t), ") from ", file, ": ",
+           e.what());
     }
   } else if (opts_.randomInputs) {
-    fillRandomBlock(opts_.seed, tensorId(t.name), t.dtype, t.globalShape,
-                    offsets, block, host.data, t.intBound);
+    fillRandomBlockClipped(opts_.seed, tensorId(t.name), t.dtype,
+                           logicalShapeOf(t), offsets, block, host.data,
+                           t.intBound);
   } else {
     fail("input '", t.name, "' has no value: pass --input ", t.name,
          "=FILE.npy or --random-inputs SEED");
@@ -105,9 +129,12 @@ void Harness::writeOutputs() {
     Tensor global = be_->gatherToRoot(local, t.layout, t.globalShape);
     if (rank_ != 0)
       continue;
+    // Pads never reach a file: the padded global value cropped to the
+    // logical shape.
+    global = cropHostTensor(global, logicalShapeOf(t));
     std::ostringstream line;
     line << "output " << t.name << ": " << dtypeName(t.dtype)
-         << shapeToString(t.globalShape);
+         << shapeToString(global.shape);
     if (!opts_.outputDir.empty()) {
       std::string path = opts_.outputDir + "/" + t.name + ".npy";
       try {
@@ -138,6 +165,12 @@ int Harness::run(int argc, char **argv) {
     if (rank_ == 0)
       std::cout << harnessUsage(info_, argv[0]);
     return 0;
+  }
+  try {
+    checkProgramTensors(info_);
+  } catch (const Error &e) {
+    error("program '" + info_.name + "': " + e.what());
+    return 1;
   }
   mesh_ = Mesh(info_.mesh);
   if (mesh_.numDevices() != size_) {

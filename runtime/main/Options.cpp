@@ -180,11 +180,19 @@ const char *roleName(TensorRole role) {
   return "input";
 }
 
+std::string describeShape(const ProgramTensor &t) {
+  std::string s = std::string(dtypeName(t.dtype)) +
+                  shapeToString(logicalShapeOf(t));
+  if (isPadded(t))
+    s += ", padded to " + shapeToString(t.globalShape);
+  return s;
+}
+
 static std::string describe(const ProgramTensor &t,
                             const std::vector<MeshAxis> &mesh) {
   std::ostringstream os;
   os << "  " << t.name << ": " << dtypeName(t.dtype)
-     << shapeToString(t.globalShape) << " layout [";
+     << shapeToString(logicalShapeOf(t)) << " layout [";
   for (std::size_t d = 0; d < t.layout.dims.size(); ++d) {
     os << (d ? ", " : "") << "{";
     for (std::size_t k = 0; k < t.layout.dims[d].size(); ++k)
@@ -192,6 +200,8 @@ static std::string describe(const ProgramTensor &t,
     os << "}";
   }
   os << "]";
+  if (isPadded(t))
+    os << " (padded to " << shapeToString(t.globalShape) << ")";
   if (t.dtype == DType::I32)
     os << " (random ids in [0, " << t.intBound << "))";
   if (t.role != TensorRole::Data)

@@ -62,6 +62,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
 /// "optimizer state", ...), for --help and the harness's errors.
 const char *roleName(TensorRole role);
 
+/// "f32[10, 64]", plus ", padded to [12, 64]" for a padded tensor: its
+/// dtype and logical shape (ProgramTensor::logicalShape), for messages.
+std::string describeShape(const ProgramTensor &t);
+
 /// The --help text, listing the program's mesh, inputs and outputs.
 std::string harnessUsage(const ProgramInfo &info, const char *argv0);
 

@@ -64,7 +64,14 @@ Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
 /// The first index of this rank's block of `size` along a letter split
 /// over `axes` (0 when `axes` is empty).
 static int64_t blockStart(Backend &be, const AxisList &axes, int64_t size) {
-  return axes.empty() ? 0 : be.mesh().positionIn(axes, be.rank()) * size;
+  if (axes.empty())
+    return 0;
+  int64_t start = 0;
+  check(!__builtin_mul_overflow(be.mesh().positionIn(axes, be.rank()), size,
+                                &start),
+        "the block start of a dimension of extent ", size,
+        " overflows int64");
+  return start;
 }
 
 Tensor embed(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
@@ -114,6 +121,21 @@ Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
     first[k] = blockStart(be, dimAxes[k], shape[k]);
   Tensor out = be.empty(dtype, shape);
   be.random(out, kind, seed, first, label);
+  return out;
+}
+
+Tensor padFill(StepContext &ctx, const Tensor &in,
+               const std::vector<int64_t> &valid,
+               const std::vector<AxisList> &dimAxes, double fill,
+               const char *label) {
+  Backend &be = ctx.backend();
+  check(dimAxes.size() == in.shape.size(), "pad_fill: ", dimAxes.size(),
+        " axis lists for a ", in.shape.size(), "-D operand");
+  std::vector<int64_t> first(in.shape.size());
+  for (size_t k = 0; k < in.shape.size(); ++k)
+    first[k] = blockStart(be, dimAxes[k], in.shape[k]);
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.padFill(in, out, first, valid, fill, label);
   return out;
 }
 

@@ -70,15 +70,18 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   const ProgramTensor &t = info_.inputs[i];
   if (batches_.size() != info_.inputs.size())
     batches_.assign(info_.inputs.size(), {});
+  // Blocks of the padded global shape; files hold the logical shape
+  // (checkpoints too, so they load on any number of ranks), pads are zero.
+  const Shape &logical = logicalShapeOf(t);
   Shape block = localShape(mesh_, t.layout, t.globalShape);
   auto offsets = blockOffsets(mesh_, t.layout, t.globalShape, rank_);
   auto readBlock = [&](const std::string &path) {
     Tensor host = hostTensor(t.dtype, block);
     try {
-      readNpyBlock(path, t.dtype, t.globalShape, offsets, block, host.data);
+      readNpyBlockClipped(path, t.dtype, logical, offsets, block, host.data);
     } catch (const Error &e) {
-      fail(roleName(t.role), " '", t.name, "' (", dtypeName(t.dtype),
-           shapeToString(t.globalShape), ") from ", path, ": ", e.what());
+      fail(roleName(t.role), " '", t.name, "' (", describeShape(t), ") from ",
+           path, ": ", e.what());
     }
     return be_->upload(host);
   };
@@ -116,18 +119,17 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   try {
     header = readNpyHeader(file);
   } catch (const Error &e) {
-    fail("input '", t.name, "' (", dtypeName(t.dtype),
-         shapeToString(t.globalShape), ") from ", file, ": ", e.what());
+    fail("input '", t.name, "' (", describeShape(t), ") from ", file, ": ",
+         e.what());
   }
-  if (header.shape == t.globalShape)
+  if (header.shape == logical)
     return loadInput(i); // One batch for every step.
   Shape tail(header.shape.begin() + (header.shape.empty() ? 0 : 1),
              header.shape.end());
-  check(header.shape.size() == t.globalShape.size() + 1 &&
-            tail == t.globalShape && header.shape[0] >= 1,
-        "input '", t.name, "' (", dtypeName(t.dtype),
-        shapeToString(t.globalShape), ") from ", file, ": the file's shape ",
-        shapeToString(header.shape),
+  check(header.shape.size() == logical.size() + 1 && tail == logical &&
+            header.shape[0] >= 1,
+        "input '", t.name, "' (", describeShape(t), ") from ", file,
+        ": the file's shape ", shapeToString(header.shape),
         " is neither the input's shape nor [S, ...] batches of it");
   batches_[i].count = header.shape[0];
   return be_->zeros(t.dtype, block); // Read per step.
@@ -165,15 +167,16 @@ void Harness::setStepInputs(int64_t t) {
     int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
     const BatchSource &source = batches_[i];
     if (int64_t count = source.count) {
-      // Batch `batch` mod S of the file's leading step dimension.
-      Shape global = in.globalShape, fileBlock = block;
-      global.insert(global.begin(), count);
+      // Batch `batch` mod S of the file's leading step dimension (of the
+      // logical shape; pads are zero).
+      Shape fileShape = logicalShapeOf(in), fileBlock = block;
+      fileShape.insert(fileShape.begin(), count);
       fileBlock.insert(fileBlock.begin(), 1);
       offsets.insert(offsets.begin(), batch % count);
       Tensor host = hostTensor(in.dtype, block);
       try {
-        readNpyBlock(source.file, in.dtype, global, offsets, fileBlock,
-                     host.data);
+        readNpyBlockClipped(source.file, in.dtype, fileShape, offsets,
+                            fileBlock, host.data);
       } catch (const Error &e) {
         fail("batch ", batch % count, " of input '", in.name, "' from ",
              source.file, ": ", e.what());
@@ -182,10 +185,10 @@ void Harness::setStepInputs(int64_t t) {
     } else if (source.file.empty() && opts_.randomInputs) {
       // A fresh draw per step from the counter RNG.
       Tensor host = hostTensor(in.dtype, block);
-      fillRandomBlock(opts_.seed,
-                      tensorId(in.name + "#" + std::to_string(batch + 1)),
-                      in.dtype, in.globalShape, offsets, block, host.data,
-                      in.intBound);
+      fillRandomBlockClipped(
+          opts_.seed, tensorId(in.name + "#" + std::to_string(batch + 1)),
+          in.dtype, logicalShapeOf(in), offsets, block, host.data,
+          in.intBound);
       ctx_->setInput(i, be_->upload(host));
     }
   }
@@ -201,6 +204,8 @@ void Harness::writeInputs(const std::string &dir,
     if (rank_ != 0)
       continue;
     try {
+      // The logical value: a checkpoint loads on any number of ranks.
+      global = cropHostTensor(global, logicalShapeOf(t));
       writeNpy(join(dir, t.name), global.dtype, global.shape, global.data);
     } catch (const Error &e) {
       if (firstError.empty())

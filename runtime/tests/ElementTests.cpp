@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 using namespace weft::rt;
 using namespace weft::rt::test;
@@ -517,6 +518,136 @@ TEST_P(ElementTest, SliceAndShard) {
   be.sliceShard(in, 1, {0}, whole);
   EXPECT_EQ(toDoubles(be.download(whole)), hv);
 }
+
+// pad_fill (uneven shards) on every dtype, against a naive reference that
+// tests first[d] + i[d] < valid[d] per element; the input is arbitrary bit
+// patterns (NaN payloads included), which must come through unchanged.
+class PadFillTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+  }
+};
+
+/// The fill's bits in `dt`, written out here rather than taken from
+/// planPadFill: floats rounded through float (f16/bf16) or not (f64), i32
+/// clamped to its range then truncated toward zero.
+uint64_t refFillBits(DType dt, double fill) {
+  uint64_t bits = 0;
+  switch (dt) {
+  case DType::F32: {
+    float f = static_cast<float>(fill);
+    std::memcpy(&bits, &f, 4);
+    break;
+  }
+  case DType::F64:
+    std::memcpy(&bits, &fill, 8);
+    break;
+  case DType::F16:
+    bits = floatToHalf(static_cast<float>(fill));
+    break;
+  case DType::BF16:
+    bits = floatToBFloat16(static_cast<float>(fill));
+    break;
+  case DType::I32: {
+    int32_t v = fill <= -2147483648.0  ? INT32_MIN
+                : fill >= 2147483647.0 ? INT32_MAX
+                                       : static_cast<int32_t>(std::trunc(fill));
+    std::memcpy(&bits, &v, 4);
+    break;
+  }
+  }
+  return bits;
+}
+
+TEST_P(PadFillTest, AgainstNaiveReference) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::size_t es = dtypeSize(dt);
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> first, valid;
+  };
+  const Case cases[] = {
+      {{3, 64}, {9, 0}, {10, 64}},  // the last of 4 shards: one row inside
+      {{3, 64}, {12, 0}, {10, 64}}, // a shard of padding only
+      {{3, 64}, {3, 0}, {10, 64}},  // an inner shard: not padded
+      {{4, 6}, {0, 6}, {4, 10}},    // padded along the inner dim
+      {{2, 3, 5}, {4, 6, 10}, {5, 8, 12}}, // along every dim
+      {{4, 1, 6}, {0, 0, 3}, {4, 1, 7}},
+      {{2, 3, 1, 5}, {4, 0, 0, 10}, {5, 3, 1, 12}},
+      {{2, 2, 2, 2, 2}, {1, 0, 1, 0, 1}, {2, 1, 2, 1, 2}},
+      {{3, 4}, {0, 0}, {3, 4}}, // unsharded, not padded
+      {{7}, {5}, {9}},
+      {{7}, {0}, {0}}, // logical size 0: all padding
+      {{}, {}, {}},    // a scalar
+      {{0, 5}, {0, 0}, {0, 5}},
+  };
+  uint64_t lcg = 0x9e3779b97f4a7c15ull;
+  for (const Case &c : cases)
+    for (double fill : {0.0, -double(INFINITY), 2.5, -7.75})
+      for (bool inPlace : {false, true}) {
+        int64_t n = numElements(c.shape);
+        Tensor host = hostTensor(dt, c.shape);
+        auto *bytes = static_cast<unsigned char *>(host.data);
+        for (std::size_t b = 0; b < host.bytes(); ++b) {
+          lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+          bytes[b] = static_cast<unsigned char>(lcg >> 56);
+        }
+        Tensor in = be.upload(host);
+        Tensor out = inPlace ? in : be.empty(dt, c.shape);
+        be.padFill(in, out, c.first, c.valid, fill);
+        Tensor got = be.download(out);
+        uint64_t fillBits = refFillBits(dt, fill);
+        auto strides = rowMajorStrides(c.shape);
+        for (int64_t i = 0; i < n; ++i) {
+          bool inside = true;
+          for (std::size_t d = 0; d < c.shape.size(); ++d)
+            inside = inside &&
+                     c.first[d] + (i / strides[d]) % c.shape[d] < c.valid[d];
+          const void *want = inside ? bytes + i * es
+                                    : static_cast<const void *>(&fillBits);
+          ASSERT_EQ(std::memcmp(static_cast<char *>(got.data) + i * es, want,
+                                es),
+                    0)
+              << shapeToString(c.shape) << " at " << shapeToString(c.first)
+              << " of " << shapeToString(c.valid) << " fill " << fill
+              << (inPlace ? " in place" : "") << ": element " << i
+              << (inside ? " (inside)" : " (padding)");
+        }
+      }
+}
+
+TEST_P(PadFillTest, RejectsMismatchesAndOverlap) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  Tensor in = be.zeros(dt, {4, 3});
+  Tensor other = be.empty(dt == DType::F64 ? DType::F32 : DType::F64, {4, 3});
+  EXPECT_THROW(be.padFill(in, other, {0, 0}, {3, 3}, 0), Error); // dtype
+  Tensor wrong = be.empty(dt, {3, 4});
+  EXPECT_THROW(be.padFill(in, wrong, {0, 0}, {3, 3}, 0), Error); // shape
+  Tensor out = be.empty(dt, {4, 3});
+  EXPECT_THROW(be.padFill(in, out, {0}, {3, 3}, 0), Error);
+  EXPECT_THROW(be.padFill(in, out, {0, 0}, {3}, 0), Error);
+  EXPECT_THROW(be.padFill(in, out, {-1, 0}, {3, 3}, 0), Error);
+  // Two views of one buffer that overlap without being the same.
+  Tensor big = be.zeros(dt, {8});
+  Tensor a = big, b = big;
+  a.shape = b.shape = {4};
+  b.data = static_cast<char *>(big.data) + 2 * dtypeSize(dt);
+  EXPECT_THROW(be.padFill(a, b, {0}, {3}, 0), Error);
+  // Adjacent views do not overlap.
+  b.data = static_cast<char *>(big.data) + 4 * dtypeSize(dt);
+  EXPECT_NO_THROW(be.padFill(a, b, {0}, {3}, 0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, PadFillTest,
+                         ::testing::Values(DType::F32, DType::F64, DType::F16,
+                                           DType::BF16, DType::I32),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, ElementTest,
                          ::testing::Values(DType::F32, DType::F64),

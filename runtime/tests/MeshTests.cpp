@@ -48,6 +48,18 @@ TEST(Mesh, LocalShapesAndOffsets) {
   EXPECT_THROW(localShape(m, Layout{{{1}}}, {8, 8}), Error);      // rank
 }
 
+// The part of a padded tensor's block inside its logical extent.
+TEST(Mesh, ClipBlock) {
+  EXPECT_EQ(clipBlock({10, 64}, {9, 0}, {3, 64}), (Shape{1, 64}));
+  EXPECT_EQ(clipBlock({10, 64}, {12, 0}, {3, 64}), (Shape{0, 64}));
+  EXPECT_EQ(clipBlock({10, 64}, {3, 0}, {3, 64}), (Shape{3, 64}));
+  EXPECT_EQ(clipBlock({5, 3}, {4, 2}, {2, 2}), (Shape{1, 1}));
+  EXPECT_EQ(clipBlock({}, {}, {}), Shape{});
+  EXPECT_THROW(clipBlock({5}, {0, 0}, {1}), Error);
+  EXPECT_THROW(clipBlock({5}, {-1}, {1}), Error);
+  EXPECT_THROW(clipBlock({5}, {INT64_MAX}, {2}), Error);
+}
+
 TEST(GroupPlan, ColorPositionMembers) {
   Mesh m({{"a", 2}, {"b", 2}, {"c", 2}});
   // rank 6 = (a 1, b 1, c 0); axes [c, a]: position = c*2 + a = 1.

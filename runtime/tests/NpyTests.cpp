@@ -198,6 +198,105 @@ TEST(Npy, BlockOutsideTheArrayIsAnError) {
                Error);
 }
 
+// Uneven shards: the file holds the logical [5, 3, 7] array; the blocks are
+// those of the padded [8, 4, 8] array split 4 x 2 x 2 (blocks [2, 2, 4]).
+// Each block's part inside the file is read into place, the rest is zero;
+// the blocks at rows 6..7 are all padding and read nothing.
+TEST(Npy, ClippedBlocksOfAPaddedArray) {
+  Shape logical{5, 3, 7}, padded{8, 4, 8}, b{2, 2, 4};
+  std::vector<int32_t> data(numElements(logical));
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<int32_t>(i + 1); // no zeros in the file
+  std::string path = tmp("clipped.npy");
+  writeNpy(path, DType::I32, logical, data.data());
+  int wholePadding = 0;
+  for (int64_t i = 0; i < padded[0] / b[0]; ++i)
+    for (int64_t j = 0; j < padded[1] / b[1]; ++j)
+      for (int64_t k = 0; k < padded[2] / b[2]; ++k) {
+        std::vector<int64_t> off{i * b[0], j * b[1], k * b[2]};
+        std::vector<int32_t> got(numElements(b), -1);
+        readNpyBlockClipped(path, DType::I32, logical, off, b, got.data());
+        bool any = false;
+        for (int64_t x = 0; x < b[0]; ++x)
+          for (int64_t y = 0; y < b[1]; ++y)
+            for (int64_t z = 0; z < b[2]; ++z) {
+              int64_t gx = off[0] + x, gy = off[1] + y, gz = off[2] + z;
+              bool inside =
+                  gx < logical[0] && gy < logical[1] && gz < logical[2];
+              any |= inside;
+              int32_t want =
+                  inside ? data[(gx * logical[1] + gy) * logical[2] + gz] : 0;
+              ASSERT_EQ(got[(x * b[1] + y) * b[2] + z], want)
+                  << "block at " << shapeToString(off) << " element " << x
+                  << "," << y << "," << z;
+            }
+        wholePadding += !any;
+      }
+  EXPECT_EQ(wholePadding, 4); // rows 6..7: 2 x 2 blocks
+  // Without padding it reads what readNpyBlock reads.
+  std::vector<int32_t> a(numElements(logical)), c(numElements(logical), -1);
+  readNpyBlock(path, DType::I32, logical, {0, 0, 0}, logical, a.data());
+  readNpyBlockClipped(path, DType::I32, logical, {0, 0, 0}, logical, c.data());
+  EXPECT_EQ(a, data);
+  EXPECT_EQ(c, data);
+  // The file must hold the logical shape; a block of all padding still
+  // checks the header.
+  std::vector<int32_t> buf(64);
+  try {
+    readNpyBlockClipped(path, DType::I32, padded, {6, 0, 0}, b, buf.data());
+    ADD_FAILURE() << "no error for the padded shape";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "wrong shape: expected [8, 4, 8], found [5, 3, 7]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(readNpyBlockClipped(path, DType::F32, logical, {6, 0, 0}, b,
+                                   buf.data()),
+               Error); // dtype
+  EXPECT_THROW(readNpyBlockClipped(tmp("missing.npy"), DType::I32, logical,
+                                   {6, 0, 0}, b, buf.data()),
+               Error);
+  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical, {0, 0}, b,
+                                   buf.data()),
+               Error); // rank
+  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical, {-1, 0, 0}, b,
+                                   buf.data()),
+               Error);
+  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical,
+                                   {INT64_MAX, 0, 0}, b, buf.data()),
+               Error);
+  // A leading step dimension, as a training batch file is read.
+  std::vector<int32_t> steps(2 * numElements(logical));
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    steps[i] = static_cast<int32_t>(i + 1);
+  writeNpy(tmp("clipped_steps.npy"), DType::I32, {2, 5, 3, 7}, steps.data());
+  std::vector<int32_t> got(numElements(b), -1);
+  readNpyBlockClipped(tmp("clipped_steps.npy"), DType::I32, {2, 5, 3, 7},
+                      {1, 4, 2, 4}, {1, 2, 2, 4}, got.data());
+  for (int64_t y = 0; y < 2; ++y)
+    for (int64_t z = 0; z < 4; ++z)
+      EXPECT_EQ(got[y * 4 + z],
+                y == 0 && z < 3 ? steps[105 + (4 * 3 + 2) * 7 + 4 + z] : 0);
+  for (int64_t i = 8; i < 16; ++i)
+    EXPECT_EQ(got[i], 0); // row 5: padding
+}
+
+// The crop of a padded global value to its logical shape.
+TEST(Npy, CropHostTensor) {
+  Tensor t = hostTensor(DType::F64, {3, 4});
+  for (int i = 0; i < 12; ++i)
+    t.ptr<double>()[i] = i;
+  Tensor c = cropHostTensor(t, {2, 3});
+  EXPECT_EQ(c.shape, (Shape{2, 3}));
+  EXPECT_EQ(std::vector<double>(c.ptr<double>(), c.ptr<double>() + 6),
+            (std::vector<double>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(cropHostTensor(t, {3, 4}).data, t.data); // nothing to crop
+  EXPECT_EQ(cropHostTensor(t, {0, 4}).numElements(), 0);
+  EXPECT_THROW(cropHostTensor(t, {4, 4}), Error);
+  EXPECT_THROW(cropHostTensor(t, {3}), Error);
+}
+
 /// A version-2.0 or 3.0 file (4-byte header length).
 std::string npyBytesV(int major, const std::string &dict,
                       std::size_t dataBytes) {

@@ -9,9 +9,13 @@
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/EinsumSpec.h"
+#include "weft/rt/ElementPlans.h"
 #include "weft/rt/Error.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
 
 using namespace weft::rt;
 
@@ -265,6 +269,90 @@ TEST(CopyPlan, PermuteExtractInsert) {
   EXPECT_TRUE(rows.isContiguous());
   EXPECT_EQ(rows.srcOffset, 60);
   EXPECT_THROW(CopyPlan::extractBlock({4, 5}, {3, 0}, {2, 5}), Error);
+}
+
+// pad_fill's plan: keep = clamp(valid - first, 0, extent) per dim, and a
+// dim absorbs the fully kept dims inside it.
+TEST(PadFillPlan, MergesFullyKeptInnerDims) {
+  // The last shard of [10, 64] split 4 ways (blocks of 3 rows): one row.
+  PadFillPlan p = planPadFill(DType::F32, {3, 64}, {9, 0}, {10, 64}, 0);
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(p.shape[0], 192);
+  EXPECT_EQ(p.keep[0], 64);
+  EXPECT_EQ(p.count, 192);
+  EXPECT_EQ(p.inside, 64);
+  // Padded along the inner dim: two dims (the outer one fully kept).
+  p = planPadFill(DType::F32, {4, 6}, {0, 6}, {4, 10}, 0);
+  ASSERT_EQ(p.rank, 2);
+  EXPECT_EQ(p.shape[0], 4);
+  EXPECT_EQ(p.shape[1], 6);
+  EXPECT_EQ(p.keep[0], 4);
+  EXPECT_EQ(p.keep[1], 4);
+  // Padded along dims 0 and 2 of 3; dim 1 (fully kept) merges into dim 0,
+  // the extent-1 dim drops out.
+  p = planPadFill(DType::F32, {2, 3, 1, 5}, {4, 0, 0, 10}, {5, 3, 1, 12}, 0);
+  ASSERT_EQ(p.rank, 2);
+  EXPECT_EQ(p.shape[0], 6);
+  EXPECT_EQ(p.keep[0], 3);
+  EXPECT_EQ(p.shape[1], 5);
+  EXPECT_EQ(p.keep[1], 2);
+  EXPECT_EQ(p.inside, 1 * 3 * 1 * 2);
+  // Nothing padded, everything padded, an empty block, a scalar.
+  p = planPadFill(DType::F32, {3, 4}, {3, 0}, {6, 4}, 0);
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(p.inside, 12);
+  EXPECT_EQ(p.keep[0], 12);
+  p = planPadFill(DType::F32, {3, 4}, {12, 0}, {10, 4}, 0);
+  EXPECT_EQ(p.inside, 0);
+  EXPECT_EQ(p.keep[0], 0);
+  EXPECT_EQ(p.shape[0], 12);
+  p = planPadFill(DType::F32, {0, 4}, {0, 0}, {0, 4}, 0);
+  EXPECT_EQ(p.count, 0);
+  p = planPadFill(DType::F32, {}, {}, {}, 0);
+  EXPECT_EQ(p.count, 1);
+  EXPECT_EQ(p.inside, 1);
+  // Eight alternating padded dims fit; nine do not.
+  Shape s8(8, 2), s9(9, 2);
+  p = planPadFill(DType::F32, s8, std::vector<int64_t>(8, 1),
+                  std::vector<int64_t>(8, 2), 0);
+  EXPECT_EQ(p.rank, 8);
+  EXPECT_EQ(p.count, 256);
+  EXPECT_EQ(p.inside, 1);
+  EXPECT_THROW(planPadFill(DType::F32, s9, std::vector<int64_t>(9, 1),
+                           std::vector<int64_t>(9, 2), 0),
+               Error);
+}
+
+TEST(PadFillPlan, FillBitsAndErrors) {
+  auto bitsOf = [](auto v) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof v);
+    return b;
+  };
+  Shape s{2};
+  std::vector<int64_t> f{0}, v{1};
+  EXPECT_EQ(planPadFill(DType::F32, s, f, v, -1.5).fill, bitsOf(-1.5f));
+  EXPECT_EQ(planPadFill(DType::F64, s, f, v, 0.1).fill, bitsOf(0.1));
+  EXPECT_EQ(planPadFill(DType::F32, s, f, v, -INFINITY).fill,
+            bitsOf(-INFINITY));
+  EXPECT_EQ(planPadFill(DType::F16, s, f, v, 1.0).fill, 0x3c00u);
+  EXPECT_EQ(planPadFill(DType::BF16, s, f, v, 1.0).fill, 0x3f80u);
+  EXPECT_EQ(planPadFill(DType::I32, s, f, v, -3.7).fill,
+            static_cast<uint32_t>(-3));
+  EXPECT_EQ(planPadFill(DType::I32, s, f, v, 1e12).fill, 0x7fffffffu);
+  EXPECT_EQ(planPadFill(DType::I32, s, f, v, -INFINITY).fill, 0x80000000u);
+  EXPECT_THROW(planPadFill(DType::I32, s, f, v, NAN), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {2, 3}, {0}, {1, 1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {2, 3}, {0, 0}, {1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {2}, {-1}, {1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {2}, {0}, {-1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {-2}, {0}, {1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {2}, {INT64_MAX - 1}, {1}, 0), Error);
+  EXPECT_THROW(planPadFill(DType::F32, {int64_t(1) << 62, 4}, {0, 0}, {1, 1},
+                           0),
+               Error); // more than 2^63 elements
+  EXPECT_THROW(planPadFill(DType::F64, {int64_t(1) << 61}, {0}, {1}, 0),
+               Error); // more than 2^63 bytes
 }
 
 } // namespace

@@ -85,6 +85,52 @@ TEST(Rng, ShardingInvariance) {
   }
 }
 
+// A padded tensor's blocks draw what the unpadded (logical) tensor draws at
+// every position inside it, and zero at the pads; without padding the
+// clipped fill is fillRandomBlock.
+TEST(Rng, ClippedBlocksDrawTheLogicalValues) {
+  Shape logical{5, 3, 7}, padded{8, 4, 8}, b{2, 2, 4};
+  for (DType dt : {DType::F32, DType::F64, DType::I32, DType::F16}) {
+    std::size_t es = dtypeSize(dt);
+    std::vector<char> whole(numElements(logical) * es);
+    fillRandomBlock(9, tensorId("w"), dt, logical, {0, 0, 0}, logical,
+                    whole.data(), 50);
+    std::vector<char> same(whole.size());
+    fillRandomBlockClipped(9, tensorId("w"), dt, logical, {0, 0, 0}, logical,
+                           same.data(), 50);
+    EXPECT_EQ(same, whole) << dtypeName(dt);
+    const std::vector<char> zero(es, 0);
+    for (int64_t i = 0; i < padded[0]; i += b[0])
+      for (int64_t j = 0; j < padded[1]; j += b[1])
+        for (int64_t k = 0; k < padded[2]; k += b[2]) {
+          std::vector<char> blk(numElements(b) * es, '\x5a');
+          fillRandomBlockClipped(9, tensorId("w"), dt, logical, {i, j, k}, b,
+                                 blk.data(), 50);
+          for (int64_t x = 0; x < b[0]; ++x)
+            for (int64_t y = 0; y < b[1]; ++y)
+              for (int64_t z = 0; z < b[2]; ++z) {
+                int64_t gx = i + x, gy = j + y, gz = k + z;
+                bool inside =
+                    gx < logical[0] && gy < logical[1] && gz < logical[2];
+                int64_t li = (x * b[1] + y) * b[2] + z;
+                const char *want =
+                    inside ? &whole[((gx * logical[1] + gy) * logical[2] + gz) *
+                                    es]
+                           : zero.data();
+                ASSERT_EQ(std::memcmp(&blk[li * es], want, es), 0)
+                    << dtypeName(dt) << " block " << i << "," << j << "," << k;
+              }
+        }
+  }
+  std::vector<float> out(4);
+  EXPECT_THROW(fillRandomBlockClipped(1, 1, DType::F32, {5}, {0, 0}, {4},
+                                      out.data()),
+               Error);
+  EXPECT_THROW(fillRandomBlockClipped(1, 1, DType::F32, {5}, {-2}, {4},
+                                      out.data()),
+               Error);
+}
+
 TEST(Rng, HalfConversions) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xc000);

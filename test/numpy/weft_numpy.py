@@ -25,6 +25,8 @@ Semantics (WeftOps.td):
            words = the element's indices; uniform f32 (w0 >> 8) / 2^24, f64
            (w0:w1 >> 11) / 2^53; normal by Box-Muller from u1 = 1 - uniform
            (w0 or w0:w1) and u2 = uniform (w1 or w2:w3)
+  pad_fill the input where every index is below `valid`, `fill` elsewhere
+           (np.where over an open grid of index masks)
   constant np.full of the value
   shard    the identity (shardings are ignored everywhere)
 
@@ -248,11 +250,25 @@ def eval_random(op, args):
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
+def eval_pad_fill(op, args):
+    (x,) = args
+    valid = op["valid"]
+    if len(valid) != x.ndim:
+        raise GraphError("pad_fill: %d valid sizes for a %d-D input"
+                         % (len(valid), x.ndim))
+    keep = np.ones(x.shape, dtype=bool)
+    for d, n in enumerate(valid):
+        shape = [1] * x.ndim
+        shape[d] = x.shape[d]
+        keep &= (np.arange(x.shape[d]) < n).reshape(shape)
+    return np.where(keep, x, np.float64(float(op["fill"])))
+
+
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "embed": eval_embed, "scatter_add": eval_scatter_add,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
-        "random": eval_random,
+        "random": eval_random, "pad_fill": eval_pad_fill,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
         "shard": lambda op, args: args[0]}
 

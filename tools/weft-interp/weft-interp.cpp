@@ -278,8 +278,20 @@ runLocal(func::FuncOp func, const LocalSignature &sig, ArrayRef<Tensor> globals,
          SmallVectorImpl<ReplicaMismatch> &mismatches) {
   int64_t numRanks = sig.mesh.getNumDevices();
   std::vector<Values> args(numRanks);
+  // Padded arguments (weft.logical_shape) get zero pads, as the runtime
+  // loads them.
+  SmallVector<Tensor> padded;
+  for (auto [t, type] : llvm::zip(globals, sig.argTypes)) {
+    if (t.getShape() == type.getShape()) {
+      padded.push_back(t);
+      continue;
+    }
+    Tensor p(type.getShape(), 0.0);
+    p.insert(t, SmallVector<int64_t>(type.getRank(), 0));
+    padded.push_back(std::move(p));
+  }
   for (int64_t r = 0; r < numRanks; ++r)
-    for (auto [t, layout] : llvm::zip(globals, sig.argLayouts))
+    for (auto [t, layout] : llvm::zip(padded, sig.argLayouts))
       args[r].push_back(splitForRank(t, layout, sig.mesh, r));
   FailureOr<std::vector<Values>> results =
       evaluateLocal(func, sig.meshOp, args);
@@ -300,8 +312,13 @@ runLocal(func::FuncOp func, const LocalSignature &sig, ArrayRef<Tensor> globals,
     for (int64_t r = 0; r < numRanks; ++r)
       blocks.push_back((*results)[r][i]);
     ReplicaMismatch mismatch;
-    assembled.push_back(assemble(blocks, type.getShape(), sig.resultLayouts[i],
-                                 sig.mesh, rtolOpt, atolOpt, mismatch));
+    Tensor whole = assemble(blocks, type.getShape(), sig.resultLayouts[i],
+                            sig.mesh, rtolOpt, atolOpt, mismatch);
+    // A padded result: its pads are dropped, as the runtime writes it.
+    ArrayRef<int64_t> logical = sig.resultLogical[i].getShape();
+    if (logical != type.getShape())
+      whole = whole.extract(SmallVector<int64_t>(logical.size(), 0), logical);
+    assembled.push_back(std::move(whole));
     mismatches.push_back(mismatch);
   }
   return assembled;
@@ -330,8 +347,8 @@ static int runSingle(func::FuncOp func) {
     if (failed(s))
       return 1;
     sig = std::move(*s);
-    argTypes = sig->argTypes;
-    resultTypes = sig->resultTypes;
+    argTypes = sig->argLogical;
+    resultTypes = sig->resultLogical;
   } else {
     for (Type t : func.getArgumentTypes()) {
       auto ranked = dyn_cast<RankedTensorType>(t);
@@ -432,18 +449,18 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
     return success();
   };
   if (failed(
-          checkTypes(global.getArgumentTypes(), sig->argTypes, "argument")) ||
-      failed(checkTypes(global.getResultTypes(), sig->resultTypes, "result")))
+          checkTypes(global.getArgumentTypes(), sig->argLogical, "argument")) ||
+      failed(checkTypes(global.getResultTypes(), sig->resultLogical, "result")))
     return 1;
 
   if (failed(checkSimulable(global, /*local=*/false, MeshOp(), limits())) ||
       failed(checkSimulable(local, /*local=*/true, sig->meshOp, limits())))
     return 1;
-  FailureOr<Values> args = makeInputs(global, sig->argTypes);
+  FailureOr<Values> args = makeInputs(global, sig->argLogical);
   if (failed(args))
     return 1;
   for (auto [i, t] : llvm::enumerate(*args))
-    if (failed(maybeWrite("arg" + std::to_string(i), t, sig->argTypes[i])))
+    if (failed(maybeWrite("arg" + std::to_string(i), t, sig->argLogical[i])))
       return 1;
   FailureOr<Values> expected = evaluateGlobal(global, *args);
   if (failed(expected))
@@ -456,7 +473,7 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
   unsigned matching = 0;
   for (unsigned i = 0; i < expected->size(); ++i) {
     const Tensor &e = (*expected)[i], &a = (*actual)[i];
-    RankedTensorType type = sig->resultTypes[i];
+    RankedTensorType type = sig->resultLogical[i];
     if (failed(maybeWrite("result" + std::to_string(i), e, type)) ||
         failed(maybeWrite("local_result" + std::to_string(i), a, type)))
       return 1;

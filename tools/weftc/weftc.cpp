@@ -397,6 +397,11 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     if (emit == Emit::Global)
       return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
+    if (registered("weft-pad-uneven")) {
+      Stage s("weft-pad-uneven");
+      if (failed(runPipeline(*module, "func.func(weft-pad-uneven)")))
+        return 1;
+    }
     if (registered("weft-partition")) {
       Stage s("weft-partition");
       if (failed(runPipeline(*module, "func.func(weft-partition)")))
@@ -507,10 +512,11 @@ int main(int argc, char **argv) {
       "  weftc prog.mlir --emit=local             # the per-rank program\n"
       "  weftc prog.mlir --unsharded -o ref       # the one-device reference\n"
       "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 ranks\n"
-      "\nStages: parse -> --weft-propagate -> --weft-partition -> "
+      "\nStages: parse -> --weft-propagate -> --weft-pad-uneven -> "
+      "--weft-partition -> "
       "--weft-optimize-collectives -> --weft-lower-to-runtime -> C++ -> "
       "executable. A local-view input (weft.global_type attributes) skips "
-      "the first two. Run the executable with --help for its options.\n");
+      "the first three. Run the executable with --help for its options.\n");
 
   DialectRegistry registry;
   registry.insert<weft::WeftDialect, func::FuncDialect, arith::ArithDialect,

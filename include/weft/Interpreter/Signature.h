@@ -28,6 +28,11 @@ struct LocalSignature {
   Mesh mesh;
   SmallVector<RankedTensorType> argTypes, resultTypes;
   SmallVector<Layout, 4> argLayouts, resultLayouts;
+  /// The types inputs and outputs have outside: the global types with the
+  /// `weft.logical_shape` of a padded argument or result (--weft-pad-uneven;
+  /// otherwise the global types). Inputs are zero-padded to the global
+  /// types, results cropped back.
+  SmallVector<RankedTensorType> argLogical, resultLogical;
 };
 
 /// Reads and checks the signature of a local-view function: every argument

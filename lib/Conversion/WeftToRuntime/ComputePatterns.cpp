@@ -181,20 +181,17 @@ LogicalResult lowerCompute(OneHotOp op, OneHotOp::Adaptor adaptor,
   return success();
 }
 
-LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
-                           RuntimeCallBuilder &call, const ProgramInfo &info) {
-  auto dtype = toDType(op.getType());
-  if (!dtype)
-    return op.emitError("cannot lower element type ")
-           << op.getType().getElementType() << " to the runtime";
-  std::string what = ("random " + stringifyRandomKind(op.getKind())).str() +
-                     " seed " + std::to_string(op.getSeed());
+/// The per-dimension axes of weft.random and weft.pad_fill as a
+/// `std::vector<weft::rt::AxisList>` (empty lists in a global view); the
+/// split dimensions are appended to `what`.
+FailureOr<std::string> dimBlockAxes(Operation *op, ArrayAttr blockAxes,
+                                    int64_t rank, const ProgramInfo &info,
+                                    std::string &what) {
   std::string dims = "std::vector<weft::rt::AxisList>{";
-  int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
   for (int64_t d = 0; d < rank; ++d) {
     std::vector<int> indices;
-    if (ArrayAttr axes = op.getBlockAxesAttr()) {
-      auto list = cast<ArrayAttr>(axes[d]);
+    if (blockAxes) {
+      auto list = cast<ArrayAttr>(blockAxes[d]);
       FailureOr<std::vector<int>> i = info.axisIndices(op, list);
       if (failed(i))
         return failure();
@@ -204,14 +201,50 @@ LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
     }
     dims += (d ? ", " : "") + ("weft::rt::AxisList" + toCpp(indices));
   }
-  dims += "}";
+  return dims + "}";
+}
+
+LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string what = ("random " + stringifyRandomKind(op.getKind())).str() +
+                     " seed " + std::to_string(op.getSeed());
+  FailureOr<std::string> dims =
+      dimBlockAxes(op, op.getBlockAxesAttr(),
+                   cast<RankedTensorType>(op.getType()).getRank(), info, what);
+  if (failed(dims))
+    return failure();
   call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
   call.lit(op.getKind() == RandomKind::Normal ? "weft::rt::RandomKind::Normal"
                                               : "weft::rt::RandomKind::Uniform");
   call.lit(std::to_string(op.getSeed()) + "ull");
-  call.lit(dims);
+  call.lit(*dims);
   call.label(what);
   call.replaceOp("weft::rt::gen::random");
+  return success();
+}
+
+LogicalResult lowerCompute(PadFillOp op, PadFillOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
+  std::string what = "pad_fill valid " + toCpp(std::vector<int64_t>(
+                                             op.getValid().begin(),
+                                             op.getValid().end()));
+  FailureOr<std::string> dims =
+      dimBlockAxes(op, op.getBlockAxesAttr(),
+                   cast<RankedTensorType>(op.getType()).getRank(), info, what);
+  if (failed(dims))
+    return failure();
+  call.value(adaptor.getInput());
+  call.lit("std::vector<int64_t>" +
+           toCpp(std::vector<int64_t>(op.getValid().begin(),
+                                      op.getValid().end())));
+  call.lit(*dims);
+  call.lit(formatDouble(op.getFill().convertToDouble()));
+  call.label(what);
+  call.replaceOp("weft::rt::gen::padFill");
   return success();
 }
 
@@ -255,7 +288,7 @@ protected:
 
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, RandomOp, ConstantOp>(op);
+             IotaOp, RandomOp, PadFillOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -265,6 +298,6 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
-               ComputeOpLowering<ConstantOp>>(
+               ComputeOpLowering<PadFillOp>, ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -161,6 +161,8 @@ LogicalResult ProgramInfo::readSignatures() {
       return failure();
     if (sig->global.getElementType().isInteger(32))
       sig->intBound = getIdBound(func_, i);
+    if (auto l = func_.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr))
+      sig->logicalShape.assign(l.asArrayRef().begin(), l.asArrayRef().end());
     if (auto k = func_.getArgAttrOfType<IntegerAttr>(i, kMicroBatchAttr)) {
       if (k.getInt() < 0 || k.getInt() > INT32_MAX || sig->name.empty())
         return func_.emitError()
@@ -178,6 +180,9 @@ LogicalResult ProgramInfo::readSignatures() {
                              /*isInput=*/false);
     if (failed(sig))
       return failure();
+    if (auto l =
+            func_.getResultAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr))
+      sig->logicalShape.assign(l.asArrayRef().begin(), l.asArrayRef().end());
     outputs_.push_back(*sig);
   }
   // Names: the given ones must be unique (they name .npy files); an unnamed
@@ -323,6 +328,8 @@ std::string ProgramInfo::programInitializer() const {
         s += ", .updates = " + std::to_string(sig.updates);
       if (sig.microBatch > 0)
         s += ", .microBatch = " + std::to_string(sig.microBatch);
+      if (!sig.logicalShape.empty())
+        s += ", .logicalShape = " + toCpp(sig.logicalShape);
       s += "}";
     }
     return s + "}";

@@ -56,6 +56,9 @@ struct TensorSignature {
   /// `weft.micro_batch` (--weft-accumulate): copies k > 0 share the name of
   /// their input.
   int microBatch = 0;
+  /// `weft.logical_shape` (--weft-pad-uneven): the shape files hold; empty
+  /// when it is the global shape.
+  std::vector<int64_t> logicalShape;
 };
 
 class ProgramInfo {

@@ -8,6 +8,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -64,6 +65,11 @@ std::string lowering::axesText(ArrayAttr axes) {
 }
 
 std::string lowering::formatDouble(double v) {
+  // Non-finite values as GCC and Clang builtins: "inf" is no C++ literal.
+  if (std::isnan(v))
+    return "__builtin_nan(\"\")";
+  if (std::isinf(v))
+    return v > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.17g", v);
   std::string s = buf;

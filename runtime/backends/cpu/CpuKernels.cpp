@@ -399,4 +399,48 @@ void CpuBackend::randomKernel(const RandomPlan &plan, DType dtype,
   });
 }
 
+namespace {
+/// pad_fill over rows of the merged plan: a row's leading keep[inner]
+/// elements come from `in` when its outer indices are inside, the rest are
+/// the fill. U is the element's width as an unsigned integer (a bit copy).
+template <typename U>
+void padFillLoop(const PadFillPlan &p, const U *in, U *out) {
+  if (p.count == 0)
+    return;
+  const U fill = static_cast<U>(p.fill);
+  const int outer = p.rank - 1;
+  const int64_t inner = p.shape[outer], keepInner = p.keep[outer];
+  int64_t idx[PadFillPlan::kMaxRank] = {};
+  for (int64_t done = 0; done < p.count; done += inner) {
+    int64_t n = ops::padInside(outer, idx, p.keep.data()) ? keepInner : 0;
+    const U *x = in + done;
+    U *o = out + done;
+    for (int64_t i = 0; i < inner; ++i)
+      o[i] = ops::padFillValue<U>(i < n, x[i], fill);
+    for (int d = outer - 1; d >= 0; --d) {
+      if (++idx[d] < p.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+} // namespace
+
+void CpuBackend::padFillKernel(const PadFillPlan &plan, const void *in,
+                               void *out) {
+  switch (dtypeSize(plan.dtype)) {
+  case 2:
+    return padFillLoop(plan, static_cast<const uint16_t *>(in),
+                       static_cast<uint16_t *>(out));
+  case 4:
+    return padFillLoop(plan, static_cast<const uint32_t *>(in),
+                       static_cast<uint32_t *>(out));
+  case 8:
+    return padFillLoop(plan, static_cast<const uint64_t *>(in),
+                       static_cast<uint64_t *>(out));
+  }
+  fail("pad_fill of ", dtypeName(plan.dtype),
+       " is not supported on the cpu backend");
+}
+
 } // namespace weft::rt

@@ -186,6 +186,23 @@ __global__ void randomKernelT(RandomPlan p, bool normal, uint64_t seed,
   }
 }
 
+/// pad_fill: one thread per element, its merged indices from the linear
+/// index, the predicate and the select of ElementOps.h (as the CPU loop).
+template <typename U>
+__global__ void padFillKernelT(PadFillPlan p, const U *in, U *out) {
+  const U fill = static_cast<U>(p.fill);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < p.count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t idx[PadFillPlan::kMaxRank], rest = i;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      idx[d] = rest % p.shape[d];
+      rest /= p.shape[d];
+    }
+    out[i] = ops::padFillValue<U>(ops::padInside(p.rank, idx, p.keep.data()),
+                                  in[i], fill);
+  }
+}
+
 template <typename F> void dispatchType(DType dtype, const char *op, F &&f) {
   switch (dtype) {
   case DType::F32:
@@ -392,6 +409,32 @@ void CudaBackend::randomKernel(const RandomPlan &plan, DType dtype,
   else
     fail("random of ", dtypeName(dtype),
          " is not supported on the cuda backend (f32, f64)");
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::padFillKernel(const PadFillPlan &plan, const void *in,
+                                void *out) {
+  if (plan.count == 0)
+    return;
+  auto launch = [&](auto zero) {
+    using U = decltype(zero);
+    padFillKernelT<U><<<gridFor(plan.count), 256, 0, stream_>>>(
+        plan, static_cast<const U *>(in), static_cast<U *>(out));
+  };
+  switch (dtypeSize(plan.dtype)) {
+  case 2:
+    launch(uint16_t());
+    break;
+  case 4:
+    launch(uint32_t());
+    break;
+  case 8:
+    launch(uint64_t());
+    break;
+  default:
+    fail("pad_fill of ", dtypeName(plan.dtype),
+         " is not supported on the cuda backend");
+  }
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -274,7 +274,7 @@ func.func @random_global_too_big() {
 
 weft.mesh @mesh ["data" = 2, "model" = 4]
 func.func @random_sharded_local() {
-  // expected-error@+1 {{'weft.random' op with `on` is a local-view op: its type carries no #weft.sharding}}
+  // expected-error@+1 {{'weft.random' op with `on` is a local-view op: its types carry no #weft.sharding}}
   %0 = weft.random uniform seed 1 on @mesh over [["model"]] : tensor<4xf32, #weft.sharding<@mesh, [{"model"}]>>
   return
 }

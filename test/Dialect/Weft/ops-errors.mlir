@@ -362,15 +362,6 @@ func.func @constant_int() -> tensor<4xi32> {
 
 // -----
 
-weft.mesh @m ["x" = 3]
-func.func @constant_uneven() -> tensor<4xf32, #weft.sharding<@m, [{"x"}]>> {
-  // expected-error@+1 {{dimension #0 of the result has size 4, which is not divisible by 3}}
-  %c = weft.constant 1.0 : tensor<4xf32, #weft.sharding<@m, [{"x"}]>>
-  return %c : tensor<4xf32, #weft.sharding<@m, [{"x"}]>>
-}
-
-// -----
-
 func.func @map_comparison_arity(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error@+1 {{'gt' takes 2 operand(s), got 1}}
   %0 = weft.map gt "i->i" (%a) : (tensor<4xf32>) -> tensor<4xf32>
@@ -482,3 +473,76 @@ func.func @random_kind() {
   %0 = weft.random gamma seed 1 : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @pad_fill_valid_rank(%x: tensor<12x8xf32>) -> tensor<12x8xf32> {
+  // expected-error@+1 {{'weft.pad_fill' op `valid` needs one size per dimension (2), got 1}}
+  %y = weft.pad_fill %x valid [10] fill 0.0 : tensor<12x8xf32> -> tensor<12x8xf32>
+  return %y : tensor<12x8xf32>
+}
+
+// -----
+
+func.func @pad_fill_valid_range(%x: tensor<12x8xf32>) -> tensor<12x8xf32> {
+  // expected-error@+1 {{'weft.pad_fill' op valid size 9 of dimension 1 must be in [1, 8]}}
+  %y = weft.pad_fill %x valid [10, 9] fill 0.0 : tensor<12x8xf32> -> tensor<12x8xf32>
+  return %y : tensor<12x8xf32>
+}
+
+// -----
+
+func.func @pad_fill_valid_zero(%x: tensor<12x8xf32>) -> tensor<12x8xf32> {
+  // expected-error@+1 {{'weft.pad_fill' op valid size 0 of dimension 0 must be in [1, 12]}}
+  %y = weft.pad_fill %x valid [0, 8] fill 0.0 : tensor<12x8xf32> -> tensor<12x8xf32>
+  return %y : tensor<12x8xf32>
+}
+
+// -----
+
+func.func @pad_fill_types(%x: tensor<12x8xf32>) -> tensor<12x8xf64> {
+  // expected-error@+1 {{'weft.pad_fill' op result must have the input's shape and element type, got 'tensor<12x8xf32>' -> 'tensor<12x8xf64>'}}
+  %y = weft.pad_fill %x valid [10, 8] fill 0.0 : tensor<12x8xf32> -> tensor<12x8xf64>
+  return %y : tensor<12x8xf64>
+}
+
+// -----
+
+func.func @pad_fill_int_fill(%x: tensor<12xi32>) -> tensor<12xi32> {
+  // expected-error@+1 {{'weft.pad_fill' op an i32 tensor needs an integer fill, got 5.000000e-01}}
+  %y = weft.pad_fill %x valid [10] fill 0.5 : tensor<12xi32> -> tensor<12xi32>
+  return %y : tensor<12xi32>
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 4]
+func.func @pad_fill_local_bound(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error@+1 {{'weft.pad_fill' op valid size 13 of dimension 0 exceeds its global size 12}}
+  %y = weft.pad_fill %x valid [13, 8] fill 0.0 on @mesh over [["data"], []] : tensor<3x8xf32> -> tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+weft.mesh @mesh ["data" = 4]
+func.func @pad_fill_local_axes(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error@+1 {{'weft.pad_fill' op `over` needs one list of axes per dimension (2), got 1}}
+  %y = weft.pad_fill %x valid [10, 8] fill 0.0 on @mesh over [["data"]] : tensor<3x8xf32> -> tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+weft.mesh @m ["x" = 4]
+func.func @logical_shape_rank(%x: tensor<12xf32> {weft.logical_shape = array<i64: 10, 1>}) -> tensor<12xf32> {
+  return %x : tensor<12xf32>
+}
+// expected-error@-3 {{'func.func' op argument #0: weft.logical_shape has 2 sizes for a tensor of rank 1}}
+
+// -----
+
+func.func @logical_shape_bound(%x: tensor<12xf32>) -> (tensor<12xf32> {weft.logical_shape = array<i64: 13>}) {
+  return %x : tensor<12xf32>
+}
+// expected-error@-3 {{'func.func' op result #0: weft.logical_shape size 13 of dimension 0 is not in [1, 12]}}

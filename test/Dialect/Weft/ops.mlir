@@ -180,3 +180,19 @@ func.func @random() -> (tensor<4x64x256xf32>, tensor<16x8xf64>, tensor<f32>, ten
   %l = weft.random uniform seed 7 on @mesh over [["data"], ["model"], []] : tensor<2x32x256xf32>
   return %u, %n, %s, %l : tensor<4x64x256xf32>, tensor<16x8xf64>, tensor<f32>, tensor<2x32x256xf32>
 }
+
+// The padding of uneven shards (--weft-pad-uneven): global, then local,
+// with fills 0, -inf and an integer fill on ids.
+// CHECK-LABEL: func.func @pad_fill
+func.func @pad_fill(%x: tensor<12x8xf32>, %ids: tensor<12xi32>, %l: tensor<3x8xf32>)
+    -> (tensor<12x8xf32>, tensor<12x8xf32>, tensor<12xi32>, tensor<3x8xf32>) {
+  // CHECK: weft.pad_fill %{{.*}} valid [10, 8] fill 0.000000e+00 : tensor<12x8xf32> -> tensor<12x8xf32>
+  %a = weft.pad_fill %x valid [10, 8] fill 0.0 : tensor<12x8xf32> -> tensor<12x8xf32>
+  // CHECK: weft.pad_fill %{{.*}} valid [10, 7] fill 0xFFF0000000000000 : tensor<12x8xf32> -> tensor<12x8xf32>
+  %b = weft.pad_fill %x valid [10, 7] fill 0xFFF0000000000000 : tensor<12x8xf32> -> tensor<12x8xf32>
+  // CHECK: weft.pad_fill %{{.*}} valid [11] fill 3.000000e+00 : tensor<12xi32> -> tensor<12xi32>
+  %c = weft.pad_fill %ids valid [11] fill 3.0 : tensor<12xi32> -> tensor<12xi32>
+  // CHECK: weft.pad_fill %{{.*}} valid [5, 8] fill 0.000000e+00 on @mesh over {{\[}}["data"], []] : tensor<3x8xf32> -> tensor<3x8xf32>
+  %d = weft.pad_fill %l valid [5, 8] fill 0.0 on @mesh over [["data"], []] : tensor<3x8xf32> -> tensor<3x8xf32>
+  return %a, %b, %c, %d : tensor<12x8xf32>, tensor<12x8xf32>, tensor<12xi32>, tensor<3x8xf32>
+}

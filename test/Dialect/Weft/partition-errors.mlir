@@ -81,3 +81,12 @@ func.func @mlp(
   %h = weft.einsum "btd,df->btf" (%x, %w1) : (tensor<2x8x16xf32>, tensor<16x8xf32>) -> tensor<2x8x8xf32>
   return %h : tensor<2x8x8xf32>
 }
+
+// -----
+
+// An uneven split reaches the partitioner only without --weft-pad-uneven.
+weft.mesh @mesh ["model" = 4]
+// expected-error@+1 {{'func.func' op dimension #0 of argument #0 has size 10, which is not divisible by 4 (the product of axes "model"): run --weft-pad-uneven before --weft-partition (weftc does)}}
+func.func @uneven(%x: tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>> {
+  return %x : tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>
+}

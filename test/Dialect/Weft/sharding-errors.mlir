@@ -146,33 +146,3 @@ func.func @not_a_mesh(%a: tensor<8xf32, #weft.sharding<@not_a_mesh, [{"model"}]>
   %0 = weft.map relu "i->i" (%a) : (tensor<8xf32, #weft.sharding<@not_a_mesh, [{"model"}]>>) -> tensor<8xf32>
   return
 }
-
-// -----
-
-weft.mesh @mesh ["data" = 2, "model" = 4]
-// Split dimensions must be divisible by the product of their axes.
-func.func @not_divisible(%a: tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>) {
-  // expected-error@+1 {{'weft.map' op dimension #0 of operand #0 has size 10, which is not divisible by 4 (the product of axes "model"); uneven shards are not supported}}
-  %0 = weft.map relu "i->i" (%a) : (tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<10xf32>
-  return
-}
-
-// -----
-
-weft.mesh @mesh ["data" = 2, "model" = 4]
-// Two axes on one dim multiply: 12 is divisible by 4 and by 2, not by 8.
-func.func @not_divisible_two_axes(%a: tensor<3x12xf32, #weft.sharding<@mesh, [{}, {"data", "model"}]>>) {
-  // expected-error@+1 {{dimension #1 of operand #0 has size 12, which is not divisible by 8 (the product of axes "data", "model")}}
-  %0 = weft.map relu "ij->ij" (%a) : (tensor<3x12xf32, #weft.sharding<@mesh, [{}, {"data", "model"}]>>) -> tensor<3x12xf32>
-  return
-}
-
-// -----
-
-weft.mesh @mesh ["data" = 2, "model" = 4]
-// Results are checked too.
-func.func @result_not_divisible(%a: tensor<6xf32>) {
-  // expected-error@+1 {{dimension #0 of the result has size 6, which is not divisible by 4}}
-  %0 = weft.map relu "i->i" (%a) : (tensor<6xf32>) -> tensor<6xf32, #weft.sharding<@mesh, [{"model"}]>>
-  return
-}

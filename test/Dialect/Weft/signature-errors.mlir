@@ -5,15 +5,6 @@
 // RUN: weft-opt --weft-propagate -split-input-file -verify-diagnostics %s
 // RUN: weft-opt --weft-partition -split-input-file -verify-diagnostics %s
 
-// D11: an unused argument split 3 ways over a dimension of 8.
-weft.mesh @mesh ["model" = 3]
-// expected-error@+1 {{'func.func' op dimension #0 of argument #0 has size 8, which is not divisible by 3 (the product of axes "model"); uneven shards are not supported}}
-func.func @f(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>> {
-  return %x : tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>
-}
-
-// -----
-
 // D11: an unused argument names an axis the mesh lacks.
 weft.mesh @mesh ["model" = 2]
 // expected-error@+1 {{'func.func' op names axis "nope", which mesh @mesh does not have (its axes: "model")}}

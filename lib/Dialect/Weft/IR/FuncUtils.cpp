@@ -53,6 +53,8 @@ bool mlir::weft::isLocalViewOp(Operation *op) {
     return true;
   if (auto random = dyn_cast<RandomOp>(op))
     return static_cast<bool>(random.getMeshAttr());
+  if (auto pad = dyn_cast<PadFillOp>(op))
+    return static_cast<bool>(pad.getMeshAttr());
   auto block = dyn_cast<BlockIndexedOpInterface>(op);
   return block && block.getLocalBlockMesh();
 }

@@ -16,6 +16,29 @@
 using namespace mlir;
 using namespace mlir::weft;
 
+/// `weft.logical_shape`: one size per dimension of the (global) type,
+/// each in [1, padded size].
+static LogicalResult verifyLogicalShape(Operation *op, Type local,
+                                        TypeAttr global, NamedAttribute attr,
+                                        const Twine &what) {
+  auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto padded = dyn_cast<RankedTensorType>(global ? global.getValue() : local);
+  if (!shape || !padded || !padded.hasStaticShape())
+    return op->emitOpError() << what << ": weft.logical_shape must be an "
+                                "array<i64> on a static tensor, got "
+                             << attr.getValue();
+  if (static_cast<int64_t>(shape.size()) != padded.getRank())
+    return op->emitOpError() << what << ": weft.logical_shape has "
+                             << shape.size() << " sizes for a tensor of rank "
+                             << padded.getRank();
+  for (auto [d, n] : llvm::enumerate(shape.asArrayRef()))
+    if (n < 1 || n > padded.getDimSize(d))
+      return op->emitOpError()
+             << what << ": weft.logical_shape size " << n << " of dimension "
+             << d << " is not in [1, " << padded.getDimSize(d) << "]";
+  return success();
+}
+
 static LogicalResult verifyGlobalType(Operation *op, Type local,
                                       NamedAttribute attr, const Twine &what) {
   if (attr.getName() != kGlobalTypeAttr)
@@ -55,6 +78,14 @@ LogicalResult WeftDialect::verifyRegionArgAttribute(Operation *op,
   Region &region = op->getRegion(regionIndex);
   if (region.empty() || argIndex >= region.getNumArguments())
     return success();
+  if (attr.getName() == kLogicalShapeAttr) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    TypeAttr global =
+        func ? func.getArgAttrOfType<TypeAttr>(argIndex, kGlobalTypeAttr)
+             : TypeAttr();
+    return verifyLogicalShape(op, region.getArgument(argIndex).getType(),
+                              global, attr, "argument #" + Twine(argIndex));
+  }
   return verifyGlobalType(op, region.getArgument(argIndex).getType(), attr,
                           "argument #" + Twine(argIndex));
 }
@@ -66,6 +97,11 @@ LogicalResult WeftDialect::verifyRegionResultAttribute(Operation *op,
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func || resultIndex >= func.getResultTypes().size())
     return success();
+  if (attr.getName() == kLogicalShapeAttr)
+    return verifyLogicalShape(
+        op, func.getResultTypes()[resultIndex],
+        func.getResultAttrOfType<TypeAttr>(resultIndex, kGlobalTypeAttr), attr,
+        "result #" + Twine(resultIndex));
   return verifyGlobalType(op, func.getResultTypes()[resultIndex], attr,
                           "result #" + Twine(resultIndex));
 }

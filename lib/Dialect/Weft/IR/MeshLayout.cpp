@@ -193,8 +193,13 @@ SmallVector<int64_t>
 Layout::getLocalShape(const Mesh &mesh, ArrayRef<int64_t> globalShape) const {
   assert(globalShape.size() == dims.size() && "layout rank != tensor rank");
   SmallVector<int64_t> local(globalShape.begin(), globalShape.end());
-  for (auto [d, axes] : llvm::enumerate(dims))
-    local[d] /= mesh.getGroupSize(axes);
+  // Ceil-divided: an uneven dimension is priced (--weft-propagate) by its
+  // padded block; --weft-pad-uneven makes every one even before
+  // --weft-partition.
+  for (auto [d, axes] : llvm::enumerate(dims)) {
+    int64_t p = mesh.getGroupSize(axes);
+    local[d] = (local[d] + p - 1) / p;
+  }
   return local;
 }
 
@@ -203,8 +208,7 @@ SmallVector<int64_t> Layout::getBlockOffsets(const Mesh &mesh,
                                              int64_t rank) const {
   SmallVector<int64_t> local = getLocalShape(mesh, globalShape);
   SmallVector<int64_t> offsets;
-  for (auto [size, localSize, axes] : llvm::zip(globalShape, local, dims)) {
-    assert(size % mesh.getGroupSize(axes) == 0 && "uneven shard");
+  for (auto [localSize, axes] : llvm::zip(local, dims)) {
     offsets.push_back(mesh.getGroupPosition(rank, axes) * localSize);
   }
   return offsets;

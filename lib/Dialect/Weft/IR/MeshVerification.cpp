@@ -62,13 +62,16 @@ FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
 LogicalResult
 mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
                                       const Twine &what,
-                                      SymbolTableCollection &tables) {
+                                      SymbolTableCollection &tables,
+                                      bool evenly) {
   ShardingAttr sharding = getSharding(type);
   if (!sharding)
     return success();
   FailureOr<MeshOp> mesh = lookupMesh(op, sharding.getMesh(), tables);
   if (failed(mesh))
     return failure();
+  // A dimension its axes do not divide is fine in the global view:
+  // --weft-pad-uneven pads it before --weft-partition (which checks).
   auto tensor = cast<RankedTensorType>(type);
   for (unsigned d = 0; d < sharding.getRank(); ++d) {
     SmallVector<StringRef> axes = sharding.getDimAxes(d);
@@ -76,12 +79,13 @@ mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
     if (failed(k))
       return failure();
     int64_t size = tensor.getDimSize(d);
-    if (size % *k != 0)
+    if (evenly && size % *k != 0)
       return op->emitOpError()
              << "dimension #" << d << " of " << what << " has size " << size
              << ", which is not divisible by " << *k
              << " (the product of axes " << "\"" << llvm::join(axes, "\", \"")
-             << "\"); uneven shards are not supported";
+             << "\"): a partitioned program's global types are padded to "
+                "their axes (--weft-pad-uneven)";
   }
   if (failed(getGroupSize(op, *mesh, sharding.getPartialAxisNames())))
     return failure();
@@ -129,7 +133,7 @@ LogicalResult mlir::weft::verifySignature(func::FuncOp func,
                                            "the global type of " + what)) ||
                    failed(verifyShardingAgainstMesh(
                        func, global.getValue(), "the global type of " + what,
-                       tables))))
+                       tables, /*evenly=*/true))))
       return failure();
     return success();
   };
@@ -214,33 +218,62 @@ WEFT_VERIFY_BLOCK(OneHotOp)
 WEFT_VERIFY_BLOCK(IotaOp)
 #undef WEFT_VERIFY_BLOCK
 
-/// A local random op's axes: known to the mesh, each used once, and the
-/// global size of every dimension within a counter word.
-LogicalResult RandomOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (failed(verifyTypes(*this, tables)))
+/// A local op with per-dimension block axes (weft.random, weft.pad_fill):
+/// the axes are known to the mesh and each used once; returns the global
+/// size of every dimension (local size times its group).
+static FailureOr<SmallVector<int64_t>>
+verifyDimBlocks(Operation *op, FlatSymbolRefAttr meshRef,
+                function_ref<SmallVector<StringRef>(unsigned)> dimAxes,
+                SymbolTableCollection &tables) {
+  if (failed(verifyTypes(op, tables)))
     return failure();
-  if (!getMeshAttr())
-    return success();
-  FailureOr<MeshOp> mesh = lookupMesh(*this, getMeshAttr(), tables);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> global(type.getShape());
+  if (!meshRef)
+    return global;
+  FailureOr<MeshOp> mesh = lookupMesh(op, meshRef, tables);
   if (failed(mesh))
     return failure();
-  auto type = cast<RankedTensorType>(getType());
   llvm::StringSet<> seen;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    SmallVector<StringRef> axes = getDimAxes(d);
+    SmallVector<StringRef> axes = dimAxes(d);
     for (StringRef a : axes)
       if (!seen.insert(a).second)
-        return emitOpError() << "splits two dimensions over axis \"" << a
-                             << "\"";
-    FailureOr<int64_t> p = getGroupSize(*this, *mesh, axes);
+        return op->emitOpError() << "splits two dimensions over axis \"" << a
+                                 << "\"";
+    FailureOr<int64_t> p = getGroupSize(op, *mesh, axes);
     if (failed(p))
       return failure();
-    if (type.getDimSize(d) * *p > (int64_t(1) << 32))
-      return emitOpError() << "dimension " << d << " spans "
-                           << type.getDimSize(d) * *p
+    global[d] *= *p; // Both bounded by kMaxElements: no overflow.
+  }
+  return global;
+}
+
+/// A local random op: the global size of every dimension within a counter
+/// word.
+LogicalResult RandomOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<SmallVector<int64_t>> global = verifyDimBlocks(
+      *this, getMeshAttr(), [&](unsigned d) { return getDimAxes(d); }, tables);
+  if (failed(global))
+    return failure();
+  for (auto [d, size] : llvm::enumerate(*global))
+    if (size > (int64_t(1) << 32))
+      return emitOpError() << "dimension " << d << " spans " << size
                            << " global indices: a counter word indexes at "
                               "most 2^32";
-  }
+  return success();
+}
+
+/// A local pad_fill: every valid size within its dimension's global size.
+LogicalResult PadFillOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<SmallVector<int64_t>> global = verifyDimBlocks(
+      *this, getMeshAttr(), [&](unsigned d) { return getDimAxes(d); }, tables);
+  if (failed(global))
+    return failure();
+  for (auto [d, size] : llvm::enumerate(*global))
+    if (getValid()[d] > size)
+      return emitOpError() << "valid size " << getValid()[d] << " of dimension "
+                           << d << " exceeds its global size " << size;
   return success();
 }
 

@@ -376,6 +376,16 @@ LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
   return success(); // No operands.
 }
 
+LogicalResult PadFillOp::buildGradients(OpBuilder &b, Value gy,
+                                        SmallVectorImpl<Value> &grads) {
+  // The kept elements pass their cotangent through; the filled ones do not
+  // depend on the input: zero there.
+  grads.push_back(b.create<PadFillOp>(getLoc(), gy.getType(), gy,
+                                      getValidAttr(), b.getF64FloatAttr(0.0),
+                                      FlatSymbolRefAttr(), ArrayAttr()));
+  return success();
+}
+
 LogicalResult ShardOp::buildGradients(OpBuilder &b, Value gy,
                                       SmallVectorImpl<Value> &grads) {
   // The cotangent passes through unconstrained: the transpose of a layout

@@ -14,6 +14,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::weft;
 
@@ -481,6 +483,44 @@ bool IotaOp::acceptsPartialOperand(unsigned, ReductionKind) {
 // RandomOp
 //===----------------------------------------------------------------------===//
 
+/// The per-dimension block axes of weft.random and weft.pad_fill: `mesh`
+/// and `block_axes` together or not at all, one list of axis names per
+/// dimension, and no #weft.sharding on a local-view op.
+static LogicalResult verifyDimBlockAxes(Operation *op, FlatSymbolRefAttr mesh,
+                                        ArrayAttr axes,
+                                        RankedTensorType type) {
+  if (static_cast<bool>(mesh) != static_cast<bool>(axes))
+    return op->emitOpError() << "needs both `mesh` and `block_axes`, or neither";
+  if (!axes)
+    return success();
+  auto sharded = [](Type t) { return static_cast<bool>(getSharding(t)); };
+  if (llvm::any_of(op->getOperandTypes(), sharded) ||
+      llvm::any_of(op->getResultTypes(), sharded))
+    return op->emitOpError() << "with `on` is a local-view op: its types "
+                                "carry no #weft.sharding";
+  if (static_cast<int64_t>(axes.size()) != type.getRank())
+    return op->emitOpError() << "`over` needs one list of axes per dimension ("
+                             << type.getRank() << "), got " << axes.size();
+  for (Attribute a : axes) {
+    auto list = dyn_cast<ArrayAttr>(a);
+    if (!list || !llvm::all_of(list, [](Attribute e) {
+          return isa<StringAttr>(e);
+        }))
+      return op->emitOpError() << "`over` needs a list of axis names per "
+                                  "dimension, got "
+                               << a;
+  }
+  return success();
+}
+
+static SmallVector<StringRef> dimBlockAxes(ArrayAttr axes, unsigned dim) {
+  SmallVector<StringRef> out;
+  if (axes)
+    for (Attribute a : cast<ArrayAttr>(axes[dim]))
+      out.push_back(cast<StringAttr>(a).getValue());
+  return out;
+}
+
 LogicalResult RandomOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   if (type.getRank() > 4)
@@ -492,35 +532,11 @@ LogicalResult RandomOp::verify() {
       return emitOpError() << "dimension " << d << " has size "
                            << type.getDimSize(d)
                            << ": a counter word indexes at most 2^32";
-  if (static_cast<bool>(getMeshAttr()) != static_cast<bool>(getBlockAxesAttr()))
-    return emitOpError() << "needs both `mesh` and `block_axes`, or neither";
-  if (!getBlockAxesAttr())
-    return success();
-  if (getSharding(type))
-    return emitOpError() << "with `on` is a local-view op: its type carries "
-                            "no #weft.sharding";
-  ArrayAttr axes = getBlockAxesAttr();
-  if (static_cast<int64_t>(axes.size()) != type.getRank())
-    return emitOpError() << "`over` needs one list of axes per dimension ("
-                         << type.getRank() << "), got " << axes.size();
-  for (Attribute a : axes) {
-    auto list = dyn_cast<ArrayAttr>(a);
-    if (!list || !llvm::all_of(list, [](Attribute e) {
-          return isa<StringAttr>(e);
-        }))
-      return emitOpError() << "`over` needs a list of axis names per "
-                              "dimension, got "
-                           << a;
-  }
-  return success();
+  return verifyDimBlockAxes(*this, getMeshAttr(), getBlockAxesAttr(), type);
 }
 
 SmallVector<StringRef> RandomOp::getDimAxes(unsigned dim) {
-  SmallVector<StringRef> out;
-  if (ArrayAttr axes = getBlockAxesAttr())
-    for (Attribute a : cast<ArrayAttr>(axes[dim]))
-      out.push_back(cast<StringAttr>(a).getValue());
-  return out;
+  return dimBlockAxes(getBlockAxesAttr(), dim);
 }
 
 SmallVector<std::string, 3> RandomOp::getTensorLetters() {
@@ -533,6 +549,57 @@ std::optional<ReductionKind> RandomOp::getReductionKind() {
 
 bool RandomOp::acceptsPartialOperand(unsigned, ReductionKind) {
   return false; // No operands.
+}
+
+//===----------------------------------------------------------------------===//
+// PadFillOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadFillOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "result must have the input's shape and element "
+                            "type, got "
+                         << in << " -> " << out;
+  ArrayRef<int64_t> valid = getValid();
+  if (static_cast<int64_t>(valid.size()) != out.getRank())
+    return emitOpError() << "`valid` needs one size per dimension ("
+                         << out.getRank() << "), got " << valid.size();
+  if (failed(verifyDimBlockAxes(*this, getMeshAttr(), getBlockAxesAttr(), out)))
+    return failure();
+  // In the local view a dimension is one block of the global one: its
+  // bound is checked against the global size in verifySymbolUses.
+  for (auto [d, v] : llvm::enumerate(valid))
+    if (v < 1 || (!getBlockAxesAttr() && v > out.getDimSize(d)))
+      return emitOpError() << "valid size " << v << " of dimension " << d
+                           << " must be in [1, " << out.getDimSize(d) << "]";
+  double fill = getFill().convertToDouble();
+  if (out.getElementType().isInteger(32) &&
+      (!std::isfinite(fill) || std::trunc(fill) != fill ||
+       std::abs(fill) > 2147483647.0))
+    return emitOpError() << "an i32 tensor needs an integer fill, got "
+                         << fill;
+  return success();
+}
+
+SmallVector<StringRef> PadFillOp::getDimAxes(unsigned dim) {
+  return dimBlockAxes(getBlockAxesAttr(), dim);
+}
+
+SmallVector<std::string, 3> PadFillOp::getTensorLetters() {
+  std::string l = placeholderLetters(getType());
+  return {l, l};
+}
+
+std::optional<ReductionKind> PadFillOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool PadFillOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+  // Zeroing is linear: the pads of a partial sum are sums of zeros.
+  return kind == ReductionKind::Sum && getFill().isZero();
 }
 
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+
+#include <cmath>
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace mlir::weft {
@@ -155,6 +157,23 @@ struct WeftExportJsonPass
         o["kind"] = "random";
         o["dist"] = stringifyRandomKind(r.getKind());
         o["seed"] = r.getSeed();
+      } else if (auto p = dyn_cast<PadFillOp>(op)) {
+        if (p.getMeshAttr())
+          return op.emitError("weft-export-json: a local-view "
+                              "'weft.pad_fill' (with a block of a mesh) is "
+                              "not part of a global program");
+        o["kind"] = "pad_fill";
+        json::Array valid;
+        for (int64_t v : p.getValid())
+          valid.push_back(v);
+        o["valid"] = std::move(valid);
+        // JSON has no infinities: non-finite fills as "inf", "-inf", "nan"
+        // (Python's float() reads them).
+        double fill = p.getFill().convertToDouble();
+        if (std::isfinite(fill))
+          o["fill"] = fill;
+        else
+          o["fill"] = std::isnan(fill) ? "nan" : fill > 0 ? "inf" : "-inf";
       } else if (auto c = dyn_cast<ConstantOp>(op)) {
         o["kind"] = "constant";
         o["value"] = c.getValue().convertToDouble();
@@ -164,8 +183,8 @@ struct WeftExportJsonPass
         return op.emitError("weft-export-json: '")
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
-                  "embed, scatter_add, one_hot, iota, random, constant and "
-                  "shard only)";
+                  "embed, scatter_add, one_hot, iota, random, pad_fill, "
+                  "constant and shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

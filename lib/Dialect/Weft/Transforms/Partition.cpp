@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 
 #define DEBUG_TYPE "weft-partition"
 
@@ -51,6 +52,7 @@ private:
                          const std::string &why);
   LogicalResult partitionOp(Operation *op);
   RankedTensorType localType(RankedTensorType global, const Layout &layout);
+  void setDimBlocks(Operation *local, const Layout &layout);
   std::string name(Value v) { return names.lookup(v); }
   /// The global type of `v` (arguments are retyped to local early).
   RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
@@ -92,6 +94,33 @@ LogicalResult Partitioner::checkPropagated() {
   auto unsharded = [&](Type type) {
     return isa<RankedTensorType>(type) && !getSharding(type);
   };
+  // Every split dimension divides: --weft-pad-uneven pads the others.
+  auto uneven = [&](Operation *at, Type type,
+                    const Twine &what) -> LogicalResult {
+    ShardingAttr s = getSharding(type);
+    if (!s)
+      return success();
+    auto tensor = cast<RankedTensorType>(type);
+    for (unsigned d = 0; d < s.getRank(); ++d) {
+      int64_t k = mesh.getGroupSize(s.getDimAxes(d));
+      if (tensor.getDimSize(d) % k != 0)
+        return at->emitOpError()
+               << "dimension #" << d << " of " << what << " has size "
+               << tensor.getDimSize(d) << ", which is not divisible by " << k
+               << " (the product of axes \"" << llvm::join(s.getDimAxes(d), "\", \"")
+               << "\"): run --weft-pad-uneven before --weft-partition (weftc "
+                  "does)";
+    }
+    return success();
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(uneven(func, arg.getType(),
+                      "argument #" + Twine(arg.getArgNumber()))))
+      return failure();
+  for (Operation &op : func.getBody().getOps())
+    for (Type t : op.getResultTypes())
+      if (failed(uneven(&op, t, "the result")))
+        return failure();
   for (Operation &op : func.getBody().getOps())
     if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
             SliceShardOp>(op) ||
@@ -107,13 +136,14 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp, IndexLetterOpInterface>(op))
+    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp, PadFillOp,
+             IndexLetterOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
         return op.emitOpError() << "has a result without #weft.sharding: run "
                                    "--weft-propagate before --weft-partition";
-    if (isa<IndexLetterOpInterface>(op) &&
+    if (isa<IndexLetterOpInterface, PadFillOp>(op) &&
         failed(ShardingRule::readSplit(&op)))
       return op.emitOpError() << "has no valid `weft.split` letter map: run "
                                  "--weft-propagate before --weft-partition";
@@ -210,6 +240,19 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
   return cur;
 }
 
+/// weft.random and weft.pad_fill in the local view: `on @mesh over` the
+/// axes of every dimension (nothing when `layout` splits none).
+void Partitioner::setDimBlocks(Operation *local, const Layout &layout) {
+  if (layout.getUsedAxes().empty())
+    return;
+  SmallVector<Attribute> dims;
+  for (const AxisList &axes : layout.dims)
+    dims.push_back(builder.getStrArrayAttr(
+        SmallVector<StringRef>(axes.begin(), axes.end())));
+  local->setAttr("mesh", mesh.getRef());
+  local->setAttr("block_axes", builder.getArrayAttr(dims));
+}
+
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (OpOperand &operand : ret->getOpOperands()) {
@@ -257,14 +300,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     // iota and random read global indices: they record the split axes.
     if (auto iota = dyn_cast<IotaOp>(local); iota && !layout.dims[0].empty())
       iota.setLocalBlock(mesh.getRef(), names(layout.dims[0]));
-    if (auto random = dyn_cast<RandomOp>(local);
-        random && !layout.getUsedAxes().empty()) {
-      SmallVector<Attribute> dims;
-      for (const AxisList &axes : layout.dims)
-        dims.push_back(names(axes));
-      random.setMeshAttr(mesh.getRef());
-      random.setBlockAxesAttr(builder.getArrayAttr(dims));
-    }
+    if (isa<RandomOp>(local))
+      setDimBlocks(local, layout);
     available[result].push_back({layout, local->getResult(0)});
     return success();
   }
@@ -319,6 +356,9 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   Value result = op->getResult(0);
   localOp->getResult(0).setType(
       localType(cast<RankedTensorType>(result.getType()), natural));
+  // pad_fill compares global indices: it records each dimension's axes.
+  if (isa<PadFillOp>(localOp))
+    setDimBlocks(localOp, natural);
   // A split block letter (embed's table rows, one_hot's vocabulary, ...):
   // the local op computes its block.
   if (auto block = dyn_cast<BlockIndexedOpInterface>(localOp)) {

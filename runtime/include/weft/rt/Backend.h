@@ -94,6 +94,15 @@ public:
   /// first element has global indices `first` (one per dimension; Philox.h).
   void random(Tensor &out, RandomKind kind, uint64_t seed,
               const std::vector<int64_t> &first, std::string_view label = {});
+  /// Uneven shards (planPadFill): out = `in` where the element lies inside
+  /// the logical tensor (first[d] + i[d] < valid[d] for every dim d), else
+  /// `fill` (rounded to the dtype; an i32 fill is clamped and truncated).
+  /// `first`: the global index of the block's first element along each dim;
+  /// `valid`: the logical (unpadded) global size of each dim. `in` and `out`
+  /// have the same dtype (any) and shape and may be the same tensor.
+  void padFill(const Tensor &in, Tensor &out, const std::vector<int64_t> &first,
+               const std::vector<int64_t> &valid, double fill,
+               std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -142,6 +151,10 @@ public:
                           int64_t first) = 0;
   virtual void randomKernel(const RandomPlan &plan, DType dtype,
                             RandomKind kind, uint64_t seed, void *out) = 0;
+  /// `in` and `out` hold plan.count elements of plan.dtype; they are either
+  /// the same buffer or disjoint.
+  virtual void padFillKernel(const PadFillPlan &plan, const void *in,
+                             void *out) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

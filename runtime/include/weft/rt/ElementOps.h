@@ -31,6 +31,26 @@ WEFT_HD inline int64_t blockIndex(int32_t id, int64_t offset, int64_t size) {
   return (r >= 0 && r < size) ? r : -1;
 }
 
+/// pad_fill (uneven shards): whether the element at local indices
+/// idx[0..rank) of a block lies inside the logical (unpadded) tensor, where
+/// keep[d] is the count of leading positions of dim d that do (PadFillPlan:
+/// keep[d] = clamp(valid[d] - first[d], 0, extent), so idx[d] < keep[d] is
+/// first[d] + idx[d] < valid[d]).
+WEFT_HD inline bool padInside(int rank, const int64_t *idx,
+                              const int64_t *keep) {
+  bool inside = true;
+  for (int d = 0; d < rank; ++d)
+    inside = inside && idx[d] < keep[d];
+  return inside;
+}
+/// pad_fill's element: the input where `inside`, else the fill. U is an
+/// unsigned integer of the element's width, so values (NaN payloads
+/// included) are copied bit for bit and the fill is the bit pattern
+/// planPadFill rounded once for every backend.
+template <typename U> WEFT_HD inline U padFillValue(bool inside, U in, U fill) {
+  return inside ? in : fill;
+}
+
 /// exp in float without a libm call, so the CPU loops vectorize (glibc
 /// declares its vector expf only under -ffast-math) and the GPU runs the
 /// same arithmetic. x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split in

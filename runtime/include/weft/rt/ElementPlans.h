@@ -110,6 +110,36 @@ struct RandomPlan {
 /// global index first[k] + shape[k] - 1 fits a 32-bit counter word.
 RandomPlan planRandom(const Shape &shape, const std::vector<int64_t> &first);
 
+/// pad_fill, the op of uneven shards: a dim of logical size n split over k
+/// devices is padded to a multiple of k, the pads at the end of the global
+/// dim. out[i] = in[i] where first[d] + i[d] < valid[d] for every dim d
+/// (`first` the global index of the block's first element, `valid` the
+/// logical global size), else the fill. keep[d] = clamp(valid[d] - first[d],
+/// 0, extent) counts the leading positions of dim d inside the logical
+/// tensor. A dim absorbs the fully kept dims inside it (i[d] < keep[d] over
+/// extent E of the inner dims is j < keep[d] * E over the merged extent), so
+/// a block padded along one dim is one dim here.
+struct PadFillPlan {
+  static constexpr int kMaxRank = 8;
+  DType dtype = DType::F32;
+  int rank = 1; // merged dims, >= 1
+  std::array<int64_t, kMaxRank> shape{};
+  std::array<int64_t, kMaxRank> keep{};
+  int64_t count = 0;  // elements of the block
+  int64_t inside = 0; // of them inside the logical tensor
+  /// The fill in `dtype`, as the element's bits in the low bytes (rounded
+  /// here once, so every backend writes the same bits).
+  uint64_t fill = 0;
+};
+
+/// `first` and `valid` have one entry per dim of `shape`, all >= 0, and
+/// first[d] + shape[d] must not overflow. An i32 fill is clamped to the
+/// int32 range and truncated toward zero (a NaN is an error). Throws Error
+/// when the merged dims exceed PadFillPlan::kMaxRank.
+PadFillPlan planPadFill(DType dtype, const Shape &shape,
+                        const std::vector<int64_t> &first,
+                        const std::vector<int64_t> &valid, double fill);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_ELEMENTPLANS_H

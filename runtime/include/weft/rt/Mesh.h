@@ -75,6 +75,14 @@ Shape localShape(const Mesh &mesh, const Layout &layout, const Shape &global);
 std::vector<int64_t> blockOffsets(const Mesh &mesh, const Layout &layout,
                                   const Shape &global, int64_t rank);
 
+/// The part of the block at `offsets` with extent `block` that lies inside
+/// a tensor of shape `extent` (per dim: clamp(extent - offset, 0, block)).
+/// The block may reach past `extent` (a padded tensor's last blocks) or lie
+/// wholly outside it (extent 0 in some dim). Throws Error on a rank
+/// mismatch, a negative entry or an end beyond int64.
+Shape clipBlock(const Shape &extent, const std::vector<int64_t> &offsets,
+                const Shape &block);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_MESH_H

@@ -35,6 +35,17 @@ NpyHeader readNpyHeader(const std::string &path);
 void readNpyBlock(const std::string &path, DType dtype,
                   const Shape &globalShape, const std::vector<int64_t> &offsets,
                   const Shape &block, void *out);
+/// readNpyBlock for a block of a padded tensor (uneven shards): the file
+/// holds the logical array, of shape `fileShape`; the block at `offsets`
+/// with extent `block` is one of the padded array and may reach past it.
+/// Its part inside `fileShape` (clipBlock) is read into place in `out`
+/// (dense in `block`) and the rest of `out` is zero-filled; a block wholly
+/// past the file reads no data (the header is still checked). Without
+/// padding it reads what readNpyBlock reads.
+void readNpyBlockClipped(const std::string &path, DType dtype,
+                         const Shape &fileShape,
+                         const std::vector<int64_t> &offsets,
+                         const Shape &block, void *out);
 /// Convenience: the whole array into a host tensor (small files, tests).
 Tensor readNpy(const std::string &path);
 

@@ -57,7 +57,24 @@ struct ProgramTensor {
   /// Data inputs of a step with gradient accumulation: which micro-batch
   /// this input is (its copies share the name, so one file feeds them).
   int microBatch = 0;
+  /// Uneven shards: the logical (unpadded) global shape when `globalShape`
+  /// is padded (a dim of logical size n split over k devices is padded to a
+  /// multiple of k, the pads at the end of the dim). Empty: the same as
+  /// `globalShape`. Otherwise it has globalShape's rank and
+  /// logicalShape[d] <= globalShape[d] (checkProgramTensors). Files on disk
+  /// (--input, outputs, checkpoints) hold the logical shape; pads of the
+  /// local blocks are zero on input and dropped on output.
+  Shape logicalShape = {};
 };
+
+/// `t.logicalShape`, or `t.globalShape` when that is empty.
+inline const Shape &logicalShapeOf(const ProgramTensor &t) {
+  return t.logicalShape.empty() ? t.globalShape : t.logicalShape;
+}
+/// Whether `t`'s global shape is padded (its logical shape differs).
+inline bool isPadded(const ProgramTensor &t) {
+  return logicalShapeOf(t) != t.globalShape;
+}
 
 class StepContext;
 
@@ -79,6 +96,10 @@ struct ProgramInfo {
 
 /// Whether `info` is a training step (some output updates an input).
 bool isTrainingProgram(const ProgramInfo &info);
+/// Throws Error naming the tensor when an input's or output's logicalShape
+/// is malformed (a rank other than globalShape's, an extent outside
+/// [0, globalShape[d]]). The harness checks this before anything runs.
+void checkProgramTensors(const ProgramInfo &info);
 
 /// What one step sees: the backend, the local input blocks and the slots
 /// the step fills with the local output blocks.
@@ -159,6 +180,15 @@ Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
 Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
               RandomKind kind, uint64_t seed,
               const std::vector<AxisList> &dimAxes, const char *label);
+/// Uneven shards: `in` with every element outside the logical tensor set to
+/// `fill` (Backend::padFill). `valid[d]` is dimension d's logical global
+/// size; the block's first global index along d is this rank's block start
+/// over `dimAxes[d]` (as for random; empty: whole). The result is a new
+/// tensor of in's dtype and shape.
+Tensor padFill(StepContext &ctx, const Tensor &in,
+               const std::vector<int64_t> &valid,
+               const std::vector<AxisList> &dimAxes, double fill,
+               const char *label);
 
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,

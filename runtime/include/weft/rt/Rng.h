@@ -35,6 +35,18 @@ void fillRandomBlock(uint64_t seed, uint64_t id, DType dtype,
                      const Shape &global, const std::vector<int64_t> &offsets,
                      const Shape &block, void *out, int64_t intBound = 1);
 
+/// fillRandomBlock for a block of a padded tensor (uneven shards): `logical`
+/// is the unpadded global shape and the block at `offsets` with extent
+/// `block` (of the padded tensor) may reach past it. Elements inside
+/// `logical` get the values fillRandomBlock gives the tensor of shape
+/// `logical` (so a padded run draws what the unpadded one does); the rest
+/// are 0. Without padding it fills what fillRandomBlock fills.
+void fillRandomBlockClipped(uint64_t seed, uint64_t id, DType dtype,
+                            const Shape &logical,
+                            const std::vector<int64_t> &offsets,
+                            const Shape &block, void *out,
+                            int64_t intBound = 1);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_RNG_H

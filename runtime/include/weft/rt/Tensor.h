@@ -36,6 +36,11 @@ struct Tensor {
 
 /// Zero-initialized, 64-byte aligned host tensor.
 Tensor hostTensor(DType dtype, const Shape &shape);
+/// The leading block of extent `shape` (offsets 0) of host tensor `host`,
+/// as a new host tensor; `host` itself when the shapes are equal. Drops the
+/// pads of a padded global tensor (uneven shards). Throws Error unless
+/// `shape` has host's rank and fits in it.
+Tensor cropHostTensor(const Tensor &host, const Shape &shape);
 
 } // namespace weft::rt
 

@@ -54,6 +54,17 @@ inline constexpr llvm::StringLiteral kOptimizerAttr =
 inline constexpr llvm::StringLiteral kMicroBatchAttr =
     WeftDialect::MicroBatchAttrHelper::getNameStr();
 
+/// `weft.logical_shape = array<i64: ...>` (--weft-pad-uneven): the
+/// argument's or result's shape before padding; its global type is padded
+/// at the end of the dimensions that differ. Files hold the logical shape.
+inline constexpr llvm::StringLiteral kLogicalShapeAttr =
+    WeftDialect::LogicalShapeAttrHelper::getNameStr();
+
+/// `weft.vocab_size = n` on an embed, scatter_add or one_hot whose
+/// vocabulary --weft-pad-uneven padded: the valid ids are [0, n).
+inline constexpr llvm::StringLiteral kVocabSizeAttr =
+    WeftDialect::VocabSizeAttrHelper::getNameStr();
+
 /// The `weft.global_type` of argument / result `i` (null: none).
 TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);
 TypeAttr getResultGlobalType(func::FuncOp func, unsigned i);

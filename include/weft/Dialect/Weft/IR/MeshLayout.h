@@ -102,13 +102,13 @@ struct Layout {
   /// (`[{model}, {}]`) for text stored in attributes.
   std::string str(bool quoted = true) const;
 
-  /// Local shape of a tensor of `globalShape` on every rank (each dimension
-  /// divided by the product of its axes; exact for a layout that verifies
-  /// against its mesh).
+  /// Local shape of a tensor of `globalShape` on every rank: each dimension
+  /// ceil-divided by the product of its axes (an uneven dimension's padded
+  /// block; exact for an even one).
   SmallVector<int64_t> getLocalShape(const Mesh &mesh,
                                      ArrayRef<int64_t> globalShape) const;
-  /// Offsets of `rank`'s block in the global tensor (the layout must divide
-  /// `globalShape` evenly).
+  /// Offsets of `rank`'s block in the global tensor (ceil-divided blocks,
+  /// as getLocalShape).
   SmallVector<int64_t> getBlockOffsets(const Mesh &mesh,
                                        ArrayRef<int64_t> globalShape,
                                        int64_t rank) const;

@@ -20,12 +20,15 @@ FailureOr<int64_t> getGroupSize(Operation *op, MeshOp mesh,
                                 ArrayRef<StringRef> axes);
 
 /// Checks the sharding encoding of `type` (if any) against its mesh: the
-/// mesh exists, every axis is one of its axes, and every split dimension is
-/// divisible by the product of its axes. `what` names the value in messages
-/// ("operand #1", "the result").
+/// mesh exists and every axis is one of its axes. With `evenly` (the
+/// `weft.global_type` of a partitioned function), every split dimension
+/// must also be divisible by the product of its axes; a global-view value
+/// may be uneven (--weft-pad-uneven pads it). `what` names the value in
+/// messages ("operand #1", "the result").
 LogicalResult verifyShardingAgainstMesh(Operation *op, Type type,
                                         const Twine &what,
-                                        SymbolTableCollection &tables);
+                                        SymbolTableCollection &tables,
+                                        bool evenly = false);
 
 /// Checks that a static tensor `type` has sizes >= 1 and at most
 /// kMaxElements elements (Limits.h); `what` names it in messages.

@@ -66,7 +66,9 @@ def Weft_Dialect : Dialect {
     "::mlir::StringAttr":$hyperparam,
     "::mlir::IntegerAttr":$updates,
     "::mlir::DictionaryAttr":$optimizer,
-    "::mlir::IntegerAttr":$micro_batch
+    "::mlir::IntegerAttr":$micro_batch,
+    "::mlir::DenseI64ArrayAttr":$logical_shape,
+    "::mlir::IntegerAttr":$vocab_size
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;

@@ -340,6 +340,45 @@ def Weft_RandomOp : Weft_Op<"random", [Pure,
   }];
 }
 
+def Weft_PadFillOp : Weft_Op<"pad_fill", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "overwrite the padding of an unevenly sharded tensor";
+  let description = [{
+    The result is the input, except that every element whose global index
+    along some dimension `d` is `valid[d]` or more is `fill` (rounded to
+    the element type). `--weft-pad-uneven` inserts it: a dimension that
+    its mesh axes do not divide is padded at its end to a multiple of
+    them, and the pads must read 0 (or -inf before a max, +inf before a
+    min) wherever they could change a result (docs/partitioning.md,
+    "Uneven shards"). It is a select, not a multiply, so NaN or inf in the
+    pads is cleared too.
+
+    ```mlir
+    %y = weft.pad_fill %x valid [10, 64] fill 0.0 : tensor<12x64xf32>
+    ```
+
+    Verifier: one `valid` entry per dimension, `1 <= valid[d] <= size`.
+    With fill 0 it is linear, so a partial sum stays partial through it.
+    In the local view, `on @mesh over [[axes of dim 0], ...]` names the
+    axes splitting each dimension, as for `weft.random`.
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, DenseI64ArrayAttr:$valid,
+                       F64Attr:$fill,
+                       OptionalAttr<FlatSymbolRefAttr>:$mesh,
+                       OptionalAttr<ArrayAttr>:$block_axes);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `valid` $valid `fill` $fill "
+                       "(`on` $mesh^ `over` $block_axes)? attr-dict `:` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The axes splitting dimension `dim` (empty in the global view).
+    ::llvm::SmallVector<::llvm::StringRef> getDimAxes(unsigned dim);
+  }];
+}
+
 def Weft_ShardOp : Weft_Op<"shard", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,

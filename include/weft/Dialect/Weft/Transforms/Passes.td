@@ -159,6 +159,38 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftPadUneven : Pass<"weft-pad-uneven", "::mlir::func::FuncOp"> {
+  let summary = "Pad the dimensions their mesh axes do not divide";
+  let description = [{
+    Runs between `--weft-propagate` and `--weft-partition` (weftc runs it
+    always; it changes nothing when every split divides). A dimension of
+    size `n` split over axes of product `k` that does not divide `n` is
+    padded at its end to the next multiple of `k` (of the lcm of every
+    group size splitting a dimension tied to it by a letter), so each rank
+    holds a ceil-divided block and the last ranks hold the pads, as in
+    XLA.
+
+    Pads read 0 everywhere: arguments are loaded with zero pads, and an
+    op whose pads could hold anything else is followed by `weft.pad_fill
+    ... fill 0` (a select). Max and min reductions over a padded letter
+    read their input through `weft.pad_fill` with -inf / +inf. The rules
+    per op are in docs/partitioning.md ("Uneven shards").
+
+    Arguments and results whose type changed get `weft.logical_shape`:
+    the harness reads and writes that shape, so no file holds a pad.
+
+    ```mlir
+    // Before: 10 rows over 4 devices.
+    func.func @f(%x: tensor<10x8xf32, #weft.sharding<@mesh, [{"data"}, {} ]>>) ...
+      %e = weft.map exp "bd->bd" (%x) ...
+    // After: 12 rows; exp(0) = 1 in the pads is cleared.
+    func.func @f(%x: tensor<12x8xf32, ...> {weft.logical_shape = array<i64: 10, 8>}) ...
+      %e = weft.map exp "bd->bd" (%x) ...
+      %0 = weft.pad_fill %e valid [10, 8] fill 0.000000e+00 ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
 
 def WeftPartition : Pass<"weft-partition", "::mlir::func::FuncOp"> {
   let summary = "Rewrite a propagated program into the per-rank SPMD program";

@@ -45,6 +45,8 @@ public:
   void iotaKernel(DType dtype, int64_t n, void *out, int64_t first) override;
   void randomKernel(const RandomPlan &plan, DType dtype, RandomKind kind,
                     uint64_t seed, void *out) override;
+  void padFillKernel(const PadFillPlan &plan, const void *in,
+                     void *out) override;
 
   BufferPool::Stats poolStats() const { return pool_->stats(); }
 

@@ -1,0 +1,424 @@
+//===- PadUneven.cpp - pad the dimensions their axes do not divide --------===//
+//
+// --weft-pad-uneven, between --weft-propagate and --weft-partition: a
+// dimension of size n split over axes whose product k does not divide n is
+// padded at its end, so partitioning, collectives and kernels only ever see
+// even blocks (XLA pads the same way, block by block). Dimensions that one
+// letter ties together (einsum operands and result, a map's broadcast, the
+// two sides of a weft.shard) form a class and are padded alike, to the
+// next multiple of the lcm of every group size that splits a member.
+//
+// The pads must never change a valid element. The invariant: every value's
+// pads read 0. Arguments are loaded with zero pads (the runtime's block
+// I/O); an op whose result could hold something else in its pads is
+// followed by `weft.pad_fill ... fill 0`, a select (NaN- and inf-proof):
+//   - einsum: a padded result letter missing from an operand (a broadcast
+//     product can be inf * 0 = NaN there);
+//   - map: a kind with f(0) != 0 (exp, cos, shift, comparisons, ...) or
+//     with 0/0 (div), or a padded result letter an operand lacks;
+//   - embed, one_hot: a padded letter of the ids (pad ids are 0, a valid
+//     row);
+//   - iota, random, a nonzero constant: any padded dimension.
+// Sums over a padded letter then add zeros; max and min reductions over a
+// padded letter read their input through `pad_fill fill -inf` (+inf).
+// scatter_add adds the zero pads of its updates to row 0: nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/ShardingRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTPADUNEVEN
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+/// One dimension of one value.
+using Slot = std::pair<Value, unsigned>;
+
+class Padder {
+public:
+  Padder(func::FuncOp func, const Mesh &mesh)
+      : func(func), mesh(mesh), builder(func.getContext()) {}
+  LogicalResult run();
+
+private:
+  unsigned slot(Value v, unsigned d) {
+    auto [it, inserted] = slotIds.try_emplace(Slot(v, d), slots.size());
+    if (inserted) {
+      slots.push_back(Slot(v, d));
+      classes.insert(it->second);
+    }
+    return it->second;
+  }
+  LogicalResult linkOp(Operation *op);
+  LogicalResult sizeClasses();
+  /// The padded size of `v`'s dimension d (its size when not padded).
+  int64_t paddedSize(Value v, unsigned d) {
+    auto it = slotIds.find(Slot(v, d));
+    if (it == slotIds.end())
+      return cast<RankedTensorType>(v.getType()).getDimSize(d);
+    auto p = padded.find(classes.getLeaderValue(it->second));
+    return p == padded.end() ? cast<RankedTensorType>(v.getType()).getDimSize(d)
+                             : p->second;
+  }
+  bool isPadded(Value v, unsigned d) {
+    return paddedSize(v, d) != cast<RankedTensorType>(v.getType()).getDimSize(d);
+  }
+  /// Whether `letter` of `rule` is a padded dimension.
+  bool letterPadded(const ShardingRule &rule, char letter);
+  bool needsZeroing(Operation *op, const ShardingRule *rule);
+  Value insertFill(Value v, ArrayRef<int64_t> valid, double fill,
+                   Operation *before);
+
+  func::FuncOp func;
+  const Mesh &mesh;
+  OpBuilder builder;
+  llvm::DenseMap<Slot, unsigned> slotIds;
+  SmallVector<Slot> slots;
+  llvm::EquivalenceClasses<unsigned> classes;
+  /// Leader -> padded size, for the classes that are padded.
+  llvm::DenseMap<unsigned, int64_t> padded;
+  /// Logical shapes of the values whose type was padded.
+  llvm::DenseMap<Value, SmallVector<int64_t>> logical;
+};
+
+} // namespace
+
+LogicalResult Padder::linkOp(Operation *op) {
+  if (isa<func::ReturnOp>(op))
+    return success(); // Results are the returned values.
+  std::optional<ShardingRule> rule = ShardingRule::get(op);
+  if (!rule)
+    return op->emitOpError() << "is not handled by weft-pad-uneven (it has no "
+                                "sharding rule)";
+  for (char c : rule->getLetters()) {
+    std::optional<unsigned> first;
+    for (unsigned i = 0; i <= rule->getNumOperands(); ++i) {
+      StringRef letters = rule->getTensorLetters(i);
+      size_t d = letters.find(c);
+      if (d == StringRef::npos)
+        continue;
+      Value v = rule->getTensor(i);
+      if (!isa<RankedTensorType>(v.getType()))
+        continue;
+      unsigned s = slot(v, d);
+      if (first)
+        classes.unionSets(*first, s);
+      else
+        first = s;
+    }
+  }
+  return success();
+}
+
+LogicalResult Padder::sizeClasses() {
+  // Every group size that splits a member, per class (leader).
+  llvm::DenseMap<unsigned, int64_t> lcm;
+  llvm::DenseMap<unsigned, int64_t> size;
+  for (auto [id, s] : llvm::enumerate(slots)) {
+    auto type = cast<RankedTensorType>(s.first.getType());
+    unsigned leader = classes.getLeaderValue(id);
+    int64_t n = type.getDimSize(s.second);
+    auto [it, inserted] = size.try_emplace(leader, n);
+    if (!inserted && it->second != n) {
+      Operation *at = s.first.getDefiningOp() ? s.first.getDefiningOp()
+                                              : func.getOperation();
+      return at->emitOpError()
+             << "dimension " << s.second << " has size " << n
+             << ", but a letter ties it to a dimension of size " << it->second;
+    }
+    ShardingAttr sharding = getSharding(type);
+    if (!sharding)
+      continue;
+    int64_t k = mesh.getGroupSize(sharding.getDimAxes(s.second));
+    int64_t &l = lcm.try_emplace(leader, 1).first->second;
+    l = std::lcm(l, k); // Divisors of the device count: bounded.
+  }
+  for (auto [leader, l] : lcm) {
+    int64_t n = size.lookup(leader);
+    if (n % l == 0)
+      continue;
+    padded[leader] = (n / l + 1) * l; // n, l <= 2^48: no overflow.
+  }
+  return success();
+}
+
+bool Padder::letterPadded(const ShardingRule &rule, char letter) {
+  for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+    size_t d = rule.getTensorLetters(i).find(letter);
+    if (d != StringRef::npos)
+      return isPadded(rule.getTensor(i), d);
+  }
+  return false;
+}
+
+/// Whether a map kind keeps zero pads zero: f(0) = 0 and f(0, 0) = 0.
+static bool keepsZero(MapOp op) {
+  switch (op.getKind()) {
+  case MapKind::Add:
+  case MapKind::Sub:
+  case MapKind::Mul:
+  case MapKind::Max:
+  case MapKind::Min:
+  case MapKind::Neg:
+  case MapKind::Sqrt:
+  case MapKind::Square:
+  case MapKind::Tanh:
+  case MapKind::Relu:
+  case MapKind::Gelu:
+  case MapKind::Silu:
+  case MapKind::Abs:
+  case MapKind::Sign:
+  case MapKind::Step:
+  case MapKind::Sin:
+    return true;
+  case MapKind::Scale:
+    return op.getScalar() && op.getScalar()->isFinite();
+  default:
+    return false;
+  }
+}
+
+bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
+  Value result = op->getResult(0);
+  auto type = cast<RankedTensorType>(result.getType());
+  bool any = false;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    any |= isPadded(result, d);
+  if (!any)
+    return false;
+  if (isa<IotaOp, RandomOp>(op))
+    return true;
+  if (auto c = dyn_cast<ConstantOp>(op))
+    return !c.getValue().isZero();
+  if (auto p = dyn_cast<PadFillOp>(op))
+    return !p.getFill().isZero();
+  if (isa<ShardOp, ScatterAddOp, ReduceOp>(op))
+    return false;
+  if (!rule)
+    return true;
+  // A padded result letter must come from every operand (einsum, map) or,
+  // for the lookups, must not be a letter of the ids.
+  StringRef out = rule->getTensorLetters(rule->getResultIndex());
+  auto paddedLetters = [&] {
+    SmallVector<char> letters;
+    for (auto [d, c] : llvm::enumerate(out))
+      if (isPadded(result, d))
+        letters.push_back(c);
+    return letters;
+  }();
+  if (isa<EmbedOp, OneHotOp>(op))
+    return llvm::any_of(paddedLetters, [&](char c) {
+      return rule->getTensorLetters(0).contains(c);
+    });
+  if (auto map = dyn_cast<MapOp>(op); map && !keepsZero(map))
+    return true;
+  if (!isa<MapOp, EinsumOp>(op))
+    return true;
+  for (char c : paddedLetters)
+    for (unsigned i = 0; i < rule->getNumOperands(); ++i)
+      if (!rule->getTensorLetters(i).contains(c))
+        return true;
+  return false;
+}
+
+Value Padder::insertFill(Value v, ArrayRef<int64_t> valid, double fill,
+                         Operation *before) {
+  builder.setInsertionPoint(before);
+  auto type = cast<RankedTensorType>(v.getType());
+  auto op = builder.create<PadFillOp>(
+      v.getLoc(), type, v, builder.getDenseI64ArrayAttr(valid),
+      builder.getF64FloatAttr(fill), FlatSymbolRefAttr(), ArrayAttr());
+  // Partitioned like its input: each placeholder letter keeps its axes.
+  if (ShardingAttr s = getSharding(type)) {
+    std::optional<ShardingRule> rule = ShardingRule::get(op);
+    LetterMap map;
+    StringRef letters = rule->getTensorLetters(0);
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      SmallVector<StringRef> axes = s.getDimAxes(d);
+      if (!axes.empty())
+        map[letters[d]] = AxisList(axes.begin(), axes.end());
+    }
+    rule->writeSplit(map);
+  } else {
+    op->setAttr(kSplitAttr, builder.getDictionaryAttr({}));
+  }
+  return op.getResult();
+}
+
+LogicalResult Padder::run() {
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : func.getArguments())
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+      for (unsigned d = 0; d < t.getRank(); ++d)
+        slot(arg, d);
+  for (Operation &op : body) {
+    if (op.getNumRegions() != 0)
+      return op.emitOpError() << "has regions; weft-pad-uneven handles flat "
+                                 "functions";
+    for (Value r : op.getResults())
+      if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+        for (unsigned d = 0; d < t.getRank(); ++d)
+          slot(r, d);
+    if (failed(linkOp(&op)))
+      return failure();
+  }
+  if (failed(sizeClasses()))
+    return failure();
+  if (padded.empty())
+    return success(); // Every split divides: nothing to do.
+
+  // Decide the fills on the unpadded program, then retype.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    if (!isa<func::ReturnOp>(op))
+      ops.push_back(&op);
+  SmallVector<Operation *> zeroAfter;
+  SmallVector<std::pair<Operation *, double>> fillInput; // max/min reduces
+  for (Operation *op : ops) {
+    std::optional<ShardingRule> rule = ShardingRule::get(op);
+    if (op->getNumResults() == 1 &&
+        isa<RankedTensorType>(op->getResult(0).getType()) &&
+        needsZeroing(op, rule ? &*rule : nullptr))
+      zeroAfter.push_back(op);
+    if (auto reduce = dyn_cast<ReduceOp>(op);
+        reduce && reduce.getKind() != ReductionKind::Sum && rule) {
+      bool reducesPad = false;
+      for (char c : rule->getLetters())
+        reducesPad |= rule->isReduced(c) && letterPadded(*rule, c);
+      if (reducesPad)
+        fillInput.push_back(
+            {op, reduce.getKind() == ReductionKind::Max
+                     ? -std::numeric_limits<double>::infinity()
+                     : std::numeric_limits<double>::infinity()});
+    }
+  }
+
+  // Retype every value with a padded dimension.
+  auto retype = [&](Value v) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return success();
+    SmallVector<int64_t> shape;
+    bool changed = false;
+    for (unsigned d = 0; d < t.getRank(); ++d) {
+      shape.push_back(paddedSize(v, d));
+      changed |= shape.back() != t.getDimSize(d);
+    }
+    if (!changed)
+      return success();
+    if (!boundedProduct(shape, kMaxElements)) {
+      Operation *at = v.getDefiningOp() ? v.getDefiningOp() : func.getOperation();
+      return at->emitOpError() << "padding " << t << " to its axes exceeds "
+                               << kMaxElements << " elements";
+    }
+    logical[v] = SmallVector<int64_t>(t.getShape());
+    v.setType(RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));
+    return success();
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(retype(arg)))
+      return failure();
+  for (Operation *op : ops)
+    for (Value r : op->getResults())
+      if (failed(retype(r)))
+        return failure();
+
+  // The ids of a padded vocabulary stay below its logical size.
+  for (Operation *op : ops)
+    if (auto block = dyn_cast<BlockIndexedOpInterface>(op);
+        block && op->getNumOperands() > 0) {
+      std::optional<ShardingRule> rule = ShardingRule::get(op);
+      char c = block.getBlockLetter();
+      for (unsigned i = 0; rule && i <= rule->getNumOperands(); ++i) {
+        Value v = rule->getTensor(i);
+        size_t d = rule->getTensorLetters(i).find(c);
+        if (d == StringRef::npos || !logical.count(v) ||
+            logical.lookup(v)[d] == cast<RankedTensorType>(v.getType()).getDimSize(d))
+          continue;
+        op->setAttr(kVocabSizeAttr,
+                    builder.getI64IntegerAttr(logical.lookup(v)[d]));
+        break;
+      }
+    }
+  for (Operation *op : zeroAfter) {
+    Value r = op->getResult(0);
+    Value fill = insertFill(r, logical.lookup(r), 0.0, op->getNextNode());
+    r.replaceAllUsesExcept(fill, fill.getDefiningOp());
+    logical[fill] = logical.lookup(r);
+  }
+  for (auto [op, value] : fillInput) {
+    Value in = op->getOperand(0);
+    SmallVector<int64_t> valid =
+        logical.count(in)
+            ? logical.lookup(in)
+            : SmallVector<int64_t>(
+                  cast<RankedTensorType>(in.getType()).getShape());
+    // A zero fill right before adds nothing: fill its input instead.
+    if (auto zero = in.getDefiningOp<PadFillOp>();
+        zero && zero.getValid() == ArrayRef<int64_t>(valid) &&
+        zero.getFill().isZero() && !zero.getMeshAttr())
+      in = zero.getInput();
+    op->setOperand(0, insertFill(in, valid, value, op));
+  }
+
+  // The signature: padded types, the logical shapes beside them.
+  Operation *ret = body.getTerminator();
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         body.getArgumentTypes(),
+                                         ret->getOperandTypes()));
+  for (BlockArgument arg : func.getArguments())
+    if (logical.count(arg))
+      func.setArgAttr(arg.getArgNumber(), kLogicalShapeAttr,
+                      builder.getDenseI64ArrayAttr(logical.lookup(arg)));
+  for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+    if (logical.count(v))
+      func.setResultAttr(i, kLogicalShapeAttr,
+                         builder.getDenseI64ArrayAttr(logical.lookup(v)));
+  return success();
+}
+
+namespace {
+struct WeftPadUnevenPass
+    : public mlir::weft::impl::WeftPadUnevenBase<WeftPadUnevenPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (isLocalView(func)) {
+      func.emitOpError() << "is already partitioned; run --weft-pad-uneven "
+                            "between --weft-propagate and --weft-partition";
+      return signalPassFailure();
+    }
+    SymbolTableCollection tables;
+    FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+    if (failed(meshOp))
+      return signalPassFailure();
+    if (!*meshOp)
+      return; // No mesh: nothing is split.
+    Mesh mesh(*meshOp);
+    if (failed(Padder(func, mesh).run()))
+      return signalPassFailure();
+  }
+};
+} // namespace
