@@ -14,6 +14,7 @@ Exits 1 if anything is missing.
 import argparse
 import glob
 import json
+import re
 import os
 import subprocess
 import sys
@@ -41,6 +42,7 @@ def main(argv):
     status = 0
     ops, maps, reduces, dtypes, axes_counts = set(), set(), set(), set(), set()
     multi_axis = False
+    uneven = False
     for ex in examples:
         rel = os.path.relpath(ex, a.src)
         runners = sorted(t for t, text in tests.items()
@@ -51,14 +53,24 @@ def main(argv):
         g = json.loads(subprocess.run(
             [os.path.join(a.bin, "weft-opt"), ex, "--weft-export-json",
              "-o", os.devnull], check=True, stdout=subprocess.PIPE).stdout)
+        sizes = {}
         for mesh in g["meshes"]:
             axes_counts.add(len(mesh["axes"]))
+            for ax in mesh["axes"]:
+                sizes[ax["name"]] = ax["size"]
         for fn in g["functions"]:
             for t in fn["inputs"] + fn["ops"] + fn["outputs"]:
                 dtypes.add(t["dtype"])
                 sharding = t.get("sharding", "")
                 # a dim split over several axes: {"a", "b"}
                 multi_axis |= '", "' in sharding.split("partial")[0]
+                # an uneven dimension: its axes do not divide its size
+                dims = re.findall(r"\{([^}]*)\}", sharding.split("partial")[0])
+                for n, axes in zip(t.get("shape", []), dims):
+                    k = 1
+                    for ax in re.findall(r'"([^"]+)"', axes):
+                        k *= sizes.get(ax, 1)
+                    uneven |= n % k != 0
             for op in fn["ops"]:
                 ops.add(op["kind"])
                 if op["kind"] == "map":
@@ -81,6 +93,7 @@ def main(argv):
     need("dtypes", dtypes, ["f32", "f64", "i32"])
     need("mesh ranks", axes_counts, [1, 2, 3])
     need("a dimension split over several axes", {multi_axis}, [True])
+    need("a dimension its axes do not divide (padded)", {uneven}, [True])
     return status
 
 
