@@ -23,7 +23,7 @@ bundle="${BUNDLE:-}"
 
 cmake_args=(-DWEFT_RUNTIME_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch"
   -DWEFT_RUNTIME_BENCH=OFF)
-targets=(weft-rt-backend-tests weft-rt-mpi-tests)
+targets=(weft-rt-backend-tests weft-rt-mpi-tests weft-rt-harness-tests)
 if [ -n "$bundle" ]; then
   cmake_args+=(-DWEFT_RUNTIME_PROGRAMS_DIR="$bundle/programs")
   for f in "$bundle"/programs/*.cpp; do
@@ -61,6 +61,11 @@ for np in ${NP_LIST:-1 2 4 8}; do
   echo "== collectives on $np ranks (cuda, NCCL) =="
   timeout 300 mpirun "${mpirun_flags[@]}" -np "$np" -x WEFT_TEST_BACKEND -x WEFT_TEST_REQUIRE_BACKEND \
     "$build/tests/weft-rt-mpi-tests" || status=1
+  # The harness on padded (uneven) tensors: clipped reads, weft.pad_fill,
+  # cropped outputs and checkpoints.
+  echo "== harness on padded tensors on $np ranks (cuda) =="
+  timeout 300 mpirun "${mpirun_flags[@]}" -np "$np" -x WEFT_TEST_BACKEND -x WEFT_TEST_REQUIRE_BACKEND \
+    "$build/tests/weft-rt-harness-tests" || status=1
 done
 unset WEFT_TEST_BACKEND WEFT_TEST_REQUIRE_BACKEND
 

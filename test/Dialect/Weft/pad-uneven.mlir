@@ -1,8 +1,10 @@
 // --weft-pad-uneven: dimensions their axes do not divide are padded at the
 // end, the padded signature records weft.logical_shape, and weft.pad_fill
 // clears every pad an op could have made nonzero (exp(0) = 1, an embed of
-// pad id 0) or fills it with -inf before a max. neg keeps zero pads: no
-// fill. The embed's d letter is not split: its class is not padded.
+// pad id 0) or fills the reduced letter's pads with -inf before a max (the
+// kept letter b keeps zero pads, so the max of a pad row is 0). neg keeps
+// zero pads: no fill. The embed's d letter is not split: its class is not
+// padded.
 // RUN: weft-opt %s --pass-pipeline='builtin.module(func.func(weft-propagate,weft-pad-uneven))' | FileCheck %s
 // The partitioned program equals the unpadded global one on 8 ranks.
 // RUN: weft-opt %s --pass-pipeline='builtin.module(func.func(weft-propagate,weft-pad-uneven,weft-partition))' -o %t.local.mlir
@@ -27,7 +29,7 @@ func.func @f(%x: tensor<10x7xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>>,
   // CHECK: %[[E:.*]] = weft.map exp
   // CHECK-NEXT: %[[EZ:.*]] = weft.pad_fill %[[E]] valid [10, 7] fill 0.000000e+00 {weft.split = {a = ["data"], b = ["model"]}}
   // CHECK-NEXT: %[[R:.*]] = weft.map neg "bd->bd" (%[[EZ]])
-  // CHECK-NEXT: %[[RM:.*]] = weft.pad_fill %[[R]] valid [10, 7] fill 0xFFF0000000000000
+  // CHECK-NEXT: %[[RM:.*]] = weft.pad_fill %[[R]] valid [12, 7] fill 0xFFF0000000000000
   // CHECK-NEXT: %[[M:.*]] = weft.reduce max "bd->b" (%[[RM]])
   // CHECK-NEXT: %[[G:.*]] = weft.embed
   // CHECK-SAME: -> tensor<12x7xf32
