@@ -214,6 +214,43 @@ dimBlockAxes(EvalContext &ctx, Operation *op, FlatSymbolRefAttr mesh,
   return axes;
 }
 
+/// Sequential sums along `dim` of every line of each rank's tensor.
+struct CumsumModel
+    : EvaluableOpInterface::ExternalModel<CumsumModel, CumsumOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<CumsumOp>(op);
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    int64_t d = o.getDim();
+    int64_t n = shape[d], inner = 1, outer = 1;
+    for (int64_t k = d + 1; k < static_cast<int64_t>(shape.size()); ++k)
+      inner *= shape[k];
+    for (int64_t k = 0; k < d; ++k)
+      outer *= shape[k];
+    bool exclusive = o.getExclusive(), reverse = o.getReverse();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      const Tensor &in = ctx.get(o.getInput(), r);
+      Tensor out(shape, 0.0);
+      for (int64_t a = 0; a < outer; ++a)
+        for (int64_t c = 0; c < inner; ++c) {
+          double sum = 0;
+          for (int64_t step = 0; step < n; ++step) {
+            int64_t i = reverse ? n - 1 - step : step;
+            int64_t at = (a * n + i) * inner + c;
+            if (exclusive) {
+              out[at] = sum;
+              sum += in[at];
+            } else {
+              sum += in[at];
+              out[at] = sum;
+            }
+          }
+        }
+      return out;
+    });
+    return success();
+  }
+};
+
 /// Each rank keeps the elements of its block whose global indices are all
 /// below `valid`, and writes `fill` over the others.
 struct PadFillModel
@@ -401,6 +438,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     IotaOp::attachInterface<IotaModel>(*ctx);
     RandomOp::attachInterface<RandomModel>(*ctx);
     PadFillOp::attachInterface<PadFillModel>(*ctx);
+    CumsumOp::attachInterface<CumsumModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

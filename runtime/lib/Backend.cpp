@@ -353,6 +353,29 @@ void Backend::padFill(const Tensor &in, Tensor &out,
     recordOp(label, op, out.str(), t0, 0, 0);
 }
 
+void Backend::cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
+                     bool reverse, std::string_view label) {
+  const char *op = "cumsum";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  CumsumPlan plan = planCumsum(in.dtype, in.shape, dim, exclusive, reverse);
+  // The same buffer (in place: each element is read before it is written)
+  // or disjoint ones; a partial overlap would read elements already
+  // overwritten.
+  auto lo = [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.data); };
+  check(in.data == out.data || in.bytes() == 0 ||
+            lo(in) + in.bytes() <= lo(out) || lo(out) + out.bytes() <= lo(in),
+        "cumsum: operand and result overlap without being the same buffer");
+  double t0 = startOp();
+  if (plan.count > 0)
+    cumsumKernel(plan, in.data, out.data);
+  if (profiler_)
+    recordOp(label, op,
+             out.str() + " dim " + std::to_string(dim) +
+                 (exclusive ? " exclusive" : "") + (reverse ? " reverse" : ""),
+             t0, 0, 0);
+}
+
 void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
                     Tensor &out, std::string_view label) {
   checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");

@@ -293,4 +293,57 @@ PadFillPlan planPadFill(DType dtype, const Shape &shape,
   return p;
 }
 
+CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
+                      bool reverse) {
+  check(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+            dtype == DType::BF16,
+        "cumsum of ", dtypeName(dtype),
+        " is not supported (f32, f64, f16, bf16)");
+  const int rank = static_cast<int>(shape.size());
+  check(rank > 0, "cumsum: a rank-0 tensor has no dimension to sum along");
+  if (dim < 0 || dim >= rank)
+    fail("cumsum: dim ", dim, " is out of range for ", shapeToString(shape),
+         " (0 <= dim < ", rank, ")");
+  CumsumPlan p;
+  p.dtype = dtype;
+  p.dim = dim;
+  p.exclusive = exclusive;
+  p.reverse = reverse;
+  bool empty = false;
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] < 0)
+      fail("cumsum: dimension ", d, " of ", shapeToString(shape),
+           " has a negative extent");
+    empty = empty || shape[d] == 0;
+  }
+  // Products of extents: an empty tensor's may overflow (then 0: its plan
+  // does nothing); a non-empty tensor's are divisors of its element count,
+  // which is checked.
+  auto product = [&](int from, int to) {
+    int64_t r = 1;
+    for (int d = from; d < to; ++d)
+      if (__builtin_mul_overflow(r, shape[d], &r))
+        return int64_t(0);
+    return r;
+  };
+  int64_t count = 0;
+  if (!empty) {
+    count = 1;
+    for (int d = 0; d < rank; ++d)
+      if (__builtin_mul_overflow(count, shape[d], &count))
+        fail("cumsum: ", shapeToString(shape), " has more than 2^63 elements");
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
+                               &bytes))
+      fail("cumsum: ", shapeToString(shape), " of ", dtypeName(dtype),
+           " is too large");
+  }
+  p.outer = product(0, dim);
+  p.n = shape[dim];
+  p.inner = product(dim + 1, rank);
+  p.count = count;
+  p.lines = empty ? 0 : p.outer * p.inner;
+  return p;
+}
+
 } // namespace weft::rt

@@ -139,6 +139,14 @@ Tensor padFill(StepContext &ctx, const Tensor &in,
   return out;
 }
 
+Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
+              bool reverse, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.cumsum(in, out, dim, exclusive, reverse, label);
+  return out;
+}
+
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label) {
   Backend &be = ctx.backend();

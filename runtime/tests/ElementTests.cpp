@@ -642,6 +642,187 @@ TEST_P(PadFillTest, RejectsMismatchesAndOverlap) {
   EXPECT_NO_THROW(be.padFill(a, b, {0}, {3}, 0));
 }
 
+// cumsum on every float dtype against naive references that sum each
+// element's prefix (or suffix) from scratch: in the accumulation type, in
+// the order of the line (float for f32/f16/bf16, double for f64), which
+// must match bit for bit (the backends add sequentially along each line),
+// and in double, within a rounding tolerance.
+class CumsumTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+  }
+};
+
+/// `v` rounded to `dt` (f16 and bf16 through float).
+double roundToDtype(DType dt, double v) {
+  switch (dt) {
+  case DType::F32:
+    return static_cast<float>(v);
+  case DType::F16:
+    return halfToFloat(floatToHalf(static_cast<float>(v)));
+  case DType::BF16:
+    return bfloat16ToFloat(floatToBFloat16(static_cast<float>(v)));
+  default:
+    return v;
+  }
+}
+
+/// Element e of the result: the sum of x along `dim` over j <= i (j < i
+/// exclusive; j >= i, j > i reverse) where i is e's index along dim, added
+/// in the line's order starting from the first (last, reverse) element, in
+/// A. `absSum` gets the sum of the |x| added.
+template <typename A>
+A naiveCumsum(const Shape &shape, int dim, bool exclusive, bool reverse,
+              const std::vector<double> &x, int64_t e, double *absSum) {
+  const int64_t stride = rowMajorStrides(shape)[dim], n = shape[dim];
+  const int64_t i = (e / stride) % n, base = e - i * stride;
+  A acc = A(0);
+  *absSum = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    int64_t j = reverse ? n - 1 - t : t;
+    bool in =
+        reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+    if (!in)
+      continue;
+    acc = acc + static_cast<A>(x[base + j * stride]);
+    *absSum += std::fabs(x[base + j * stride]);
+  }
+  return acc;
+}
+
+TEST_P(CumsumTest, AgainstNaiveReference) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  // The double reference's tolerance, relative to 1 + the sum of |x|: the
+  // float (double) accumulation over up to 1000 terms, and the rounding of
+  // each result to f16/bf16.
+  const double eps = dt == DType::F64   ? 1e-12
+                     : dt == DType::F32 ? 1e-4
+                     : dt == DType::F16 ? 2e-3
+                                        : 1e-2;
+  struct Case {
+    Shape shape;
+    int dim;
+  };
+  const Case cases[] = {
+      {{5}, 0},
+      {{1}, 0},             // n = 1
+      {{1000}, 0},          // one long line
+      {{4, 7}, 0},          // first dim
+      {{4, 7}, 1},          // last dim
+      {{3, 5, 6}, 0},       // first of three
+      {{3, 5, 6}, 1},       // middle
+      {{3, 5, 6}, 2},       // last
+      {{2, 1, 3}, 1},       // n = 1 in the middle
+      {{6, 1}, 1},          // n = 1 last
+      {{2, 40, 300}, 1},    // 600 lines, inner beyond the cpu's chunk of 256
+      {{3, 130, 2}, 1},     // long lines, small inner
+      {{2, 3, 2, 2, 3}, 3}, // rank 5
+      {{0, 5}, 1},          // empty
+      {{3, 0, 4}, 1},       // empty along dim
+      {{3, 0, 4}, 2},       // empty elsewhere
+  };
+  uint64_t seed = 21;
+  for (const Case &c : cases)
+    for (bool exclusive : {false, true})
+      for (bool reverse : {false, true})
+        for (bool inPlace : {false, true}) {
+          const int64_t count = numElements(c.shape);
+          Tensor host = hostFrom(dt, c.shape, testValues(count, ++seed));
+          const std::vector<double> x = toDoubles(host); // what it sees
+          Tensor in = be.upload(host);
+          Tensor out = inPlace ? in : be.empty(dt, c.shape);
+          be.cumsum(in, out, c.dim, exclusive, reverse);
+          const std::vector<double> got = toDoubles(be.download(out));
+          ASSERT_EQ(static_cast<int64_t>(got.size()), count);
+          for (int64_t e = 0; e < count; ++e) {
+            double absSum = 0;
+            double exact =
+                dt == DType::F64
+                    ? naiveCumsum<double>(c.shape, c.dim, exclusive, reverse, x,
+                                          e, &absSum)
+                    : roundToDtype(dt,
+                                   naiveCumsum<float>(c.shape, c.dim, exclusive,
+                                                      reverse, x, e, &absSum));
+            double wide = naiveCumsum<double>(c.shape, c.dim, exclusive,
+                                              reverse, x, e, &absSum);
+            ASSERT_EQ(got[e], exact)
+                << shapeToString(c.shape) << " dim " << c.dim
+                << (exclusive ? " exclusive" : " inclusive")
+                << (reverse ? " reverse" : "") << (inPlace ? " in place" : "")
+                << ": element " << e;
+            ASSERT_LE(std::fabs(got[e] - wide), eps * (1 + absSum))
+                << shapeToString(c.shape) << " dim " << c.dim << " element "
+                << e;
+          }
+        }
+}
+
+// The four forms on numbers worked out by hand (exact in every dtype).
+TEST_P(CumsumTest, WorkedExample) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<double> x = {1, 2, 3, 4, -1, 0.5, 2, 8};
+  Tensor in = be.upload(hostFrom(dt, {2, 4}, x));
+  struct Want {
+    int dim;
+    bool exclusive, reverse;
+    std::vector<double> y;
+  };
+  const Want wants[] = {
+      {1, false, false, {1, 3, 6, 10, -1, -0.5, 1.5, 9.5}},
+      {1, true, false, {0, 1, 3, 6, 0, -1, -0.5, 1.5}},
+      {1, false, true, {10, 9, 7, 4, 9.5, 10.5, 10, 8}},
+      {1, true, true, {9, 7, 4, 0, 10.5, 10, 8, 0}},
+      {0, false, false, {1, 2, 3, 4, 0, 2.5, 5, 12}},
+      {0, true, false, {0, 0, 0, 0, 1, 2, 3, 4}},
+      {0, false, true, {0, 2.5, 5, 12, -1, 0.5, 2, 8}},
+      {0, true, true, {-1, 0.5, 2, 8, 0, 0, 0, 0}},
+  };
+  for (const Want &w : wants) {
+    Tensor out = be.empty(dt, {2, 4});
+    be.cumsum(in, out, w.dim, w.exclusive, w.reverse);
+    EXPECT_EQ(toDoubles(be.download(out)), w.y)
+        << "dim " << w.dim << (w.exclusive ? " exclusive" : " inclusive")
+        << (w.reverse ? " reverse" : "");
+  }
+}
+
+TEST_P(CumsumTest, RejectsBadArguments) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  Tensor in = be.zeros(dt, {4, 3});
+  Tensor other = be.empty(dt == DType::F64 ? DType::F32 : DType::F64, {4, 3});
+  EXPECT_THROW(be.cumsum(in, other, 0, false, false), Error); // dtype
+  Tensor wrong = be.empty(dt, {3, 4});
+  EXPECT_THROW(be.cumsum(in, wrong, 0, false, false), Error); // shape
+  Tensor out = be.empty(dt, {4, 3});
+  EXPECT_THROW(be.cumsum(in, out, 2, false, false), Error);
+  EXPECT_THROW(be.cumsum(in, out, -1, true, true), Error);
+  Tensor scalar = be.zeros(dt, {}), scalarOut = be.empty(dt, {});
+  EXPECT_THROW(be.cumsum(scalar, scalarOut, 0, false, false), Error);
+  Tensor ids = be.zeros(DType::I32, {4}), idsOut = be.empty(DType::I32, {4});
+  EXPECT_THROW(be.cumsum(ids, idsOut, 0, false, false), Error);
+  // Two views of one buffer that overlap without being the same.
+  Tensor big = be.zeros(dt, {8});
+  Tensor a = big, b = big;
+  a.shape = b.shape = {4};
+  b.data = static_cast<char *>(big.data) + 2 * dtypeSize(dt);
+  EXPECT_THROW(be.cumsum(a, b, 0, false, false), Error);
+  // Adjacent views do not overlap.
+  b.data = static_cast<char *>(big.data) + 4 * dtypeSize(dt);
+  EXPECT_NO_THROW(be.cumsum(a, b, 0, false, false));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CumsumTest,
+                         ::testing::Values(DType::F32, DType::F64, DType::F16,
+                                           DType::BF16),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, PadFillTest,
                          ::testing::Values(DType::F32, DType::F64, DType::F16,
                                            DType::BF16, DType::I32),

@@ -6,7 +6,8 @@
 // padded but not split; at 8 ranks the last rank's block is all padding)
 // go through runProgram, the harness's entry point: inputs from a logical
 // .npy or drawn at random, outputs and checkpoints cropped to the logical
-// shape, gen::padFill's block offsets, and malformed logical shapes.
+// shape, gen::padFill's block offsets, gen::cumsum, and malformed logical
+// shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +157,44 @@ TEST(Harness, PaddedRandomInputDrawsTheUnpaddedValues) {
   fillRandomBlock(5, tensorId("x"), DType::F32, kLogical, {0, 0}, kLogical,
                   want.data());
   checkForwardOutputs(want);
+}
+
+// gen::cumsum as generated code calls it, along the unsplit (padded) dim 1:
+// the zero pads at the end of each row change no logical element, so the
+// cropped outputs are the cumulative sums of the logical rows.
+void cumsumStep(StepContext &ctx) {
+  Tensor x = gen::input(ctx, 0);
+  gen::output(ctx, 0, weft::rt::gen::cumsum(ctx, x, 1, false, true, "rcs"));
+  gen::output(ctx, 1, weft::rt::gen::cumsum(ctx, x, 1, true, false, "ecs"));
+}
+
+TEST(Harness, CumsumAlongAnUnsplitDim) {
+  ProgramInfo p;
+  p.name = "padded_cumsum";
+  p.source = "HarnessTests.cpp";
+  p.mesh = {MeshAxis{"x", gSize}};
+  p.inputs = {tensor("x", true)};
+  p.outputs = {tensor("reverse", true), tensor("exclusive", true)};
+  p.step = cumsumStep;
+  auto x = values(21, 1);
+  writeShared(path("cx.npy"), kLogical, x);
+  ASSERT_EQ(run(p, {"--input", "x=" + path("cx.npy"), "--output-dir",
+                    path("cumsum")}),
+            0);
+  if (gRank != 0)
+    return;
+  std::vector<float> reverse(21), exclusive(21);
+  for (int i = 0; i < 7; ++i) {
+    const float *r = &x[i * 3];
+    float want[2][3] = {{r[0] + r[1] + r[2], r[1] + r[2], r[2]},
+                        {0, r[0], r[0] + r[1]}};
+    for (int j = 0; j < 3; ++j) {
+      reverse[i * 3 + j] = want[0][j];
+      exclusive[i * 3 + j] = want[1][j];
+    }
+  }
+  EXPECT_EQ(readF32(path("cumsum/reverse.npy"), kLogical), reverse);
+  EXPECT_EQ(readF32(path("cumsum/exclusive.npy"), kLogical), exclusive);
 }
 
 TEST(Harness, PaddedShapeFileIsRejectedNamingTheLogicalShape) {

@@ -355,4 +355,81 @@ TEST(PadFillPlan, FillBitsAndErrors) {
                Error); // more than 2^63 bytes
 }
 
+// cumsum's plan: the shape viewed as [outer, n, inner] around dim.
+TEST(CumsumPlan, OuterLineInner) {
+  CumsumPlan p = planCumsum(DType::F32, {3, 5, 6}, 1, true, false);
+  EXPECT_EQ(p.dtype, DType::F32);
+  EXPECT_EQ(p.dim, 1);
+  EXPECT_TRUE(p.exclusive);
+  EXPECT_FALSE(p.reverse);
+  EXPECT_EQ(p.outer, 3);
+  EXPECT_EQ(p.n, 5);
+  EXPECT_EQ(p.inner, 6);
+  EXPECT_EQ(p.lines, 18);
+  EXPECT_EQ(p.count, 90);
+  p = planCumsum(DType::F64, {3, 5, 6}, 0, false, true);
+  EXPECT_TRUE(p.reverse);
+  EXPECT_EQ(p.outer, 1);
+  EXPECT_EQ(p.n, 3);
+  EXPECT_EQ(p.inner, 30);
+  p = planCumsum(DType::F16, {3, 5, 6}, 2, false, false);
+  EXPECT_EQ(p.outer, 15);
+  EXPECT_EQ(p.n, 6);
+  EXPECT_EQ(p.inner, 1);
+  EXPECT_EQ(p.lines, 15);
+  p = planCumsum(DType::BF16, {7}, 0, false, false);
+  EXPECT_EQ(p.outer, 1);
+  EXPECT_EQ(p.n, 7);
+  EXPECT_EQ(p.inner, 1);
+  EXPECT_EQ(p.count, 7);
+  p = planCumsum(DType::F32, {4, 1, 2}, 1, false, false); // n = 1
+  EXPECT_EQ(p.n, 1);
+  EXPECT_EQ(p.lines, 8);
+  // Empty tensors: nothing to do, even where the other extents' product
+  // would overflow.
+  p = planCumsum(DType::F32, {3, 0, 4}, 1, false, false);
+  EXPECT_EQ(p.count, 0);
+  EXPECT_EQ(p.lines, 0);
+  EXPECT_EQ(p.n, 0);
+  p = planCumsum(DType::F32, {3, 0, 4}, 2, false, false);
+  EXPECT_EQ(p.count, 0);
+  EXPECT_EQ(p.lines, 0);
+  p = planCumsum(DType::F32, {int64_t(1) << 62, 8, 0}, 2, false, false);
+  EXPECT_EQ(p.count, 0);
+  EXPECT_EQ(p.lines, 0);
+}
+
+TEST(CumsumPlan, Errors) {
+  auto message = [](auto &&f) {
+    try {
+      f();
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string &m, const char *part) {
+    return m.find(part) != std::string::npos;
+  };
+  std::string m = message([] {
+    planCumsum(DType::F32, {2, 3}, 2, false, false);
+  });
+  EXPECT_TRUE(has(m, "cumsum: dim 2 is out of range for [2, 3]")) << m;
+  m = message([] { planCumsum(DType::F32, {2, 3}, -1, false, false); });
+  EXPECT_TRUE(has(m, "cumsum: dim -1 is out of range")) << m;
+  m = message([] { planCumsum(DType::F32, {}, 0, false, false); });
+  EXPECT_TRUE(has(m, "rank-0")) << m;
+  m = message([] { planCumsum(DType::I32, {4}, 0, false, false); });
+  EXPECT_TRUE(has(m, "cumsum of i32 is not supported")) << m;
+  m = message([] { planCumsum(DType::F32, {2, -3}, 0, false, false); });
+  EXPECT_TRUE(has(m, "negative extent")) << m;
+  m = message([] {
+    planCumsum(DType::F32, {int64_t(1) << 62, 4}, 0, false, false);
+  });
+  EXPECT_TRUE(has(m, "more than 2^63 elements")) << m;
+  m = message(
+      [] { planCumsum(DType::F64, {int64_t(1) << 61}, 0, false, false); });
+  EXPECT_TRUE(has(m, "too large")) << m;
+}
+
 } // namespace

@@ -36,7 +36,8 @@ inline std::vector<double> testValues(int64_t n, uint64_t seed) {
   return v;
 }
 
-/// Host tensor of `dtype` holding `values`.
+/// Host tensor of `dtype` holding `values` (rounded to the dtype; f16 and
+/// bf16 through float).
 inline Tensor hostFrom(DType dtype, const Shape &shape,
                        const std::vector<double> &values) {
   Tensor t = hostTensor(dtype, shape);
@@ -47,6 +48,10 @@ inline Tensor hostFrom(DType dtype, const Shape &shape,
       t.ptr<double>()[i] = values[i];
     else if (dtype == DType::I32)
       t.ptr<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    else if (dtype == DType::F16)
+      t.ptr<uint16_t>()[i] = floatToHalf(static_cast<float>(values[i]));
+    else if (dtype == DType::BF16)
+      t.ptr<uint16_t>()[i] = floatToBFloat16(static_cast<float>(values[i]));
   }
   return t;
 }
@@ -60,6 +65,10 @@ inline std::vector<double> toDoubles(const Tensor &host) {
       v[i] = host.ptr<double>()[i];
     else if (host.dtype == DType::I32)
       v[i] = host.ptr<int32_t>()[i];
+    else if (host.dtype == DType::F16)
+      v[i] = halfToFloat(host.ptr<uint16_t>()[i]);
+    else if (host.dtype == DType::BF16)
+      v[i] = bfloat16ToFloat(host.ptr<uint16_t>()[i]);
   }
   return v;
 }

@@ -201,6 +201,19 @@ def dropout(rng):
     return p.text(p.loss(y))
 
 
+def cumsum(rng, dim, flags):
+    """weft.cumsum along `dim` (its gradient: the scan the other way), fed
+    a nonlinear value so the cotangent differs along the line."""
+    p = Program(rng)
+    x = p.arg("abc")
+    t = p.map("tanh", [x], "abc")
+    p.n += 1
+    y = ("%%v%d" % p.n, "abc")
+    p.lines.append("  %s = weft.cumsum %s dim %d%s : %s -> %s" % (
+        y[0], t[0], dim, flags, p.ty("abc"), p.ty("abc")))
+    return p.text(p.loss(p.map("square", [y], "abc")))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -216,6 +229,9 @@ def main():
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
+    cases += [("cumsum-%d%s" % (d, f.replace(" ", "-")), cumsum(rng, d, f))
+              for d, f in [(0, ""), (1, " exclusive"), (2, " reverse"),
+                           (1, " exclusive reverse")]]
     # embed (gradient: a scatter-add) and scatter_add (gradient: an embed),
     # with one_hot and iota in the loss.
     cases += [("index-" + k + "-" + ",".join(spec), index_ops(rng, spec))

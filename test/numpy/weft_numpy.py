@@ -25,6 +25,8 @@ Semantics (WeftOps.td):
            words = the element's indices; uniform f32 (w0 >> 8) / 2^24, f64
            (w0:w1 >> 11) / 2^53; normal by Box-Muller from u1 = 1 - uniform
            (w0 or w0:w1) and u2 = uniform (w1 or w2:w3)
+  cumsum   np.cumsum along dim (float64); exclusive shifts by one (0
+           first), reverse runs from the end (np.flip around it)
   pad_fill the input where every index is below `valid`, `fill` elsewhere
            (np.where over an open grid of index masks)
   constant np.full of the value
@@ -250,6 +252,21 @@ def eval_random(op, args):
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
+def eval_cumsum(op, args):
+    (x,) = args
+    d = op["dim"]
+    if not 0 <= d < x.ndim:
+        raise GraphError("cumsum: dim %d of a %d-D input" % (d, x.ndim))
+    if op.get("reverse"):
+        x = np.flip(x, axis=d)
+    y = np.cumsum(x, axis=d)
+    if op.get("exclusive"):
+        y = y - x
+    if op.get("reverse"):
+        y = np.flip(y, axis=d)
+    return y
+
+
 def eval_pad_fill(op, args):
     (x,) = args
     valid = op["valid"]
@@ -269,6 +286,7 @@ EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
         "random": eval_random, "pad_fill": eval_pad_fill,
+        "cumsum": eval_cumsum,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
         "shard": lambda op, args: args[0]}
 

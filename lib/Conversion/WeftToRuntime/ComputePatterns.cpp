@@ -227,6 +227,22 @@ LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(CumsumOp op, CumsumOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::string what = "cumsum dim " + std::to_string(op.getDim());
+  if (op.getExclusive())
+    what += " exclusive";
+  if (op.getReverse())
+    what += " reverse";
+  call.value(adaptor.getInput());
+  call.lit(std::to_string(op.getDim()));
+  call.lit(op.getExclusive() ? "true" : "false");
+  call.lit(op.getReverse() ? "true" : "false");
+  call.label(what);
+  call.replaceOp("weft::rt::gen::cumsum");
+  return success();
+}
+
 LogicalResult lowerCompute(PadFillOp op, PadFillOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &info) {
   std::string what = "pad_fill valid " + toCpp(std::vector<int64_t>(
@@ -288,7 +304,7 @@ protected:
 
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, RandomOp, PadFillOp, ConstantOp>(op);
+             IotaOp, RandomOp, PadFillOp, CumsumOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -298,6 +314,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
-               ComputeOpLowering<PadFillOp>, ComputeOpLowering<ConstantOp>>(
+               ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
+               ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -11,6 +11,7 @@
 #include "weft/rt/Philox.h"
 #include "weft/rt/Error.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -441,6 +442,64 @@ void CpuBackend::padFillKernel(const PadFillPlan &plan, const void *in,
   }
   fail("pad_fill of ", dtypeName(plan.dtype),
        " is not supported on the cpu backend");
+}
+
+namespace {
+/// cumsum over the plan's lines, a chunk of up to kChunk lines side by side
+/// at a time: for each outer index the walk visits the n rows of the chunk
+/// in the line order (from the last row for reverse) and acc[i] carries line
+/// i's running sum, so every line adds its elements sequentially
+/// (ops::cumsumStep, as the CUDA kernel does) while the inner loop reads
+/// memory in order. Each element is read before it is written: in place
+/// works. T is the storage type, A the accumulation type; load/store
+/// convert between them.
+template <typename A, typename T, typename Load, typename Store>
+void cumsumLoop(const CumsumPlan &p, const T *in, T *out, Load load,
+                Store store) {
+  constexpr int64_t kChunk = 256;
+  A acc[kChunk];
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t i0 = 0; i0 < p.inner; i0 += kChunk) {
+      const int64_t m = std::min(kChunk, p.inner - i0);
+      for (int64_t i = 0; i < m; ++i)
+        acc[i] = A(0);
+      for (int64_t k = 0; k < p.n; ++k) {
+        int64_t row =
+            (o * p.n + ops::cumsumPosition(k, p.n, p.reverse)) * p.inner + i0;
+        const T *x = in + row;
+        T *y = out + row;
+        for (int64_t i = 0; i < m; ++i)
+          y[i] = store(ops::cumsumStep<A>(acc[i], load(x[i]), p.exclusive));
+      }
+    }
+}
+} // namespace
+
+void CpuBackend::cumsumKernel(const CumsumPlan &plan, const void *in,
+                              void *out) {
+  if (plan.count == 0)
+    return;
+  auto same = [](auto v) { return v; };
+  switch (plan.dtype) {
+  case DType::F32:
+    return cumsumLoop<float>(plan, static_cast<const float *>(in),
+                             static_cast<float *>(out), same, same);
+  case DType::F64:
+    return cumsumLoop<double>(plan, static_cast<const double *>(in),
+                              static_cast<double *>(out), same, same);
+  case DType::F16:
+    return cumsumLoop<float>(plan, static_cast<const uint16_t *>(in),
+                             static_cast<uint16_t *>(out), halfToFloat,
+                             floatToHalf);
+  case DType::BF16:
+    return cumsumLoop<float>(plan, static_cast<const uint16_t *>(in),
+                             static_cast<uint16_t *>(out), bfloat16ToFloat,
+                             floatToBFloat16);
+  default:
+    break;
+  }
+  fail("cumsum of ", dtypeName(plan.dtype),
+       " is not supported on the cpu backend (f32, f64, f16, bf16)");
 }
 
 } // namespace weft::rt

@@ -69,6 +69,7 @@ public:
                     uint64_t seed, void *out) override;
   void padFillKernel(const PadFillPlan &plan, const void *in,
                      void *out) override;
+  void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;
 
 private:
   std::shared_ptr<BufferPool> pool_;

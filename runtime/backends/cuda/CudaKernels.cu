@@ -203,6 +203,26 @@ __global__ void padFillKernelT(PadFillPlan p, const U *in, U *out) {
   }
 }
 
+/// cumsum: one thread per line (outer, inner), adjacent threads on adjacent
+/// inner indices (coalesced); each walks its line in the plan's order with
+/// ops::cumsumStep in the compute type (float for f32/f16/bf16, double for
+/// f64), the sequence of additions of the CPU loop. Each element is read
+/// before it is written, so in place works.
+template <typename T>
+__global__ void cumsumKernelT(CumsumPlan p, const T *in, T *out) {
+  using C = typename Compute<T>::type;
+  for (int64_t l = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; l < p.lines;
+       l += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t base = (l / p.inner) * p.n * p.inner + l % p.inner;
+    C acc = C(0);
+    for (int64_t k = 0; k < p.n; ++k) {
+      const int64_t off =
+          base + ops::cumsumPosition(k, p.n, p.reverse) * p.inner;
+      out[off] = store<T>(ops::cumsumStep<C>(acc, load(in[off]), p.exclusive));
+    }
+  }
+}
+
 template <typename F> void dispatchType(DType dtype, const char *op, F &&f) {
   switch (dtype) {
   case DType::F32:
@@ -435,6 +455,18 @@ void CudaBackend::padFillKernel(const PadFillPlan &plan, const void *in,
     fail("pad_fill of ", dtypeName(plan.dtype),
          " is not supported on the cuda backend");
   }
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::cumsumKernel(const CumsumPlan &plan, const void *in,
+                               void *out) {
+  if (plan.count == 0)
+    return;
+  dispatchType(plan.dtype, "cumsum", [&](auto zero) {
+    using T = decltype(zero);
+    cumsumKernelT<T><<<gridFor(plan.lines), 256, 0, stream_>>>(
+        plan, static_cast<const T *>(in), static_cast<T *>(out));
+  });
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 

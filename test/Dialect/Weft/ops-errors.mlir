@@ -546,3 +546,35 @@ func.func @logical_shape_bound(%x: tensor<12xf32>) -> (tensor<12xf32> {weft.logi
   return %x : tensor<12xf32>
 }
 // expected-error@-3 {{'func.func' op result #0: weft.logical_shape size 13 of dimension 0 is not in [1, 12]}}
+
+// -----
+
+func.func @cumsum_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'weft.cumsum' op dim 2 is not a dimension of 'tensor<4x8xf32>' (rank 2)}}
+  %y = weft.cumsum %x dim 2 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @cumsum_negative_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'weft.cumsum' op dim -1 is not a dimension of 'tensor<4x8xf32>' (rank 2)}}
+  %y = weft.cumsum %x dim -1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @cumsum_types(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'weft.cumsum' op result must have the input's shape and element type, got 'tensor<4x8xf32>' -> 'tensor<8x4xf32>'}}
+  %y = weft.cumsum %x dim 0 : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @cumsum_ids(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  // expected-error@+1 {{'weft.cumsum' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x8xi32>'}}
+  %y = weft.cumsum %x dim 0 : tensor<4x8xi32> -> tensor<4x8xi32>
+  return %y : tensor<4x8xi32>
+}

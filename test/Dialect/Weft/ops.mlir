@@ -196,3 +196,15 @@ func.func @pad_fill(%x: tensor<12x8xf32>, %ids: tensor<12xi32>, %l: tensor<3x8xf
   %d = weft.pad_fill %l valid [5, 8] fill 0.0 on @mesh over [["data"], []] : tensor<3x8xf32> -> tensor<3x8xf32>
   return %a, %b, %c, %d : tensor<12x8xf32>, tensor<12x8xf32>, tensor<12xi32>, tensor<3x8xf32>
 }
+
+// Cumulative sums: inclusive, exclusive, reversed.
+// CHECK-LABEL: func.func @cumsum
+func.func @cumsum(%x: tensor<4x64x8xf32>) -> (tensor<4x64x8xf32>, tensor<4x64x8xf32>, tensor<4x64x8xf32>) {
+  // CHECK: weft.cumsum %{{.*}} dim 1 : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  %a = weft.cumsum %x dim 1 : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  // CHECK: weft.cumsum %{{.*}} dim 1 exclusive : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  %b = weft.cumsum %x dim 1 exclusive : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  // CHECK: weft.cumsum %{{.*}} dim 2 exclusive reverse : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  %c = weft.cumsum %x dim 2 exclusive reverse : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+  return %a, %b, %c : tensor<4x64x8xf32>, tensor<4x64x8xf32>, tensor<4x64x8xf32>
+}

@@ -53,3 +53,28 @@ func.func @even(%x: tensor<8x4xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>
   %e = weft.map exp "bd->bd" (%x) : (tensor<8x4xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>>) -> tensor<8x4xf32>
   return %e : tensor<8x4xf32>
 }
+
+// A max (min) over a padded letter that keeps a padded letter, used by a sum
+// over the kept letter (found by the differential fuzzer's uneven cases):
+// only the reduced letter's pads read -inf (+inf); the kept letter's pad
+// rows stay 0, so their max (min) is 0 and the sum adds nothing. Filling the
+// kept pads too (valid [10, 7]) left -inf (+inf) in the pad rows of %m (%n)
+// and the sums came out -inf (+inf).
+// RUN: weft-interp %s --func max_kept_pad --compare %t.local.mlir --local-func max_kept_pad | FileCheck %s --check-prefix=KEPT
+// KEPT: compare: 2 of 2 result(s) match
+// RUN: sed -e 's/valid \[12, 7\] fill 0x/valid [10, 7] fill 0x/' %t.local.mlir > %t.kept.mlir
+// RUN: not weft-interp %s --func max_kept_pad --compare %t.kept.mlir --local-func max_kept_pad | FileCheck %s --check-prefix=KEPTBAD
+// KEPTBAD: result #0: MISMATCH
+// KEPTBAD: result #1: MISMATCH
+// CHECK-LABEL: func.func @max_kept_pad(
+// CHECK: weft.pad_fill %arg0 valid [12, 7] fill 0xFFF0000000000000
+// CHECK-NEXT: weft.reduce max "bd->b"
+// CHECK: weft.pad_fill %arg0 valid [12, 7] fill 0x7FF0000000000000
+// CHECK-NEXT: weft.reduce min "bd->b"
+func.func @max_kept_pad(%x: tensor<10x7xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>>) -> (tensor<f32>, tensor<f32>) {
+  %m = weft.reduce max "bd->b" (%x) : (tensor<10x7xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>>) -> tensor<10xf32>
+  %s = weft.reduce sum "b->" (%m) : (tensor<10xf32>) -> tensor<f32>
+  %n = weft.reduce min "bd->b" (%x) : (tensor<10x7xf32, #weft.sharding<@mesh, [{"data"}, {"model"}]>>) -> tensor<10xf32>
+  %t = weft.reduce sum "b->" (%n) : (tensor<10xf32>) -> tensor<f32>
+  return %s, %t : tensor<f32>, tensor<f32>
+}

@@ -376,6 +376,18 @@ LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
   return success(); // No operands.
 }
 
+LogicalResult CumsumOp::buildGradients(OpBuilder &b, Value gy,
+                                       SmallVectorImpl<Value> &grads) {
+  // y[i] = sum_{j <= i} x[j], so dx[j] = sum_{i >= j} dy[i]: the same scan
+  // the other way (exclusive stays exclusive).
+  auto op = b.create<CumsumOp>(getLoc(), gy.getType(), gy, getDimAttr(),
+                               getExclusiveAttr(), getReverse()
+                                                       ? UnitAttr()
+                                                       : b.getUnitAttr());
+  grads.push_back(op.getResult());
+  return success();
+}
+
 LogicalResult PadFillOp::buildGradients(OpBuilder &b, Value gy,
                                         SmallVectorImpl<Value> &grads) {
   // The kept elements pass their cotangent through; the filled ones do not

@@ -552,6 +552,38 @@ bool RandomOp::acceptsPartialOperand(unsigned, ReductionKind) {
 }
 
 //===----------------------------------------------------------------------===//
+// CumsumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "result must have the input's shape and element "
+                            "type, got "
+                         << in << " -> " << out;
+  auto dim = static_cast<int64_t>(getDim()); // I64Attr: read as unsigned.
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is not a dimension of "
+                         << in << " (rank " << in.getRank() << ")";
+  return success();
+}
+
+SmallVector<std::string, 3> CumsumOp::getTensorLetters() {
+  std::string l = placeholderLetters(getType());
+  return {l, l};
+}
+
+std::optional<ReductionKind> CumsumOp::getReductionKind() {
+  return std::nullopt;
+}
+
+bool CumsumOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+  return kind == ReductionKind::Sum; // Linear.
+}
+
+//===----------------------------------------------------------------------===//
 // PadFillOp
 //===----------------------------------------------------------------------===//
 

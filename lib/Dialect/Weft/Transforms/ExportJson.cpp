@@ -157,6 +157,11 @@ struct WeftExportJsonPass
         o["kind"] = "random";
         o["dist"] = stringifyRandomKind(r.getKind());
         o["seed"] = r.getSeed();
+      } else if (auto c = dyn_cast<CumsumOp>(op)) {
+        o["kind"] = "cumsum";
+        o["dim"] = c.getDim();
+        o["exclusive"] = c.getExclusive();
+        o["reverse"] = c.getReverse();
       } else if (auto p = dyn_cast<PadFillOp>(op)) {
         if (p.getMeshAttr())
           return op.emitError("weft-export-json: a local-view "
@@ -183,8 +188,8 @@ struct WeftExportJsonPass
         return op.emitError("weft-export-json: '")
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
-                  "embed, scatter_add, one_hot, iota, random, pad_fill, "
-                  "constant and shard only)";
+                  "embed, scatter_add, one_hot, iota, random, cumsum, "
+                  "pad_fill, constant and shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

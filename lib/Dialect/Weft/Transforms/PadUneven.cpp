@@ -20,7 +20,9 @@
 //     row);
 //   - iota, random, a nonzero constant: any padded dimension.
 // Sums over a padded letter then add zeros; max and min reductions over a
-// padded letter read their input through `pad_fill fill -inf` (+inf).
+// padded letter read their input through `pad_fill fill -inf` (+inf) on
+// the pads of the reduced letters only (the kept letters' pads stay 0, so
+// the result's pads are max(0, -inf) = 0).
 // scatter_add adds the zero pads of its updates to row 0: nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -369,11 +371,15 @@ LogicalResult Padder::run() {
   }
   for (auto [op, value] : fillInput) {
     Value in = op->getOperand(0);
-    SmallVector<int64_t> valid =
-        logical.count(in)
-            ? logical.lookup(in)
-            : SmallVector<int64_t>(
-                  cast<RankedTensorType>(in.getType()).getShape());
+    // Only the pads of the reduced letters: the kept letters' pads keep
+    // their zeros, so the result's pads are max(0, ..., 0, -inf, ...) = 0
+    // (a reduced letter always has a valid index). Filling those too would
+    // leave -inf in the result's pads.
+    SmallVector<int64_t> valid(cast<RankedTensorType>(in.getType()).getShape());
+    std::optional<ShardingRule> rule = ShardingRule::get(op);
+    for (auto [d, c] : llvm::enumerate(rule->getTensorLetters(0)))
+      if (rule->isReduced(c) && logical.count(in))
+        valid[d] = logical.lookup(in)[d];
     // A zero fill right before adds nothing: fill its input instead.
     if (auto zero = in.getDefiningOp<PadFillOp>();
         zero && zero.getValid() == ArrayRef<int64_t>(valid) &&

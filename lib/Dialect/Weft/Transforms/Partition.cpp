@@ -53,6 +53,7 @@ private:
   LogicalResult partitionOp(Operation *op);
   RankedTensorType localType(RankedTensorType global, const Layout &layout);
   void setDimBlocks(Operation *local, const Layout &layout);
+  Value addScanOffsets(CumsumOp local, const Layout &layout);
   std::string name(Value v) { return names.lookup(v); }
   /// The global type of `v` (arguments are retyped to local early).
   RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
@@ -136,15 +137,14 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp, PadFillOp,
-             IndexLetterOpInterface>(op))
+    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp>(op) &&
+        !ShardingRule::hasSplit(&op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
         return op.emitOpError() << "has a result without #weft.sharding: run "
                                    "--weft-propagate before --weft-partition";
-    if (isa<IndexLetterOpInterface, PadFillOp>(op) &&
-        failed(ShardingRule::readSplit(&op)))
+    if (ShardingRule::hasSplit(&op) && failed(ShardingRule::readSplit(&op)))
       return op.emitOpError() << "has no valid `weft.split` letter map: run "
                                  "--weft-propagate before --weft-partition";
   }
@@ -253,6 +253,65 @@ void Partitioner::setDimBlocks(Operation *local, const Layout &layout) {
   local->setAttr("block_axes", builder.getArrayAttr(dims));
 }
 
+/// weft.cumsum along a dimension split over axes A: `local` scanned the
+/// rank's block; every element also needs the sum of the blocks before it
+/// (after it, reversed). The block totals (one value per line) are
+/// all-gathered over A, scanned exclusively, and each rank keeps its own:
+///   tot = reduce sum over d (input); g = all_gather (tot with d = 1) over A
+///   off = slice_shard (cumsum exclusive g) over A; y = local + off
+/// Bytes moved: (|A| - 1) totals per line, never the tensor.
+Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
+  int64_t d = local.getDim();
+  const AxisList &axes = layout.dims[d];
+  auto type = cast<RankedTensorType>(local.getType());
+  Type elt = type.getElementType();
+  int64_t p = mesh.getGroupSize(axes);
+  Location loc = local.getLoc();
+  auto tensor = [&](ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, elt);
+  };
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> one = shape, gathered = shape, kept = shape;
+  one[d] = 1;
+  gathered[d] = p;
+  kept.erase(kept.begin() + d);
+  std::string all = placeholderLetters(type);
+  std::string rest = all;
+  rest.erase(d, 1);
+  SmallVector<StringRef> axisNames(axes.begin(), axes.end());
+  ArrayAttr axesAttr = builder.getStrArrayAttr(axisNames);
+
+  builder.setInsertionPointAfter(local);
+  Value totals = builder.create<ReduceOp>(loc, tensor(kept), ReductionKind::Sum,
+                                          all + "->" + rest, local.getInput());
+  Value column = builder.create<MapOp>(loc, tensor(one), MapKind::Scale,
+                                       rest + "->" + all, ValueRange{totals},
+                                       builder.getF64FloatAttr(1.0));
+  auto gather =
+      builder.create<AllGatherOp>(loc, tensor(gathered), column, mesh.getRef(),
+                                  axesAttr, builder.getI64IntegerAttr(d));
+  std::string why = "block totals of " + lineOf(local) + " (dim " +
+                    std::to_string(d) + " scanned over " + axesStr(axes, false) +
+                    ")";
+  gather->setAttr(kReasonAttr, builder.getStringAttr(why));
+  gather->setAttr(kBytesPerDeviceAttr,
+                  builder.getI64IntegerAttr((p - 1) *
+                                            tensor(one).getNumElements() *
+                                            elementBytes(type)));
+  Value before = builder.create<CumsumOp>(
+      loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
+      builder.getUnitAttr(), local.getReverseAttr());
+  Value mine =
+      builder.create<SliceShardOp>(loc, tensor(one), before, mesh.getRef(),
+                                   axesAttr, builder.getI64IntegerAttr(d));
+  Value offset = builder.create<ReduceOp>(loc, tensor(kept), ReductionKind::Sum,
+                                          all + "->" + rest, mine);
+  return builder.create<MapOp>(loc, type, MapKind::Add,
+                               all + "," + rest + "->" + all,
+                               ValueRange{local.getResult(), offset},
+                               FloatAttr());
+}
+
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (OpOperand &operand : ret->getOpOperands()) {
@@ -359,6 +418,12 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   // pad_fill compares global indices: it records each dimension's axes.
   if (isa<PadFillOp>(localOp))
     setDimBlocks(localOp, natural);
+  // A scan along a split dimension adds the blocks before each rank's.
+  if (auto scan = dyn_cast<CumsumOp>(localOp);
+      scan && !natural.dims[scan.getDim()].empty()) {
+    available[result].push_back({natural, addScanOffsets(scan, natural)});
+    return success();
+  }
   // A split block letter (embed's table rows, one_hot's vocabulary, ...):
   // the local op computes its block.
   if (auto block = dyn_cast<BlockIndexedOpInterface>(localOp)) {

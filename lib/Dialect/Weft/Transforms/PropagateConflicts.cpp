@@ -102,7 +102,7 @@ void Propagator::decide(Operation *op) {
                      << (c.valid ? formatBytes(c.cost) : std::string("no plan"))
                      << "\n";
   });
-  if (isa<IndexLetterOpInterface, PadFillOp>(op))
+  if (ShardingRule::hasSplit(op))
     rule.writeSplit(best->letters);
   conflicted.erase(index[op]);
 

@@ -121,6 +121,10 @@ int ShardingRule::acceptedPartialOperand(
 }
 
 
+bool ShardingRule::hasSplit(Operation *op) {
+  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp>(op);
+}
+
 FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {
   auto dict = op->getAttrOfType<DictionaryAttr>(kSplitAttr);
   if (!dict)

@@ -103,6 +103,16 @@ public:
   void padFill(const Tensor &in, Tensor &out, const std::vector<int64_t> &first,
                const std::vector<int64_t> &valid, double fill,
                std::string_view label = {});
+  /// out = the cumulative sum of `in` along `dim` (planCumsum): inclusive
+  /// out[..i..] = sum_{j<=i} in[..j..], exclusive sum_{j<i} (0 at the
+  /// first), `reverse` from the end (sum_{j>=i}, sum_{j>i}). f32, f64, f16,
+  /// bf16 (summed in float; f64 in double), sequentially along each line so
+  /// every backend rounds as the naive loop does. 0 <= dim < rank. `in` and
+  /// `out` have the same dtype and shape and may be the same tensor (a
+  /// partial overlap is an error); an empty tensor is a no-op. A local op:
+  /// the sum runs over this rank's block only.
+  void cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
+              bool reverse, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -155,6 +165,10 @@ public:
   /// the same buffer or disjoint.
   virtual void padFillKernel(const PadFillPlan &plan, const void *in,
                              void *out) = 0;
+  /// `in` and `out` hold plan.count > 0 elements of plan.dtype; they are
+  /// either the same buffer or disjoint.
+  virtual void cumsumKernel(const CumsumPlan &plan, const void *in,
+                            void *out) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

@@ -51,6 +51,23 @@ template <typename U> WEFT_HD inline U padFillValue(bool inside, U in, U fill) {
   return inside ? in : fill;
 }
 
+/// cumsum (CumsumPlan): the position in its line of the k-th element a
+/// line's walk visits, k = 0, 1, ..., n-1 (from the end for `reverse`).
+WEFT_HD inline int64_t cumsumPosition(int64_t k, int64_t n, bool reverse) {
+  return reverse ? n - 1 - k : k;
+}
+/// cumsum's step at the next element `x` of a line's walk, in the
+/// accumulation type A (float for f32, f16 and bf16; double for f64): adds x
+/// into the running sum `acc` and returns the result there, the sum with x
+/// (inclusive) or before it (exclusive, so the first is 0). The CPU loop
+/// and the CUDA kernel walk every line in the same order with this step, so
+/// they add in the same sequence and round identically.
+template <typename A> WEFT_HD inline A cumsumStep(A &acc, A x, bool exclusive) {
+  A before = acc;
+  acc = acc + x;
+  return exclusive ? before : acc;
+}
+
 /// exp in float without a libm call, so the CPU loops vectorize (glibc
 /// declares its vector expf only under -ffast-math) and the GPU runs the
 /// same arithmetic. x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split in

@@ -140,6 +140,35 @@ PadFillPlan planPadFill(DType dtype, const Shape &shape,
                         const std::vector<int64_t> &first,
                         const std::vector<int64_t> &valid, double fill);
 
+/// cumsum along dimension `dim`: the operand viewed as [outer, n, inner]
+/// around it (outer the product of the extents before `dim`, inner of those
+/// after), each of its outer * inner lines of n elements (inner apart in
+/// memory) summed sequentially from its first element (from its last for
+/// `reverse`). Inclusive: y[i] = sum_{j<=i} x[j]; exclusive: y[i] =
+/// sum_{j<i} x[j], so y[0] = 0 (reverse: j>=i and j>i). Plain values only,
+/// so the plan passes to a CUDA kernel by value.
+struct CumsumPlan {
+  DType dtype = DType::F32;
+  int dim = 0;
+  bool exclusive = false;
+  bool reverse = false;
+  int64_t outer = 1; // product of the extents before dim
+  int64_t n = 1;     // the extent of dim (the line length)
+  int64_t inner = 1; // product of the extents after dim (the line stride)
+  /// outer * inner and outer * n * inner; both 0 for an empty tensor (a 0
+  /// extent anywhere), whose plan does nothing (its outer or inner is 0
+  /// where the product would overflow int64).
+  int64_t lines = 0;
+  int64_t count = 0;
+};
+
+/// `dtype` is f32, f64, f16 or bf16 (f16/bf16 and f32 accumulate in float,
+/// f64 in double); 0 <= dim < rank (a rank-0 tensor has no dim); extents
+/// >= 0 and the element and byte counts fit in int64. Throws Error
+/// otherwise.
+CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
+                      bool reverse);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_ELEMENTPLANS_H

@@ -189,6 +189,12 @@ Tensor padFill(StepContext &ctx, const Tensor &in,
                const std::vector<int64_t> &valid,
                const std::vector<AxisList> &dimAxes, double fill,
                const char *label);
+/// weft.cumsum: the cumulative sum of `in` along `dim` (Backend::cumsum:
+/// inclusive or `exclusive`, from the start or, with `reverse`, from the
+/// end). Local: it sums this rank's block, so `dim` must not be split. The
+/// result is a new tensor of in's dtype and shape.
+Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
+              bool reverse, const char *label);
 
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,

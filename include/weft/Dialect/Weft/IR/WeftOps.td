@@ -340,6 +340,38 @@ def Weft_RandomOp : Weft_Op<"random", [Pure,
   }];
 }
 
+def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "cumulative sum along one dimension";
+  let description = [{
+    Along dimension `dim`, for every line `x[0..n)`: `y[i] = sum_{j <= i}
+    x[j]`; with `exclusive`, `sum_{j < i}` (`y[0] = 0`); with `reverse`,
+    the sums run from the end (`sum_{j >= i}`, exclusive `sum_{j > i}`).
+    Summation is sequential along the line.
+
+    ```mlir
+    // GShard's capacity: each token's position among its expert's tokens.
+    %pos = weft.cumsum %mask dim 1 exclusive : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+    ```
+
+    Sharding: any dimension may be split, `dim` too. When `dim` is split
+    over axes, `--weft-partition` scans each block, all-gathers the block
+    totals (one value per line per rank), scans those exclusively and adds
+    each rank's offset: the bytes of the totals, never the tensor. Linear:
+    a partial sum stays partial. Its gradient is the cumulative sum of the
+    cotangent in the other direction.
+  }];
+  let arguments = (ins Weft_FloatTensor:$input, I64Attr:$dim,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` $dim (`exclusive` $exclusive^)? "
+                       "(`reverse` $reverse^)? attr-dict `:` type($input) "
+                       "`->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Weft_PadFillOp : Weft_Op<"pad_fill", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,

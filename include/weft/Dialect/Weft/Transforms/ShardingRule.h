@@ -59,6 +59,10 @@ public:
 
   /// The letter map weft-propagate recorded on `op` (`weft.split`).
   static FailureOr<LetterMap> readSplit(Operation *op);
+  /// Whether `op` carries a `weft.split` letter map (the ops with operands
+  /// that partition through their letters: the index-letter ops,
+  /// weft.cumsum and weft.pad_fill).
+  static bool hasSplit(Operation *op);
   /// Records `letterMap` on `op` as `weft.split` (letters in spec order).
   void writeSplit(const LetterMap &letterMap) const;
 

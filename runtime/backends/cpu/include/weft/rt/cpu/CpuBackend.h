@@ -47,6 +47,7 @@ public:
                     uint64_t seed, void *out) override;
   void padFillKernel(const PadFillPlan &plan, const void *in,
                      void *out) override;
+  void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;
 
   BufferPool::Stats poolStats() const { return pool_->stats(); }
 
