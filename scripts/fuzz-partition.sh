@@ -3,7 +3,7 @@
 #
 # For seed S = START, START+1, ...: generate PER_SEED random programs into one
 # module (test/Differential/Inputs/gen_random_programs.py), verify it, run
-#   weft-opt --weft-propagate --weft-partition
+#   weft-opt --weft-propagate --weft-pad-uneven --weft-partition
 # and compare the global and the partitioned program on every rank with
 #   weft-interp --compare --all-funcs.
 # Stops at the first seed that fails, names the failing case(s) and prints the
@@ -16,6 +16,8 @@
 #   --max-ops K       ops per program, at most (default 12)
 #   --avoid X         pass --avoid X to the generator (leave out a construct
 #                     with a known bug); repeatable
+#   --uneven P        fraction of cases with uneven dims (generator default
+#                     0.4; 1: all, 0: the even-only programs)
 #   --keep-going      report every failing seed instead of stopping
 #   --out DIR         where modules go (default: a fresh mktemp -d)
 # Environment: WEFT_BUILD (default: <repo>/build), PYTHON (default: python3).
@@ -29,16 +31,17 @@ opt=$build/bin/weft-opt
 interp=$build/bin/weft-interp
 
 cases=5000 start=1000 per_seed=100 max_ops=12 keep_going=0 out=""
-avoid=()
+avoid=() uneven=()
 while [ $# -gt 0 ]; do
   case $1 in
     --start) start=$2; shift 2 ;;
     --per-seed) per_seed=$2; shift 2 ;;
     --max-ops) max_ops=$2; shift 2 ;;
     --avoid) avoid+=(--avoid "$2"); shift 2 ;;
+    --uneven) uneven=(--uneven "$2"); shift 2 ;;
     --keep-going) keep_going=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | cut -c3-; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | cut -c3-; exit 0 ;;
     [0-9]*) cases=$1; shift ;;
     *) echo "fuzz-partition: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -50,7 +53,7 @@ done
 mkdir -p "$out"
 
 seeds=$(( (cases + per_seed - 1) / per_seed ))
-echo "fuzz-partition: $seeds seed(s) x $per_seed case(s) from seed $start, max $max_ops ops${avoid[*]:+, ${avoid[*]}}; files in $out"
+echo "fuzz-partition: $seeds seed(s) x $per_seed case(s) from seed $start, max $max_ops ops${avoid[*]:+, ${avoid[*]}}${uneven[*]:+, ${uneven[*]}}; files in $out"
 
 # Others may be relinking the tools while we run: wait until they are back.
 wait_tools() {
@@ -65,12 +68,12 @@ reproduce() {
   local s=$1 i=$2 kind=$3 f=case${1}_${2}
   cat <<EOF
   case @$f ($kind). Reproduce it alone:
-    $python $gen $out/$f.mlir --seed $s --only $i --max-ops $max_ops ${avoid[*]}
+    $python $gen $out/$f.mlir --seed $s --only $i --max-ops $max_ops${avoid[*]:+ ${avoid[*]}}${uneven[*]:+ ${uneven[*]}}
     $opt $out/$f.mlir -o /dev/null                      # verifies (else: generator bug)
-    $opt --weft-propagate --weft-partition $out/$f.mlir -o $out/$f.local.mlir
+    $opt --weft-propagate --weft-pad-uneven --weft-partition $out/$f.mlir -o $out/$f.local.mlir
     $interp $out/$f.mlir --compare $out/$f.local.mlir --all-funcs
 EOF
-  "$python" "$gen" "$out/$f.mlir" --seed "$s" --only "$i" --max-ops "$max_ops" "${avoid[@]}" >/dev/null
+  "$python" "$gen" "$out/$f.mlir" --seed "$s" --only "$i" --max-ops "$max_ops" "${avoid[@]}" "${uneven[@]}" >/dev/null
 }
 
 # The case index of the function around line L of a module.
@@ -85,7 +88,7 @@ for ((k = 0; k < seeds; k++)); do
   n=$per_seed
   [ $((total + n)) -gt "$cases" ] && n=$((cases - total))
   g=$out/seed$s.mlir l=$out/seed$s.local.mlir
-  "$python" "$gen" "$g" --seed "$s" --count "$n" --max-ops "$max_ops" "${avoid[@]}" >/dev/null || {
+  "$python" "$gen" "$g" --seed "$s" --count "$n" --max-ops "$max_ops" "${avoid[@]}" "${uneven[@]}" >/dev/null || {
     echo "seed $s: GENERATOR FAILED"; exit 2; }
   bad=""
   wait_tools
@@ -99,7 +102,7 @@ for ((k = 0; k < seeds; k++)); do
     [ -n "$line" ] && reproduce "$s" "$(case_at_line "$line" "$g")" "does not verify"
     exit 2
   fi
-  "$opt" --weft-propagate --weft-partition "$g" -o "$l" 2>"$out/seed$s.opt.txt"
+  "$opt" --weft-propagate --weft-pad-uneven --weft-partition "$g" -o "$l" 2>"$out/seed$s.opt.txt"
   rc=$?
   if [ $rc -ne 0 ]; then
     line=$(grep -m1 -o "seed$s.mlir:[0-9]*" "$out/seed$s.opt.txt" | cut -d: -f2)

@@ -10,6 +10,9 @@
 #include "weft/Interpreter/EvaluableOpInterface.h"
 #include "weft/Interpreter/Kernels.h"
 #include "weft/Interpreter/Random.h"
+
+#include <algorithm>
+#include <cmath>
 #include "weft/rt/Philox.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -213,6 +216,43 @@ dimBlockAxes(EvalContext &ctx, Operation *op, FlatSymbolRefAttr mesh,
     }
   return axes;
 }
+
+/// Per line: positions sorted by value descending (NaN first), ties by the
+/// lower position; the first k values, or the payload's there.
+struct TopKModel : EvaluableOpInterface::ExternalModel<TopKModel, TopKOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<TopKOp>(op);
+    ArrayRef<int64_t> in = shapeOf(o.getInput());
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    int64_t d = o.getDim(), k = o.getK(), n = in[d], inner = 1, outer = 1;
+    for (int64_t j = d + 1; j < static_cast<int64_t>(in.size()); ++j)
+      inner *= in[j];
+    for (int64_t j = 0; j < d; ++j)
+      outer *= in[j];
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      const Tensor &x = ctx.get(o.getInput(), r);
+      const Tensor &from = o.getPayload() ? ctx.get(o.getPayload(), r) : x;
+      Tensor out(shape, 0.0);
+      SmallVector<int64_t> order(n);
+      for (int64_t a = 0; a < outer; ++a)
+        for (int64_t c = 0; c < inner; ++c) {
+          auto at = [&](int64_t i) { return (a * n + i) * inner + c; };
+          for (int64_t i = 0; i < n; ++i)
+            order[i] = i;
+          std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+            double u = x[at(i)], v = x[at(j)];
+            if (std::isnan(u) || std::isnan(v))
+              return std::isnan(u) && !std::isnan(v);
+            return u > v;
+          });
+          for (int64_t j = 0; j < k; ++j)
+            out[(a * k + j) * inner + c] = from[at(order[j])];
+        }
+      return out;
+    });
+    return success();
+  }
+};
 
 /// Sequential sums along `dim` of every line of each rank's tensor.
 struct CumsumModel
@@ -439,6 +479,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     RandomOp::attachInterface<RandomModel>(*ctx);
     PadFillOp::attachInterface<PadFillModel>(*ctx);
     CumsumOp::attachInterface<CumsumModel>(*ctx);
+    TopKOp::attachInterface<TopKModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

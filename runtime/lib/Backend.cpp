@@ -376,6 +376,35 @@ void Backend::cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
              t0, 0, 0);
 }
 
+void Backend::topK(const Tensor &x, const Tensor *payload, Tensor &out,
+                   int dim, int k, std::string_view label) {
+  const char *op = "top_k";
+  checkTensor(x, x.dtype, x.shape, device(), op, "operand");
+  TopKPlan plan = planTopK(x.dtype, x.shape, dim, k);
+  if (payload)
+    checkTensor(*payload, x.dtype, x.shape, device(), op, "payload");
+  Shape outShape = x.shape;
+  outShape[dim] = k;
+  checkTensor(out, x.dtype, outShape, device(), op, "result");
+  // The result is written while the operand and the payload are still
+  // read: it must not overlap either (they may share a buffer).
+  auto lo = [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.data); };
+  auto disjoint = [&](const Tensor &t) {
+    return t.bytes() == 0 || out.bytes() == 0 ||
+           lo(t) + t.bytes() <= lo(out) || lo(out) + out.bytes() <= lo(t);
+  };
+  check(disjoint(x), "top_k: operand and result overlap");
+  check(!payload || disjoint(*payload), "top_k: payload and result overlap");
+  double t0 = startOp();
+  if (plan.outCount > 0)
+    topKKernel(plan, x.data, payload ? payload->data : nullptr, out.data);
+  if (profiler_)
+    recordOp(label, op,
+             out.str() + " dim " + std::to_string(dim) + " k " +
+                 std::to_string(k) + (payload ? " payload" : ""),
+             t0, 0, 0);
+}
+
 void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
                     Tensor &out, std::string_view label) {
   checkTensor(in, in.dtype, in.shape, device(), "slice", "operand");

@@ -346,4 +346,59 @@ CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
   return p;
 }
 
+TopKPlan planTopK(DType dtype, const Shape &shape, int dim, int k) {
+  check(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+            dtype == DType::BF16,
+        "top_k of ", dtypeName(dtype),
+        " is not supported (f32, f64, f16, bf16)");
+  const int rank = static_cast<int>(shape.size());
+  check(rank > 0, "top_k: a rank-0 tensor has no dimension to select along");
+  if (dim < 0 || dim >= rank)
+    fail("top_k: dim ", dim, " is out of range for ", shapeToString(shape),
+         " (0 <= dim < ", rank, ")");
+  bool empty = false;
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] < 0)
+      fail("top_k: dimension ", d, " of ", shapeToString(shape),
+           " has a negative extent");
+    empty = empty || shape[d] == 0;
+  }
+  if (k < 1 || k > shape[dim])
+    fail("top_k: k = ", k, " is out of range for dim ", dim, " of ",
+         shapeToString(shape), " (1 <= k <= ", shape[dim], ")");
+  TopKPlan p;
+  p.dtype = dtype;
+  p.dim = dim;
+  p.k = k;
+  // Products of extents: an empty tensor's may overflow (then 0: its plan
+  // does nothing); a non-empty tensor's are divisors of its element count,
+  // which is checked (the result, k <= n, is no larger).
+  auto product = [&](int from, int to) {
+    int64_t r = 1;
+    for (int d = from; d < to; ++d)
+      if (__builtin_mul_overflow(r, shape[d], &r))
+        return int64_t(0);
+    return r;
+  };
+  int64_t count = 0;
+  if (!empty) {
+    count = 1;
+    for (int d = 0; d < rank; ++d)
+      if (__builtin_mul_overflow(count, shape[d], &count))
+        fail("top_k: ", shapeToString(shape), " has more than 2^63 elements");
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
+                               &bytes))
+      fail("top_k: ", shapeToString(shape), " of ", dtypeName(dtype),
+           " is too large");
+  }
+  p.outer = product(0, dim);
+  p.n = shape[dim];
+  p.inner = product(dim + 1, rank);
+  p.count = count;
+  p.lines = empty ? 0 : p.outer * p.inner;
+  p.outCount = empty ? 0 : p.lines * p.k;
+  return p;
+}
+
 } // namespace weft::rt

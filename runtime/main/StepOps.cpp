@@ -147,6 +147,31 @@ Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
   return out;
 }
 
+namespace {
+Tensor topKOf(StepContext &ctx, const Tensor &x, const Tensor *payload,
+              int dim, int k, const char *label) {
+  Backend &be = ctx.backend();
+  // planTopK's checks first, so a bad dim or k is reported as such rather
+  // than indexing the shape.
+  planTopK(x.dtype, x.shape, dim, k);
+  Shape shape = x.shape;
+  shape[dim] = k;
+  Tensor out = be.empty(x.dtype, shape);
+  be.topK(x, payload, out, dim, k, label);
+  return out;
+}
+} // namespace
+
+Tensor topK(StepContext &ctx, const Tensor &x, int dim, int k,
+            const char *label) {
+  return topKOf(ctx, x, nullptr, dim, k, label);
+}
+
+Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
+            int k, const char *label) {
+  return topKOf(ctx, x, &payload, dim, k, label);
+}
+
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label) {
   Backend &be = ctx.backend();

@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace weft::rt;
 using namespace weft::rt::test;
@@ -815,6 +817,240 @@ TEST_P(CumsumTest, RejectsBadArguments) {
   b.data = static_cast<char *>(big.data) + 4 * dtypeSize(dt);
   EXPECT_NO_THROW(be.cumsum(a, b, 0, false, false));
 }
+
+// top-k on every float dtype against a naive reference that stably sorts
+// each line's indices by (NaN first, then descending value), so equal values
+// and NaNs keep their index order, and takes the first k. The result is
+// compared bit for bit with the operand's (values) or the payload's
+// elements at those positions; the payload's elements are distinct bit
+// patterns (16 bits wide at least), so it pins down every position.
+class TopKTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+  }
+};
+
+/// For each element of the [outer, k, inner] result (row-major), the flat
+/// index in the operand of the element it selects. Written independently
+/// of ElementOps.h.
+std::vector<int64_t> naiveTopK(const Shape &shape, int dim, int k,
+                               const std::vector<double> &x) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (std::size_t d = dim + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  const int64_t n = shape[dim];
+  std::vector<int64_t> sel;
+  sel.resize(static_cast<std::size_t>(outer * k * inner));
+  std::vector<int64_t> idx(static_cast<std::size_t>(n));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return (o * n + j) * inner + i; };
+      for (int64_t j = 0; j < n; ++j)
+        idx[j] = j;
+      std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) {
+        double va = x[at(a)], vb = x[at(b)];
+        if (std::isnan(va) || std::isnan(vb))
+          return std::isnan(va) && !std::isnan(vb);
+        return va > vb;
+      });
+      for (int64_t j = 0; j < k; ++j)
+        sel[(o * k + j) * inner + i] = at(idx[j]);
+    }
+  return sel;
+}
+
+/// Values of five kinds: 0 random in [-1, 1); 1 many ties (-1, 0, -0, 0.5,
+/// 2); 2 NaNs of both signs, infinities, zeros of both signs and a few
+/// numbers; 3 all equal; 4 all NaN.
+std::vector<double> topKValues(int kind, int64_t count, uint64_t seed) {
+  std::vector<double> v = testValues(count, seed);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double ties[] = {-1, 0, -0.0, 0.5, 2};
+  const double special[] = {nan, std::copysign(nan, -1.0), inf, -inf, -0.0,
+                            0,   1,                        3};
+  for (double &x : v) {
+    int64_t r = static_cast<int64_t>((x + 1) * 40); // 0..79
+    switch (kind) {
+    case 1:
+      x = ties[r % 5];
+      break;
+    case 2:
+      x = special[r % 8];
+      break;
+    case 3:
+      x = 0.25;
+      break;
+    case 4:
+      x = nan;
+      break;
+    default:
+      break;
+    }
+  }
+  return v;
+}
+
+/// A host tensor whose element e has the bits e * 40503 + 7 (distinct for
+/// e < 2^16 in a 16-bit dtype, always in the wider ones; some are NaNs,
+/// copied as they are).
+Tensor payloadBits(DType dt, const Shape &shape) {
+  Tensor t = hostTensor(dt, shape);
+  const int64_t count = numElements(shape);
+  for (int64_t e = 0; e < count; ++e) {
+    const uint64_t bits = static_cast<uint64_t>(e) * 40503u + 7u;
+    char *dst = static_cast<char *>(t.data) + e * dtypeSize(dt);
+    if (dtypeSize(dt) == 2) {
+      uint16_t b = static_cast<uint16_t>(bits);
+      std::memcpy(dst, &b, 2);
+    } else if (dtypeSize(dt) == 4) {
+      uint32_t b = static_cast<uint32_t>(bits);
+      std::memcpy(dst, &b, 4);
+    } else {
+      std::memcpy(dst, &bits, 8);
+    }
+  }
+  return t;
+}
+
+TEST_P(TopKTest, AgainstNaiveReference) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::size_t es = dtypeSize(dt);
+  struct Case {
+    Shape shape;
+    int dim, k;
+  };
+  const Case cases[] = {
+      {{5}, 0, 2},
+      {{1}, 0, 1},               // n = 1
+      {{6, 1}, 1, 1},            // n = 1 last
+      {{2, 1, 3}, 1, 1},         // n = 1 in the middle
+      {{4, 7}, 0, 3},            // first dim
+      {{4, 7}, 0, 4},            // k = n
+      {{4, 7}, 1, 1},            // last dim
+      {{4, 7}, 1, 7},            // k = n
+      {{3, 5, 6}, 0, 2},         // first of three
+      {{3, 5, 6}, 1, 3},         // middle
+      {{3, 5, 6}, 2, 4},         // last
+      {{3, 5, 6}, 2, 6},         // last, k = n
+      {{1000}, 0, 8},            // one long line
+      {{2, 40, 300}, 1, 8},      // 600 lines, strided
+      {{3, 130, 2}, 1, 5},       // long lines, small inner
+      {{2, 3, 2, 2, 3}, 3, 2},   // rank 5
+      {{0, 5}, 1, 2},            // empty outside dim
+      {{3, 4, 0}, 1, 4},         // empty outside dim
+  };
+  uint64_t seed = 77;
+  for (const Case &c : cases)
+    for (int kind = 0; kind < 5; ++kind)
+      for (bool withPayload : {false, true}) {
+        const int64_t count = numElements(c.shape);
+        Tensor xHost = hostFrom(dt, c.shape, topKValues(kind, count, ++seed));
+        const std::vector<double> x = toDoubles(xHost); // what it sees
+        Tensor pHost = payloadBits(dt, c.shape);
+        Tensor xDev = be.upload(xHost), pDev = be.upload(pHost);
+        Shape outShape = c.shape;
+        outShape[c.dim] = c.k;
+        Tensor out = be.empty(dt, outShape);
+        be.topK(xDev, withPayload ? &pDev : nullptr, out, c.dim, c.k);
+        Tensor got = be.download(out);
+        const std::vector<int64_t> sel = naiveTopK(c.shape, c.dim, c.k, x);
+        ASSERT_EQ(got.numElements(), static_cast<int64_t>(sel.size()));
+        const Tensor &src = withPayload ? pHost : xHost;
+        for (std::size_t e = 0; e < sel.size(); ++e)
+          ASSERT_EQ(std::memcmp(static_cast<const char *>(got.data) + e * es,
+                                static_cast<const char *>(src.data) +
+                                    sel[e] * es,
+                                es),
+                    0)
+              << shapeToString(c.shape) << " dim " << c.dim << " k " << c.k
+              << " values of kind " << kind
+              << (withPayload ? " payload" : " values") << ": element " << e
+              << " should be the operand's element " << sel[e] << " ("
+              << x[sel[e]] << ")";
+      }
+}
+
+// Hand-worked lines: NaN first, equal values (and -0 == +0) by index.
+TEST_P(TopKTest, WorkedExample) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor x = be.upload(
+      hostFrom(dt, {2, 5}, {1, 3, nan, 3, -2, 0, -0.0, 5, 5, -inf}));
+  Tensor pos = be.upload(hostFrom(dt, {2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  Tensor out = be.empty(dt, {2, 3});
+  be.topK(x, &pos, out, 1, 3);
+  EXPECT_EQ(toDoubles(be.download(out)),
+            (std::vector<double>{2, 1, 3, 7, 8, 5}));
+  be.topK(x, nullptr, out, 1, 3);
+  std::vector<double> v = toDoubles(be.download(out));
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 3);
+  EXPECT_EQ(v[2], 3);
+  EXPECT_EQ(v[3], 5);
+  EXPECT_EQ(v[4], 5);
+  EXPECT_EQ(v[5], 0);
+  EXPECT_FALSE(std::signbit(v[5])); // +0 (index 5) before -0 (index 6)
+  Tensor col = be.empty(dt, {1, 5});
+  be.topK(x, &pos, col, 0, 1);
+  EXPECT_EQ(toDoubles(be.download(col)),
+            (std::vector<double>{0, 1, 2, 8, 4}));
+  // The payload may be the operand itself.
+  be.topK(pos, &pos, out, 1, 3);
+  EXPECT_EQ(toDoubles(be.download(out)),
+            (std::vector<double>{4, 3, 2, 9, 8, 7}));
+}
+
+TEST_P(TopKTest, RejectsBadArguments) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const DType otherDt = dt == DType::F64 ? DType::F32 : DType::F64;
+  Tensor x = be.zeros(dt, {4, 3}), p = be.zeros(dt, {4, 3});
+  Tensor out = be.empty(dt, {4, 2});
+  EXPECT_NO_THROW(be.topK(x, &p, out, 1, 2));
+  EXPECT_THROW(be.topK(x, nullptr, out, 1, 0), Error); // k < 1
+  Tensor out4 = be.empty(dt, {4, 4});
+  EXPECT_THROW(be.topK(x, nullptr, out4, 1, 4), Error); // k > n
+  EXPECT_THROW(be.topK(x, nullptr, out, 2, 2), Error);  // dim
+  EXPECT_THROW(be.topK(x, nullptr, out, -1, 2), Error);
+  Tensor scalar = be.zeros(dt, {}), scalarOut = be.empty(dt, {});
+  EXPECT_THROW(be.topK(scalar, nullptr, scalarOut, 0, 1), Error);
+  Tensor ids = be.zeros(DType::I32, {4, 3}), idsOut = be.empty(DType::I32, {4, 2});
+  EXPECT_THROW(be.topK(ids, nullptr, idsOut, 1, 2), Error);
+  Tensor pShape = be.zeros(dt, {3, 4});
+  EXPECT_THROW(be.topK(x, &pShape, out, 1, 2), Error); // payload shape
+  Tensor pType = be.zeros(otherDt, {4, 3});
+  EXPECT_THROW(be.topK(x, &pType, out, 1, 2), Error); // payload dtype
+  Tensor wrong = be.empty(dt, {4, 3});
+  EXPECT_THROW(be.topK(x, nullptr, wrong, 1, 2), Error); // result shape
+  Tensor wrongType = be.empty(otherDt, {4, 2});
+  EXPECT_THROW(be.topK(x, nullptr, wrongType, 1, 2), Error); // result dtype
+  // The result may not overlap the operand or the payload.
+  Tensor big = be.zeros(dt, {20});
+  Tensor a = big, b = big;
+  a.shape = {4, 3};
+  b.shape = {4, 2};
+  b.data = static_cast<char *>(big.data) + 11 * dtypeSize(dt);
+  EXPECT_THROW(be.topK(a, nullptr, b, 1, 2), Error);
+  EXPECT_THROW(be.topK(x, &a, b, 1, 2), Error);
+  b.data = static_cast<char *>(big.data) + 12 * dtypeSize(dt); // adjacent
+  EXPECT_NO_THROW(be.topK(a, nullptr, b, 1, 2));
+  EXPECT_NO_THROW(be.topK(x, &a, b, 1, 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, TopKTest,
+                         ::testing::Values(DType::F32, DType::F64, DType::F16,
+                                           DType::BF16),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CumsumTest,
                          ::testing::Values(DType::F32, DType::F64, DType::F16,

@@ -6,8 +6,8 @@
 // padded but not split; at 8 ranks the last rank's block is all padding)
 // go through runProgram, the harness's entry point: inputs from a logical
 // .npy or drawn at random, outputs and checkpoints cropped to the logical
-// shape, gen::padFill's block offsets, gen::cumsum, and malformed logical
-// shapes.
+// shape, gen::padFill's block offsets, gen::cumsum, gen::topK, and malformed
+// logical shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,6 +195,54 @@ TEST(Harness, CumsumAlongAnUnsplitDim) {
   }
   EXPECT_EQ(readF32(path("cumsum/reverse.npy"), kLogical), reverse);
   EXPECT_EQ(readF32(path("cumsum/exclusive.npy"), kLogical), exclusive);
+}
+
+// gen::topK in both forms as generated code calls them, along the unsplit
+// (padded) dim 1, k = 2: every logical element is >= 0 and the pads (0, the
+// last column) come after them in index, so the pads never enter the top 2.
+// Row i is {i % 3, 2, 2}: ties go to the lower index (columns 0 and 1 where
+// all three are 2). The payload p holds 100 + the element's flat index.
+void topKStep(StepContext &ctx) {
+  Tensor x = gen::input(ctx, 0);
+  Tensor p = gen::input(ctx, 1);
+  gen::output(ctx, 0, weft::rt::gen::topK(ctx, x, 1, 2, "topv"));
+  gen::output(ctx, 1, weft::rt::gen::topK(ctx, x, p, 1, 2, "topi"));
+}
+
+TEST(Harness, TopKAlongAnUnsplitDim) {
+  auto top = [](const std::string &name) {
+    ProgramTensor t = tensor(name, true);
+    t.globalShape = {8, 2};
+    t.logicalShape = Shape{7, 2};
+    return t;
+  };
+  ProgramInfo p;
+  p.name = "padded_top_k";
+  p.source = "HarnessTests.cpp";
+  p.mesh = {MeshAxis{"x", gSize}};
+  p.inputs = {tensor("x", true), tensor("p", true)};
+  p.outputs = {top("values"), top("payload")};
+  p.step = topKStep;
+  std::vector<float> x(21), pay = values(21, 100);
+  for (int i = 0; i < 7; ++i) {
+    x[i * 3] = static_cast<float>(i % 3);
+    x[i * 3 + 1] = x[i * 3 + 2] = 2;
+  }
+  writeShared(path("tx.npy"), kLogical, x);
+  writeShared(path("tp.npy"), kLogical, pay);
+  ASSERT_EQ(run(p, {"--input", "x=" + path("tx.npy"), "--input",
+                    "p=" + path("tp.npy"), "--output-dir", path("topk")}),
+            0);
+  if (gRank != 0)
+    return;
+  std::vector<float> wantValues(14, 2), wantPayload(14);
+  for (int i = 0; i < 7; ++i) {
+    bool allTwo = i % 3 == 2;
+    wantPayload[i * 2] = pay[i * 3 + (allTwo ? 0 : 1)];
+    wantPayload[i * 2 + 1] = pay[i * 3 + (allTwo ? 1 : 2)];
+  }
+  EXPECT_EQ(readF32(path("topk/values.npy"), Shape({7, 2})), wantValues);
+  EXPECT_EQ(readF32(path("topk/payload.npy"), Shape({7, 2})), wantPayload);
 }
 
 TEST(Harness, PaddedShapeFileIsRejectedNamingTheLogicalShape) {

@@ -432,4 +432,83 @@ TEST(CumsumPlan, Errors) {
   EXPECT_TRUE(has(m, "too large")) << m;
 }
 
+// top-k's plan: the shape viewed as [outer, n, inner] around dim, k of n.
+TEST(TopKPlan, OuterLineInner) {
+  TopKPlan p = planTopK(DType::F32, {3, 5, 6}, 1, 2);
+  EXPECT_EQ(p.dtype, DType::F32);
+  EXPECT_EQ(p.dim, 1);
+  EXPECT_EQ(p.outer, 3);
+  EXPECT_EQ(p.n, 5);
+  EXPECT_EQ(p.inner, 6);
+  EXPECT_EQ(p.k, 2);
+  EXPECT_EQ(p.lines, 18);
+  EXPECT_EQ(p.count, 90);
+  EXPECT_EQ(p.outCount, 36);
+  p = planTopK(DType::F64, {3, 5, 6}, 0, 3); // k = n
+  EXPECT_EQ(p.outer, 1);
+  EXPECT_EQ(p.n, 3);
+  EXPECT_EQ(p.inner, 30);
+  EXPECT_EQ(p.k, 3);
+  EXPECT_EQ(p.outCount, 90);
+  p = planTopK(DType::F16, {3, 5, 6}, 2, 1);
+  EXPECT_EQ(p.outer, 15);
+  EXPECT_EQ(p.n, 6);
+  EXPECT_EQ(p.inner, 1);
+  EXPECT_EQ(p.lines, 15);
+  EXPECT_EQ(p.outCount, 15);
+  p = planTopK(DType::BF16, {1}, 0, 1); // n = 1
+  EXPECT_EQ(p.n, 1);
+  EXPECT_EQ(p.lines, 1);
+  EXPECT_EQ(p.count, 1);
+  EXPECT_EQ(p.outCount, 1);
+  // Empty outside dim: nothing to do, even where the other extents'
+  // product would overflow.
+  p = planTopK(DType::F32, {0, 4}, 1, 2);
+  EXPECT_EQ(p.count, 0);
+  EXPECT_EQ(p.lines, 0);
+  EXPECT_EQ(p.outCount, 0);
+  p = planTopK(DType::F32, {int64_t(1) << 62, 8, 0}, 1, 8);
+  EXPECT_EQ(p.count, 0);
+  EXPECT_EQ(p.lines, 0);
+  EXPECT_EQ(p.outCount, 0);
+}
+
+TEST(TopKPlan, Errors) {
+  auto message = [](auto &&f) {
+    try {
+      f();
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string &m, const char *part) {
+    return m.find(part) != std::string::npos;
+  };
+  std::string m = message([] { planTopK(DType::F32, {2, 3}, 1, 0); });
+  EXPECT_TRUE(has(m, "top_k: k = 0 is out of range for dim 1 of [2, 3] "
+                     "(1 <= k <= 3)"))
+      << m;
+  m = message([] { planTopK(DType::F32, {2, 3}, 1, 4); });
+  EXPECT_TRUE(has(m, "top_k: k = 4 is out of range")) << m;
+  m = message([] { planTopK(DType::F32, {2, 3}, 1, -1); });
+  EXPECT_TRUE(has(m, "top_k: k = -1 is out of range")) << m;
+  m = message([] { planTopK(DType::F32, {2, 0}, 1, 1); }); // n = 0
+  EXPECT_TRUE(has(m, "top_k: k = 1 is out of range")) << m;
+  m = message([] { planTopK(DType::F32, {2, 3}, 2, 1); });
+  EXPECT_TRUE(has(m, "top_k: dim 2 is out of range for [2, 3]")) << m;
+  m = message([] { planTopK(DType::F32, {2, 3}, -1, 1); });
+  EXPECT_TRUE(has(m, "top_k: dim -1 is out of range")) << m;
+  m = message([] { planTopK(DType::F32, {}, 0, 1); });
+  EXPECT_TRUE(has(m, "rank-0")) << m;
+  m = message([] { planTopK(DType::I32, {4}, 0, 1); });
+  EXPECT_TRUE(has(m, "top_k of i32 is not supported")) << m;
+  m = message([] { planTopK(DType::F32, {-2, 3}, 1, 1); });
+  EXPECT_TRUE(has(m, "negative extent")) << m;
+  m = message([] { planTopK(DType::F32, {int64_t(1) << 62, 4}, 1, 2); });
+  EXPECT_TRUE(has(m, "more than 2^63 elements")) << m;
+  m = message([] { planTopK(DType::F64, {int64_t(1) << 61}, 0, 1); });
+  EXPECT_TRUE(has(m, "too large")) << m;
+}
+
 } // namespace

@@ -214,6 +214,23 @@ def cumsum(rng, dim, flags):
     return p.text(p.loss(p.map("square", [y], "abc")))
 
 
+def top_k(rng, dim, payload):
+    """weft.top_k along `dim` (k = 2): the cotangent goes to the selected
+    positions of x, or of the payload (then x gets none)."""
+    p = Program(rng)
+    x = p.arg("abc")
+    src = p.arg("abc") if payload else None
+    out = "abc"[:dim] + "Z" + "abc"[dim + 1:]
+    p.sizes["Z"] = 2
+    p.n += 1
+    y = ("%%v%d" % p.n, out)
+    operands = x[0] + (", " + src[0] if payload else "")
+    types = p.ty("abc") + (", " + p.ty("abc") if payload else "")
+    p.lines.append("  %s = weft.top_k %s dim %d k 2 : (%s) -> %s" % (
+        y[0], operands, dim, types, p.ty(out)))
+    return p.text(p.loss(p.map("tanh", [y], out)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -229,6 +246,8 @@ def main():
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
+    cases += [("top_k-%d%s" % (d, "-payload" if pl else ""), top_k(rng, d, pl))
+              for d, pl in [(0, False), (1, False), (2, True)]]
     cases += [("cumsum-%d%s" % (d, f.replace(" ", "-")), cumsum(rng, d, f))
               for d, f in [(0, ""), (1, " exclusive"), (2, " reverse"),
                            (1, " exclusive reverse")]]

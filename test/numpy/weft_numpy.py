@@ -27,6 +27,8 @@ Semantics (WeftOps.td):
            (w0 or w0:w1) and u2 = uniform (w1 or w2:w3)
   cumsum   np.cumsum along dim (float64); exclusive shifts by one (0
            first), reverse runs from the end (np.flip around it)
+  top_k    per line along dim: np.lexsort by (NaN first, value descending,
+           position ascending), the first k values or the payload's there
   pad_fill the input where every index is below `valid`, `fill` elsewhere
            (np.where over an open grid of index masks)
   constant np.full of the value
@@ -267,6 +269,27 @@ def eval_cumsum(op, args):
     return y
 
 
+def eval_top_k(op, args):
+    x = args[0]
+    src = args[1] if len(args) > 1 else x
+    d, k = op["dim"], op["k"]
+    if not 0 <= d < x.ndim or not 1 <= k <= x.shape[d]:
+        raise GraphError("top_k: dim %d, k %d of a %s input" % (d, k, x.shape))
+    xl = np.moveaxis(x, d, -1)
+    sl = np.moveaxis(src, d, -1)
+    n = xl.shape[-1]
+    flat_x = xl.reshape(-1, n)
+    flat_s = sl.reshape(-1, n)
+    pos = np.arange(n)
+    out = np.empty((flat_x.shape[0], k))
+    for r in range(flat_x.shape[0]):
+        v = flat_x[r]
+        nan = np.isnan(v)
+        order = np.lexsort((pos, -np.where(nan, 0.0, v), ~nan))
+        out[r] = flat_s[r][order[:k]]
+    return np.moveaxis(out.reshape(xl.shape[:-1] + (k,)), -1, d)
+
+
 def eval_pad_fill(op, args):
     (x,) = args
     valid = op["valid"]
@@ -286,7 +309,7 @@ EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
         "random": eval_random, "pad_fill": eval_pad_fill,
-        "cumsum": eval_cumsum,
+        "cumsum": eval_cumsum, "top_k": eval_top_k,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
         "shard": lambda op, args: args[0]}
 

@@ -243,6 +243,22 @@ LogicalResult lowerCompute(CumsumOp op, CumsumOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(TopKOp op, TopKOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::string what = "top_k dim " + std::to_string(op.getDim()) + " k " +
+                     std::to_string(op.getK());
+  call.value(adaptor.getInput());
+  if (adaptor.getPayload()) {
+    call.value(adaptor.getPayload());
+    what += " payload";
+  }
+  call.lit(std::to_string(op.getDim()));
+  call.lit(std::to_string(op.getK()));
+  call.label(what);
+  call.replaceOp("weft::rt::gen::topK");
+  return success();
+}
+
 LogicalResult lowerCompute(PadFillOp op, PadFillOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &info) {
   std::string what = "pad_fill valid " + toCpp(std::vector<int64_t>(
@@ -304,7 +320,7 @@ protected:
 
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, RandomOp, PadFillOp, CumsumOp, ConstantOp>(op);
+             IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -315,6 +331,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
                ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
+               ComputeOpLowering<TopKOp>,
                ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define WEFT_CPU_MULTIVERSION 1
@@ -499,6 +500,68 @@ void CpuBackend::cumsumKernel(const CumsumPlan &plan, const void *in,
     break;
   }
   fail("cumsum of ", dtypeName(plan.dtype),
+       " is not supported on the cpu backend (f32, f64, f16, bf16)");
+}
+
+namespace {
+/// top-k over the plan's lines, one at a time: the line's n values are
+/// loaded into the compute type C (float for f32/f16/bf16, double for f64)
+/// and a partial sort of their indices by ops::topKBefore (the order the
+/// CUDA kernel selects in; a strict total order, so the k first are
+/// unique) picks the k positions, whose elements of `src` (the operand or
+/// the payload) are copied bit for bit. T is the storage type, `load`
+/// converts it to C.
+template <typename C, typename T, typename Load>
+void topKLoop(const TopKPlan &p, const T *x, const T *src, T *out,
+              Load load) {
+  std::vector<C> v(static_cast<std::size_t>(p.n));
+  std::vector<int64_t> idx(static_cast<std::size_t>(p.n));
+  auto before = [&](int64_t a, int64_t b) {
+    return ops::topKBefore<C>(v[a], a, v[b], b);
+  };
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t i = 0; i < p.inner; ++i) {
+      const T *xl = x + o * p.n * p.inner + i;
+      const T *sl = src + o * p.n * p.inner + i;
+      T *ol = out + o * p.k * p.inner + i;
+      for (int64_t j = 0; j < p.n; ++j) {
+        v[j] = load(xl[j * p.inner]);
+        idx[j] = j;
+      }
+      std::partial_sort(idx.begin(), idx.begin() + p.k, idx.end(), before);
+      for (int64_t j = 0; j < p.k; ++j)
+        std::memcpy(ol + j * p.inner, sl + idx[j] * p.inner, sizeof(T));
+    }
+}
+} // namespace
+
+void CpuBackend::topKKernel(const TopKPlan &plan, const void *x,
+                            const void *payload, void *out) {
+  if (plan.outCount == 0)
+    return;
+  const void *src = payload ? payload : x;
+  auto same = [](auto v) { return v; };
+  switch (plan.dtype) {
+  case DType::F32:
+    return topKLoop<float>(plan, static_cast<const float *>(x),
+                           static_cast<const float *>(src),
+                           static_cast<float *>(out), same);
+  case DType::F64:
+    return topKLoop<double>(plan, static_cast<const double *>(x),
+                            static_cast<const double *>(src),
+                            static_cast<double *>(out), same);
+  case DType::F16:
+    return topKLoop<float>(plan, static_cast<const uint16_t *>(x),
+                           static_cast<const uint16_t *>(src),
+                           static_cast<uint16_t *>(out), halfToFloat);
+  case DType::BF16:
+    return topKLoop<float>(plan, static_cast<const uint16_t *>(x),
+                           static_cast<const uint16_t *>(src),
+                           static_cast<uint16_t *>(out), bfloat16ToFloat);
+  default:
+    break;
+  }
+  fail("top_k of ", dtypeName(plan.dtype),
        " is not supported on the cpu backend (f32, f64, f16, bf16)");
 }
 

@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace weft::rt {
 
@@ -219,6 +220,42 @@ __global__ void cumsumKernelT(CumsumPlan p, const T *in, T *out) {
       const int64_t off =
           base + ops::cumsumPosition(k, p.n, p.reverse) * p.inner;
       out[off] = store<T>(ops::cumsumStep<C>(acc, load(in[off]), p.exclusive));
+    }
+  }
+}
+
+/// top-k: one thread per line (outer, inner), adjacent threads on adjacent
+/// inner indices (coalesced). Pass j of k scans the line for the first
+/// element in ops::topKBefore's order among those after pass j-1's pick;
+/// the order is strict and total, so pass j picks the j-th element of the
+/// CPU's partial sort. Compares in the compute type (float for
+/// f32/f16/bf16, double for f64) and copies the picked element of `src`
+/// (the operand or the payload) bit for bit as U, an unsigned integer of
+/// the element's width. O(k n) per line: meant for small k.
+template <typename T, typename U>
+__global__ void topKKernelT(TopKPlan p, const T *x, const U *src, U *out) {
+  using C = typename Compute<T>::type;
+  for (int64_t l = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; l < p.lines;
+       l += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = l / p.inner, i = l % p.inner;
+    const int64_t base = o * p.n * p.inner + i;
+    C prev = C(0);
+    int64_t prevIdx = -1;
+    for (int64_t j = 0; j < p.k; ++j) {
+      C bestV = C(0);
+      int64_t best = -1;
+      for (int64_t t = 0; t < p.n; ++t) {
+        const C v = load(x[base + t * p.inner]);
+        if (prevIdx >= 0 && !ops::topKBefore<C>(prev, prevIdx, v, t))
+          continue; // picked already
+        if (best < 0 || ops::topKBefore<C>(v, t, bestV, best)) {
+          bestV = v;
+          best = t;
+        }
+      }
+      out[o * p.k * p.inner + j * p.inner + i] = src[base + best * p.inner];
+      prev = bestV;
+      prevIdx = best;
     }
   }
 }
@@ -466,6 +503,23 @@ void CudaBackend::cumsumKernel(const CumsumPlan &plan, const void *in,
     using T = decltype(zero);
     cumsumKernelT<T><<<gridFor(plan.lines), 256, 0, stream_>>>(
         plan, static_cast<const T *>(in), static_cast<T *>(out));
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::topKKernel(const TopKPlan &plan, const void *x,
+                             const void *payload, void *out) {
+  if (plan.outCount == 0)
+    return;
+  const void *src = payload ? payload : x;
+  dispatchType(plan.dtype, "top_k", [&](auto zero) {
+    using T = decltype(zero);
+    using U = std::conditional_t<
+        sizeof(T) == 2, uint16_t,
+        std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+    topKKernelT<T, U><<<gridFor(plan.lines), 256, 0, stream_>>>(
+        plan, static_cast<const T *>(x), static_cast<const U *>(src),
+        static_cast<U *>(out));
   });
   WEFT_CUDA_CHECK(cudaGetLastError());
 }

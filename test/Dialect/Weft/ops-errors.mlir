@@ -578,3 +578,43 @@ func.func @cumsum_ids(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
   %y = weft.cumsum %x dim 0 : tensor<4x8xi32> -> tensor<4x8xi32>
   return %y : tensor<4x8xi32>
 }
+
+// -----
+
+func.func @top_k_k(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  // expected-error@+1 {{'weft.top_k' op k 9 must be in [1, 8] (the size of dim 1)}}
+  %y = weft.top_k %x dim 1 k 9 : (tensor<4x8xf32>) -> tensor<4x9xf32>
+  return %y : tensor<4x9xf32>
+}
+
+// -----
+
+func.func @top_k_zero(%x: tensor<4x8xf32>) -> tensor<4x0xf32> {
+  // expected-error@+1 {{'weft.top_k' op k 0 must be in [1, 8]}}
+  %y = weft.top_k %x dim 1 k 0 : (tensor<4x8xf32>) -> tensor<4x0xf32>
+  return %y : tensor<4x0xf32>
+}
+
+// -----
+
+func.func @top_k_dim(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  // expected-error@+1 {{'weft.top_k' op dim 2 is not a dimension of 'tensor<4x8xf32>' (rank 2)}}
+  %y = weft.top_k %x dim 2 k 2 : (tensor<4x8xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @top_k_result(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error@+1 {{'weft.top_k' op result must be 'tensor<4x2xf32>' (the input with dim 1 of size 2), got 'tensor<2x8xf32>'}}
+  %y = weft.top_k %x dim 1 k 2 : (tensor<4x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @top_k_payload(%x: tensor<4x8xf32>, %p: tensor<4x8xf64>) -> tensor<4x2xf32> {
+  // expected-error@+1 {{'weft.top_k' op payload must have the input's shape and element type, got 'tensor<4x8xf64>' for 'tensor<4x8xf32>'}}
+  %y = weft.top_k %x, %p dim 1 k 2 : (tensor<4x8xf32>, tensor<4x8xf64>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}

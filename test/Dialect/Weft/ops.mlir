@@ -208,3 +208,15 @@ func.func @cumsum(%x: tensor<4x64x8xf32>) -> (tensor<4x64x8xf32>, tensor<4x64x8x
   %c = weft.cumsum %x dim 2 exclusive reverse : tensor<4x64x8xf32> -> tensor<4x64x8xf32>
   return %a, %b, %c : tensor<4x64x8xf32>, tensor<4x64x8xf32>, tensor<4x64x8xf32>
 }
+
+// The k largest along a dimension: values, and a payload's at their places.
+// CHECK-LABEL: func.func @top_k
+func.func @top_k(%x: tensor<8x64xf32>, %pos: tensor<8x64xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x64xf32>) {
+  // CHECK: weft.top_k %{{.*}} dim 1 k 2 : (tensor<8x64xf32>) -> tensor<8x2xf32>
+  %v = weft.top_k %x dim 1 k 2 : (tensor<8x64xf32>) -> tensor<8x2xf32>
+  // CHECK: weft.top_k %{{.*}}, %{{.*}} dim 1 k 2 : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x2xf32>
+  %i = weft.top_k %x, %pos dim 1 k 2 : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x2xf32>
+  // CHECK: weft.top_k %{{.*}} dim 0 k 1 : (tensor<8x64xf32>) -> tensor<1x64xf32>
+  %m = weft.top_k %x dim 0 k 1 : (tensor<8x64xf32>) -> tensor<1x64xf32>
+  return %v, %i, %m : tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x64xf32>
+}

@@ -9,8 +9,18 @@ arguments and earlier results, with random non-partial shardings on some
 arguments, some op results and every weft.shard. The programs are meant to be
 run through
 
-    weft-opt --weft-propagate --weft-partition prog.mlir -o local.mlir
+    weft-opt --weft-propagate --weft-pad-uneven --weft-partition prog.mlir \
+        -o local.mlir
     weft-interp prog.mlir --compare local.mlir --all-funcs
+
+Uneven cases (a fraction --uneven of the cases, 0.4 by default): dim sizes
+also from 5, 7, 9, 10, ... and layouts that put a mesh axis on a dim it does
+not divide (also on dims smaller than the group: some ranks hold only pads),
+so --weft-pad-uneven pads them; these cases also draw the kinds whose pads
+need a weft.pad_fill or must stay zero (weft.constant, sigmoid, abs, sign,
+step, the comparisons). Whether a case is uneven is drawn from a generator
+of its own, so an even case is exactly what it was before uneven cases
+existed, and --uneven 0 writes the modules of the earlier generator.
 
 The generator never runs the compiler: every shape, letter and annotation is
 chosen here so that the module verifies (a module that does not verify is a
@@ -20,8 +30,9 @@ small arguments), so the global and local runs agree to rounding and any
 mismatch is the partitioner's.
 
 Usage: gen_random_programs.py OUT.mlir --seed S [--count N] [--max-ops K]
-                              [--only I]
-Prints one line "<N> cases, <ops> ops, seed <S>" (for FileCheck).
+                              [--only I] [--uneven P]
+Prints one line "<N> cases, <ops> ops, seed <S>, <U> uneven" (for
+FileCheck).
 --only I writes case I alone (same content as in the full module: every case
 draws from its own generator seeded by (S, I)).
 """
@@ -33,6 +44,11 @@ import sys
 AXIS_POOL = ["x", "y", "z", "data", "model", "seq"]
 AXIS_SIZES = [1, 2, 2, 3, 4, 4]        # weighted: 2 and 4 more often
 DIM_SIZES = [1, 2, 2, 3, 4, 4, 6, 6, 8, 8, 12, 12, 24]
+# Uneven cases: sizes that the axes (1 to 4, groups up to 8) often do not
+# divide, and small ones (below the group size: ranks with pads only).
+UNEVEN_DIM_SIZES = [1, 2, 3, 4, 5, 5, 6, 7, 7, 8, 9, 10, 10, 11, 12, 13, 14]
+P_UNEVEN = 0.4          # default fraction of uneven cases
+P_UNEVEN_AXIS = 0.75    # uneven case: an axis may join a dim it does not divide
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_ELEMS = 2048        # per tensor
 MAX_EINSUM_WORK = 8192  # product of all letter sizes of an op
@@ -50,6 +66,14 @@ AVOIDABLE = {
 
 UNARY_ALWAYS = ["neg", "tanh", "relu", "gelu", "silu", "scale", "shift"]
 BINARY = ["add", "sub", "mul", "max", "min", "div"]
+# Uneven cases only (see the module docstring). sign, step and the
+# comparisons are discontinuous: sign and step only see fresh arguments, a
+# comparison compares with a fresh argument (a computed value never ties
+# with an independent random input, so rounding cannot flip one).
+UNARY_UNEVEN = ["sigmoid", "abs"]
+UNARY_ARG_ONLY = ["sign", "step"]
+COMPARE = ["gt", "ge", "lt", "le", "eq", "ne"]
+CONSTANTS = [0.0, 1.0, -0.5, 2.0, 0.25]
 
 
 class Value:
@@ -70,9 +94,13 @@ class Value:
 
 
 class Case:
-    def __init__(self, seed, index, max_ops, avoid=()):
+    def __init__(self, seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN):
         self.avoid = set(avoid)
         self.rng = random.Random(seed * 1000003 + index)
+        # Drawn apart from self.rng: an even case draws what it always did.
+        self.uneven = (random.Random(f"uneven {seed} {index}").random()
+                       < p_uneven)
+        self.dim_sizes = UNEVEN_DIM_SIZES if self.uneven else DIM_SIZES
         self.seed = seed
         self.index = index
         self.max_ops = max_ops
@@ -100,7 +128,8 @@ class Case:
 
     def random_layout(self, shape, p_use=0.6):
         """A random non-partial layout of `shape` on the case's mesh: each
-        axis, in random order, joins a random dim it divides (or none)."""
+        axis, in random order, joins a random dim it divides (or none); in
+        an uneven case, often any dim (--weft-pad-uneven pads it)."""
         rng = self.rng
         dims = [[] for _ in shape]
         prods = [1] * len(shape)
@@ -111,6 +140,8 @@ class Case:
                 continue
             cands = [d for d in range(len(shape))
                      if shape[d] % (prods[d] * size) == 0]
+            if self.uneven and rng.random() < P_UNEVEN_AXIS:
+                cands = list(range(len(shape)))
             if not cands:
                 continue
             d = rng.choice(cands)
@@ -169,7 +200,7 @@ class Case:
     def random_shape(self, rank):
         rng = self.rng
         for _ in range(50):
-            shape = [rng.choice(DIM_SIZES) for _ in range(rank)]
+            shape = [rng.choice(self.dim_sizes) for _ in range(rank)]
             if math.prod(shape) <= MAX_ELEMS:
                 return shape
         return [2] * rank
@@ -209,7 +240,7 @@ class Case:
         if op == "weft.shard":
             return (f"  {v.name} = weft.shard {operands[0].name} : "
                     f"{self.vty(operands[0])} -> {self.vty(v)}")
-        if op in ("weft.random", "weft.iota"):
+        if op in ("weft.random", "weft.iota", "weft.constant"):
             # No operands: `spec` is the rest of the op's syntax.
             return f"  {v.name} = {op}{spec} : {self.vty(v)}"
         ins = ", ".join(o.name for o in operands)
@@ -252,7 +283,7 @@ class Case:
             shared = [c for c in la if rng.random() < 0.6]
             new = self.letters_for(rng.choice([0, 1, 1, 2]), la)
             for c in new:
-                size[c] = rng.choice(DIM_SIZES)
+                size[c] = rng.choice(self.dim_sizes)
             lb = "".join(rng.sample(shared + list(new), len(shared) + len(new)))
             b = self.new_arg([size[c] for c in lb])
         allc = list(dict.fromkeys(la + lb))
@@ -293,6 +324,10 @@ class Case:
             kinds += ["square", "sin", "cos"]
         if a.lo >= 0.25:
             kinds += ["log", "sqrt", "rsqrt"]
+        if self.uneven:
+            kinds += UNARY_UNEVEN
+            if any(a is x for x in self.args):
+                kinds += UNARY_ARG_ONLY
         kind = rng.choice(kinds)
         lo, hi = a.lo, a.hi
         attrs = ""
@@ -319,8 +354,13 @@ class Case:
         elif kind == "square":
             lo = 0.0 if lo <= 0 <= hi else min(lo * lo, hi * hi)
             hi = max(lo * lo, hi * hi, a.lo * a.lo, a.hi * a.hi)
-        elif kind in ("sin", "cos"):
+        elif kind in ("sin", "cos", "sign"):
             lo, hi = -1.0, 1.0
+        elif kind in ("sigmoid", "step"):
+            lo, hi = 0.0, 1.0
+        elif kind == "abs":
+            lo, hi = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)),
+                      a.bound)
         elif kind == "log":
             lo, hi = math.log(lo), math.log(hi)
         elif kind == "sqrt":
@@ -346,13 +386,14 @@ class Case:
 
     def gen_map_binary(self):
         rng = self.rng
-        kind = rng.choice(BINARY)
+        kind = rng.choice(BINARY + COMPARE if self.uneven else BINARY)
         a = self.operand()
         la = self.letters_for(len(a.shape))
         size = dict(zip(la, a.shape))
         need_pos = kind == "div"
         b = None
-        if rng.random() < 0.6:
+        # A comparison's second operand is a fresh argument: no ties.
+        if kind not in COMPARE and rng.random() < 0.6:
             # An existing value whose every dim can take one of a's letters
             # (broadcast) or a new letter.
             b = self.pick_value(lambda v: (not need_pos or v.lo >= 0.25)
@@ -371,7 +412,7 @@ class Case:
             shared = [c for c in la if rng.random() < 0.7]
             new = self.letters_for(rng.choice([0, 0, 1]), la)
             for c in new:
-                size[c] = rng.choice(DIM_SIZES)
+                size[c] = rng.choice(self.dim_sizes)
             lb = "".join(rng.sample(shared + list(new), len(shared) + len(new)))
             b = self.new_arg([size[c] for c in lb])
             if need_pos and self.num_ops + 2 < self.max_ops:
@@ -402,6 +443,8 @@ class Case:
             lo, hi = min(quots), max(quots)
         elif kind == "max":
             lo, hi = max(pa[0], pb[0]), max(pa[1], pb[1])
+        elif kind in COMPARE:
+            lo, hi = 0.0, 1.0
         else:
             lo, hi = min(pa[0], pb[0]), min(pa[1], pb[1])
         if max(abs(lo), abs(hi)) > BIG:
@@ -465,9 +508,18 @@ class Case:
     def gen_iota(self):
         if self.elt not in ("f32", "f64"):
             return None
-        n = self.rng.choice(DIM_SIZES)
+        n = self.rng.choice(self.dim_sizes)
         v = self.emit(None, [n], 0.0, float(n - 1))
         return self.finish(v, "weft.iota", "", [])
+
+    def gen_constant(self):
+        # A splat of a random shape (uneven cases: a nonzero one needs its
+        # pads cleared), often split by its result annotation.
+        rng = self.rng
+        shape = self.random_shape(rng.choice([0, 1, 2, 2, 3]))
+        c = rng.choice(CONSTANTS)
+        v = self.emit(None, shape, c, c, result_p=0.5)
+        return self.finish(v, "weft.constant", f" {c!r}", [])
 
     def ids_operand(self, p_reuse=0.5):
         """An existing ids value (with probability p_reuse) or a fresh
@@ -487,7 +539,7 @@ class Case:
         allc = li + vl
         res = "".join(rng.sample(allc, len(allc)))
         size = dict(zip(li, ids.shape))
-        size[vl] = rng.choice(DIM_SIZES)
+        size[vl] = rng.choice(self.dim_sizes)
         shape = [size[c] for c in res]
         if math.prod(shape) > MAX_ELEMS:
             return None
@@ -510,10 +562,10 @@ class Case:
             if cands:
                 upd = rng.choice(cands)
         if upd is None:
-            upd = self.new_arg(list(ids.shape) + [rng.choice(DIM_SIZES)])
+            upd = self.new_arg(list(ids.shape) + [rng.choice(self.dim_sizes)])
         ul = li + vd[1]
         size[vd[1]] = upd.shape[-1]
-        size[vd[0]] = rng.choice(DIM_SIZES)
+        size[vd[0]] = rng.choice(self.dim_sizes)
         res = vd  # the vocabulary letter first
         shape = [size[c] for c in res]
         if math.prod(shape) > MAX_ELEMS:
@@ -553,6 +605,8 @@ class Case:
                 (self.gen_shard, 1.5), (self.gen_random, 0.7),
                 (self.gen_iota, 0.3), (self.gen_one_hot, 0.5),
                 (self.gen_scatter_add, 0.5)]
+        if self.uneven:
+            gens.append((self.gen_constant, 0.5))
         tries = 0
         while self.num_ops < target and tries < 200:
             tries += 1
@@ -606,8 +660,8 @@ class Case:
         return "\n".join(out) + "\n"
 
 
-def make_case(seed, index, max_ops, avoid=()):
-    c = Case(seed, index, max_ops, avoid)
+def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN):
+    c = Case(seed, index, max_ops, avoid, p_uneven)
     c.generate()
     return c
 
@@ -623,18 +677,25 @@ def main():
                    choices=sorted(AVOIDABLE),
                    help="leave out a construct (a known, reported bug), so "
                         "that a long run can look for others")
+    p.add_argument("--uneven", type=float, default=P_UNEVEN, metavar="P",
+                   help="fraction of the cases with uneven dims (default "
+                        f"{P_UNEVEN}; 0: the modules of the even-only "
+                        "generator, 1: every case)")
     a = p.parse_args()
     indices = [a.only] if a.only is not None else range(a.count)
-    ops = 0
+    ops = unevens = 0
     with open(a.out, "w") as f:
         avoid = "".join(f" --avoid {x}" for x in a.avoid)
+        uneven = f" --uneven {a.uneven!r}" if a.uneven != P_UNEVEN else ""
         f.write(f"// Generated by gen_random_programs.py --seed {a.seed} "
-                f"--count {a.count} --max-ops {a.max_ops}{avoid}\n")
+                f"--count {a.count} --max-ops {a.max_ops}{avoid}{uneven}\n")
         for i in indices:
-            c = make_case(a.seed, i, a.max_ops, a.avoid)
+            c = make_case(a.seed, i, a.max_ops, a.avoid, a.uneven)
             ops += c.num_ops
+            unevens += c.uneven
             f.write("\n" + c.text())
-    print(f"{len(indices)} cases, {ops} ops, seed {a.seed}")
+    print(f"{len(indices)} cases, {ops} ops, seed {a.seed}, "
+          f"{unevens} uneven")
 
 
 if __name__ == "__main__":

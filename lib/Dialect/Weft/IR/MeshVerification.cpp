@@ -156,6 +156,7 @@ WEFT_VERIFY_TYPES(ReduceOp)
 WEFT_VERIFY_TYPES(ShardOp)
 WEFT_VERIFY_TYPES(ConstantOp)
 WEFT_VERIFY_TYPES(CumsumOp)
+WEFT_VERIFY_TYPES(TopKOp)
 #undef WEFT_VERIFY_TYPES
 
 /// Looks up the mesh and axes of a collective and returns the group size.

@@ -376,6 +376,38 @@ LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
   return success(); // No operands.
 }
 
+LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
+                                     SmallVectorImpl<Value> &grads) {
+  // The cotangent goes to the selected positions: sel = top_k(x, payload =
+  // positions), hot[.., j, .., i] = (sel_j == i), dx = einsum(gy, hot). A
+  // payload form routes it to the payload (x only chooses).
+  auto in = cast<RankedTensorType>(getInput().getType());
+  Type elt = in.getElementType();
+  if (!elt.isF32() && !elt.isF64())
+    return emitOpError() << "has no gradient rule for " << elt
+                         << " (positions are an f32 or f64 iota)";
+  int64_t d = getDim();
+  GradBuilder g(b, *this);
+  std::string x = placeholderLetters(in);
+  std::string sel = x;
+  sel[d] = kSelectedLetter;
+  std::string line(1, x[d]);
+  g.addSizes(x, in);
+  g.addSizes(sel, getType());
+  Value iota = b.create<IotaOp>(getLoc(), g.typeOf(line), FlatSymbolRefAttr(),
+                                ArrayAttr());
+  Value positions = g.broadcastTo({iota, line}, x);
+  Value chosen = b.create<TopKOp>(getLoc(), g.typeOf(sel), getInput(),
+                                  positions, getDimAttr(), getKAttr());
+  std::string hot = sel + line;
+  Value oneHot = g.map(MapKind::Eq, {{chosen, sel}, {iota, line}}, hot);
+  Value dx = g.einsum({{gy, sel}, {oneHot, hot}}, x);
+  if (getPayload())
+    grads.push_back(Value()); // x only chooses: piecewise constant.
+  grads.push_back(dx);
+  return success();
+}
+
 LogicalResult CumsumOp::buildGradients(OpBuilder &b, Value gy,
                                        SmallVectorImpl<Value> &grads) {
   // y[i] = sum_{j <= i} x[j], so dx[j] = sum_{i >= j} dy[i]: the same scan

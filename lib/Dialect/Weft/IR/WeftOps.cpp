@@ -257,18 +257,20 @@ bool MapOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
   case MapKind::Scale:
     // Linear; a non-negative scale also commutes with max and min.
     return kind == ReductionKind::Sum ||
-           (getScalar() && getScalar()->convertToDouble() >= 0);
+           (getScalar() && getScalar()->convertToDouble() > 0);
   case MapKind::Exp:
   case MapKind::Relu:
   case MapKind::Step:
   case MapKind::Sign:
   case MapKind::Sigmoid:
   case MapKind::Tanh:
-  case MapKind::Sqrt:
-  case MapKind::Log:
   case MapKind::Shift:
     // Non-decreasing: f(max(a, b)) = max(f(a), f(b)).
     return kind != ReductionKind::Sum;
+  case MapKind::Sqrt:
+  case MapKind::Log:
+    // Non-decreasing, but NaN at -inf (a partial max over pads only).
+    return kind == ReductionKind::Min;
   default:
     return false;
   }
@@ -584,6 +586,63 @@ bool CumsumOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
 }
 
 //===----------------------------------------------------------------------===//
+// TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  auto dim = static_cast<int64_t>(getDim()); // I64Attr: read as unsigned.
+  auto k = static_cast<int64_t>(getK());
+  if (in.getRank() >= 52)
+    return emitOpError() << "takes tensors of rank below 52, got " << in;
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is not a dimension of " << in
+                         << " (rank " << in.getRank() << ")";
+  if (k < 1 || k > in.getDimSize(dim))
+    return emitOpError() << "k " << k << " must be in [1, "
+                         << in.getDimSize(dim) << "] (the size of dim " << dim
+                         << ")";
+  SmallVector<int64_t> shape(in.getShape());
+  shape[dim] = k;
+  if (out.getShape() != ArrayRef<int64_t>(shape) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be "
+                         << RankedTensorType::get(shape, in.getElementType())
+                         << " (the input with dim " << dim << " of size " << k
+                         << "), got " << out;
+  if (Value p = getPayload()) {
+    auto pt = cast<RankedTensorType>(p.getType());
+    if (pt.getShape() != in.getShape() ||
+        pt.getElementType() != in.getElementType())
+      return emitOpError() << "payload must have the input's shape and "
+                              "element type, got "
+                           << pt << " for " << in;
+  }
+  return success();
+}
+
+SmallVector<std::string, 3> TopKOp::getTensorLetters() {
+  std::string in = placeholderLetters(getInput().getType());
+  std::string out = in;
+  out[getDim()] = kSelectedLetter;
+  if (getPayload())
+    return {in, in, out};
+  return {in, out};
+}
+
+std::optional<ReductionKind> TopKOp::getReductionKind() {
+  // The selected dimension drops the input's: priced as a max over it (a
+  // replicated result is a valid partial max; the partitioner selects the
+  // candidates of every block itself).
+  return ReductionKind::Max;
+}
+
+bool TopKOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // Selection is not linear.
+}
+
+//===----------------------------------------------------------------------===//
 // PadFillOp
 //===----------------------------------------------------------------------===//
 
@@ -630,8 +689,10 @@ std::optional<ReductionKind> PadFillOp::getReductionKind() {
 }
 
 bool PadFillOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
-  // Zeroing is linear: the pads of a partial sum are sums of zeros.
-  return kind == ReductionKind::Sum && getFill().isZero();
+  // Zeroing is linear: the pads of a partial sum are sums of zeros. The
+  // mask is the same on every rank of the group, so a select commutes with
+  // max and min for any fill.
+  return kind != ReductionKind::Sum || getFill().isZero();
 }
 
 //===----------------------------------------------------------------------===//

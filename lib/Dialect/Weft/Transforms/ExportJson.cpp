@@ -157,6 +157,10 @@ struct WeftExportJsonPass
         o["kind"] = "random";
         o["dist"] = stringifyRandomKind(r.getKind());
         o["seed"] = r.getSeed();
+      } else if (auto t = dyn_cast<TopKOp>(op)) {
+        o["kind"] = "top_k";
+        o["dim"] = t.getDim();
+        o["k"] = t.getK();
       } else if (auto c = dyn_cast<CumsumOp>(op)) {
         o["kind"] = "cumsum";
         o["dim"] = c.getDim();
@@ -189,7 +193,7 @@ struct WeftExportJsonPass
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
                   "embed, scatter_add, one_hot, iota, random, cumsum, "
-                  "pad_fill, constant and shard only)";
+                  "top_k, pad_fill, constant and shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

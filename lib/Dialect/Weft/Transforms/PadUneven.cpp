@@ -303,6 +303,14 @@ LogicalResult Padder::run() {
         isa<RankedTensorType>(op->getResult(0).getType()) &&
         needsZeroing(op, rule ? &*rule : nullptr))
       zeroAfter.push_back(op);
+    // top_k ranks its input like a max: pads must lose.
+    if (isa<TopKOp>(op) && rule) {
+      bool selectsPad = false;
+      for (char c : rule->getLetters())
+        selectsPad |= rule->isReduced(c) && letterPadded(*rule, c);
+      if (selectsPad)
+        fillInput.push_back({op, -std::numeric_limits<double>::infinity()});
+    }
     if (auto reduce = dyn_cast<ReduceOp>(op);
         reduce && reduce.getKind() != ReductionKind::Sum && rule) {
       bool reducesPad = false;

@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 #define DEBUG_TYPE "weft-partition"
 
 namespace mlir::weft {
@@ -54,6 +56,8 @@ private:
   RankedTensorType localType(RankedTensorType global, const Layout &layout);
   void setDimBlocks(Operation *local, const Layout &layout);
   Value addScanOffsets(CumsumOp local, const Layout &layout);
+  LogicalResult partitionTopK(TopKOp op, const ShardingRule &rule,
+                              LetterMap map);
   std::string name(Value v) { return names.lookup(v); }
   /// The global type of `v` (arguments are retyped to local early).
   RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
@@ -312,6 +316,80 @@ Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
                                FloatAttr());
 }
 
+/// weft.top_k: the selected dimension whole on every rank. Along a split
+/// dimension (axes A) each rank selects its block's k candidates (and their
+/// payloads), the candidates are all-gathered over A -- k per line and
+/// rank, in block order, so equal values still go to the lower global
+/// index -- and selected again.
+LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
+                                         LetterMap map) {
+  int64_t d = op.getDim(), k = op.getK();
+  char letter = rule.getTensorLetters(0)[d];
+  AxisList axes = map.lookup(letter);
+  map.erase(TopKOp::kSelectedLetter); // Computed whole; consumers slice.
+  std::string why = lineOf(op);
+  SmallVector<Value, 2> operands;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    FailureOr<Value> local =
+        getAs(op->getOperand(i), rule.requiredLayout(i, map), op,
+              "operand #" + std::to_string(i) + " of " + why);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+  // A block smaller than k sends all it has: min(k, block) candidates.
+  auto inType = cast<RankedTensorType>(operands[0].getType());
+  int64_t kLocal = std::min(k, inType.getDimSize(d));
+  auto sized = [&](RankedTensorType t, int64_t n) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape[d] = n;
+    return RankedTensorType::get(shape, t.getElementType());
+  };
+  builder.setInsertionPoint(op);
+  auto select = [&](Value x, Value payload, int64_t count) -> Value {
+    return builder.create<TopKOp>(
+        op.getLoc(), sized(cast<RankedTensorType>(x.getType()), count), x,
+        payload, op.getDimAttr(), builder.getI64IntegerAttr(count));
+  };
+  Value payload = operands.size() > 1 ? operands[1] : Value();
+  Value result;
+  if (axes.empty()) {
+    result = select(operands[0], payload, k);
+  } else {
+    int64_t p = mesh.getGroupSize(axes);
+    SmallVector<StringRef> names(axes.begin(), axes.end());
+    auto gather = [&](Value v) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      auto g = builder.create<AllGatherOp>(
+          op.getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
+          builder.getStrArrayAttr(names), builder.getI64IntegerAttr(d));
+      g->setAttr(kReasonAttr,
+                 builder.getStringAttr("top-k candidates of " + why +
+                                       " (dim " + std::to_string(d) +
+                                       " selected over " +
+                                       axesStr(axes, false) + ")"));
+      g->setAttr(kBytesPerDeviceAttr,
+                 builder.getI64IntegerAttr((p - 1) * t.getNumElements() *
+                                           elementBytes(t)));
+      return g;
+    };
+    Value values = gather(select(operands[0], Value(), kLocal));
+    result = payload
+                 ? select(values, gather(select(operands[0], payload, kLocal)),
+                          k)
+                 : select(values, Value(), k);
+  }
+  Layout computed = rule.requiredLayout(rule.getResultIndex(), map);
+  available[op.getResult()].push_back({computed, result});
+  // Propagation priced the dropped letter as a max: a selection replicated
+  // over those axes is also that partial max.
+  Layout priced = layoutOf(globalType(op.getResult()));
+  if (priced.isPartial() && priced.partialKind == ReductionKind::Max &&
+      priced.dims == computed.dims)
+    available[op.getResult()].push_back({priced, result});
+  return success();
+}
+
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     for (OpOperand &operand : ret->getOpOperands()) {
@@ -369,6 +447,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   FailureOr<LetterMap> map = ShardingRule::readSplit(op);
   if (!rule || failed(map))
     return op->emitOpError() << "cannot be partitioned";
+  if (auto topk = dyn_cast<TopKOp>(op))
+    return partitionTopK(topk, *rule, *map);
   SmallVector<Layout, 2> operandLayouts;
   SmallVector<const Layout *> operandPtrs;
   for (Value v : op->getOperands())

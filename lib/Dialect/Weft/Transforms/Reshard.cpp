@@ -256,6 +256,20 @@ FailureOr<ReshardPlan> Planner::run(std::string *why) {
   };
   if (cur.dims.size() != to.dims.size())
     return fail("layouts of different ranks");
+  // A max or min over copies that agree is the value itself: a value
+  // replicated over an axis is already partial max (min) over it, for free
+  // (a weft.top_k selection asked for as the partial max it was priced as).
+  if (to.isPartial() && to.partialKind != ReductionKind::Sum &&
+      (!cur.isPartial() || cur.partialKind == to.partialKind)) {
+    for (StringRef a : to.partialAxes) {
+      bool split = llvm::any_of(
+          cur.dims, [&](const AxisList &d) { return llvm::is_contained(d, a); });
+      if (split || llvm::is_contained(cur.partialAxes, a))
+        continue;
+      cur.partialKind = to.partialKind;
+      cur.partialAxes.push_back(a);
+    }
+  }
   for (StringRef a : to.partialAxes)
     if (!llvm::is_contained(cur.partialAxes, a))
       return fail("cannot make a value partial over " + a);

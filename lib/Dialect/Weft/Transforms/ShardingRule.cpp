@@ -122,7 +122,7 @@ int ShardingRule::acceptedPartialOperand(
 
 
 bool ShardingRule::hasSplit(Operation *op) {
-  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp>(op);
+  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp, TopKOp>(op);
 }
 
 FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {

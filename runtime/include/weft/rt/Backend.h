@@ -113,6 +113,19 @@ public:
   /// the sum runs over this rank's block only.
   void cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
               bool reverse, std::string_view label = {});
+  /// out = the k largest elements of each line of `x` along `dim`
+  /// (planTopK), ordered by descending value; NaN counts as larger than
+  /// every number, and equal values (and NaNs) go to the lower index first
+  /// (ops::topKBefore). Without a payload out holds x's selected elements;
+  /// with one (same dtype and shape as x, e.g. global indices) it holds the
+  /// payload's elements at the selected positions. Elements are copied bit
+  /// for bit. f32, f64, f16, bf16 (compared in float; f64 in double);
+  /// 0 <= dim < rank, 1 <= k <= x.shape[dim]; out has x's dtype and shape
+  /// with extent k at dim, and must not overlap x or the payload (x and
+  /// the payload may be the same). A local op: it selects within this
+  /// rank's block.
+  void topK(const Tensor &x, const Tensor *payload, Tensor &out, int dim,
+            int k, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -169,6 +182,10 @@ public:
   /// either the same buffer or disjoint.
   virtual void cumsumKernel(const CumsumPlan &plan, const void *in,
                             void *out) = 0;
+  /// `x` (and `payload` unless null) hold plan.count > 0 elements of
+  /// plan.dtype, `out` plan.outCount, disjoint from both.
+  virtual void topKKernel(const TopKPlan &plan, const void *x,
+                          const void *payload, void *out) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

@@ -68,6 +68,22 @@ template <typename A> WEFT_HD inline A cumsumStep(A &acc, A x, bool exclusive) {
   return exclusive ? before : acc;
 }
 
+/// top-k (TopKPlan): whether the element `a` at index `ia` of its line
+/// comes before `b` at index `ib` in the selection order, in the compute
+/// type C (float for f32, f16 and bf16; double for f64): descending value,
+/// NaN above every number (as torch.topk), equal values (-0 == +0 included)
+/// and NaNs among themselves by ascending index. With distinct indices this
+/// is a strict total order, so the top k of a line are unique: the CPU's
+/// partial sort and the CUDA kernel's k passes select the same
+/// positions. `x != x` is the NaN test on host and device alike.
+template <typename C>
+WEFT_HD inline bool topKBefore(C a, int64_t ia, C b, int64_t ib) {
+  const bool aNan = a != a, bNan = b != b;
+  if (aNan || bNan)
+    return aNan && (!bNan || ia < ib);
+  return a > b || (a == b && ia < ib);
+}
+
 /// exp in float without a libm call, so the CPU loops vectorize (glibc
 /// declares its vector expf only under -ffast-math) and the GPU runs the
 /// same arithmetic. x = k ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split in

@@ -169,6 +169,36 @@ struct CumsumPlan {
 CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
                       bool reverse);
 
+/// top-k along dimension `dim`: the operand viewed as [outer, n, inner]
+/// around it, as for cumsum; in each of its outer * inner lines of n
+/// elements (inner apart in memory) the k largest, in the order of
+/// ops::topKBefore (descending value, NaN above every number, ties to the
+/// lower index). The result is [outer, k, inner]: its j-th element of a
+/// line is the operand's (or the payload's) element at the j-th selected
+/// position. Plain values only, so the plan passes to a CUDA kernel by
+/// value.
+struct TopKPlan {
+  DType dtype = DType::F32;
+  int dim = 0;
+  int64_t outer = 1; // product of the extents before dim
+  int64_t n = 1;     // the extent of dim (the line length), >= k
+  int64_t inner = 1; // product of the extents after dim (the line stride)
+  int64_t k = 1;     // elements selected per line, 1 <= k <= n
+  /// outer * inner, outer * n * inner (the operand's elements) and
+  /// outer * k * inner (the result's); all 0 for an empty tensor (a 0
+  /// extent other than dim's), whose plan does nothing (its outer or inner
+  /// is 0 where the product would overflow int64).
+  int64_t lines = 0;
+  int64_t count = 0;
+  int64_t outCount = 0;
+};
+
+/// `dtype` is f32, f64, f16 or bf16 (compared in float; f64 in double);
+/// 0 <= dim < rank (a rank-0 tensor has no dim); 1 <= k <= shape[dim];
+/// extents >= 0 and the element and byte counts fit in int64. Throws Error
+/// otherwise.
+TopKPlan planTopK(DType dtype, const Shape &shape, int dim, int k);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_ELEMENTPLANS_H

@@ -195,6 +195,15 @@ Tensor padFill(StepContext &ctx, const Tensor &in,
 /// result is a new tensor of in's dtype and shape.
 Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
               bool reverse, const char *label);
+/// weft.top_k: the k largest elements of `x` along `dim` (Backend::topK:
+/// descending, NaN first, ties to the lower index), or with `payload` (same
+/// dtype and shape as x) the payload's elements at those positions. Local:
+/// it selects within this rank's block, so `dim` must not be split. The
+/// result is a new tensor of x's dtype and shape with extent k at dim.
+Tensor topK(StepContext &ctx, const Tensor &x, int dim, int k,
+            const char *label);
+Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
+            int k, const char *label);
 
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,

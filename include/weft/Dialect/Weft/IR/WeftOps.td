@@ -372,6 +372,48 @@ def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
   let hasVerifier = 1;
 }
 
+def Weft_TopKOp : Weft_Op<"top_k", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "the k largest elements along one dimension";
+  let description = [{
+    Along dimension `dim`, for every line `x[0..n)`, selects the `k`
+    largest elements in descending order; ties go to the lower index, and
+    NaN counts as larger than every number (as torch.topk). The result is
+    `x`'s shape with `dim` of size `k`: the selected values, or, with a
+    second operand `payload` (`x`'s shape and type), the payload's elements
+    at the selected positions. A payload of positions (an iota broadcast
+    along `dim`) gives the indices: argmax is `k = 1`.
+
+    ```mlir
+    %v = weft.top_k %logits dim 1 k 2 : (tensor<8x64xf32>) -> tensor<8x2xf32>
+    %i = weft.top_k %logits, %pos dim 1 k 2
+        : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x2xf32>
+    ```
+
+    Sharding: `dim` may be split (block size at least `k`): each rank
+    selects its block's `k` candidates (values, and payloads), the
+    candidates are all-gathered over the dimension's axes (`k` per line
+    per rank, never the whole letter) and selected again. The result's `k`
+    dimension is computed whole. Gradient: the cotangent goes to the
+    selected positions (of `x`, or of the payload; a payload form gives `x`
+    none).
+  }];
+  let arguments = (ins Weft_FloatTensor:$input,
+                       Optional<Weft_FloatTensor>:$payload, I64Attr:$dim,
+                       I64Attr:$k);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$input (`,` $payload^)? `dim` $dim `k` $k attr-dict "
+                       "`:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The sharding-rule letter of the result's `k` dimension (the input's
+    /// `dim` letter is reduced).
+    static constexpr char kSelectedLetter = 'Z';
+  }];
+}
+
 def Weft_PadFillOp : Weft_Op<"pad_fill", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,

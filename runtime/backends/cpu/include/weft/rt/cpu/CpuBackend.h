@@ -48,6 +48,8 @@ public:
   void padFillKernel(const PadFillPlan &plan, const void *in,
                      void *out) override;
   void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;
+  void topKKernel(const TopKPlan &plan, const void *x, const void *payload,
+                  void *out) override;
 
   BufferPool::Stats poolStats() const { return pool_->stats(); }
 
