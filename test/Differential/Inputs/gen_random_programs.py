@@ -243,6 +243,14 @@ class Case:
         if op in ("weft.random", "weft.iota", "weft.constant"):
             # No operands: `spec` is the rest of the op's syntax.
             return f"  {v.name} = {op}{spec} : {self.vty(v)}"
+        if op == "weft.cumsum":
+            return (f"  {v.name} = weft.cumsum {operands[0].name}{spec} : "
+                    f"{self.vty(operands[0])} -> {self.vty(v)}")
+        if op == "weft.top_k":
+            ins = ", ".join(o.name for o in operands)
+            tys = ", ".join(self.vty(o) for o in operands)
+            return (f"  {v.name} = weft.top_k {ins}{spec} : ({tys}) -> "
+                    f"{self.vty(v)}")
         ins = ", ".join(o.name for o in operands)
         tys = ", ".join(self.vty(o) for o in operands)
         attr = f" {{{attrs}}}" if attrs else ""
@@ -505,6 +513,48 @@ class Case:
         return self.finish(v, "weft.random",
                            f" {kind} seed {rng.randint(0, 2**40)}", [])
 
+    def gen_cumsum(self):
+        # A scan along any dim, often a split one (block scans plus the
+        # all-gathered block totals), inclusive or exclusive, either way.
+        rng = self.rng
+        a = self.operand(min_rank=1)
+        d = rng.randrange(len(a.shape))
+        n = a.shape[d]
+        lo, hi = min(0.0, n * a.lo), max(0.0, n * a.hi)
+        if max(abs(lo), abs(hi)) > BIG:
+            return None
+        flags = "".join(f for f in (" exclusive", " reverse")
+                        if rng.random() < 0.5)
+        v = self.emit(None, list(a.shape), lo, hi)
+        return self.finish(v, "weft.cumsum", f" dim {d}{flags}", [a])
+
+    def gen_top_k(self):
+        # The k largest along a dim (candidates per block, gathered when it
+        # is split), the values or a payload's at their places.
+        # Even cases only: a consumer may split the k letter, and an uneven
+        # split of it is refused (PadUneven.cpp; docs/partitioning.md).
+        if self.uneven:
+            return None
+        rng = self.rng
+        a = self.operand(min_rank=1)
+        d = rng.randrange(len(a.shape))
+        k = rng.randint(1, min(a.shape[d], 4))
+        shape = list(a.shape)
+        shape[d] = k
+        operands = [a]
+        lo, hi = a.lo, a.hi
+        if rng.random() < 0.5:
+            p = self.pick_value(lambda v: v.shape == a.shape and v is not a)
+            if p is None:
+                p = self.new_arg(list(a.shape))
+            operands.append(p)
+            lo, hi = p.lo, p.hi
+        # Unannotated: a split of the k letter would be padded, which
+        # top_k refuses (PadUneven.cpp).
+        v = self.emit(None, shape, lo, hi, result_p=0.0)
+        v.keep_unannotated = True
+        return self.finish(v, "weft.top_k", f" dim {d} k {k}", operands)
+
     def gen_iota(self):
         if self.elt not in ("f32", "f64"):
             return None
@@ -586,7 +636,10 @@ class Case:
         # Two weft.shard on one value must agree (docs/design.md): a second
         # constraint repeats the first.
         if a.shard_ann is None:
-            a.shard_ann = self.random_layout(a.shape, p_use=0.7)
+            # (a top_k result's k letter is never split: kept whole)
+            a.shard_ann = ([[] for _ in a.shape]
+                           if getattr(a, "keep_unannotated", False)
+                           else self.random_layout(a.shape, p_use=0.7))
         ann = a.shard_ann
         name = self.fresh()
         v = Value(name, a.shape, ann, a.lo, a.hi, ids=a.ids, vocab=a.vocab)
@@ -607,6 +660,8 @@ class Case:
                 (self.gen_scatter_add, 0.5)]
         if self.uneven:
             gens.append((self.gen_constant, 0.5))
+        if getattr(self, "scan_ops", False):
+            gens += [(self.gen_cumsum, 1.5), (self.gen_top_k, 1.5)]
         tries = 0
         while self.num_ops < target and tries < 200:
             tries += 1
@@ -631,7 +686,8 @@ class Case:
         produced = {v.name: op for v, (op, *_) in self.lines}
         for r in rets:
             if (r.name in produced and produced[r.name] != "weft.shard"
-                    and r.ann is None and rng.random() < 0.4):
+                    and r.ann is None and rng.random() < 0.4
+                    and not getattr(r, "keep_unannotated", False)):
                 r.ann = self.random_layout(r.shape)
         self.rets = rets
         # A function with no annotation at all names no mesh, and with
@@ -660,8 +716,12 @@ class Case:
         return "\n".join(out) + "\n"
 
 
-def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN):
+def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN, p_scan=0.0):
     c = Case(seed, index, max_ops, avoid, p_uneven)
+    # weft.cumsum and weft.top_k join the draw in a fraction of the cases,
+    # decided by their own stream: the other cases are byte-identical to
+    # the generator without them.
+    c.scan_ops = random.Random(f"scan {seed} {index}").random() < p_scan
     c.generate()
     return c
 
@@ -681,16 +741,23 @@ def main():
                    help="fraction of the cases with uneven dims (default "
                         f"{P_UNEVEN}; 0: the modules of the even-only "
                         "generator, 1: every case)")
+    p.add_argument("--scan-ops", type=float, default=0.0, metavar="P",
+                   help="fraction of the cases that also draw weft.cumsum "
+                        "and weft.top_k (default 0: the modules of the "
+                        "generator without them)")
     a = p.parse_args()
     indices = [a.only] if a.only is not None else range(a.count)
     ops = unevens = 0
     with open(a.out, "w") as f:
         avoid = "".join(f" --avoid {x}" for x in a.avoid)
         uneven = f" --uneven {a.uneven!r}" if a.uneven != P_UNEVEN else ""
+        if a.scan_ops:
+            uneven += f" --scan-ops {a.scan_ops!r}"
         f.write(f"// Generated by gen_random_programs.py --seed {a.seed} "
                 f"--count {a.count} --max-ops {a.max_ops}{avoid}{uneven}\n")
         for i in indices:
-            c = make_case(a.seed, i, a.max_ops, a.avoid, a.uneven)
+            c = make_case(a.seed, i, a.max_ops, a.avoid, a.uneven,
+                          a.scan_ops)
             ops += c.num_ops
             unevens += c.uneven
             f.write("\n" + c.text())

@@ -642,6 +642,10 @@ bool TopKOp::acceptsPartialOperand(unsigned, ReductionKind) {
   return false; // Selection is not linear.
 }
 
+bool TopKOp::canSplitLetter(char letter) {
+  return letter != kSelectedLetter; // k is small: computed whole.
+}
+
 //===----------------------------------------------------------------------===//
 // PadFillOp
 //===----------------------------------------------------------------------===//

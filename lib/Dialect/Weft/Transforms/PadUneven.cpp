@@ -289,6 +289,18 @@ LogicalResult Padder::run() {
     return failure();
   if (padded.empty())
     return success(); // Every split divides: nothing to do.
+  // weft.top_k selects exactly k: its k dimension cannot take pads (only a
+  // user annotation splits it; propagation never does).
+  for (Operation &op : body)
+    if (auto topk = dyn_cast<TopKOp>(op);
+        topk && isPadded(topk.getResult(), topk.getDim()))
+      return topk.emitOpError()
+             << "selects k = " << topk.getK() << " along dim "
+             << topk.getDim() << ", which a sharding splits over axes that "
+             << "do not divide it (it would be padded to "
+             << paddedSize(topk.getResult(), topk.getDim())
+             << "): split the selected dimension over axes that divide k, "
+                "or none";
 
   // Decide the fills on the unpadded program, then retype.
   SmallVector<Operation *> ops;

@@ -28,7 +28,7 @@ bool Propagator::proposals(
     StringRef letters = rule.getTensorLetters(i);
     for (auto [d, c] : llvm::enumerate(letters)) {
       const AxisList &axes = s.layout->dims[d];
-      if (axes.empty())
+      if (axes.empty() || !rule.canSplit(c))
         continue;
       SmallVector<AxisList, 2> &list = out[c];
       if (!llvm::is_contained(list, axes))

@@ -121,6 +121,10 @@ int ShardingRule::acceptedPartialOperand(
 }
 
 
+bool ShardingRule::canSplit(char letter) const {
+  return cast<ShardingRuleOpInterface>(op).canSplitLetter(letter);
+}
+
 bool ShardingRule::hasSplit(Operation *op) {
   return isa<IndexLetterOpInterface, CumsumOp, PadFillOp, TopKOp>(op);
 }

@@ -71,7 +71,12 @@ def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       (the gradients of micro-batches summed before one all-reduce). Such
       an op accepts no single partial operand: a + sum_i(b_i) is not
       sum_i(a + b_i).
-    }], "bool", "isJointlyLinear", (ins), [{}], [{ return false; }]>
+    }], "bool", "isJointlyLinear", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+      Whether propagation may split `letter` over mesh axes (weft.top_k's
+      selected dimension is always computed whole).
+    }], "bool", "canSplitLetter", (ins "char":$letter), [{}],
+    [{ return true; }]>
   ];
 }
 

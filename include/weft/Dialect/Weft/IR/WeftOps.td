@@ -375,7 +375,8 @@ def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
 def Weft_TopKOp : Weft_Op<"top_k", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
-        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
+         "canSplitLetter"]>]> {
   let summary = "the k largest elements along one dimension";
   let description = [{
     Along dimension `dim`, for every line `x[0..n)`, selects the `k`

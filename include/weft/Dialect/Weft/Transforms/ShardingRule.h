@@ -59,6 +59,9 @@ public:
 
   /// The letter map weft-propagate recorded on `op` (`weft.split`).
   static FailureOr<LetterMap> readSplit(Operation *op);
+  /// Whether propagation may split `letter` (ShardingRuleOpInterface::
+  /// canSplitLetter).
+  bool canSplit(char letter) const;
   /// Whether `op` carries a `weft.split` letter map (the ops with operands
   /// that partition through their letters: the index-letter ops,
   /// weft.cumsum and weft.pad_fill).
