@@ -217,6 +217,23 @@ dimBlockAxes(EvalContext &ctx, Operation *op, FlatSymbolRefAttr mesh,
   return axes;
 }
 
+/// The same elements in the same (row-major) order, in the result's shape.
+struct ReshapeModel
+    : EvaluableOpInterface::ExternalModel<ReshapeModel, ReshapeOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ReshapeOp>(op);
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      const Tensor &in = ctx.get(o.getInput(), r);
+      Tensor out(shape, 0.0);
+      for (int64_t i = 0; i < out.getNumElements(); ++i)
+        out[i] = in[i];
+      return out;
+    });
+    return success();
+  }
+};
+
 /// Per line: positions sorted by value descending (NaN first), ties by the
 /// lower position; the first k values, or the payload's there.
 struct TopKModel : EvaluableOpInterface::ExternalModel<TopKModel, TopKOp> {
@@ -480,6 +497,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     PadFillOp::attachInterface<PadFillModel>(*ctx);
     CumsumOp::attachInterface<CumsumModel>(*ctx);
     TopKOp::attachInterface<TopKModel>(*ctx);
+    ReshapeOp::attachInterface<ReshapeModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

@@ -353,6 +353,20 @@ void Backend::padFill(const Tensor &in, Tensor &out,
     recordOp(label, op, out.str(), t0, 0, 0);
 }
 
+void Backend::copy(const Tensor &in, Tensor &out, std::string_view label) {
+  const char *op = "copy";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, out.shape, device(), op, "result");
+  check(in.numElements() == out.numElements(), "copy: ", in.str(), " into ",
+        out.str(), ": element counts differ");
+  double t0 = startOp();
+  if (in.numElements() > 0)
+    copyThrough(in, out);
+  if (profiler_)
+    recordOp(label, op, in.str() + " -> " + out.str(), t0, 0,
+             2.0 * static_cast<double>(in.bytes()));
+}
+
 void Backend::cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
                      bool reverse, std::string_view label) {
   const char *op = "cumsum";

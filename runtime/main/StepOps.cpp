@@ -172,6 +172,14 @@ Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
   return topKOf(ctx, x, &payload, dim, k, label);
 }
 
+Tensor reshape(StepContext &ctx, const Tensor &in, const Shape &shape,
+               const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, shape);
+  be.copy(in, out, label);
+  return out;
+}
+
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label) {
   Backend &be = ctx.backend();

@@ -231,6 +231,21 @@ def top_k(rng, dim, payload):
     return p.text(p.loss(p.map("tanh", [y], out)))
 
 
+def reshape(rng):
+    """weft.reshape splitting a dimension and merging two (its gradient:
+    the inverse reshape), between nonlinear maps."""
+    p = Program(rng)
+    x = p.arg("abc")
+    a, b, c = (p.size(ch) for ch in "abc")
+    t = p.map("tanh", [x], "abc")
+    p.n += 1
+    y = "%%v%d" % p.n
+    p.lines.append('  %s = weft.reshape "abc->(ab)c" (%s) : (%s) -> '
+                   'tensor<%dx%dxf64>' % (y, t[0], p.ty("abc"), a * b, c))
+    p.sizes["M"] = a * b
+    return p.text(p.loss(p.map("square", [(y, "Mc")], "Mc")))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -246,6 +261,7 @@ def main():
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
+    cases += [("reshape", reshape(rng))]
     cases += [("top_k-%d%s" % (d, "-payload" if pl else ""), top_k(rng, d, pl))
               for d, pl in [(0, False), (1, False), (2, True)]]
     cases += [("cumsum-%d%s" % (d, f.replace(" ", "-")), cumsum(rng, d, f))

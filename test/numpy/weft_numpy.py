@@ -27,6 +27,7 @@ Semantics (WeftOps.td):
            (w0 or w0:w1) and u2 = uniform (w1 or w2:w3)
   cumsum   np.cumsum along dim (float64); exclusive shifts by one (0
            first), reverse runs from the end (np.flip around it)
+  reshape  np.reshape to the result's shape (row-major, no element moves)
   top_k    per line along dim: np.lexsort by (NaN first, value descending,
            position ascending), the first k values or the payload's there
   pad_fill the input where every index is below `valid`, `fill` elsewhere
@@ -304,12 +305,19 @@ def eval_pad_fill(op, args):
     return np.where(keep, x, np.float64(float(op["fill"])))
 
 
+def eval_reshape(op, args):
+    (x,) = args
+    if int(np.prod(op["shape"])) != x.size:
+        raise GraphError("reshape: %s elements into %s" % (x.size, op["shape"]))
+    return x.reshape(op["shape"])
+
+
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "embed": eval_embed, "scatter_add": eval_scatter_add,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
         "random": eval_random, "pad_fill": eval_pad_fill,
-        "cumsum": eval_cumsum, "top_k": eval_top_k,
+        "cumsum": eval_cumsum, "top_k": eval_top_k, "reshape": eval_reshape,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
         "shard": lambda op, args: args[0]}
 

@@ -243,6 +243,15 @@ LogicalResult lowerCompute(CumsumOp op, CumsumOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(ReshapeOp op, ReshapeOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  call.value(adaptor.getInput());
+  call.lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.label("reshape " + op.getSpec().str());
+  call.replaceOp("weft::rt::gen::reshape");
+  return success();
+}
+
 LogicalResult lowerCompute(TopKOp op, TopKOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &) {
   std::string what = "top_k dim " + std::to_string(op.getDim()) + " k " +
@@ -320,7 +329,8 @@ protected:
 
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ConstantOp>(op);
+             IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ReshapeOp,
+             ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -331,7 +341,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
                ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
-               ComputeOpLowering<TopKOp>,
+               ComputeOpLowering<TopKOp>, ComputeOpLowering<ReshapeOp>,
                ComputeOpLowering<ConstantOp>>(
       types, state);
 }

@@ -618,3 +618,43 @@ func.func @top_k_payload(%x: tensor<4x8xf32>, %p: tensor<4x8xf64>) -> tensor<4x2
   %y = weft.top_k %x, %p dim 1 k 2 : (tensor<4x8xf32>, tensor<4x8xf64>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+func.func @reshape_order(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'weft.reshape' op spec "ab->ba": both sides must list the same letters in the same order, got "ab" and "ba"}}
+  %y = weft.reshape "ab->ba" (%x) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @reshape_group_size(%x: tensor<4x30xf32>) -> tensor<4x8x4xf32> {
+  // expected-error@+1 {{'weft.reshape' op dimension 1 of the input is (hk) of size 32, but the type has 30}}
+  %y = weft.reshape "a(hk)->ahk" (%x) : (tensor<4x30xf32>) -> tensor<4x8x4xf32>
+  return %y : tensor<4x8x4xf32>
+}
+
+// -----
+
+func.func @reshape_unbalanced(%x: tensor<4x32xf32>) -> tensor<4x8x4xf32> {
+  // expected-error@+1 {{'weft.reshape' op spec "a(hk->ahk": unbalanced '(' in "a(hk"}}
+  %y = weft.reshape "a(hk->ahk" (%x) : (tensor<4x32xf32>) -> tensor<4x8x4xf32>
+  return %y : tensor<4x8x4xf32>
+}
+
+// -----
+
+func.func @reshape_rank(%x: tensor<4x32xf32>) -> tensor<4x8x4xf32> {
+  // expected-error@+1 {{'weft.reshape' op spec "ab->ab" has 2 and 2 dimensions, the types 2 and 3}}
+  %y = weft.reshape "ab->ab" (%x) : (tensor<4x32xf32>) -> tensor<4x8x4xf32>
+  return %y : tensor<4x8x4xf32>
+}
+
+// -----
+
+func.func @reshape_no_size(%x: tensor<32xf32>) -> tensor<32xf32> {
+  // expected-error@+1 {{'weft.reshape' op letter 'h' of group (hk) has no size: it must be a dimension of its own on the other side}}
+  %y = weft.reshape "(hk)->(hk)" (%x) : (tensor<32xf32>) -> tensor<32xf32>
+  return %y : tensor<32xf32>
+}

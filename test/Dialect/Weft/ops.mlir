@@ -220,3 +220,15 @@ func.func @top_k(%x: tensor<8x64xf32>, %pos: tensor<8x64xf32>) -> (tensor<8x2xf3
   %m = weft.top_k %x dim 0 k 1 : (tensor<8x64xf32>) -> tensor<1x64xf32>
   return %v, %i, %m : tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x64xf32>
 }
+
+// Split and merged dimensions.
+// CHECK-LABEL: func.func @reshape
+func.func @reshape(%x: tensor<4x64x256xf32>) -> (tensor<4x64x8x32xf32>, tensor<4x64x256xf32>, tensor<256x256xf32>) {
+  // CHECK: weft.reshape "bt(hk)->bthk" (%{{.*}}) : (tensor<4x64x256xf32>) -> tensor<4x64x8x32xf32>
+  %q = weft.reshape "bt(hk)->bthk" (%x) : (tensor<4x64x256xf32>) -> tensor<4x64x8x32xf32>
+  // CHECK: weft.reshape "bthk->bt(hk)" (%{{.*}}) : (tensor<4x64x8x32xf32>) -> tensor<4x64x256xf32>
+  %y = weft.reshape "bthk->bt(hk)" (%q) : (tensor<4x64x8x32xf32>) -> tensor<4x64x256xf32>
+  // CHECK: weft.reshape "btd->(bt)d" (%{{.*}}) : (tensor<4x64x256xf32>) -> tensor<256x256xf32>
+  %f = weft.reshape "btd->(bt)d" (%x) : (tensor<4x64x256xf32>) -> tensor<256x256xf32>
+  return %q, %y, %f : tensor<4x64x8x32xf32>, tensor<4x64x256xf32>, tensor<256x256xf32>
+}

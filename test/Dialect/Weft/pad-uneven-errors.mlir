@@ -19,3 +19,13 @@ weft.mesh @mesh ["x" = 4]
 func.func @local(%a: tensor<2xf32> {weft.global_type = tensor<8xf32, #weft.sharding<@mesh, [{"x"}]>>}) -> tensor<2xf32> {
   return %a : tensor<2xf32>
 }
+
+// -----
+
+// A merged dimension split unevenly would interleave pads with elements.
+weft.mesh @mesh ["x" = 4]
+func.func @reshape_uneven(%a: tensor<6x8xf32, #weft.sharding<@mesh, [{"x"}, {}]>>) -> tensor<48xf32> {
+  // expected-error@+1 {{'weft.reshape' op reshapes a dimension (#0 of its input) that a sharding splits over axes that do not divide it: uneven shards across a reshape are not supported; split that dimension over axes that divide it}}
+  %r = weft.reshape "hk->(hk)" (%a) : (tensor<6x8xf32, #weft.sharding<@mesh, [{"x"}, {}]>>) -> tensor<48xf32>
+  return %r : tensor<48xf32>
+}

@@ -88,7 +88,7 @@ def main(argv):
 
     need("op kinds", ops, ["einsum", "map", "reduce", "embed", "scatter_add",
                            "one_hot", "iota", "random", "cumsum", "top_k",
-                           "shard"])
+                           "reshape", "shard"])
     need("map kinds", maps, list(weft_numpy.UNARY) + list(weft_numpy.BINARY))
     need("reduce kinds", reduces, list(weft_numpy.REDUCE))
     need("dtypes", dtypes, ["f32", "f64", "i32"])

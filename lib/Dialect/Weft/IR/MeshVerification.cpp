@@ -157,6 +157,7 @@ WEFT_VERIFY_TYPES(ShardOp)
 WEFT_VERIFY_TYPES(ConstantOp)
 WEFT_VERIFY_TYPES(CumsumOp)
 WEFT_VERIFY_TYPES(TopKOp)
+WEFT_VERIFY_TYPES(ReshapeOp)
 #undef WEFT_VERIFY_TYPES
 
 /// Looks up the mesh and axes of a collective and returns the group size.

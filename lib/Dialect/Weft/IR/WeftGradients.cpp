@@ -376,6 +376,18 @@ LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
   return success(); // No operands.
 }
 
+LogicalResult ReshapeOp::buildGradients(OpBuilder &b, Value gy,
+                                        SmallVectorImpl<Value> &grads) {
+  // The inverse reshape: the spec's two sides swapped.
+  auto [in, out] = getSpec().split("->");
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  grads.push_back(b.create<ReshapeOp>(
+      getLoc(),
+      RankedTensorType::get(inType.getShape(), inType.getElementType()),
+      (out + "->" + in).str(), gy));
+  return success();
+}
+
 LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
                                      SmallVectorImpl<Value> &grads) {
   // The cotangent goes to the selected positions: sel = top_k(x, payload =

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
@@ -583,6 +584,161 @@ std::optional<ReductionKind> CumsumOp::getReductionKind() {
 
 bool CumsumOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
   return kind == ReductionKind::Sum; // Linear.
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::pair<SmallVector<std::string>, SmallVector<std::string>>>
+ReshapeOp::parseGroups(StringRef spec, std::string &error) {
+  auto side = [&](StringRef text,
+                  SmallVector<std::string> &groups) -> LogicalResult {
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '(') {
+        size_t close = text.find(')', i);
+        if (close == StringRef::npos) {
+          error = "unbalanced '(' in \"" + text.str() + "\"";
+          return failure();
+        }
+        StringRef group = text.slice(i + 1, close);
+        if (group.empty()) {
+          error = "an empty group () in \"" + text.str() + "\"";
+          return failure();
+        }
+        for (char g : group)
+          if (!llvm::isAlpha(g)) {
+            error = std::string("'") + g + "' in a group is not a letter";
+            return failure();
+          }
+        groups.push_back(group.str());
+        i = close;
+      } else if (llvm::isAlpha(c)) {
+        groups.push_back(std::string(1, c));
+      } else {
+        error = std::string("'") + c + "' is not a letter or a group";
+        return failure();
+      }
+    }
+    return success();
+  };
+  auto [lhs, rhs] = spec.split("->");
+  if (rhs.size() == spec.size() - lhs.size() - 2 && spec.contains("->")) {
+    SmallVector<std::string> in, out;
+    if (failed(side(lhs, in)) || failed(side(rhs, out)))
+      return failure();
+    std::string a, b;
+    for (const std::string &g : in)
+      a += g;
+    for (const std::string &g : out)
+      b += g;
+    if (a != b) {
+      error = "both sides must list the same letters in the same order, got "
+              "\"" + a + "\" and \"" + b + "\"";
+      return failure();
+    }
+    for (size_t i = 0; i < a.size(); ++i)
+      if (StringRef(a).substr(i + 1).contains(a[i])) {
+        error = std::string("letter '") + a[i] + "' appears twice";
+        return failure();
+      }
+    return std::make_pair(in, out);
+  }
+  error = "expected \"in->out\"";
+  return failure();
+}
+
+LogicalResult ReshapeOp::verify() {
+  std::string error;
+  auto groups = parseGroups(getSpec(), error);
+  if (failed(groups))
+    return emitOpError() << "spec \"" << getSpec() << "\": " << error;
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "result element type " << out.getElementType()
+                         << " differs from the input's "
+                         << in.getElementType();
+  auto &[ins, outs] = *groups;
+  if (static_cast<int64_t>(ins.size()) != in.getRank() ||
+      static_cast<int64_t>(outs.size()) != out.getRank())
+    return emitOpError() << "spec \"" << getSpec() << "\" has " << ins.size()
+                         << " and " << outs.size()
+                         << " dimensions, the types " << in.getRank()
+                         << " and " << out.getRank();
+  // Letter sizes from the dimensions of one letter.
+  llvm::SmallDenseMap<char, int64_t> size;
+  for (auto [g, n] : llvm::zip(ins, in.getShape()))
+    if (g.size() == 1)
+      size[g[0]] = n;
+  for (auto [g, n] : llvm::zip(outs, out.getShape()))
+    if (g.size() == 1) {
+      auto [it, inserted] = size.try_emplace(g[0], n);
+      if (!inserted && it->second != n)
+        return emitOpError() << "letter '" << g[0] << "' has sizes "
+                             << it->second << " and " << n;
+    }
+  auto check = [&](ArrayRef<std::string> gs, ArrayRef<int64_t> shape,
+                   StringRef what) -> LogicalResult {
+    for (auto [d, pair] : llvm::enumerate(llvm::zip(gs, shape))) {
+      auto &[g, n] = pair;
+      if (g.size() == 1)
+        continue;
+      int64_t product = 1;
+      for (char c : g) {
+        if (!size.count(c))
+          return emitOpError() << "letter '" << c << "' of group (" << g
+                               << ") has no size: it must be a dimension of "
+                                  "its own on the other side";
+        if (__builtin_mul_overflow(product, size[c], &product) ||
+            product > kMaxElements)
+          return emitOpError() << "group (" << g << ") is too large";
+      }
+      if (product != n)
+        return emitOpError() << "dimension " << d << " of the " << what
+                             << " is (" << g << ") of size " << product
+                             << ", but the type has " << n;
+    }
+    return success();
+  };
+  return failure(failed(check(ins, in.getShape(), "input")) ||
+                 failed(check(outs, out.getShape(), "result")));
+}
+
+SmallVector<std::string, 3> ReshapeOp::getTensorLetters() {
+  std::string error;
+  auto groups = parseGroups(getSpec(), error);
+  if (failed(groups))
+    return {}; // The verifier has reported it.
+  std::string in, out;
+  for (const std::string &g : groups->first)
+    in.push_back(g[0]);
+  for (const std::string &g : groups->second)
+    out.push_back(g[0]);
+  return {in, out};
+}
+
+std::optional<ReductionKind> ReshapeOp::getReductionKind() {
+  // A letter only one side names is a minor letter of a group there: never
+  // split (canSplitLetter), so never reduced over axes.
+  return ReductionKind::Sum;
+}
+
+bool ReshapeOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return true; // Moves no element: commutes with every reduction.
+}
+
+bool ReshapeOp::canSplitLetter(char letter) {
+  std::string error;
+  auto groups = parseGroups(getSpec(), error);
+  if (failed(groups))
+    return false;
+  for (const auto *side : {&groups->first, &groups->second})
+    for (const std::string &g : *side)
+      if (StringRef(g).drop_front().contains(letter))
+        return false; // A minor letter of a group.
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

@@ -157,6 +157,9 @@ struct WeftExportJsonPass
         o["kind"] = "random";
         o["dist"] = stringifyRandomKind(r.getKind());
         o["seed"] = r.getSeed();
+      } else if (auto r = dyn_cast<ReshapeOp>(op)) {
+        o["kind"] = "reshape";
+        o["spec"] = r.getSpec();
       } else if (auto t = dyn_cast<TopKOp>(op)) {
         o["kind"] = "top_k";
         o["dim"] = t.getDim();
@@ -193,7 +196,7 @@ struct WeftExportJsonPass
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
                   "embed, scatter_add, one_hot, iota, random, cumsum, "
-                  "top_k, pad_fill, constant and shard only)";
+                  "top_k, reshape, pad_fill, constant and shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

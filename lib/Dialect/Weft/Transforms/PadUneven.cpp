@@ -113,7 +113,22 @@ LogicalResult Padder::linkOp(Operation *op) {
   if (!rule)
     return op->emitOpError() << "is not handled by weft-pad-uneven (it has no "
                                 "sharding rule)";
+  // A reshape ties only the letters that are dimensions of their own on
+  // both sides; a group's size is not its major letter's.
+  std::string grouped;
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    std::string error;
+    auto groups = ReshapeOp::parseGroups(reshape.getSpec(), error);
+    if (failed(groups))
+      return failure();
+    for (const auto *side : {&groups->first, &groups->second})
+      for (const std::string &g : *side)
+        if (g.size() > 1)
+          grouped += g;
+  }
   for (char c : rule->getLetters()) {
+    if (StringRef(grouped).contains(c))
+      continue;
     std::optional<unsigned> first;
     for (unsigned i = 0; i <= rule->getNumOperands(); ++i) {
       StringRef letters = rule->getTensorLetters(i);
@@ -289,6 +304,21 @@ LogicalResult Padder::run() {
     return failure();
   if (padded.empty())
     return success(); // Every split divides: nothing to do.
+  // A reshape moves no element: padding a merged or split dimension would
+  // interleave pads with valid elements.
+  for (Operation &op : body)
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      for (Value v : {reshape.getInput(), reshape.getResult()})
+        for (unsigned d = 0;
+             d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
+          if (isPadded(v, d))
+            return reshape.emitOpError()
+                   << "reshapes a dimension (#" << d << " of its "
+                   << (v == reshape.getInput() ? "input" : "result")
+                   << ") that a sharding splits over axes that do not "
+                      "divide it: uneven shards across a reshape are not "
+                      "supported; split that dimension over axes that "
+                      "divide it";
   // weft.top_k selects exactly k: its k dimension cannot take pads (only a
   // user annotation splits it; propagation never does).
   for (Operation &op : body)

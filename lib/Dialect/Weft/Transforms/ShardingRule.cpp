@@ -126,7 +126,8 @@ bool ShardingRule::canSplit(char letter) const {
 }
 
 bool ShardingRule::hasSplit(Operation *op) {
-  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp, TopKOp>(op);
+  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp, TopKOp, ReshapeOp>(
+      op);
 }
 
 FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {

@@ -144,6 +144,9 @@ public:
                      std::string_view label = {});
   void allToAll(const Tensor &in, Tensor &out, int splitDim, int concatDim,
                 const AxisList &axes, std::string_view label = {});
+  /// Copies `in` into `out`, the same elements in row-major order (shapes
+  /// may differ: weft.reshape); both on this backend's device.
+  void copy(const Tensor &in, Tensor &out, std::string_view label = {});
   /// Assembles the global tensor of `layout` on world rank 0 (a host tensor
   /// there, an empty Tensor elsewhere). Every rank must call it.
   Tensor gatherToRoot(const Tensor &local, const Layout &layout,

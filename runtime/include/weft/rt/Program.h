@@ -205,6 +205,11 @@ Tensor topK(StepContext &ctx, const Tensor &x, int dim, int k,
 Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
             int k, const char *label);
 
+/// weft.reshape: `in`'s elements, in row-major order, in a new tensor of
+/// `shape` (a copy: views would alias buffers the step updates in place).
+Tensor reshape(StepContext &ctx, const Tensor &in, const Shape &shape,
+               const char *label);
+
 /// With `inPlace` the result reuses the input's buffer (its last use).
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label);

@@ -372,6 +372,48 @@ def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
   let hasVerifier = 1;
 }
 
+def Weft_ReshapeOp : Weft_Op<"reshape", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
+         "canSplitLetter"]>]> {
+  let summary = "split or merge dimensions (einops style)";
+  let description = [{
+    Splits and merges dimensions without moving elements (row-major): the
+    spec names every dimension by a letter or a parenthesized group of
+    letters, both sides list the same letters in the same order, and a
+    group's size is the product of its letters' sizes (each letter's size
+    comes from the side where it is a dimension of its own).
+
+    ```mlir
+    // heads split from the model dimension, and merged back
+    %q = weft.reshape "bt(hk)->bthk" (%x)
+        : (tensor<4x64x256xf32>) -> tensor<4x64x8x32xf32>
+    %y = weft.reshape "bthk->bt(hk)" (%q)
+        : (tensor<4x64x8x32xf32>) -> tensor<4x64x256xf32>
+    ```
+
+    Sharding: a merged dimension is split only over its major (first)
+    letter's axes, which are the merged dimension's: each rank's block of
+    `(hk)` is its block of `h` times all of `k`, so the local op is the same
+    reshape and moves nothing. The minor letters of a group are never
+    split (propagation never proposes them). A merged or split dimension
+    its axes do not divide is refused by `--weft-pad-uneven`.
+  }];
+  let arguments = (ins StrAttr:$spec, Weft_AnyTensor:$input);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $input `)` attr-dict `:` "
+                       "functional-type($input, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The spec's groups: per side, per dimension, its letters (major
+    /// first); fails on a malformed spec.
+    static ::mlir::FailureOr<std::pair<::llvm::SmallVector<std::string>,
+                                       ::llvm::SmallVector<std::string>>>
+    parseGroups(::llvm::StringRef spec, std::string &error);
+  }];
+}
+
 def Weft_TopKOp : Weft_Op<"top_k", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
