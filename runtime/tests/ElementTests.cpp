@@ -792,6 +792,24 @@ TEST_P(CumsumTest, WorkedExample) {
   }
 }
 
+// weft.reshape's copy: the same elements in row-major order, any shape of
+// the same element count; a count mismatch is an error.
+TEST_P(CumsumTest, CopyKeepsRowMajorOrder) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<double> x = {1, 2, 3, 4, -1, 0.5, 2, 8, 16, -2, 0, 3};
+  Tensor in = be.upload(hostFrom(dt, {2, 6}, x));
+  Tensor out = be.empty(dt, {2, 2, 3});
+  be.copy(in, out);
+  EXPECT_EQ(toDoubles(be.download(out)), x);
+  EXPECT_EQ(be.download(out).shape, (Shape{2, 2, 3}));
+  Tensor bad = be.empty(dt, {5, 2});
+  EXPECT_THROW(be.copy(in, bad), Error);
+  Tensor otherType = be.empty(dt == DType::F64 ? DType::F32 : DType::F64,
+                              {12});
+  EXPECT_THROW(be.copy(in, otherType), Error);
+}
+
 TEST_P(CumsumTest, RejectsBadArguments) {
   Backend &be = *testBackend();
   DType dt = GetParam();
