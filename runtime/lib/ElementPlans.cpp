@@ -293,28 +293,31 @@ PadFillPlan planPadFill(DType dtype, const Shape &shape,
   return p;
 }
 
-CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
-                      bool reverse) {
+namespace {
+/// A tensor seen as [outer, n, inner] lines along `dim` (cumsum, top_k):
+/// the checks both ops share, with `op` naming the op in messages.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1, count = 0, lines = 0;
+  bool empty = false;
+};
+
+Lines splitLines(const char *op, const char *verb, DType dtype,
+                 const Shape &shape, int dim) {
   check(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
             dtype == DType::BF16,
-        "cumsum of ", dtypeName(dtype),
-        " is not supported (f32, f64, f16, bf16)");
+        op, " of ", dtypeName(dtype), " is not supported (f32, f64, f16, bf16)");
   const int rank = static_cast<int>(shape.size());
-  check(rank > 0, "cumsum: a rank-0 tensor has no dimension to sum along");
+  check(rank > 0, op, ": a rank-0 tensor has no dimension to ", verb,
+        " along");
   if (dim < 0 || dim >= rank)
-    fail("cumsum: dim ", dim, " is out of range for ", shapeToString(shape),
+    fail(op, ": dim ", dim, " is out of range for ", shapeToString(shape),
          " (0 <= dim < ", rank, ")");
-  CumsumPlan p;
-  p.dtype = dtype;
-  p.dim = dim;
-  p.exclusive = exclusive;
-  p.reverse = reverse;
-  bool empty = false;
+  Lines l;
   for (int d = 0; d < rank; ++d) {
     if (shape[d] < 0)
-      fail("cumsum: dimension ", d, " of ", shapeToString(shape),
+      fail(op, ": dimension ", d, " of ", shapeToString(shape),
            " has a negative extent");
-    empty = empty || shape[d] == 0;
+    l.empty = l.empty || shape[d] == 0;
   }
   // Products of extents: an empty tensor's may overflow (then 0: its plan
   // does nothing); a non-empty tensor's are divisors of its element count,
@@ -326,43 +329,43 @@ CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
         return int64_t(0);
     return r;
   };
-  int64_t count = 0;
-  if (!empty) {
-    count = 1;
+  if (!l.empty) {
+    l.count = 1;
     for (int d = 0; d < rank; ++d)
-      if (__builtin_mul_overflow(count, shape[d], &count))
-        fail("cumsum: ", shapeToString(shape), " has more than 2^63 elements");
+      if (__builtin_mul_overflow(l.count, shape[d], &l.count))
+        fail(op, ": ", shapeToString(shape), " has more than 2^63 elements");
     int64_t bytes = 0;
-    if (__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
-                               &bytes))
-      fail("cumsum: ", shapeToString(shape), " of ", dtypeName(dtype),
+    if (__builtin_mul_overflow(l.count,
+                               static_cast<int64_t>(dtypeSize(dtype)), &bytes))
+      fail(op, ": ", shapeToString(shape), " of ", dtypeName(dtype),
            " is too large");
   }
-  p.outer = product(0, dim);
-  p.n = shape[dim];
-  p.inner = product(dim + 1, rank);
-  p.count = count;
-  p.lines = empty ? 0 : p.outer * p.inner;
+  l.outer = product(0, dim);
+  l.n = shape[dim];
+  l.inner = product(dim + 1, rank);
+  l.lines = l.empty ? 0 : l.outer * l.inner;
+  return l;
+}
+} // namespace
+
+CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
+                      bool reverse) {
+  Lines l = splitLines("cumsum", "sum", dtype, shape, dim);
+  CumsumPlan p;
+  p.dtype = dtype;
+  p.dim = dim;
+  p.exclusive = exclusive;
+  p.reverse = reverse;
+  p.outer = l.outer;
+  p.n = l.n;
+  p.inner = l.inner;
+  p.count = l.count;
+  p.lines = l.lines;
   return p;
 }
 
 TopKPlan planTopK(DType dtype, const Shape &shape, int dim, int k) {
-  check(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
-            dtype == DType::BF16,
-        "top_k of ", dtypeName(dtype),
-        " is not supported (f32, f64, f16, bf16)");
-  const int rank = static_cast<int>(shape.size());
-  check(rank > 0, "top_k: a rank-0 tensor has no dimension to select along");
-  if (dim < 0 || dim >= rank)
-    fail("top_k: dim ", dim, " is out of range for ", shapeToString(shape),
-         " (0 <= dim < ", rank, ")");
-  bool empty = false;
-  for (int d = 0; d < rank; ++d) {
-    if (shape[d] < 0)
-      fail("top_k: dimension ", d, " of ", shapeToString(shape),
-           " has a negative extent");
-    empty = empty || shape[d] == 0;
-  }
+  Lines l = splitLines("top_k", "select", dtype, shape, dim);
   if (k < 1 || k > shape[dim])
     fail("top_k: k = ", k, " is out of range for dim ", dim, " of ",
          shapeToString(shape), " (1 <= k <= ", shape[dim], ")");
@@ -370,33 +373,12 @@ TopKPlan planTopK(DType dtype, const Shape &shape, int dim, int k) {
   p.dtype = dtype;
   p.dim = dim;
   p.k = k;
-  // Products of extents: an empty tensor's may overflow (then 0: its plan
-  // does nothing); a non-empty tensor's are divisors of its element count,
-  // which is checked (the result, k <= n, is no larger).
-  auto product = [&](int from, int to) {
-    int64_t r = 1;
-    for (int d = from; d < to; ++d)
-      if (__builtin_mul_overflow(r, shape[d], &r))
-        return int64_t(0);
-    return r;
-  };
-  int64_t count = 0;
-  if (!empty) {
-    count = 1;
-    for (int d = 0; d < rank; ++d)
-      if (__builtin_mul_overflow(count, shape[d], &count))
-        fail("top_k: ", shapeToString(shape), " has more than 2^63 elements");
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
-                               &bytes))
-      fail("top_k: ", shapeToString(shape), " of ", dtypeName(dtype),
-           " is too large");
-  }
-  p.outer = product(0, dim);
-  p.n = shape[dim];
-  p.inner = product(dim + 1, rank);
-  p.count = count;
-  p.lines = empty ? 0 : p.outer * p.inner;
+  p.outer = l.outer;
+  p.n = l.n;
+  p.inner = l.inner;
+  p.count = l.count;
+  p.lines = l.lines;
+  bool empty = l.empty;
   p.outCount = empty ? 0 : p.lines * p.k;
   return p;
 }
