@@ -10,7 +10,8 @@ set to 0, 1, -1, 2^31, 2^62, 2^63-1 ...; axis sizes and names changed;
 letters of specs dropped or swapped; lines deleted, duplicated or truncated;
 bytes flipped) and runs each mutant through
 
-  1. weft-opt --weft-propagate --weft-partition --weft-optimize-collectives
+  1. weft-opt --weft-propagate --weft-pad-uneven --weft-partition
+     --weft-optimize-collectives
   2. weft-interp MUTANT --compare LOCAL   (when step 1 accepted the mutant)
   3. weftc MUTANT --emit=local             (weftc's front end)
 
@@ -211,7 +212,8 @@ def main(argv):
             text = mutate(rng.choice(units), rng)
             with open(src, "w") as f:
                 f.write(text)
-            steps = [([opt, src, "--weft-propagate", "--weft-partition",
+            steps = [([opt, src, "--weft-propagate", "--weft-pad-uneven",
+                       "--weft-partition",
                        "--weft-optimize-collectives", "-o", local],
                       "weft-opt")]
             problems = []
