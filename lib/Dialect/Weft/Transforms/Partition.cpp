@@ -19,6 +19,8 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #define DEBUG_TYPE "weft-partition"
 
@@ -68,6 +70,10 @@ private:
   llvm::DenseMap<Value, SmallVector<Materialized, 1>> available;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, RankedTensorType> globalTypes;
+  /// weft.top_k's gathered candidate values, by (local input, dim, k per
+  /// block): two selections of one input (values, and indices by a
+  /// payload) gather its candidates once.
+  std::map<std::tuple<void *, int64_t, int64_t>, Value> gatheredCandidates;
 };
 
 } // namespace
@@ -373,7 +379,10 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
                                            elementBytes(t)));
       return g;
     };
-    Value values = gather(select(operands[0], Value(), kLocal));
+    Value &values = gatheredCandidates[{operands[0].getAsOpaquePointer(), d,
+                                        kLocal}];
+    if (!values)
+      values = gather(select(operands[0], Value(), kLocal));
     result = payload
                  ? select(values, gather(select(operands[0], payload, kLocal)),
                           k)
