@@ -78,3 +78,16 @@ func.func @max_kept_pad(%x: tensor<10x7xf32, #weft.sharding<@mesh, [{"data"}, {"
   %t = weft.reduce sum "b->" (%n) : (tensor<10xf32>) -> tensor<f32>
   return %s, %t : tensor<f32>, tensor<f32>
 }
+
+// exp's zero fill would be read only by the max, which reads the -inf fill
+// of exp's result instead: the zero fill is dropped.
+// CHECK-LABEL: func.func @dead_zero_fill(
+// CHECK: %[[E:.*]] = weft.map exp
+// CHECK-NEXT: weft.pad_fill %[[E]] valid [6, 5] fill 0xFFF0000000000000
+// CHECK-NOT: fill 0.000000e+00
+// CHECK: return
+func.func @dead_zero_fill(%a: tensor<6x5xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<6xf32> {
+  %e = weft.map exp "ab->ab" (%a) : (tensor<6x5xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<6x5xf32>
+  %m = weft.reduce max "ab->a" (%e) : (tensor<6x5xf32>) -> tensor<6xf32>
+  return %m : tensor<6xf32>
+}

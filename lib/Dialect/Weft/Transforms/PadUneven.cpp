@@ -413,10 +413,12 @@ LogicalResult Padder::run() {
         break;
       }
     }
+  SmallVector<Operation *> zeroFills;
   for (Operation *op : zeroAfter) {
     Value r = op->getResult(0);
     Value fill = insertFill(r, logical.lookup(r), 0.0, op->getNextNode());
     r.replaceAllUsesExcept(fill, fill.getDefiningOp());
+    zeroFills.push_back(fill.getDefiningOp());
     logical[fill] = logical.lookup(r);
   }
   for (auto [op, value] : fillInput) {
@@ -437,6 +439,12 @@ LogicalResult Padder::run() {
       in = zero.getInput();
     op->setOperand(0, insertFill(in, valid, value, op));
   }
+
+  // A zero fill whose only reader took the -inf fill of its input instead
+  // is dead: drop it (no pass over the tensor for nothing).
+  for (Operation *fill : zeroFills)
+    if (fill->use_empty())
+      fill->erase();
 
   // The signature: padded types, the logical shapes beside them.
   Operation *ret = body.getTerminator();
