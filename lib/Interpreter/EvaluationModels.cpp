@@ -217,6 +217,33 @@ dimBlockAxes(EvalContext &ctx, Operation *op, FlatSymbolRefAttr mesh,
   return axes;
 }
 
+/// A shape seen as [outer, n, inner] lines along dimension `d` (cumsum,
+/// top_k): element i of line (a, c) is at (a * n + i) * inner + c.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Lines linesAlong(ArrayRef<int64_t> shape, int64_t d) {
+  Lines l;
+  l.n = shape[d];
+  for (int64_t j = 0; j < d; ++j)
+    l.outer *= shape[j];
+  for (int64_t j = d + 1; j < static_cast<int64_t>(shape.size()); ++j)
+    l.inner *= shape[j];
+  return l;
+}
+
+/// The global index of rank `r`'s first element along each dimension of a
+/// block of `shape` split over `axes` (weft.random, weft.pad_fill).
+SmallVector<int64_t> blockFirst(EvalContext &ctx,
+                                ArrayRef<SmallVector<StringRef>> axes,
+                                ArrayRef<int64_t> shape, int64_t r) {
+  SmallVector<int64_t> first(shape.size(), 0);
+  for (auto [d, a] : llvm::enumerate(axes))
+    if (!a.empty())
+      first[d] = ctx.getMesh().getGroupPosition(r, a) * shape[d];
+  return first;
+}
+
 /// The same elements in the same (row-major) order, in the result's shape.
 struct ReshapeModel
     : EvaluableOpInterface::ExternalModel<ReshapeModel, ReshapeOp> {
@@ -241,11 +268,8 @@ struct TopKModel : EvaluableOpInterface::ExternalModel<TopKModel, TopKOp> {
     auto o = cast<TopKOp>(op);
     ArrayRef<int64_t> in = shapeOf(o.getInput());
     SmallVector<int64_t> shape(shapeOf(o.getResult()));
-    int64_t d = o.getDim(), k = o.getK(), n = in[d], inner = 1, outer = 1;
-    for (int64_t j = d + 1; j < static_cast<int64_t>(in.size()); ++j)
-      inner *= in[j];
-    for (int64_t j = 0; j < d; ++j)
-      outer *= in[j];
+    int64_t k = o.getK();
+    auto [outer, n, inner] = linesAlong(in, o.getDim());
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       const Tensor &x = ctx.get(o.getInput(), r);
       const Tensor &from = o.getPayload() ? ctx.get(o.getPayload(), r) : x;
@@ -277,12 +301,7 @@ struct CumsumModel
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<CumsumOp>(op);
     SmallVector<int64_t> shape(shapeOf(o.getResult()));
-    int64_t d = o.getDim();
-    int64_t n = shape[d], inner = 1, outer = 1;
-    for (int64_t k = d + 1; k < static_cast<int64_t>(shape.size()); ++k)
-      inner *= shape[k];
-    for (int64_t k = 0; k < d; ++k)
-      outer *= shape[k];
+    auto [outer, n, inner] = linesAlong(shape, o.getDim());
     bool exclusive = o.getExclusive(), reverse = o.getReverse();
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       const Tensor &in = ctx.get(o.getInput(), r);
@@ -323,10 +342,7 @@ struct PadFillModel
     ArrayRef<int64_t> valid = o.getValid();
     double fill = o.getFill().convertToDouble();
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
-      SmallVector<int64_t> first(rank, 0);
-      for (int64_t d = 0; d < rank; ++d)
-        if (!(*axes)[d].empty())
-          first[d] = ctx.getMesh().getGroupPosition(r, (*axes)[d]) * shape[d];
+      SmallVector<int64_t> first = blockFirst(ctx, *axes, shape, r);
       Tensor t = ctx.get(o.getInput(), r);
       int64_t n = static_cast<int64_t>(t.getData().size());
       for (int64_t i = 0; i < n; ++i) {
@@ -363,10 +379,7 @@ struct RandomModel
     bool f32 = type.getElementType().isF32();
     uint64_t seed = o.getSeed();
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
-      int64_t first[4] = {0, 0, 0, 0};
-      for (int64_t d = 0; d < rank; ++d)
-        if (!axes[d].empty())
-          first[d] = ctx.getMesh().getGroupPosition(r, axes[d]) * shape[d];
+      SmallVector<int64_t> first = blockFirst(ctx, axes, shape, r);
       Tensor t(shape, 0.0);
       int64_t n = static_cast<int64_t>(t.getData().size());
       int64_t idx[4] = {0, 0, 0, 0};

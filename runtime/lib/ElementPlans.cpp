@@ -346,6 +346,14 @@ Lines splitLines(const char *op, const char *verb, DType dtype,
   l.lines = l.empty ? 0 : l.outer * l.inner;
   return l;
 }
+/// Copies the line decomposition into a plan (CumsumPlan, TopKPlan).
+template <typename Plan> void setLines(Plan &p, const Lines &l) {
+  p.outer = l.outer;
+  p.n = l.n;
+  p.inner = l.inner;
+  p.count = l.count;
+  p.lines = l.lines;
+}
 } // namespace
 
 CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
@@ -356,11 +364,7 @@ CumsumPlan planCumsum(DType dtype, const Shape &shape, int dim, bool exclusive,
   p.dim = dim;
   p.exclusive = exclusive;
   p.reverse = reverse;
-  p.outer = l.outer;
-  p.n = l.n;
-  p.inner = l.inner;
-  p.count = l.count;
-  p.lines = l.lines;
+  setLines(p, l);
   return p;
 }
 
@@ -373,13 +377,8 @@ TopKPlan planTopK(DType dtype, const Shape &shape, int dim, int k) {
   p.dtype = dtype;
   p.dim = dim;
   p.k = k;
-  p.outer = l.outer;
-  p.n = l.n;
-  p.inner = l.inner;
-  p.count = l.count;
-  p.lines = l.lines;
-  bool empty = l.empty;
-  p.outCount = empty ? 0 : p.lines * p.k;
+  setLines(p, l);
+  p.outCount = l.empty ? 0 : p.lines * p.k;
   return p;
 }
 

@@ -16,6 +16,8 @@
 #include "weft/rt/MpiComm.h"
 #include "weft/rt/Rng.h"
 
+#include "MpiTestMain.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -576,16 +578,6 @@ TEST_F(Collectives, AsyncWaitTimesOut) {
   EXPECT_EQ(fromTensor(be->download(y)), want.v);
 }
 
-/// Prints failures of non-root ranks (their default printer is removed).
-class FailurePrinter : public ::testing::EmptyTestEventListener {
-  void OnTestPartResult(const ::testing::TestPartResult &r) override {
-    if (r.failed())
-      std::cerr << "[rank " << gRank << "] "
-                << (r.file_name() ? r.file_name() : "unknown file") << ":"
-                << r.line_number() << ": " << r.summary() << std::endl;
-  }
-};
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -593,29 +585,7 @@ int main(int argc, char **argv) {
   gRank = mpi.rank();
   gSize = mpi.size();
   ::testing::InitGoogleTest(&argc, argv);
-  const char *env = std::getenv("WEFT_TEST_BACKEND");
-  gKind = parseBackendKind(env && *env ? env : "cpu");
-  try {
-    createBackend(gKind, Mesh({{"x", gSize}}), gRank);
-  } catch (const Error &e) {
-    // A backend asked for with WEFT_TEST_REQUIRE_BACKEND=1 must run.
-    const char *req = std::getenv("WEFT_TEST_REQUIRE_BACKEND");
-    bool required = req && std::string(req) == "1";
-    if (gRank == 0)
-      std::cout << "[weft] " << (required ? "FAILED" : "SKIPPED") << ": "
-                << e.what() << "\n";
-    return required ? 1 : 0;
-  }
-  auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-  if (gRank != 0) {
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new FailurePrinter);
-  }
-  int rc = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (gRank == 0)
-    std::cout << "[weft] " << gSize << " ranks: "
-              << (any ? "FAILED on some rank" : "all ranks passed") << "\n";
-  return any;
+  return weft::rt::test::runMpiTests(gRank, gSize, [] {
+    gKind = parseBackendKind(weft::rt::test::testBackendName());
+  });
 }

@@ -18,6 +18,8 @@
 #include "weft/rt/Program.h"
 #include "weft/rt/Rng.h"
 
+#include "MpiTestMain.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -404,16 +406,6 @@ TEST(Harness, TrainingCheckpointsAndBatchesUseTheLogicalShape) {
       << err;
 }
 
-/// Failures of other ranks, printed with the rank (gtest's default printer
-/// runs on rank 0 only).
-class FailurePrinter : public testing::EmptyTestEventListener {
-  void OnTestPartResult(const testing::TestPartResult &r) override {
-    if (r.failed())
-      std::cerr << "[rank " << gRank << "] " << r.file_name() << ":"
-                << r.line_number() << ": " << r.summary() << "\n";
-  }
-};
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -421,32 +413,10 @@ int main(int argc, char **argv) {
   gRank = mpi.rank();
   gSize = mpi.size();
   ::testing::InitGoogleTest(&argc, argv);
-  const char *env = std::getenv("WEFT_TEST_BACKEND");
-  gBackend = env && *env ? env : "cpu";
-  try {
-    createBackend(parseBackendKind(gBackend), Mesh({{"x", gSize}}), gRank);
-  } catch (const Error &e) {
-    // A backend asked for with WEFT_TEST_REQUIRE_BACKEND=1 must run.
-    const char *req = std::getenv("WEFT_TEST_REQUIRE_BACKEND");
-    bool required = req && std::string(req) == "1";
+  gBackend = weft::rt::test::testBackendName();
+  return weft::rt::test::runMpiTests(gRank, gSize, [] {
     if (gRank == 0)
-      std::cout << "[weft] " << (required ? "FAILED" : "SKIPPED") << ": "
-                << e.what() << "\n";
-    return required ? 1 : 0;
-  }
-  auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-  if (gRank != 0) {
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new FailurePrinter);
-  }
-  if (gRank == 0)
-    std::filesystem::create_directories(dir());
-  MPI_Barrier(MPI_COMM_WORLD);
-  int rc = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (gRank == 0)
-    std::cout << "[weft] " << gSize << " ranks: "
-              << (any ? "FAILED on some rank" : "all ranks passed") << "\n";
-  return any;
+      std::filesystem::create_directories(dir());
+    MPI_Barrier(MPI_COMM_WORLD);
+  });
 }

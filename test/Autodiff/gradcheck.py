@@ -246,6 +246,20 @@ def reshape(rng):
     return p.text(p.loss(p.map("square", [(y, "Mc")], "Mc")))
 
 
+def pad_fill(rng):
+    """weft.pad_fill (as --weft-pad-uneven inserts it, here with a nonzero
+    fill): the kept elements pass their cotangent, the filled ones none."""
+    p = Program(rng)
+    x = p.arg("ab")
+    t = p.map("tanh", [x], "ab")
+    p.n += 1
+    y = "%%v%d" % p.n
+    p.lines.append("  %s = weft.pad_fill %s valid [%d, %d] fill 0.5 : %s -> %s"
+                   % (y, t[0], p.size("a") - 1, p.size("b"), p.ty("ab"),
+                      p.ty("ab")))
+    return p.text(p.loss(p.map("square", [(y, "ab")], "ab")))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
@@ -261,7 +275,7 @@ def main():
     cases += [("softmax", softmax(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
-    cases += [("reshape", reshape(rng))]
+    cases += [("reshape", reshape(rng)), ("pad_fill", pad_fill(rng))]
     cases += [("top_k-%d%s" % (d, "-payload" if pl else ""), top_k(rng, d, pl))
               for d, pl in [(0, False), (1, False), (2, True)]]
     cases += [("cumsum-%d%s" % (d, f.replace(" ", "-")), cumsum(rng, d, f))

@@ -338,31 +338,25 @@ LogicalResult Padder::run() {
     if (!isa<func::ReturnOp>(op))
       ops.push_back(&op);
   SmallVector<Operation *> zeroAfter;
-  SmallVector<std::pair<Operation *, double>> fillInput; // max/min reduces
+  SmallVector<std::pair<Operation *, double>> fillInput; // max/min: operand 0
   for (Operation *op : ops) {
     std::optional<ShardingRule> rule = ShardingRule::get(op);
     if (op->getNumResults() == 1 &&
         isa<RankedTensorType>(op->getResult(0).getType()) &&
         needsZeroing(op, rule ? &*rule : nullptr))
       zeroAfter.push_back(op);
-    // top_k ranks its input like a max: pads must lose.
-    if (isa<TopKOp>(op) && rule) {
-      bool selectsPad = false;
-      for (char c : rule->getLetters())
-        selectsPad |= rule->isReduced(c) && letterPadded(*rule, c);
-      if (selectsPad)
-        fillInput.push_back({op, -std::numeric_limits<double>::infinity()});
-    }
-    if (auto reduce = dyn_cast<ReduceOp>(op);
-        reduce && reduce.getKind() != ReductionKind::Sum && rule) {
+    // An op that combines a padded letter by max or min (reduce max/min,
+    // top_k's selection) reads its input with those pads at -inf / +inf.
+    std::optional<ReductionKind> kind =
+        rule ? rule->getReductionKind() : std::nullopt;
+    if (kind && *kind != ReductionKind::Sum) {
       bool reducesPad = false;
       for (char c : rule->getLetters())
         reducesPad |= rule->isReduced(c) && letterPadded(*rule, c);
       if (reducesPad)
-        fillInput.push_back(
-            {op, reduce.getKind() == ReductionKind::Max
-                     ? -std::numeric_limits<double>::infinity()
-                     : std::numeric_limits<double>::infinity()});
+        fillInput.push_back({op, *kind == ReductionKind::Max
+                                     ? -std::numeric_limits<double>::infinity()
+                                     : std::numeric_limits<double>::infinity()});
     }
   }
 

@@ -22,6 +22,9 @@ std::optional<ShardingRule> ShardingRule::get(Operation *op) {
     for (char c : t)
       if (!StringRef(rule.letters).contains(c))
         rule.letters.push_back(c);
+  for (char c : rule.letters)
+    if (!iface.canSplitLetter(c))
+      rule.unsplittable.push_back(c);
   rule.reduction = iface.getReductionKind();
   return rule;
 }
@@ -121,13 +124,9 @@ int ShardingRule::acceptedPartialOperand(
 }
 
 
-bool ShardingRule::canSplit(char letter) const {
-  return cast<ShardingRuleOpInterface>(op).canSplitLetter(letter);
-}
-
 bool ShardingRule::hasSplit(Operation *op) {
-  return isa<IndexLetterOpInterface, CumsumOp, PadFillOp, TopKOp, ReshapeOp>(
-      op);
+  return isa<ShardingRuleOpInterface>(op) && op->getNumOperands() > 0 &&
+         !isa<ShardOp>(op);
 }
 
 FailureOr<LetterMap> ShardingRule::readSplit(Operation *op) {

@@ -60,11 +60,12 @@ public:
   /// The letter map weft-propagate recorded on `op` (`weft.split`).
   static FailureOr<LetterMap> readSplit(Operation *op);
   /// Whether propagation may split `letter` (ShardingRuleOpInterface::
-  /// canSplitLetter).
-  bool canSplit(char letter) const;
-  /// Whether `op` carries a `weft.split` letter map (the ops with operands
-  /// that partition through their letters: the index-letter ops,
-  /// weft.cumsum and weft.pad_fill).
+  /// canSplitLetter, asked once per letter when the rule is built).
+  bool canSplit(char letter) const {
+    return !StringRef(unsplittable).contains(letter);
+  }
+  /// Whether `op` carries a `weft.split` letter map: every op with a
+  /// sharding rule and operands, but weft.shard (whose layout is its type).
   static bool hasSplit(Operation *op);
   /// Records `letterMap` on `op` as `weft.split` (letters in spec order).
   void writeSplit(const LetterMap &letterMap) const;
@@ -80,6 +81,9 @@ public:
 private:
   Operation *op = nullptr;
   std::string letters;
+  /// The letters canSplitLetter refuses (a reshape's minor letters, top_k's
+  /// selected letter).
+  std::string unsplittable;
   SmallVector<std::string, 3> tensors;
   std::optional<ReductionKind> reduction;
 };
