@@ -258,28 +258,38 @@ static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
   return false;
 }
 
+/// The looked-up letter of a gather: the letter of `table` in neither
+/// `a` nor `b`, and its dimension.
+static std::pair<char, size_t> lookedUp(StringRef table, StringRef a,
+                                        StringRef b) {
+  for (size_t d = 0; d < table.size(); ++d)
+    if (!a.contains(table[d]) && !b.contains(table[d]))
+      return {table[d], d};
+  llvm_unreachable("verified: one table letter is looked up");
+}
+
 FailureOr<Tensor>
 mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
                           const Tensor &table, ArrayRef<int64_t> resultShape,
                           int64_t firstRow, int64_t vocab, BadId &bad) {
-  assert(spec.inputs.size() == 2 && spec.inputs[1].size() == 2 &&
-         table.getRank() == 2);
-  int64_t rows = table.getShape()[0];
-  int64_t features = table.getShape()[1];
-  // Loop over the result; the ids do not move along the feature letter, and
-  // the feature coordinate is read off the result offset.
+  assert(spec.inputs.size() == 2);
+  StringRef tableLetters = spec.inputs[1];
+  auto [v, vDim] = lookedUp(tableLetters, spec.inputs[0], spec.result);
+  int64_t rows = table.getShape()[vDim];
+  int64_t rowStride = rowMajorStrides(table.getShape())[vDim];
+  // Loop over the result; the table's offset along its other letters (the
+  // batch letters shared with the ids, the kept ones) comes with the loop,
+  // the looked-up letter's from the id.
   SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
-      {spec.result, resultShape}, {spec.inputs[0], ids.getShape()}};
+      {spec.result, resultShape},
+      {spec.inputs[0], ids.getShape()},
+      {tableLetters, table.getShape()}};
   LetterLoop loop(spec.result, resultShape, terms);
-  size_t featurePos = StringRef(spec.result).find(spec.inputs[1][1]);
-  assert(featurePos != StringRef::npos);
-  SmallVector<int64_t> resultStrides = rowMajorStrides(resultShape);
-  int64_t featureStride = resultStrides[featurePos];
 
   Tensor result(resultShape, 0.0);
   MutableArrayRef<double> out = result.getData();
   ArrayRef<double> in = ids.getData();
-  ArrayRef<double> rowsData = table.getData();
+  ArrayRef<double> tableData = table.getData();
   bool ok = true;
   loop.run([&](ArrayRef<int64_t> o) {
     if (!ok)
@@ -292,9 +302,7 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
     int64_t row = id - firstRow;
     if (row < 0 || row >= rows)
       return;
-    // The feature coordinate of this result element.
-    int64_t f = (o[0] / featureStride) % features;
-    out[o[0]] = rowsData[row * features + f];
+    out[o[0]] = tableData[o[2] + row * rowStride];
   });
   if (!ok)
     return failure();
@@ -305,16 +313,17 @@ FailureOr<Tensor> mlir::weft::interp::scatterAdd(
     const IndexSpec &spec, const Tensor &ids, const Tensor &updates,
     ArrayRef<int64_t> resultShape, int64_t firstRow, int64_t vocab,
     BadId &bad) {
-  assert(spec.inputs.size() == 2 && resultShape.size() == 2);
+  assert(spec.inputs.size() == 2);
   StringRef upd = spec.inputs[1];
-  int64_t rows = resultShape[0], features = resultShape[1];
-  // Loop over the updates; the feature coordinate is read off their offset.
+  auto [v, vDim] = lookedUp(spec.result, spec.inputs[0], upd);
+  int64_t rows = resultShape[vDim];
+  int64_t rowStride = rowMajorStrides(resultShape)[vDim];
+  // Loop over the updates, adding each into the row of its id.
   SmallVector<std::pair<StringRef, ArrayRef<int64_t>>> terms = {
-      {upd, updates.getShape()}, {spec.inputs[0], ids.getShape()}};
+      {upd, updates.getShape()},
+      {spec.inputs[0], ids.getShape()},
+      {spec.result, resultShape}};
   LetterLoop loop(upd, updates.getShape(), terms);
-  size_t featurePos = upd.find(spec.result[1]);
-  assert(featurePos != StringRef::npos);
-  int64_t featureStride = rowMajorStrides(updates.getShape())[featurePos];
 
   Tensor result(resultShape, 0.0);
   MutableArrayRef<double> out = result.getData();
@@ -329,8 +338,7 @@ FailureOr<Tensor> mlir::weft::interp::scatterAdd(
     int64_t row = id - firstRow;
     if (row < 0 || row >= rows)
       return;
-    int64_t f = (o[0] / featureStride) % features;
-    out[row * features + f] += values[o[0]];
+    out[o[2] + row * rowStride] += values[o[0]];
   });
   if (!ok)
     return failure();

@@ -99,19 +99,21 @@ EmbedPlan planEmbed(const std::string &specText, const Shape &idsShape,
   EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);
   const std::string &ids = spec.inputs[0], &table = spec.inputs[1];
   auto sizes = spec.letterSizes({idsShape, tableShape});
+  // The gather: the table's letters are the looked-up (vocabulary) letter,
+  // batch letters shared with the ids, and kept letters.
   char vocab = 0;
   for (char c : table) {
-    check(ids.find(c) == std::string::npos, "embed spec '", specText,
-          "': letter '", c, "' is in both the ids and the table");
-    if (spec.output.find(c) == std::string::npos) {
-      check(vocab == 0, "embed spec '", specText,
-            "': the table must have exactly one letter absent from the "
-            "result (the vocabulary letter)");
-      vocab = c;
-    }
+    if (ids.find(c) != std::string::npos ||
+        spec.output.find(c) != std::string::npos)
+      continue;
+    check(vocab == 0, "embed spec '", specText,
+          "': the table must have exactly one letter in neither the ids nor "
+          "the result (the vocabulary letter)");
+    vocab = c;
   }
   check(vocab != 0, "embed spec '", specText,
-        "': no table letter is absent from the result (no vocabulary letter)");
+        "': every table letter is in the ids or the result (no vocabulary "
+        "letter)");
   for (char c : ids)
     check(spec.output.find(c) != std::string::npos, "embed spec '", specText,
           "': ids letter '", c, "' missing from the result");
@@ -142,8 +144,6 @@ EmbedPlan planScatterAdd(const std::string &specText, const Shape &idsShape,
                          const Shape &updatesShape,
                          const Shape &resultShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);
-  check(spec.output.size() == 2, "scatter_add spec '", specText,
-        "': the result must have two letters (vocabulary, feature)");
   EmbedPlan p = planEmbed(spec.inputs[0] + "," + spec.output + "->" +
                               spec.inputs[1],
                           idsShape, resultShape);

@@ -159,7 +159,7 @@ def shared_shard_constant(rng):
     return p.text(p.loss(z), mesh='weft.mesh @mesh ["x" = 2]')
 
 
-def index_ops(rng, spec):
+def index_ops(rng, kind, spec):
     """embed / scatter_add with ids of random letters (`spec` names the
     ids, the other operand and the result), plus one_hot and iota terms:
     the table's and the updates' gradients (a scatter-add and an embed)."""
@@ -171,7 +171,6 @@ def index_ops(rng, spec):
     p.types[ids[0]] = p.ty(ids_letters).replace("f64", "i32")
     p.sizes.setdefault("v", rng.randint(3, 6))
     x = p.arg(other)
-    kind = "embed" if other == "vd" else "scatter_add"
     y = p.op('weft.%s "%s,%s->%s"' % (kind, ids_letters, other, out),
              [ids, x], out)
     # one_hot of the same ids against y's vocabulary-free letters, and iota
@@ -283,11 +282,16 @@ def main():
                            (1, " exclusive reverse")]]
     # embed (gradient: a scatter-add) and scatter_add (gradient: an embed),
     # with one_hot and iota in the loss.
-    cases += [("index-" + k + "-" + ",".join(spec), index_ops(rng, spec))
+    # Gathers along a letter: batch letters shared by the ids and the
+    # table (or the scatter's result).
+    cases += [("index-" + k + "-" + ",".join(spec), index_ops(rng, k, spec))
               for k, spec in [("embed", ("ab", "vd", "abd")),
                               ("embed", ("ab", "vd", "dba")),
+                              ("embed", ("ab", "abv", "ab")),
+                              ("embed", ("ab", "bvd", "adb")),
                               ("scatter_add", ("ab", "abd", "vd")),
-                              ("scatter_add", ("a", "da", "vd"))]]
+                              ("scatter_add", ("a", "da", "vd")),
+                              ("scatter_add", ("ab", "abd", "avd"))]]
     os.makedirs(a.work, exist_ok=True)
     failed = 0
     gradients = 0

@@ -14,10 +14,11 @@ Semantics (WeftOps.td):
            x/(1+exp(-x)), rsqrt is 1/sqrt(x), scale is x*c, shift is x+c
   reduce   np.sum / np.max / np.min over the dropped letters, transposed to
            the result's letter order
-  embed    table[ids] along the table's vocabulary letter (the one absent
-           from the result), then ordered as the result
-  scatter_add  np.add.at of the updates into zero rows at the ids
-           ("bt,btd->vd"), then ordered as the result
+  embed    fancy indexing of the table: the looked-up letter (in neither
+           the ids nor the result) by the ids, every other table letter by
+           its position in the result (batch letters: take_along_axis)
+  scatter_add  np.add.at of the updates into zeros at (id, position) along
+           the result's letters ("bt,btd->vd", "bk,bkd->btd")
   one_hot  (ids[..., None] == arange(V)), then ordered as the result
   iota     arange(n)
   random   Philox4x32-10 (Salmon et al. SC'11), written here from the paper's
@@ -157,21 +158,40 @@ def eval_reduce(op, args):
     return np.transpose(r, [kept.index(c) for c in out])
 
 
+def broadcast_to_letters(arr, letters, target, shape):
+    """`arr` (dims named by `letters`, a subset of `target`) transposed to
+    `target`'s order and broadcast to `shape`."""
+    order = [letters.index(c) for c in target if c in letters]
+    t = np.transpose(arr, order)
+    t = t.reshape([shape[i] if c in letters else 1
+                   for i, c in enumerate(target)])
+    return np.broadcast_to(t, shape)
+
+
+def looked_up_letter(op, letters, *others):
+    """The one letter of `letters` in none of `others` (a gather's
+    looked-up letter)."""
+    found = [c for c in letters if not any(c in o for o in others)]
+    if len(found) != 1:
+        raise GraphError("%s %s: expected one looked-up letter"
+                         % (op["kind"], op["spec"]))
+    return found[0]
+
+
 def eval_embed(op, args):
+    """The gather result[ids letters, kept] = table[batch, ids, kept]: the
+    table letters shared with the ids index by position, the looked-up one
+    by the id."""
     (id_letters, table_letters), out = parse_spec(op["spec"])
     ids, table = args
-    vocab = [c for c in table_letters if c not in out]
-    if len(vocab) != 1:
-        raise GraphError("embed %s: expected one vocabulary letter"
-                         % op["spec"])
-    v = table_letters.index(vocab[0])
-    rows = table.shape[v]
-    ids = ids.astype(np.int64)
-    if ids.size and (ids.min() < 0 or ids.max() >= rows):
-        raise GraphError("embed %s: ids outside [0, %d)" % (op["spec"], rows))
-    gathered = np.moveaxis(table, v, 0)[ids]
-    letters = id_letters + "".join(c for c in table_letters if c != vocab[0])
-    return np.einsum("%s->%s" % (letters, out), gathered)
+    vocab = looked_up_letter(op, table_letters, id_letters, out)
+    ids = checked_ids(op, ids, table.shape[table_letters.index(vocab)])
+    shape = tuple(op["shape"])
+    grid = np.indices(shape, sparse=True)
+    index = tuple(broadcast_to_letters(ids, id_letters, out, shape)
+                  if c == vocab else grid[out.index(c)]
+                  for c in table_letters)
+    return table[index]
 
 
 def checked_ids(op, ids, vocab):
@@ -183,15 +203,20 @@ def checked_ids(op, ids, vocab):
 
 
 def eval_scatter_add(op, args):
+    """embed's transpose: np.add.at of each update into the row of its id
+    (and its own position along the batch and kept letters)."""
     (id_letters, upd_letters), out = parse_spec(op["spec"])
     ids, updates = args
-    rows = op["shape"][0]
-    ids = checked_ids(op, ids, rows)
-    feature = out[1]
-    # Updates ordered as (ids letters..., feature), flattened over the ids.
-    u = np.einsum("%s->%s" % (upd_letters, id_letters + feature), updates)
-    result = np.zeros((rows, u.shape[-1]))
-    np.add.at(result, ids.reshape(-1), u.reshape(-1, u.shape[-1]))
+    vocab = looked_up_letter(op, out, id_letters, upd_letters)
+    ids = checked_ids(op, ids, op["shape"][out.index(vocab)])
+    grid = np.indices(updates.shape, sparse=True)
+    index = tuple(broadcast_to_letters(ids, id_letters, upd_letters,
+                                       updates.shape)
+                  if c == vocab else
+                  np.broadcast_to(grid[upd_letters.index(c)], updates.shape)
+                  for c in out)
+    result = np.zeros(op["shape"])
+    np.add.at(result, index, updates)
     return result
 
 

@@ -272,28 +272,28 @@ func.func @embed_ids_type(%ids: tensor<4xf32>, %t: tensor<16x8xf32>) {
 
 // -----
 
-// Embed tables have rank 2.
-func.func @embed_table_rank(%ids: tensor<4xi32>, %t: tensor<16x8x2xf32>) {
-  // expected-error@+1 {{'weft.embed' op the table must have rank 2 (letters "vd"), got "vde"}}
-  %0 = weft.embed "b,vde->bde" (%ids, %t) : (tensor<4xi32>, tensor<16x8x2xf32>) -> tensor<4x8x2xf32>
+// One table letter is looked up.
+func.func @embed_two_looked_up(%ids: tensor<4xi32>, %t: tensor<16x8x2xf32>) {
+  // expected-error@+1 {{'weft.embed' op the table must have exactly one letter in neither the ids nor the result (the looked-up letter), got 'v' and 'e'}}
+  %0 = weft.embed "b,vde->bd" (%ids, %t) : (tensor<4xi32>, tensor<16x8x2xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
-// The vocabulary letter is looked up, not kept.
+// Some letter is looked up, not kept.
 func.func @embed_vocab_in_result(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{vocabulary letter 'v' (the table's first letter) must appear in neither the ids nor the result}}
-  %0 = weft.embed "b,vd->bv" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  // expected-error@+1 {{no table letter is looked up: one of "vd" must appear in neither the ids nor the result}}
+  %0 = weft.embed "b,vd->bvd" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4x16x8xf32>
   return
 }
 
 // -----
 
-// The feature letter is kept.
-func.func @embed_feature_dropped(%ids: tensor<4xi32>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{feature letter 'd' (the table's second letter) must appear in the result}}
-  %0 = weft.embed "b,vd->b" (%ids, %t) : (tensor<4xi32>, tensor<16x8xf32>) -> tensor<4xf32>
+// A batch letter has one size in the ids and the table.
+func.func @embed_batch_size(%ids: tensor<4xi32>, %t: tensor<5x16xf32>) {
+  // expected-error@+1 {{letter 'b'}}
+  %0 = weft.embed "b,bv->b" (%ids, %t) : (tensor<4xi32>, tensor<5x16xf32>) -> tensor<4xf32>
   return
 }
 
@@ -308,10 +308,10 @@ func.func @embed_ids_dropped(%ids: tensor<4x2xi32>, %t: tensor<16x8xf32>) {
 
 // -----
 
-// The feature letter is not an ids letter.
-func.func @embed_feature_in_ids(%ids: tensor<4x8xi32>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{feature letter 'd' must not appear in the ids}}
-  %0 = weft.embed "bd,vd->bd" (%ids, %t) : (tensor<4x8xi32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+// The looked-up letter is not an ids letter.
+func.func @embed_vocab_in_ids(%ids: tensor<4x16xi32>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{no table letter is looked up}}
+  %0 = weft.embed "bv,vd->bvd" (%ids, %t) : (tensor<4x16xi32>, tensor<16x8xf32>) -> tensor<4x16x8xf32>
   return
 }
 
@@ -370,26 +370,26 @@ func.func @map_comparison_arity(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// scatter_add: the result is "vd", v in no operand, d in the updates.
-func.func @scatter_add_rank(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
-  // expected-error@+1 {{'weft.scatter_add' op the result must have rank 2 (letters "vd"), got "vde"}}
+// scatter_add: one result letter (looked up) is in no operand.
+func.func @scatter_add_two_looked_up(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op the result must have exactly one letter in no operand (the looked-up letter), got 'v' and 'e'}}
   %0 = weft.scatter_add "b,bd->vde" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8x2xf32>
   return
 }
 
 // -----
 
-func.func @scatter_add_vocab_in_updates(%ids: tensor<4xi32>, %u: tensor<4x16xf32>) {
-  // expected-error@+1 {{'weft.scatter_add' op vocabulary letter 'v' (the result's first letter) must appear in no operand}}
-  %0 = weft.scatter_add "b,bv->vd" (%ids, %u) : (tensor<4xi32>, tensor<4x16xf32>) -> tensor<16x8xf32>
+func.func @scatter_add_vocab_in_updates(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op no result letter is looked up: one of "bd" must appear in no operand}}
+  %0 = weft.scatter_add "b,bd->bd" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 
 // -----
 
-func.func @scatter_add_feature(%ids: tensor<4xi32>, %u: tensor<4x8xf32>) {
-  // expected-error@+1 {{'weft.scatter_add' op feature letter 'e' (the result's second letter) must appear in the updates and not in the ids}}
-  %0 = weft.scatter_add "b,bd->ve" (%ids, %u) : (tensor<4xi32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+func.func @scatter_add_updates_letter(%ids: tensor<4xi32>, %u: tensor<4x8x2xf32>) {
+  // expected-error@+1 {{'weft.scatter_add' op updates letter 'd' must appear in the ids or the result}}
+  %0 = weft.scatter_add "b,bde->ve" (%ids, %u) : (tensor<4xi32>, tensor<4x8x2xf32>) -> tensor<16x2xf32>
   return
 }
 

@@ -29,8 +29,15 @@ tracked per value; log/sqrt/rsqrt/div only see values >= 0.25, exp only
 small arguments), so the global and local runs agree to rounding and any
 mismatch is the partitioner's.
 
+--scan-ops P adds weft.cumsum and weft.top_k to the draw of a fraction P of
+the cases; --reshape-ops P makes each op slot a weft.reshape (a dim split
+into 2 or 3 letters, 2 or 3 adjacent dims merged, or a split then a merge)
+with probability P, drawn from a stream of its own. Both default to 0, and
+then the modules are byte-identical to those of the generator without them.
+
 Usage: gen_random_programs.py OUT.mlir --seed S [--count N] [--max-ops K]
-                              [--only I] [--uneven P]
+                              [--only I] [--uneven P] [--scan-ops P]
+                              [--reshape-ops P]
 Prints one line "<N> cases, <ops> ops, seed <S>, <U> uneven" (for
 FileCheck).
 --only I writes case I alone (same content as in the full module: every case
@@ -74,6 +81,7 @@ UNARY_UNEVEN = ["sigmoid", "abs"]
 UNARY_ARG_ONLY = ["sign", "step"]
 COMPARE = ["gt", "ge", "lt", "le", "eq", "ne"]
 CONSTANTS = [0.0, 1.0, -0.5, 2.0, 0.25]
+SKIP = "skip"   # Case.reshape_operand: leave the op slot to another op
 
 
 class Value:
@@ -112,6 +120,7 @@ class Case:
         self.counter = 0
         self.num_ops = 0
         self.make_mesh()
+        self.num_devices = math.prod(s for _, s in self.axes)
         r = self.rng.random()
         self.elt = "f32" if r < 0.8 else ("f64" if r < 0.9 else "bf16")
 
@@ -207,6 +216,13 @@ class Case:
 
     def operand(self, p_reuse=0.75, min_rank=0):
         """An existing float value (preferred) or a fresh argument."""
+        # A reshape's result is often the next op's operand (so sharding
+        # propagates across the reshape); never set without --reshape-ops.
+        prefer = getattr(self, "prefer", None)
+        if prefer is not None:
+            self.prefer = None
+            if len(prefer.shape) >= min_rank:
+                return prefer
         if self.rng.random() < p_reuse:
             v = self.pick_value(lambda v: len(v.shape) >= min_rank)
             if v is not None:
@@ -555,6 +571,256 @@ class Case:
         v.keep_unannotated = True
         return self.finish(v, "weft.top_k", f" dim {d} k {k}", operands)
 
+    # -- weft.reshape (--reshape-ops) --------------------------------------
+    # A merged dimension is split exactly as its major (first) letter, and
+    # propagation accepts uneven splits, so a split of (hk) over axes that
+    # divide h*k but not h would pad h, which --weft-pad-uneven refuses
+    # across a reshape. So in even cases (where every split divides its
+    # dim) a group of size P takes a major letter of size h only if every
+    # product g of mesh axes that divides P divides h (major_ok): then every
+    # split still divides its dim, across any chain of reshapes. Minor
+    # letters are never split by the reshape (a split of one, e.g. by an
+    # annotation, is resharded around it). In uneven cases every dimension
+    # of both sides is a multiple of the device count M, so none is ever
+    # padded (the refusal covers every dimension of a reshape), while other
+    # values of the function are.
+    def major_ok(self, h, group):
+        if not hasattr(self, "axis_products"):
+            sizes = [s for _, s in self.axes]
+            self.axis_products = {
+                math.prod(s for j, s in enumerate(sizes) if m >> j & 1)
+                for m in range(1, 1 << len(sizes))} - {1}
+        return all(h % g == 0 for g in self.axis_products if group % g == 0)
+
+    def reshape_ok(self, shape):
+        M = self.num_devices
+        return (len(shape) >= 1 and math.prod(shape) <= MAX_ELEMS and
+                (not self.uneven or all(n % M == 0 for n in shape)))
+
+    def reshape_sizes(self):
+        """Sizes for the dims of a fresh reshape operand that no group
+        constrains (multiples of M in uneven cases)."""
+        M = self.num_devices
+        if self.uneven:
+            return [n for n in self.dim_sizes if n % M == 0] or [M]
+        return self.dim_sizes
+
+    def major_size(self):
+        """A major letter's size: a multiple of M, or (even cases) any, to
+        be checked by major_ok."""
+        rng = self.rng
+        if self.uneven or rng.random() < 0.5:
+            return self.num_devices * rng.choice([1, 1, 2, 3])
+        return rng.choice(self.dim_sizes)
+
+    def minor_size(self):
+        if self.uneven and self.num_devices > 1:
+            return self.num_devices * self.rng.choice([1, 1, 2])
+        return self.rng.choice([1, 2, 2, 3, 3, 4])
+
+    def factorizations(self, n, parts):
+        """Ways to write n as a product of `parts` letter sizes, major first:
+        the major one major_ok (every size a multiple of M in uneven
+        cases)."""
+        M = self.num_devices
+        out = []
+
+        def rec(rest, k, acc):
+            if k == 1:
+                if not self.uneven or rest % M == 0:
+                    out.append(acc + [rest])
+                return
+            for f in range(1, rest + 1):
+                if rest % f:
+                    continue
+                if self.uneven and f % M:
+                    continue
+                if not acc and not self.major_ok(f, n):
+                    continue
+                rec(rest // f, k - 1, acc + [f])
+        rec(n, parts, [])
+        return out
+
+    def layout_on(self, shape, d):
+        """A layout that splits dim `d` (a merged dim, or the major dim of a
+        group) on an axis that divides it, and maybe other dims too."""
+        rng = self.rng
+        dims = [[] for _ in shape]
+        prods = [1] * len(shape)
+        order = list(self.axes)
+        rng.shuffle(order)
+        first = [a for a in order if a[1] > 1 and shape[d] % a[1] == 0]
+        if first:
+            name, size = first[0]
+            dims[d].append(name)
+            prods[d] *= size
+            order.remove(first[0])
+        for name, size in order:
+            if rng.random() < 0.5:
+                continue
+            cands = [e for e in range(len(shape))
+                     if shape[e] % (prods[e] * size) == 0]
+            if cands:
+                e = rng.choice(cands)
+                dims[e].append(name)
+                prods[e] *= size
+        return dims
+
+    def reshape_input(self, a, d):
+        """Sometimes requests `a` split on dim `d` (and others): on its type
+        when it has no annotation or is an argument, or by a weft.shard (the
+        one it already has, if any)."""
+        rng = self.rng
+        if getattr(a, "keep_unannotated", False) or rng.random() < 0.55:
+            return a
+        if ((a.ann is None or any(a is x for x in self.args))
+                and rng.random() < 0.75):
+            a.ann = self.layout_on(a.shape, d)
+            return a
+        if a.shard_ann is None:
+            a.shard_ann = self.layout_on(a.shape, d)
+        v = Value(self.fresh(), a.shape, a.shard_ann, a.lo, a.hi)
+        a.uses += 1
+        self.lines.append((v, ("weft.shard", None, [a], "")))
+        self.values.append(v)
+        self.num_ops += 1
+        return v
+
+    def reshape_operand(self, pred):
+        """An existing value for a reshape: often the latest one (an einsum
+        or reduce result may then arrive partial), mostly an op result;
+        None for a fresh argument, or SKIP (no op result qualifies yet:
+        often the slot is left to another op, so that reshapes come in the
+        middle of programs)."""
+        last = self.values[-1] if self.values else None
+        if last is not None and pred(last) and self.rng.random() < 0.5:
+            return last
+        v = self.pick_value(
+            lambda v: pred(v) and not any(v is x for x in self.args))
+        if v is None and self.rng.random() < 0.6:
+            return SKIP
+        if v is not None and self.rng.random() < 0.8:
+            return v
+        return self.pick_value(pred)
+
+    def reshape_spec(self, groups_in, groups_out, letters):
+        """The spec from per-side group lengths over `letters`."""
+        def side(groups):
+            out, i = "", 0
+            for n in groups:
+                g = letters[i:i + n]
+                out += g if n == 1 else f"({g})"
+                i += n
+            return out
+        return side(groups_in) + "->" + side(groups_out)
+
+    def emit_reshape(self, a, groups_in, groups_out, shape):
+        letters = self.letters_for(sum(groups_in))
+        spec = self.reshape_spec(groups_in, groups_out, letters)
+        v = self.emit(None, shape, a.lo, a.hi)
+        return self.finish(v, "weft.reshape", spec, [a])
+
+    def split_candidates(self, shape, parts):
+        """(dim, factorization) pairs that split one dim into `parts`."""
+        return [(d, f) for d, n in enumerate(shape)
+                for f in self.factorizations(n, parts)]
+
+    def gen_reshape_split(self, a=None):
+        # One dim split into 2 (sometimes 3) letters: "a(bc)d->abcd".
+        rng = self.rng
+        parts = 3 if rng.random() < 0.2 else 2
+        if a is None and rng.random() < 0.8:
+            a = self.reshape_operand(
+                lambda v: len(v.shape) + parts - 1 <= 5 and
+                self.reshape_ok(v.shape) and
+                bool(self.split_candidates(v.shape, parts)))
+            if a is SKIP:
+                return None
+        if a is None:
+            for _ in range(20):
+                rank = rng.choice([1, 2, 2, 3])
+                shape = [rng.choice(self.reshape_sizes())
+                         for _ in range(rank)]
+                sizes = [self.major_size()] + [self.minor_size()
+                                               for _ in range(parts - 1)]
+                shape[rng.randrange(rank)] = math.prod(sizes)
+                if (self.reshape_ok(shape) and
+                        self.split_candidates(shape, parts)):
+                    break
+            else:
+                return None
+            a = self.new_arg(shape)
+        cands = self.split_candidates(a.shape, parts)
+        if not cands:
+            return None
+        # Mostly no size-1 letter.
+        nontrivial = [c for c in cands if min(c[1]) > 1]
+        if nontrivial and rng.random() < 0.9:
+            cands = nontrivial
+        d, f = rng.choice(cands)
+        a = self.reshape_input(a, d)
+        groups_in = [1] * len(a.shape)
+        groups_in[d] = parts
+        shape = a.shape[:d] + f + a.shape[d + 1:]
+        return self.emit_reshape(a, groups_in, [1] * len(shape), shape)
+
+    def merge_runs(self, shape):
+        """(first dim, length) of the runs of 2 or 3 adjacent dims that
+        may merge (major_ok)."""
+        return [(i, n) for n in (2, 3) for i in range(len(shape) - n + 1)
+                if self.major_ok(shape[i], math.prod(shape[i:i + n]))]
+
+    def gen_reshape_merge(self, a=None):
+        # 2 (sometimes 3) adjacent dims merged into one: "abcd->a(bc)d".
+        rng = self.rng
+        if a is None and rng.random() < 0.8:
+            a = self.reshape_operand(lambda v: self.reshape_ok(v.shape) and
+                                     bool(self.merge_runs(v.shape)))
+            if a is SKIP:
+                return None
+        if a is None:
+            for _ in range(20):
+                rank = rng.choice([2, 2, 3, 3, 4])
+                n = 3 if rank >= 3 and rng.random() < 0.25 else 2
+                i = rng.randrange(rank - n + 1)
+                shape = [rng.choice(self.reshape_sizes())
+                         for _ in range(rank)]
+                shape[i] = self.major_size()
+                if self.reshape_ok(shape) and self.merge_runs(shape):
+                    break
+            else:
+                return None
+            a = self.new_arg(shape)
+        runs = self.merge_runs(a.shape)
+        if not runs:
+            return None
+        # Mostly runs of 2.
+        weights = [3.0 if n == 2 else 1.0 for _, n in runs]
+        i, n = rng.choices(runs, weights)[0]
+        a = self.reshape_input(a, i)
+        groups_out = [1] * i + [n] + [1] * (len(a.shape) - i - n)
+        shape = (a.shape[:i] + [math.prod(a.shape[i:i + n])] +
+                 a.shape[i + n:])
+        return self.emit_reshape(a, [1] * len(a.shape), groups_out, shape)
+
+    def gen_reshape(self):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.45:
+            v = self.gen_reshape_split()
+        elif r < 0.85:
+            v = self.gen_reshape_merge()
+        else:
+            # A split, then a merge of its result (often across the
+            # split's group: "a(bc)->abc", "abc->(ab)c").
+            v = self.gen_reshape_split()
+            if v is not None and self.merge_runs(v.shape):
+                v = self.gen_reshape_merge(v)
+        # Mostly the next op's first operand.
+        if v is not None and rng.random() < 0.7:
+            self.prefer = v
+        return v
+
     def gen_iota(self):
         if self.elt not in ("f32", "f64"):
             return None
@@ -662,9 +928,16 @@ class Case:
             gens.append((self.gen_constant, 0.5))
         if getattr(self, "scan_ops", False):
             gens += [(self.gen_cumsum, 1.5), (self.gen_top_k, 1.5)]
+        # --reshape-ops: each op slot is a weft.reshape with probability
+        # p_reshape, drawn from a stream of its own (make_case), so a case
+        # that draws no reshape is the one written without the flag.
+        p_reshape = getattr(self, "p_reshape", 0.0)
         tries = 0
         while self.num_ops < target and tries < 200:
             tries += 1
+            if p_reshape and self.reshape_rng.random() < p_reshape:
+                self.gen_reshape()
+                continue
             g = rng.choices([g for g, _ in gens], [w for _, w in gens])[0]
             g()
         while self.num_ops == 0:
@@ -716,12 +989,16 @@ class Case:
         return "\n".join(out) + "\n"
 
 
-def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN, p_scan=0.0):
+def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN, p_scan=0.0,
+              p_reshape=0.0):
     c = Case(seed, index, max_ops, avoid, p_uneven)
     # weft.cumsum and weft.top_k join the draw in a fraction of the cases,
     # decided by their own stream: the other cases are byte-identical to
     # the generator without them.
     c.scan_ops = random.Random(f"scan {seed} {index}").random() < p_scan
+    # weft.reshape: per op slot, from a stream of its own (none at 0).
+    c.p_reshape = p_reshape
+    c.reshape_rng = random.Random(f"reshape {seed} {index}")
     c.generate()
     return c
 
@@ -745,6 +1022,11 @@ def main():
                    help="fraction of the cases that also draw weft.cumsum "
                         "and weft.top_k (default 0: the modules of the "
                         "generator without them)")
+    p.add_argument("--reshape-ops", type=float, default=0.0, metavar="P",
+                   help="probability that an op slot is a weft.reshape "
+                        "(split or merge of dims; even cases, and uneven "
+                        "ones on dims no split pads); default 0: the "
+                        "modules of the generator without it")
     a = p.parse_args()
     indices = [a.only] if a.only is not None else range(a.count)
     ops = unevens = 0
@@ -753,11 +1035,13 @@ def main():
         uneven = f" --uneven {a.uneven!r}" if a.uneven != P_UNEVEN else ""
         if a.scan_ops:
             uneven += f" --scan-ops {a.scan_ops!r}"
+        if a.reshape_ops:
+            uneven += f" --reshape-ops {a.reshape_ops!r}"
         f.write(f"// Generated by gen_random_programs.py --seed {a.seed} "
                 f"--count {a.count} --max-ops {a.max_ops}{avoid}{uneven}\n")
         for i in indices:
             c = make_case(a.seed, i, a.max_ops, a.avoid, a.uneven,
-                          a.scan_ops)
+                          a.scan_ops, a.reshape_ops)
             ops += c.num_ops
             unevens += c.uneven
             f.write("\n" + c.text())

@@ -324,11 +324,24 @@ static LogicalResult verifyBlockAttrs(BlockIndexedOpInterface op,
   return success();
 }
 
+/// The letter of `of` in none of `others` (a gather's looked-up letter),
+/// and its dimension; verified to exist.
+static std::pair<char, unsigned> lookedUpLetter(StringRef of,
+                                                ArrayRef<StringRef> others) {
+  for (auto [d, c] : llvm::enumerate(of))
+    if (llvm::none_of(others, [&](StringRef o) { return o.contains(c); }))
+      return {c, static_cast<unsigned>(d)};
+  llvm_unreachable("verified: one letter is looked up");
+}
+
 char EmbedOp::getBlockLetter() {
-  return lettersOfSpec(getSpec())[1][0]; // The table's first letter.
+  auto l = lettersOfSpec(getSpec());
+  return lookedUpLetter(l[1], {l[0], l[2]}).first;
 }
 int64_t EmbedOp::getLocalBlockSize() {
-  return cast<RankedTensorType>(getTable().getType()).getDimSize(0);
+  auto l = lettersOfSpec(getSpec());
+  return cast<RankedTensorType>(getTable().getType())
+      .getDimSize(lookedUpLetter(l[1], {l[0], l[2]}).second);
 }
 ArrayAttr EmbedOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void EmbedOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
@@ -337,10 +350,13 @@ void EmbedOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
 }
 
 char ScatterAddOp::getBlockLetter() {
-  return lettersOfSpec(getSpec())[2][0]; // The result's first letter.
+  auto l = lettersOfSpec(getSpec());
+  return lookedUpLetter(l[2], {l[0], l[1]}).first;
 }
 int64_t ScatterAddOp::getLocalBlockSize() {
-  return cast<RankedTensorType>(getType()).getDimSize(0);
+  auto l = lettersOfSpec(getSpec());
+  return cast<RankedTensorType>(getType())
+      .getDimSize(lookedUpLetter(l[2], {l[0], l[1]}).second);
 }
 ArrayAttr ScatterAddOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void ScatterAddOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
@@ -389,27 +405,30 @@ LogicalResult ScatterAddOp::verify() {
     return failure();
   StringRef ids = spec->inputs[0], updates = spec->inputs[1];
   StringRef result = spec->result;
-  if (result.size() != 2)
-    return emitOpError() << "the result must have rank 2 (letters \"vd\"), "
-                            "got \""
-                         << result << "\"";
-  char vocab = result[0], feature = result[1];
-  if (ids.contains(vocab) || updates.contains(vocab))
-    return emitOpError() << "vocabulary letter '" << vocab
-                         << "' (the result's first letter) must appear in no "
-                            "operand";
-  if (ids.contains(feature) || !updates.contains(feature))
-    return emitOpError() << "feature letter '" << feature
-                         << "' (the result's second letter) must appear in "
-                            "the updates and not in the ids";
+  // The transpose of embed "ids,result->updates": the result letter in no
+  // operand is the looked-up one; the updates are the ids' letters plus
+  // the result's other letters.
+  std::optional<char> vocab;
+  for (char c : result) {
+    if (ids.contains(c) || updates.contains(c))
+      continue;
+    if (vocab)
+      return emitOpError() << "the result must have exactly one letter in no "
+                              "operand (the looked-up letter), got '"
+                           << *vocab << "' and '" << c << "'";
+    vocab = c;
+  }
+  if (!vocab)
+    return emitOpError() << "no result letter is looked up: one of \""
+                         << result << "\" must appear in no operand";
   for (char c : ids)
     if (!updates.contains(c))
       return emitOpError() << "ids letter '" << c
                            << "' must appear in the updates";
-  if (updates.size() != ids.size() + 1)
-    return emitOpError() << "the updates' letters must be the ids' plus the "
-                            "feature letter, got \""
-                         << updates << "\"";
+  for (char c : updates)
+    if (!ids.contains(c) && !result.contains(c))
+      return emitOpError() << "updates letter '" << c
+                           << "' must appear in the ids or the result";
   if (failed(verifyBlockAttrs(*this, "vocab_axes", "vocab on")))
     return failure();
   if (getElementTypeOrSelf(getUpdates().getType()) !=
@@ -867,21 +886,24 @@ LogicalResult EmbedOp::verify() {
     return failure();
   StringRef ids = spec->inputs[0];
   StringRef table = spec->inputs[1];
-  if (table.size() != 2)
-    return emitOpError() << "the table must have rank 2 (letters \"vd\"), got \""
-                         << table << "\"";
-  char vocab = table[0], feature = table[1];
-  if (ids.contains(vocab) || spec->inResult(vocab))
-    return emitOpError() << "vocabulary letter '" << vocab
-                         << "' (the table's first letter) must appear in "
-                            "neither the ids nor the result";
-  if (ids.contains(feature))
-    return emitOpError() << "feature letter '" << feature
-                         << "' must not appear in the ids";
-  if (!spec->inResult(feature))
-    return emitOpError() << "feature letter '" << feature
-                         << "' (the table's second letter) must appear in the "
-                            "result";
+  // The gather: the table's letters are the looked-up letter (in neither
+  // the ids nor the result), batch letters shared with the ids, and kept
+  // (feature) letters; the result has the ids' letters and the kept ones.
+  std::optional<char> vocab;
+  for (char c : table) {
+    if (ids.contains(c) || spec->inResult(c))
+      continue;
+    if (vocab)
+      return emitOpError() << "the table must have exactly one letter in "
+                              "neither the ids nor the result (the looked-up "
+                              "letter), got '"
+                           << *vocab << "' and '" << c << "'";
+    vocab = c;
+  }
+  if (!vocab)
+    return emitOpError() << "no table letter is looked up: one of \""
+                         << table
+                         << "\" must appear in neither the ids nor the result";
   for (char c : ids)
     if (!spec->inResult(c))
       return emitOpError() << "ids letter '" << c

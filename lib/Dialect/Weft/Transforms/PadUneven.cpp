@@ -17,7 +17,8 @@
 //   - map: a kind with f(0) != 0 (exp, cos, shift, comparisons, ...) or
 //     with 0/0 (div), or a padded result letter an operand lacks;
 //   - embed, one_hot: a padded letter of the ids (pad ids are 0, a valid
-//     row);
+//     row) that the table lacks (a gather's batch letter reads the table's
+//     zero pads);
 //   - iota, random, a nonzero constant: any padded dimension.
 // Sums over a padded letter then add zeros; max and min reductions over a
 // padded letter read their input through `pad_fill fill -inf` (+inf) on
@@ -244,9 +245,13 @@ bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
         letters.push_back(c);
     return letters;
   }();
+  // A pad id is 0, a valid row: a padded ids letter reads row 0 unless the
+  // table also has that letter (a gather's batch letter), whose pads are 0.
   if (isa<EmbedOp, OneHotOp>(op))
     return llvm::any_of(paddedLetters, [&](char c) {
-      return rule->getTensorLetters(0).contains(c);
+      return rule->getTensorLetters(0).contains(c) &&
+             (rule->getNumOperands() < 2 ||
+              !rule->getTensorLetters(1).contains(c));
     });
   if (auto map = dyn_cast<MapOp>(op); map && !keepsZero(map))
     return true;

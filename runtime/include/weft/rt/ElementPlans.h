@@ -71,8 +71,10 @@ struct EmbedPlan {
 };
 
 /// "bt,vd->btd": operand 0 holds int32 ids, operand 1 the table; exactly one
-/// table letter (the vocab letter) is absent from the result, and the result
-/// letters are the union of the ids letters and the other table letters.
+/// table letter (the vocab letter) is in neither the ids nor the result, and
+/// the result letters are the union of the ids letters and the other table
+/// letters. Table letters shared with the ids are batch letters (a gather
+/// along a letter, "bt,btv->bt": each (b, t) picks its own row's element).
 EmbedPlan planEmbed(const std::string &spec, const Shape &idsShape,
                     const Shape &tableShape);
 

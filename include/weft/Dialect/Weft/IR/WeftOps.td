@@ -157,24 +157,33 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
     DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
                               ["acceptsPartialOperand"]>]> {
-  let summary = "row lookup: an einsum with the one-hot of the ids";
+  let summary = "lookup (gather) along a letter: an einsum with the one-hot of the ids";
   let description = [{
-    `result[ids letters, d] = table[ids[ids letters], d]`. The spec names the
-    ids' letters, then the table's two letters: the vocabulary letter `v`
-    (rows, looked up, absent from the result) and the feature letter `d`
-    (kept). It equals `einsum "btv,vd->btd" (one_hot(ids, V), table)`, which
-    is how it is sharded: a table split on `v` gives a masked local lookup
-    whose result is a partial sum.
+    `result[ids letters, kept] = table[batch, ids[ids letters], kept]`. The
+    spec names the ids' letters, the table's, then the result's. Exactly one
+    table letter is in neither the ids nor the result: the *looked-up*
+    (vocabulary) letter, indexed by the id. The table's other letters are
+    kept in the result; those the ids also have are *batch* letters, where
+    each position reads its own row (numpy's `take_along_axis`). The result
+    has every ids letter. It equals `einsum "btv,vd->btd" (one_hot(ids, V),
+    table)` (with the batch letters on all three), which is how it is
+    sharded: a table split on the looked-up letter gives a masked local
+    lookup whose result is a partial sum; batch and kept letters split as
+    in that einsum.
 
     ```mlir
+    // an embedding table
     %e = weft.embed "bt,vd->btd" (%ids, %table)
         : (tensor<4x64xi32>, tensor<4096x256xf32>) -> tensor<4x64x256xf32>
+    // each token's target logit (the labels index v of their own row)
+    %y = weft.embed "bt,btv->bt" (%labels, %logits)
+        : (tensor<4x64xi32>, tensor<4x64x512xf32>) -> tensor<4x64xf32>
     ```
 
-    In the local view, a table that holds one block of the vocabulary says
-    so with `vocab on @mesh over [axes]`: the rank with index `i` over those
-    axes (row-major, in the listed order) holds rows `[i*R, (i+1)*R)` of the
-    global table, where `R` is the local row count, and ids outside that
+    In the local view, a table that holds one block of the looked-up letter
+    says so with `vocab on @mesh over [axes]`: the rank with index `i` over
+    those axes (row-major, in the listed order) holds rows `[i*R, (i+1)*R)`
+    of that letter, where `R` is its local extent, and ids outside that
     range look up zeros.
 
     ```mlir
@@ -201,22 +210,28 @@ def Weft_ScatterAddOp : Weft_Op<"scatter_add", [Pure,
                               ["acceptsPartialOperand"]>]> {
   let summary = "add rows into a table by id: the transpose of embed";
   let description = [{
-    `result[v, d] = sum over the ids letters of (ids[...] == v) * updates[..., d]`.
-    The spec names the ids' letters, the updates' letters (the ids letters
-    plus the feature letter `d`), then the result's two letters: the
-    vocabulary letter `v` (in no operand) and `d`. It equals
-    `einsum "btv,btd->vd" (one_hot(ids, V), updates)` and is the gradient
-    of `weft.embed` with respect to its table; it is sharded like that
-    einsum: split ids letters give a partial sum, and a result split on `v`
-    is computed block by block (each rank adds only the ids in its rows).
+    `result[batch, v, kept] = sum over the other ids letters of
+    (ids[...] == v) * updates[...]`. The spec names the ids' letters, the
+    updates' letters (the ids' letters plus the result's kept letters),
+    then the result's: exactly one result letter, the looked-up letter
+    `v`, is in no operand; result letters the ids also have are batch
+    letters (each position adds into its own row). It is the gradient of
+    `weft.embed "ids,result->updates"` with respect to its table and is
+    sharded like `einsum "btv,btd->vd" (one_hot(ids, V), updates)`: split
+    ids letters give a partial sum, and a result split on `v` is computed
+    block by block (each rank adds only the ids in its rows).
 
     ```mlir
     %g = weft.scatter_add "bt,btd->vd" (%ids, %gx)
         : (tensor<4x64xi32>, tensor<4x64x256xf32>) -> tensor<4096x256xf32>
+    // the gradient of a gather along t: each (b, k) adds into its row
+    %dx = weft.scatter_add "bk,bkd->btd" (%pos, %gy)
+        : (tensor<4x3xi32>, tensor<4x3x256xf32>) -> tensor<4x64x256xf32>
     ```
 
     In the local view, `vocab on @mesh over [axes]` says the result holds
-    one block of rows, as for `weft.embed`: ids outside it are skipped.
+    one block of the looked-up letter, as for `weft.embed`: ids outside it
+    are skipped.
   }];
   let arguments = (ins StrAttr:$spec, Weft_IdTensor:$ids,
                        Weft_FloatTensor:$updates,
