@@ -377,8 +377,23 @@ struct RandomModel
     SmallVector<SmallVector<StringRef>> &axes = *dimAxes;
     bool normal = o.getKind() == RandomKind::Normal;
     bool f32 = type.getElementType().isF32();
-    uint64_t seed = o.getSeed();
+    // The offset (a step) moves the key: an integer in [0, 2^32), the same
+    // on every rank.
+    SmallVector<uint64_t> seeds;
+    for (int64_t r = 0; r < ctx.getNumRanks(); ++r) {
+      uint64_t seed = o.getSeed();
+      if (Value offset = o.getOffset()) {
+        double t = ctx.get(offset, r).getData()[0];
+        if (!::weft::rt::ops::randomOffsetValid(t))
+          return o.emitError() << "offset " << t
+                               << " is not an integer in [0, 2^32)";
+        seed = ::weft::rt::ops::randomSeedWithOffset(seed,
+                                                     static_cast<uint32_t>(t));
+      }
+      seeds.push_back(seed);
+    }
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      uint64_t seed = seeds[r];
       SmallVector<int64_t> first = blockFirst(ctx, axes, shape, r);
       Tensor t(shape, 0.0);
       int64_t n = static_cast<int64_t>(t.getData().size());

@@ -1,6 +1,7 @@
 //===- StepOps.cpp - Helpers the generated step function calls -----------===//
 
 #include "weft/rt/Error.h"
+#include "weft/rt/Philox.h"
 #include "weft/rt/Program.h"
 
 namespace weft::rt::gen {
@@ -122,6 +123,35 @@ Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
   Tensor out = be.empty(dtype, shape);
   be.random(out, kind, seed, first, label);
   return out;
+}
+
+Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
+              RandomKind kind, uint64_t seed,
+              const std::vector<AxisList> &dimAxes, const Tensor &offset,
+              const char *label) {
+  check(offset.shape.empty(), "random: the offset of ", label,
+        " must be a rank-0 tensor, got ", offset.str());
+  Tensor host = ctx.backend().download(offset);
+  double t = 0;
+  switch (host.dtype) {
+  case DType::F32:
+    t = *host.ptr<float>();
+    break;
+  case DType::F64:
+    t = *host.ptr<double>();
+    break;
+  case DType::I32:
+    t = *host.ptr<int32_t>();
+    break;
+  default:
+    fail("random: the offset of ", label, " must be f32, f64 or i32, not ",
+         dtypeName(host.dtype));
+  }
+  check(ops::randomOffsetValid(t), "random: the offset of ", label, " is ", t,
+        ", not an integer in [0, 2^32)");
+  return random(ctx, dtype, shape, kind,
+                ops::randomSeedWithOffset(seed, static_cast<uint32_t>(t)),
+                dimAxes, label);
 }
 
 Tensor padFill(StepContext &ctx, const Tensor &in,

@@ -261,6 +261,12 @@ def eval_random(op, args):
     zero = np.zeros(shape, dtype=np.uint64)
     counter = idx + [zero] * (4 - len(idx))
     seed = op["seed"] & 0xFFFFFFFFFFFFFFFF
+    if args:  # the offset operand (a step) moves the key's high word
+        t = float(np.asarray(args[0]).reshape(()))
+        if not (0 <= t < 2.0 ** 32 and t == int(t)):
+            raise GraphError("random: offset %r is not an integer in "
+                             "[0, 2^32)" % t)
+        seed = (seed + (int(t) << 32)) & 0xFFFFFFFFFFFFFFFF
     w = philox4x32_10(counter, (seed & MASK32, seed >> 32))
 
     def u24(word):

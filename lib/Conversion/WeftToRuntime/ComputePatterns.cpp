@@ -204,7 +204,7 @@ FailureOr<std::string> dimBlockAxes(Operation *op, ArrayAttr blockAxes,
   return dims + "}";
 }
 
-LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
+LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &info) {
   auto dtype = toDType(op.getType());
   if (!dtype)
@@ -222,6 +222,10 @@ LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor,
                                               : "weft::rt::RandomKind::Uniform");
   call.lit(std::to_string(op.getSeed()) + "ull");
   call.lit(*dims);
+  if (adaptor.getOffset()) {
+    call.value(adaptor.getOffset());
+    what += " offset";
+  }
   call.label(what);
   call.replaceOp("weft::rt::gen::random");
   return success();

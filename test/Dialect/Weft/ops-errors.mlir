@@ -658,3 +658,12 @@ func.func @reshape_no_size(%x: tensor<32xf32>) -> tensor<32xf32> {
   %y = weft.reshape "(hk)->(hk)" (%x) : (tensor<32xf32>) -> tensor<32xf32>
   return %y : tensor<32xf32>
 }
+
+// -----
+
+// weft.random's offset is a scalar.
+func.func @random_offset_rank(%s: tensor<2xf32>) {
+  // expected-error@+1 {{'weft.random' op offset must be a rank-0 tensor, got 'tensor<2xf32>'}}
+  %0 = weft.random uniform seed 1 offset(%s : tensor<2xf32>) : tensor<4xf32>
+  return
+}

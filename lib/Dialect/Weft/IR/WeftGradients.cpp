@@ -372,8 +372,10 @@ LogicalResult IotaOp::buildGradients(OpBuilder &, Value,
 }
 
 LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
-                                       SmallVectorImpl<Value> &) {
-  return success(); // No operands.
+                                       SmallVectorImpl<Value> &grads) {
+  if (getOffset())
+    grads.push_back(Value()); // The offset keys the draw: no gradient.
+  return success();
 }
 
 LogicalResult ReshapeOp::buildGradients(OpBuilder &b, Value gy,

@@ -554,6 +554,10 @@ LogicalResult RandomOp::verify() {
       return emitOpError() << "dimension " << d << " has size "
                            << type.getDimSize(d)
                            << ": a counter word indexes at most 2^32";
+  if (Value offset = getOffset())
+    if (cast<RankedTensorType>(offset.getType()).getRank() != 0)
+      return emitOpError() << "offset must be a rank-0 tensor, got "
+                           << offset.getType();
   return verifyDimBlockAxes(*this, getMeshAttr(), getBlockAxesAttr(), type);
 }
 
@@ -562,6 +566,8 @@ SmallVector<StringRef> RandomOp::getDimAxes(unsigned dim) {
 }
 
 SmallVector<std::string, 3> RandomOp::getTensorLetters() {
+  if (getOffset()) // A scalar: every result letter is free.
+    return {"", placeholderLetters(getType())};
   return {placeholderLetters(getType())};
 }
 
@@ -570,7 +576,7 @@ std::optional<ReductionKind> RandomOp::getReductionKind() {
 }
 
 bool RandomOp::acceptsPartialOperand(unsigned, ReductionKind) {
-  return false; // No operands.
+  return false; // The offset is read as a number.
 }
 
 //===----------------------------------------------------------------------===//

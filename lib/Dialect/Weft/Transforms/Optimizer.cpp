@@ -241,7 +241,26 @@ LogicalResult TrainStepBuilder::run() {
                   {b.getNamedAttr(kHyperparamAttr, b.getStringAttr(what)),
                    b.getNamedAttr(kNameAttr, b.getStringAttr(what))});
   };
-  unsigned stepIndex = hyper("step"), lrIndex = hyper("lr");
+  // A step the loss function already reads (weft.random's offset: a new
+  // dropout mask every step) is the step: no second one.
+  std::optional<unsigned> existingStep;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
+      if (h.getValue() != "step" || existingStep)
+        return func.emitError()
+               << "--weft-optimizer: argument #" << i << " is weft.hyperparam \""
+               << h.getValue()
+               << "\"; a loss function may have one \"step\" argument and "
+                  "no other hyperparameter (the optimizer adds \"lr\")";
+      if (func.getArgument(i).getType() != scalarType)
+        return func.emitError()
+               << "--weft-optimizer: the step argument #" << i << " must be "
+               << scalarType << " (the parameters' element type), not "
+               << func.getArgument(i).getType();
+      existingStep = i;
+    }
+  unsigned stepIndex = existingStep ? *existingStep : hyper("step");
+  unsigned lrIndex = hyper("lr");
   if (failed(func.insertArguments(newIndices, newTypes, newAttrs, newLocs)))
     return failure();
   Value step = func.getArgument(stepIndex), lr = func.getArgument(lrIndex);

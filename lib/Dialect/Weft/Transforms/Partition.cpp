@@ -435,8 +435,21 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     if (layout.isPartial())
       return op->emitOpError() << "has a partial layout; an op without "
                                   "operands never yields a partial value";
+    // weft.random's offset (a scalar step) is read whole on every rank.
+    SmallVector<Value> localOperands;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      auto type = cast<RankedTensorType>(globalType(operand));
+      FailureOr<Value> local = getAs(operand,
+                                     Layout::getReplicated(type.getRank()), op,
+                                     "operand #" + std::to_string(i) + " of " +
+                                         lineOf(op) + " (read whole)");
+      if (failed(local))
+        return failure();
+      localOperands.push_back(*local);
+    }
     builder.setInsertionPoint(op);
     Operation *local = builder.clone(*op);
+    local->setOperands(localOperands);
     local->getResult(0).setType(
         localType(cast<RankedTensorType>(result.getType()), layout));
     auto names = [&](const AxisList &axes) {

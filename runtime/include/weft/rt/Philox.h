@@ -41,6 +41,20 @@ WEFT_HD inline Philox4 philox4x32_10(Philox4 c, uint32_t k0,
   return c;
 }
 
+/// The key of weft.random's optional `offset` operand (a training step):
+/// `seed + offset * 2^32` (mod 2^64), its value added to the key's high
+/// word. `offset` must be an integer in [0, 2^32): checked by
+/// randomOffsetValid before the call.
+WEFT_HD inline uint64_t randomSeedWithOffset(uint64_t seed, uint32_t offset) {
+  return seed + (uint64_t(offset) << 32);
+}
+
+/// Whether `t`, an offset operand's value, is an integer in [0, 2^32).
+inline bool randomOffsetValid(double t) {
+  return t >= 0 && t < 4294967296.0 && t == static_cast<double>(
+                                                static_cast<uint64_t>(t));
+}
+
 /// The words for the element at global indices `idx[0..3]` (unused
 /// dimensions 0) under `seed`.
 WEFT_HD inline Philox4 randomWords(uint64_t seed, const int64_t *idx) {

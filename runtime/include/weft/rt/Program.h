@@ -180,6 +180,14 @@ Tensor iota(StepContext &ctx, DType dtype, const Shape &shape,
 Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
               RandomKind kind, uint64_t seed,
               const std::vector<AxisList> &dimAxes, const char *label);
+/// weft.random with an offset operand (a rank-0 f32, f64 or i32 tensor, a
+/// training step): the key is `seed + t * 2^32` (ops::randomSeedWithOffset);
+/// fails unless t is an integer in [0, 2^32). Reads t on the host (one
+/// scalar download).
+Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
+              RandomKind kind, uint64_t seed,
+              const std::vector<AxisList> &dimAxes, const Tensor &offset,
+              const char *label);
 /// Uneven shards: `in` with every element outside the logical tensor set to
 /// `fill` (Backend::padFill). `valid[d]` is dimension d's logical global
 /// size; the block's first global index along d is this rank's block start

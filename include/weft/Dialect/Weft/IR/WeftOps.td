@@ -337,16 +337,32 @@ def Weft_RandomOp : Weft_Op<"random", [Pure,
     %u = weft.random uniform seed 7 : tensor<4x64x256xf32>
     ```
 
+    An optional `offset` operand, a rank-0 f32, f64 or i32 tensor read at
+    run time (a training step's `step` argument), adds its value `t` to the
+    key's high word: the key is `seed + t * 2^32` (mod 2^64), so each step
+    draws new numbers (per-step dropout) and every mesh still draws the
+    unsharded program's. `t` must be an integer in [0, 2^32) (otherwise
+    the run fails with an error); seeds below 2^32 never collide across
+    sites and steps.
+
+    ```mlir
+    %u = weft.random uniform seed 7 offset(%step : tensor<f32>)
+        : tensor<4x64x256xf32>
+    ```
+
     In the local view, `on @mesh over [[axes of dim 0], ...]` names the
     mesh axes splitting each dimension: the rank at position `i` over a
     dimension's axes holds indices `[i*n, (i+1)*n)` of it, `n` its local
     size.
   }];
   let arguments = (ins Weft_RandomKind:$kind, I64Attr:$seed,
+                       Optional<StaticShapeTensorOf<[F32, F64, I32]>>:$offset,
                        OptionalAttr<FlatSymbolRefAttr>:$mesh,
                        OptionalAttr<ArrayAttr>:$block_axes);
   let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
-  let assemblyFormat = "$kind `seed` $seed (`on` $mesh^ `over` $block_axes)? "
+  let assemblyFormat = "$kind `seed` $seed "
+                       "(`offset` `(` $offset^ `:` type($offset) `)`)? "
+                       "(`on` $mesh^ `over` $block_axes)? "
                        "attr-dict `:` type($result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
