@@ -261,6 +261,53 @@ struct ReshapeModel
   }
 };
 
+/// Along dim: result line element i is input line element start + i.
+struct SliceModel : EvaluableOpInterface::ExternalModel<SliceModel, SliceOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<SliceOp>(op);
+    ArrayRef<int64_t> in = shapeOf(o.getInput());
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    auto [outer, n, inner] = linesAlong(in, o.getDim());
+    int64_t m = shape[o.getDim()], start = o.getStart();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      const Tensor &x = ctx.get(o.getInput(), r);
+      Tensor out(shape, 0.0);
+      for (int64_t a = 0; a < outer; ++a)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t c = 0; c < inner; ++c)
+            out[(a * m + i) * inner + c] = x[(a * n + start + i) * inner + c];
+      return out;
+    });
+    return success();
+  }
+};
+
+/// Along dim: the operands' lines one after the other.
+struct ConcatModel
+    : EvaluableOpInterface::ExternalModel<ConcatModel, ConcatOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ConcatOp>(op);
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    auto [outer, n, inner] = linesAlong(shape, o.getDim());
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      Tensor out(shape, 0.0);
+      int64_t offset = 0;
+      for (Value v : o.getInputs()) {
+        const Tensor &x = ctx.get(v, r);
+        int64_t m = shapeOf(v)[o.getDim()];
+        for (int64_t a = 0; a < outer; ++a)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t c = 0; c < inner; ++c)
+              out[(a * n + offset + i) * inner + c] =
+                  x[(a * m + i) * inner + c];
+        offset += m;
+      }
+      return out;
+    });
+    return success();
+  }
+};
+
 /// Per line: positions sorted by value descending (NaN first), ties by the
 /// lower position; the first k values, or the payload's there.
 struct TopKModel : EvaluableOpInterface::ExternalModel<TopKModel, TopKOp> {
@@ -526,6 +573,8 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     CumsumOp::attachInterface<CumsumModel>(*ctx);
     TopKOp::attachInterface<TopKModel>(*ctx);
     ReshapeOp::attachInterface<ReshapeModel>(*ctx);
+    SliceOp::attachInterface<SliceModel>(*ctx);
+    ConcatOp::attachInterface<ConcatModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

@@ -430,6 +430,17 @@ void Backend::slice(const Tensor &in, const std::vector<int64_t> &offsets,
     recordOp(label, "slice", shapeToString(offsets), t0, 0, 0);
 }
 
+void Backend::insert(const Tensor &in, const std::vector<int64_t> &offsets,
+                     Tensor &out, std::string_view label) {
+  checkTensor(in, in.dtype, in.shape, device(), "insert", "operand");
+  checkTensor(out, in.dtype, out.shape, device(), "insert", "result");
+  CopyPlan p = CopyPlan::insertBlock(out.shape, offsets, in.shape);
+  double t0 = startOp();
+  copyStrided(p, in.dtype, in.data, out.data);
+  if (profiler_)
+    recordOp(label, "insert", shapeToString(offsets), t0, 0, 0);
+}
+
 void Backend::sliceShard(const Tensor &in, int dim, const AxisList &axes,
                          Tensor &out, std::string_view label) {
   check(dim >= 0 && dim < static_cast<int>(in.shape.size()),

@@ -210,6 +210,38 @@ Tensor reshape(StepContext &ctx, const Tensor &in, const Shape &shape,
   return out;
 }
 
+Tensor slice(StepContext &ctx, const Tensor &in, int dim, int64_t start,
+             const Shape &shape, const char *label) {
+  check(dim >= 0 && dim < static_cast<int>(in.shape.size()) &&
+            shape.size() == in.shape.size(),
+        "slice: dim ", dim, " and shape ", shapeToString(shape),
+        " do not fit ", in.str());
+  std::vector<int64_t> offsets(in.shape.size(), 0);
+  offsets[dim] = start;
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, shape);
+  be.slice(in, offsets, out, label);
+  return out;
+}
+
+Tensor concatParts(StepContext &ctx, int dim, const Shape &shape,
+                   const char *label,
+                   std::initializer_list<const Tensor *> parts) {
+  check(parts.size() > 0, "concat: no operands (", label, ")");
+  check(dim >= 0 && dim < static_cast<int>(shape.size()), "concat: dim ", dim,
+        " out of range for ", shapeToString(shape));
+  Backend &be = ctx.backend();
+  Tensor out = be.empty((*parts.begin())->dtype, shape);
+  std::vector<int64_t> offsets(shape.size(), 0);
+  for (const Tensor *part : parts) {
+    be.insert(*part, offsets, out, label);
+    offsets[dim] += part->shape.at(dim);
+  }
+  check(offsets[dim] == shape[dim], "concat: the parts fill ", offsets[dim],
+        " of ", shape[dim], " along dim ", dim, " (", label, ")");
+  return out;
+}
+
 Tensor allReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
                  ReduceKind kind, bool inPlace, const char *label) {
   Backend &be = ctx.backend();

@@ -245,6 +245,34 @@ def reshape(rng):
     return p.text(p.loss(p.map("square", [(y, "Mc")], "Mc")))
 
 
+def slice_concat(rng):
+    """weft.slice (gradient: the cotangent between zeros, a concat) of two
+    overlapping ranges, and weft.concat (gradient: each operand's range, a
+    slice) of a slice and another argument, between nonlinear maps."""
+    p = Program(rng)
+    p.sizes["c"] = rng.randint(4, 6)
+    x = p.arg("abc")
+    z = p.arg("abd")
+    a, b, c, d = (p.size(ch) for ch in "abcd")
+    t = p.map("tanh", [x], "abc")
+    p.sizes["e"] = c - 1
+    p.n += 1
+    lo = "%%v%d" % p.n
+    p.lines.append("  %s = weft.slice %s dim 2 start 0 : %s -> %s"
+                   % (lo, t[0], p.ty("abc"), p.ty("abe")))
+    p.n += 1
+    hi = "%%v%d" % p.n
+    p.lines.append("  %s = weft.slice %s dim 2 start 1 : %s -> %s"
+                   % (hi, t[0], p.ty("abc"), p.ty("abe")))
+    m = p.map("mul", [(lo, "abe"), (hi, "abe")], "abe")
+    p.sizes["f"] = c - 1 + d
+    p.n += 1
+    cat = "%%v%d" % p.n
+    p.lines.append("  %s = weft.concat %s, %s dim 2 : (%s, %s) -> %s"
+                   % (cat, m[0], z[0], p.ty("abe"), p.ty("abd"), p.ty("abf")))
+    return p.text(p.loss(p.map("square", [(cat, "abf")], "abf")))
+
+
 def pad_fill(rng):
     """weft.pad_fill (as --weft-pad-uneven inserts it, here with a nonzero
     fill): the kept elements pass their cotangent, the filled ones none."""
@@ -275,6 +303,7 @@ def main():
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
     cases += [("reshape", reshape(rng)), ("pad_fill", pad_fill(rng))]
+    cases += [("slice-concat", slice_concat(rng))]
     cases += [("top_k-%d%s" % (d, "-payload" if pl else ""), top_k(rng, d, pl))
               for d, pl in [(0, False), (1, False), (2, True)]]
     cases += [("cumsum-%d%s" % (d, f.replace(" ", "-")), cumsum(rng, d, f))

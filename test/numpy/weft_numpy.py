@@ -29,6 +29,8 @@ Semantics (WeftOps.td):
   cumsum   np.cumsum along dim (float64); exclusive shifts by one (0
            first), reverse runs from the end (np.flip around it)
   reshape  np.reshape to the result's shape (row-major, no element moves)
+  slice    np.take of [start, start + n) along dim
+  concat   np.concatenate along dim
   top_k    per line along dim: np.lexsort by (NaN first, value descending,
            position ascending), the first k values or the payload's there
   pad_fill the input where every index is below `valid`, `fill` elsewhere
@@ -286,6 +288,20 @@ def eval_random(op, args):
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
+def eval_slice(op, args):
+    (x,) = args
+    d, start = op["dim"], op["start"]
+    n = op["shape"][d]
+    if not (0 <= d < x.ndim and 0 <= start and start + n <= x.shape[d]):
+        raise GraphError("slice: [%d, %d) of dim %d outside %s"
+                         % (start, start + n, d, x.shape))
+    return np.take(x, np.arange(start, start + n), axis=d)
+
+
+def eval_concat(op, args):
+    return np.concatenate(args, axis=op["dim"])
+
+
 def eval_cumsum(op, args):
     (x,) = args
     d = op["dim"]
@@ -345,6 +361,7 @@ def eval_reshape(op, args):
 
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "embed": eval_embed, "scatter_add": eval_scatter_add,
+        "slice": eval_slice, "concat": eval_concat,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
         "random": eval_random, "pad_fill": eval_pad_fill,

@@ -256,6 +256,29 @@ LogicalResult lowerCompute(ReshapeOp op, ReshapeOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(SliceOp op, SliceOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  call.value(adaptor.getInput());
+  call.lit(std::to_string(op.getDim()));
+  call.lit(std::to_string(op.getStart()));
+  call.lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.label("slice dim " + std::to_string(op.getDim()) + " start " +
+             std::to_string(op.getStart()));
+  call.replaceOp("weft::rt::gen::slice");
+  return success();
+}
+
+LogicalResult lowerCompute(ConcatOp op, ConcatOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  call.lit(std::to_string(op.getDim()));
+  call.lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.label("concat dim " + std::to_string(op.getDim()));
+  for (Value v : adaptor.getInputs())
+    call.value(v);
+  call.replaceOp("weft::rt::gen::concat");
+  return success();
+}
+
 LogicalResult lowerCompute(TopKOp op, TopKOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &) {
   std::string what = "top_k dim " + std::to_string(op.getDim()) + " k " +
@@ -334,7 +357,7 @@ protected:
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
              IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ReshapeOp,
-             ConstantOp>(op);
+             SliceOp, ConcatOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -346,6 +369,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
                ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
                ComputeOpLowering<TopKOp>, ComputeOpLowering<ReshapeOp>,
+               ComputeOpLowering<SliceOp>, ComputeOpLowering<ConcatOp>,
                ComputeOpLowering<ConstantOp>>(
       types, state);
 }

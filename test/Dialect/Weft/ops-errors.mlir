@@ -667,3 +667,69 @@ func.func @random_offset_rank(%s: tensor<2xf32>) {
   %0 = weft.random uniform seed 1 offset(%s : tensor<2xf32>) : tensor<4xf32>
   return
 }
+
+// -----
+
+// weft.slice: the range lies inside the input.
+func.func @slice_range(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.slice' op range [6, 6 + 3) of dim 1 is outside [0, 8)}}
+  %0 = weft.slice %x dim 1 start 6 : tensor<4x8xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_other_dim(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.slice' op dimension 0 has extent 2 in the result but 4 in the input (only dim 1 is sliced)}}
+  %0 = weft.slice %x dim 1 start 0 : tensor<4x8xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dim(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.slice' op dim 2 is out of range for 'tensor<4x8xf32>'}}
+  %0 = weft.slice %x dim 2 start 0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.slice' op range [-1, -1 + 3) of dim 1 is outside [0, 8)}}
+  %0 = weft.slice %x dim 1 start -1 : tensor<4x8xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// weft.concat: the operands' extents add up to the result's.
+func.func @concat_sum(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error@+1 {{'weft.concat' op the operands' extents along dim 1 add up to 8 but the result has 9}}
+  %0 = weft.concat %a, %b dim 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+func.func @concat_other_dim(%a: tensor<4x3xf32>, %b: tensor<2x5xf32>) {
+  // expected-error@+1 {{'weft.concat' op operand #1 has extent 2 on dimension 0 but the result has 4 (only dim 1 is joined)}}
+  %0 = weft.concat %a, %b dim 1 : (tensor<4x3xf32>, tensor<2x5xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_type(%a: tensor<4x3xf32>, %b: tensor<4x5xf64>) {
+  // expected-error@+1 {{'weft.concat' op operand #1 has element type 'f64' but the result has 'f32'}}
+  %0 = weft.concat %a, %b dim 1 : (tensor<4x3xf32>, tensor<4x5xf64>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dim(%a: tensor<4x3xf32>) {
+  // expected-error@+1 {{'weft.concat' op dim -1 is out of range for 'tensor<4x3xf32>'}}
+  %0 = weft.concat %a dim -1 : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return
+}

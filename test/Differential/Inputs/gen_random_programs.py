@@ -729,11 +729,15 @@ class Case:
         # One dim split into 2 (sometimes 3) letters: "a(bc)d->abcd".
         rng = self.rng
         parts = 3 if rng.random() < 0.2 else 2
+
+        def pred(v):
+            return (len(v.shape) + parts - 1 <= 5 and
+                    self.reshape_ok(v.shape) and
+                    bool(self.split_candidates(v.shape, parts)))
+        if a is not None and not pred(a):
+            return None
         if a is None and rng.random() < 0.8:
-            a = self.reshape_operand(
-                lambda v: len(v.shape) + parts - 1 <= 5 and
-                self.reshape_ok(v.shape) and
-                bool(self.split_candidates(v.shape, parts)))
+            a = self.reshape_operand(pred)
             if a is SKIP:
                 return None
         if a is None:
@@ -773,9 +777,13 @@ class Case:
     def gen_reshape_merge(self, a=None):
         # 2 (sometimes 3) adjacent dims merged into one: "abcd->a(bc)d".
         rng = self.rng
+
+        def pred(v):
+            return self.reshape_ok(v.shape) and bool(self.merge_runs(v.shape))
+        if a is not None and not pred(a):
+            return None
         if a is None and rng.random() < 0.8:
-            a = self.reshape_operand(lambda v: self.reshape_ok(v.shape) and
-                                     bool(self.merge_runs(v.shape)))
+            a = self.reshape_operand(pred)
             if a is SKIP:
                 return None
         if a is None:
@@ -806,16 +814,26 @@ class Case:
     def gen_reshape(self):
         rng = self.rng
         r = rng.random()
-        if r < 0.45:
+        if r < 0.4:
             v = self.gen_reshape_split()
-        elif r < 0.85:
+        elif r < 0.75:
             v = self.gen_reshape_merge()
-        else:
+        elif r < 0.88:
             # A split, then a merge of its result (often across the
             # split's group: "a(bc)->abc", "abc->(ab)c").
             v = self.gen_reshape_split()
             if v is not None and self.merge_runs(v.shape):
                 v = self.gen_reshape_merge(v)
+        else:
+            # A contraction or a reduction, then a reshape of its result
+            # (which may arrive partial).
+            u = rng.choice([self.gen_einsum2, self.gen_einsum2,
+                            self.gen_einsum1, self.gen_reduce])()
+            v = None
+            if u is not None:
+                g = rng.choice([self.gen_reshape_split,
+                                self.gen_reshape_merge])
+                v = g(u)
         # Mostly the next op's first operand.
         if v is not None and rng.random() < 0.7:
             self.prefer = v

@@ -158,6 +158,8 @@ WEFT_VERIFY_TYPES(ConstantOp)
 WEFT_VERIFY_TYPES(CumsumOp)
 WEFT_VERIFY_TYPES(TopKOp)
 WEFT_VERIFY_TYPES(ReshapeOp)
+WEFT_VERIFY_TYPES(SliceOp)
+WEFT_VERIFY_TYPES(ConcatOp)
 #undef WEFT_VERIFY_TYPES
 
 /// Looks up the mesh and axes of a collective and returns the group size.

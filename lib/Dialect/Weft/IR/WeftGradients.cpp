@@ -378,6 +378,51 @@ LogicalResult RandomOp::buildGradients(OpBuilder &, Value,
   return success();
 }
 
+LogicalResult SliceOp::buildGradients(OpBuilder &b, Value gy,
+                                      SmallVectorImpl<Value> &grads) {
+  // The cotangent at `start`, zeros before and after: a concat.
+  auto inType = withoutSharding(getInput().getType());
+  if (!isa<FloatType>(inType.getElementType())) {
+    grads.push_back(Value()); // Integers carry no gradient.
+    return success();
+  }
+  int64_t dim = getDim(), start = getStart();
+  int64_t n = cast<RankedTensorType>(getType()).getDimSize(dim);
+  auto zeros = [&](int64_t extent) {
+    SmallVector<int64_t> shape(inType.getShape());
+    shape[dim] = extent;
+    return b.create<ConstantOp>(
+        getLoc(), RankedTensorType::get(shape, inType.getElementType()),
+        b.getF64FloatAttr(0.0));
+  };
+  SmallVector<Value> parts;
+  if (start > 0)
+    parts.push_back(zeros(start));
+  parts.push_back(gy);
+  if (int64_t after = inType.getDimSize(dim) - start - n; after > 0)
+    parts.push_back(zeros(after));
+  grads.push_back(parts.size() == 1
+                      ? gy
+                      : b.create<ConcatOp>(getLoc(), inType, parts, dim)
+                            .getResult());
+  return success();
+}
+
+LogicalResult ConcatOp::buildGradients(OpBuilder &b, Value gy,
+                                       SmallVectorImpl<Value> &grads) {
+  // Each operand's range of the cotangent.
+  int64_t dim = getDim(), offset = 0;
+  for (Value in : getInputs()) {
+    auto type = withoutSharding(in.getType());
+    if (!isa<FloatType>(type.getElementType()))
+      grads.push_back(Value());
+    else
+      grads.push_back(b.create<SliceOp>(getLoc(), type, gy, dim, offset));
+    offset += type.getDimSize(dim);
+  }
+  return success();
+}
+
 LogicalResult ReshapeOp::buildGradients(OpBuilder &b, Value gy,
                                         SmallVectorImpl<Value> &grads) {
   // The inverse reshape: the spec's two sides swapped.

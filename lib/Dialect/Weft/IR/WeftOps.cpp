@@ -767,6 +767,129 @@ bool ReshapeOp::canSplitLetter(char letter) {
 }
 
 //===----------------------------------------------------------------------===//
+// SliceOp, ConcatOp
+//===----------------------------------------------------------------------===//
+
+/// The letter SliceOp gives `dim` on its input and on its result (never
+/// split; distinct so that the two extents are not tied).
+static constexpr char kSliceInLetter = '!', kSliceOutLetter = '~';
+
+LogicalResult SliceOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "result element type " << out.getElementType()
+                         << " differs from the input's "
+                         << in.getElementType();
+  if (in.getRank() != out.getRank())
+    return emitOpError() << "result rank " << out.getRank()
+                         << " differs from the input's " << in.getRank();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for " << in;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (d != dim && in.getDimSize(d) != out.getDimSize(d))
+      return emitOpError() << "dimension " << d << " has extent "
+                           << out.getDimSize(d) << " in the result but "
+                           << in.getDimSize(d)
+                           << " in the input (only dim " << dim
+                           << " is sliced)";
+  int64_t start = getStart(), n = out.getDimSize(dim);
+  // Extents are below 2^48 (kMaxElements): start + n cannot overflow once
+  // start is.
+  if (start < 0 || start > in.getDimSize(dim) ||
+      n > in.getDimSize(dim) - start)
+    return emitOpError() << "range [" << start << ", " << start << " + " << n
+                         << ") of dim " << dim << " is outside [0, "
+                         << in.getDimSize(dim) << ")";
+  return success();
+}
+
+SmallVector<std::string, 3> SliceOp::getTensorLetters() {
+  std::string in = placeholderLetters(getType());
+  std::string out = in;
+  in[getDim()] = kSliceInLetter;
+  out[getDim()] = kSliceOutLetter;
+  return {in, out};
+}
+
+std::optional<ReductionKind> SliceOp::getReductionKind() {
+  return std::nullopt; // The input's letter of dim is never split.
+}
+
+bool SliceOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return true; // A selection: commutes with sums, maxima and minima.
+}
+
+bool SliceOp::canSplitLetter(char letter) {
+  return letter != kSliceInLetter && letter != kSliceOutLetter;
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one operand";
+  if (getInputs().size() > kMaxOperands)
+    return emitOpError() << "has " << getInputs().size()
+                         << " operands; at most " << kMaxOperands
+                         << " (concatenate in stages)";
+  auto out = cast<RankedTensorType>(getType());
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= out.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for " << out;
+  int64_t total = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto in = cast<RankedTensorType>(v.getType());
+    if (in.getElementType() != out.getElementType())
+      return emitOpError() << "operand #" << i << " has element type "
+                           << in.getElementType() << " but the result has "
+                           << out.getElementType();
+    if (in.getRank() != out.getRank())
+      return emitOpError() << "operand #" << i << " has rank " << in.getRank()
+                           << " but the result has " << out.getRank();
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (d != dim && in.getDimSize(d) != out.getDimSize(d))
+        return emitOpError() << "operand #" << i << " has extent "
+                             << in.getDimSize(d) << " on dimension " << d
+                             << " but the result has " << out.getDimSize(d)
+                             << " (only dim " << dim << " is joined)";
+    total += in.getDimSize(dim); // <= 32 extents below 2^48 each.
+  }
+  if (total != out.getDimSize(dim))
+    return emitOpError() << "the operands' extents along dim " << dim
+                         << " add up to " << total << " but the result has "
+                         << out.getDimSize(dim);
+  return success();
+}
+
+SmallVector<std::string, 3> ConcatOp::getTensorLetters() {
+  std::string letters = placeholderLetters(getType());
+  SmallVector<std::string, 3> all;
+  for (unsigned i = 0; i < getInputs().size(); ++i) {
+    all.push_back(letters);
+    all.back()[getDim()] = operandLetter(i);
+  }
+  all.push_back(letters);
+  all.back()[getDim()] = kResultLetter;
+  return all;
+}
+
+std::optional<ReductionKind> ConcatOp::getReductionKind() {
+  return std::nullopt; // The operands' letters of dim are never split.
+}
+
+bool ConcatOp::acceptsPartialOperand(unsigned, ReductionKind) {
+  return false; // concat(a, sum b_i) is not sum concat(a, b_i).
+}
+
+bool ConcatOp::isJointlyLinear() { return true; }
+
+bool ConcatOp::canSplitLetter(char letter) {
+  return letter != kResultLetter &&
+         !(letter >= operandLetter(0) &&
+           letter < operandLetter(kMaxOperands));
+}
+
+//===----------------------------------------------------------------------===//
 // TopKOp
 //===----------------------------------------------------------------------===//
 

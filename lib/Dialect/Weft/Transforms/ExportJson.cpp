@@ -157,6 +157,13 @@ struct WeftExportJsonPass
         o["kind"] = "random";
         o["dist"] = stringifyRandomKind(r.getKind());
         o["seed"] = r.getSeed();
+      } else if (auto sl = dyn_cast<SliceOp>(op)) {
+        o["kind"] = "slice";
+        o["dim"] = sl.getDim();
+        o["start"] = sl.getStart();
+      } else if (auto c = dyn_cast<ConcatOp>(op)) {
+        o["kind"] = "concat";
+        o["dim"] = c.getDim();
       } else if (auto r = dyn_cast<ReshapeOp>(op)) {
         o["kind"] = "reshape";
         o["spec"] = r.getSpec();
@@ -196,7 +203,8 @@ struct WeftExportJsonPass
                << op.getName()
                << "' is not a global-view op (export einsum, map, reduce, "
                   "embed, scatter_add, one_hot, iota, random, cumsum, "
-                  "top_k, reshape, pad_fill, constant and shard only)";
+                  "slice, concat, top_k, reshape, pad_fill, constant and "
+                  "shard only)";
       }
       json::Array operands;
       for (Value v : op.getOperands()) {

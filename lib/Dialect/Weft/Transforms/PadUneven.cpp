@@ -75,6 +75,9 @@ private:
   }
   LogicalResult linkOp(Operation *op);
   LogicalResult sizeClasses();
+  /// Refuses a reshape whose merged dimension is split over axes that
+  /// divide it but not its major letter.
+  LogicalResult checkMajorLetters(ReshapeOp reshape);
   /// The padded size of `v`'s dimension d (its size when not padded).
   int64_t paddedSize(Value v, unsigned d) {
     auto it = slotIds.find(Slot(v, d));
@@ -146,6 +149,44 @@ LogicalResult Padder::linkOp(Operation *op) {
         first = s;
     }
   }
+  return success();
+}
+
+LogicalResult Padder::checkMajorLetters(ReshapeOp reshape) {
+  FailureOr<LetterMap> split = ShardingRule::readSplit(reshape);
+  if (failed(split))
+    return success(); // Not propagated: the partitioner says so.
+  std::string error;
+  auto groups = ReshapeOp::parseGroups(reshape.getSpec(), error);
+  if (failed(groups))
+    return failure();
+  // Each letter's size, from a side where it is a dimension of its own.
+  llvm::SmallDenseMap<char, int64_t> size;
+  for (auto [side, v] : {std::pair(&groups->first, reshape.getInput()),
+                         std::pair(&groups->second, reshape.getResult())})
+    for (auto [d, g] : llvm::enumerate(*side))
+      if (g.size() == 1)
+        size[g[0]] = cast<RankedTensorType>(v.getType()).getDimSize(d);
+  for (const auto *side : {&groups->first, &groups->second})
+    for (const std::string &g : *side) {
+      if (g.size() < 2)
+        continue;
+      auto it = split->find(g[0]);
+      if (it == split->end() || it->second.empty() || !size.count(g[0]))
+        continue;
+      int64_t k = mesh.getGroupSize(it->second);
+      int64_t n = size.lookup(g[0]);
+      if (n % k == 0)
+        continue;
+      return reshape.emitOpError()
+             << "splits letter '" << g[0] << "' (size " << n
+             << ", the major letter of the merged dimension (" << g
+             << ")) over " << axesStr(it->second, false) << " (" << k
+             << " devices), which do not divide it: a merged dimension is "
+                "split as its major letter, so split it over axes that "
+                "divide "
+             << n << ", or none";
+    }
   return success();
 }
 
@@ -231,7 +272,9 @@ bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
     return !c.getValue().isZero();
   if (auto p = dyn_cast<PadFillOp>(op))
     return !p.getFill().isZero();
-  if (isa<ShardOp, ScatterAddOp, ReduceOp>(op))
+  // Copies: a slice or a concat keeps its operands' (zero) pads on every
+  // dimension but the one it moves along, which is never padded (refused).
+  if (isa<ShardOp, ScatterAddOp, ReduceOp, SliceOp, ConcatOp>(op))
     return false;
   if (!rule)
     return true;
@@ -307,6 +350,13 @@ LogicalResult Padder::run() {
   }
   if (failed(sizeClasses()))
     return failure();
+  // A merged dimension splits as its major letter: a block of (hk) is a
+  // block of h times all of k, so the letter's own size must divide, even
+  // where the merged size does (6 = (3, 2) over 2 devices).
+  for (Operation &op : body)
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      if (failed(checkMajorLetters(reshape)))
+        return failure();
   if (padded.empty())
     return success(); // Every split divides: nothing to do.
   // A reshape moves no element: padding a merged or split dimension would
@@ -324,6 +374,29 @@ LogicalResult Padder::run() {
                       "divide it: uneven shards across a reshape are not "
                       "supported; split that dimension over axes that "
                       "divide it";
+  // A slice reads a range of its input's dimension (the pads lie beyond
+  // it) but must produce exactly its range; a concat would put the pads of
+  // each operand between the next one's elements.
+  for (Operation &op : body) {
+    auto refuse = [&](Operation *at, Value v, int64_t dim, StringRef what) {
+      return at->emitOpError()
+             << what << " dimension " << dim << " (size "
+             << cast<RankedTensorType>(v.getType()).getDimSize(dim)
+             << "), which a sharding splits over axes that do not divide it "
+                "(it would be padded to "
+             << paddedSize(v, dim)
+             << "): split that dimension over axes that divide it, or none";
+    };
+    if (auto slice = dyn_cast<SliceOp>(op);
+        slice && isPadded(slice.getResult(), slice.getDim()))
+      return refuse(slice, slice.getResult(), slice.getDim(),
+                    "produces along");
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      for (Value v : llvm::concat<Value>(concat.getInputs(),
+                                         concat->getResults()))
+        if (isPadded(v, concat.getDim()))
+          return refuse(concat, v, concat.getDim(), "joins along");
+  }
   // weft.top_k selects exactly k: its k dimension cannot take pads (only a
   // user annotation splits it; propagation never does).
   for (Operation &op : body)

@@ -129,6 +129,9 @@ public:
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
+  /// The block of `out` at `offsets` (in's shape) = `in` (weft.concat).
+  void insert(const Tensor &in, const std::vector<int64_t> &offsets,
+              Tensor &out, std::string_view label = {});
   /// out = this rank's block of `in` along `dim` split over `axes`.
   void sliceShard(const Tensor &in, int dim, const AxisList &axes, Tensor &out,
                   std::string_view label = {});

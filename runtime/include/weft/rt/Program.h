@@ -19,6 +19,7 @@
 #include "weft/rt/Mesh.h"
 #include "weft/rt/Tensor.h"
 
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -213,6 +214,20 @@ Tensor topK(StepContext &ctx, const Tensor &x, int dim, int k,
 Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
             int k, const char *label);
 
+/// weft.slice: the range [start, start + shape[dim]) of `in` along `dim`
+/// (every other dimension whole), in a new tensor of `shape`.
+Tensor slice(StepContext &ctx, const Tensor &in, int dim, int64_t start,
+             const Shape &shape, const char *label);
+/// weft.concat: `parts` one after the other along `dim`, in a new tensor of
+/// `shape` (Backend::insert of each part at its offset).
+Tensor concatParts(StepContext &ctx, int dim, const Shape &shape,
+                   const char *label,
+                   std::initializer_list<const Tensor *> parts);
+template <typename... Parts>
+Tensor concat(StepContext &ctx, int dim, const Shape &shape, const char *label,
+              const Parts &...parts) {
+  return concatParts(ctx, dim, shape, label, {&parts...});
+}
 /// weft.reshape: `in`'s elements, in row-major order, in a new tensor of
 /// `shape` (a copy: views would alias buffers the step updates in place).
 Tensor reshape(StepContext &ctx, const Tensor &in, const Shape &shape,

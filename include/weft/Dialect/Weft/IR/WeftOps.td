@@ -445,6 +445,78 @@ def Weft_ReshapeOp : Weft_Op<"reshape", [Pure,
   }];
 }
 
+def Weft_SliceOp : Weft_Op<"slice", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
+         "canSplitLetter"]>]> {
+  let summary = "a contiguous range of one dimension";
+  let description = [{
+    `result[..., i, ...] = input[..., start + i, ...]` along dimension
+    `dim`, for `i` in `[0, n)`, `n` the result's extent there; every other
+    dimension is kept whole. `0 <= start` and `start + n <=` the input's
+    extent.
+
+    ```mlir
+    // the first half of the features (a rotary pair, a gate of a GLU)
+    %lo = weft.slice %x dim 2 start 0 : tensor<4x64x256xf32> -> tensor<4x64x128xf32>
+    ```
+
+    Sharding: every dimension but `dim` splits freely (the local op is the
+    same slice of each block); `dim` is computed whole (propagation never
+    splits it: an input split there is gathered first). Linear and a
+    selection: a partial sum, max or min stays partial. A dimension its axes
+    do not divide is accepted on the input (the range never reaches the
+    pads) and refused on the result by `--weft-pad-uneven`. Gradient: the
+    cotangent placed at `start` between zeros (a `weft.concat`).
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, I64Attr:$dim, I64Attr:$start);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `dim` $dim `start` $start attr-dict `:` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ConcatOp : Weft_Op<"concat", [Pure,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
+         "isJointlyLinear", "canSplitLetter"]>]> {
+  let summary = "operands joined along one dimension";
+  let description = [{
+    The operands, in order, along dimension `dim`: operand `k` fills
+    `[o_k, o_k + n_k)` of it, `o_k` the sum of the extents before it. The
+    operands have one rank and element type and agree on every other
+    dimension, which the result keeps; at most 32 operands.
+
+    ```mlir
+    %y = weft.concat %a, %b dim 1
+        : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+    ```
+
+    Sharding: every dimension but `dim` splits freely (the local op joins
+    the blocks); `dim` is computed whole on the operands and the result
+    (propagation never splits it: an operand split there is gathered
+    first, a result split there is sliced after, for free). Jointly linear:
+    operands that are all partial sums over the same axes give a partial
+    sum. A dimension `dim` its axes do not divide is refused by
+    `--weft-pad-uneven` (pads would land between the operands). Gradient:
+    each operand's range of the cotangent (a `weft.slice`).
+  }];
+  let arguments = (ins Variadic<Weft_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$inputs `dim` $dim attr-dict `:` "
+                       "functional-type($inputs, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The letter of `dim` on operand `i` (distinct per operand, never
+    /// split) and on the result.
+    static char operandLetter(unsigned i) { return char('!' + i); }
+    static constexpr char kResultLetter = '~';
+    static constexpr unsigned kMaxOperands = 32;
+  }];
+}
+
 def Weft_TopKOp : Weft_Op<"top_k", [Pure,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
