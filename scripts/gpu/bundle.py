@@ -40,6 +40,10 @@ TRAINING = {
     "t1_sae": {"data": "examples/training/t1_data.py",
                "reference": "test/training/t1_reference.py",
                "names": "W_enc,b_enc,W_dec,b_dec"},
+    # Per-step dropout: the mask keyed by the step (weft.random's offset).
+    "dropout_mlp": {"data": "test/training/dropout_reference.py",
+                    "reference": "test/training/dropout_reference.py",
+                    "names": "W1,W2"},
 }
 
 

@@ -2,8 +2,9 @@
 """numpy trainer of examples/training/dropout_mlp.mlir (plain SGD), for
 test/training/dropout-steps.test.
 
-Writes the data (x, y [steps, 32, ...], W1, W2) with --data DIR, or trains
-on it with --train DIR --steps N [--save OUT] [--fixed-mask], printing
+Writes the data (x, y [steps, 32, ...], W1, W2) with --out DIR, or trains
+on it with --data DIR --steps N [--save OUT] [--fixed-mask] (the interface
+of t1_data.py / t1_reference.py, which scripts/gpu/bundle.py uses), printing
 `step t loss L` (the loss before the step's update) per step. The dropout
 mask of step t comes from test/numpy/weft_numpy.py's own Philox (written
 from the paper, independent of the C++ one): uniform(seed 11, offset t) of
@@ -71,17 +72,19 @@ def train(data, steps, save, fixed):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", help="write the data set to this directory")
-    p.add_argument("--train", help="train on the data set in this directory")
+    p.add_argument("--out", help="write the data set to this directory")
+    p.add_argument("--data", help="train on the data set in this directory")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--save", help="save the trained parameters here")
     p.add_argument("--fixed-mask", action="store_true",
                    help="step 0's mask every step (the no-offset program)")
     a = p.parse_args()
+    if not a.out and not a.data:
+        p.error("give --out DIR (write the data) or --data DIR (train)")
+    if a.out:
+        write_data(a.out)
     if a.data:
-        write_data(a.data)
-    if a.train:
-        train(a.train, a.steps, a.save, a.fixed_mask)
+        train(a.data, a.steps, a.save, a.fixed_mask)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,11 @@ func.func @local(%a: tensor<2xf32> {weft.global_type = tensor<8xf32, #weft.shard
 
 // -----
 
-// A merged dimension split unevenly would interleave pads with elements.
+// A minor letter of a merged dimension split unevenly would interleave
+// pads with elements (a padded major letter is fine: whole rows at the end).
 weft.mesh @mesh ["x" = 4]
-func.func @reshape_uneven(%a: tensor<6x8xf32, #weft.sharding<@mesh, [{"x"}, {}]>>) -> tensor<48xf32> {
-  // expected-error@+1 {{'weft.reshape' op reshapes a dimension (#0 of its input) that a sharding splits over axes that do not divide it: uneven shards across a reshape are not supported; split that dimension over axes that divide it}}
-  %r = weft.reshape "hk->(hk)" (%a) : (tensor<6x8xf32, #weft.sharding<@mesh, [{"x"}, {}]>>) -> tensor<48xf32>
+func.func @reshape_uneven_minor(%a: tensor<8x6xf32, #weft.sharding<@mesh, [{}, {"x"}]>>) -> tensor<48xf32> {
+  // expected-error@+1 {{'weft.reshape' op has a minor letter of a merged dimension (spec "hk->(hk)") whose own dimension #1 of its input a sharding splits over axes that do not divide it: pads would interleave with elements; split that dimension over axes that divide it, or none}}
+  %r = weft.reshape "hk->(hk)" (%a) : (tensor<8x6xf32, #weft.sharding<@mesh, [{}, {"x"}]>>) -> tensor<48xf32>
   return %r : tensor<48xf32>
 }

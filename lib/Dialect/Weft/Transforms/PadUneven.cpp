@@ -75,9 +75,6 @@ private:
   }
   LogicalResult linkOp(Operation *op);
   LogicalResult sizeClasses();
-  /// Refuses a reshape whose merged dimension is split over axes that
-  /// divide it but not its major letter.
-  LogicalResult checkMajorLetters(ReshapeOp reshape);
   /// The padded size of `v`'s dimension d (its size when not padded).
   int64_t paddedSize(Value v, unsigned d) {
     auto it = slotIds.find(Slot(v, d));
@@ -106,6 +103,17 @@ private:
   llvm::DenseMap<unsigned, int64_t> padded;
   /// Logical shapes of the values whose type was padded.
   llvm::DenseMap<Value, SmallVector<int64_t>> logical;
+  /// A reshape's merged dimension (hk) and the dimension of its major
+  /// letter h on the other side: padded as h's padded size times the minor
+  /// letters' product, so the pads are whole rows of h at the end.
+  struct Merged {
+    ReshapeOp op;
+    unsigned merged, major; // slots
+    int64_t minorProduct;
+    SmallVector<unsigned> minors; // the minor letters' own dimensions
+    int64_t splitGroup;           // devices splitting h (weft.split)
+  };
+  SmallVector<Merged> mergedDims;
 };
 
 } // namespace
@@ -125,10 +133,39 @@ LogicalResult Padder::linkOp(Operation *op) {
     auto groups = ReshapeOp::parseGroups(reshape.getSpec(), error);
     if (failed(groups))
       return failure();
-    for (const auto *side : {&groups->first, &groups->second})
-      for (const std::string &g : *side)
-        if (g.size() > 1)
-          grouped += g;
+    FailureOr<LetterMap> split = ShardingRule::readSplit(op);
+    Value sides[2] = {reshape.getInput(), reshape.getResult()};
+    const SmallVector<std::string> *groupsOf[2] = {&groups->first,
+                                                   &groups->second};
+    // Each letter's own dimension (a group of one), on either side.
+    llvm::SmallDenseMap<char, Slot> own;
+    for (int side = 0; side < 2; ++side)
+      for (auto [d, g] : llvm::enumerate(*groupsOf[side]))
+        if (g.size() == 1)
+          own[g[0]] = Slot(sides[side], d);
+    for (int side = 0; side < 2; ++side)
+      for (auto [d, g] : llvm::enumerate(*groupsOf[side])) {
+        if (g.size() < 2)
+          continue;
+        grouped += g;
+        if (!own.count(g[0]))
+          continue; // The verifier requires it; nothing to derive.
+        Merged m{reshape, slot(sides[side], d), 0, 1, {}, 1};
+        Slot major = own.lookup(g[0]);
+        m.major = slot(major.first, major.second);
+        for (char c : StringRef(g).drop_front()) {
+          if (!own.count(c))
+            continue;
+          Slot minor = own.lookup(c);
+          m.minors.push_back(slot(minor.first, minor.second));
+          m.minorProduct *= cast<RankedTensorType>(minor.first.getType())
+                                .getDimSize(minor.second);
+        }
+        if (succeeded(split))
+          if (auto it = split->find(g[0]); it != split->end())
+            m.splitGroup = mesh.getGroupSize(it->second);
+        mergedDims.push_back(m);
+      }
   }
   for (char c : rule->getLetters()) {
     if (StringRef(grouped).contains(c))
@@ -149,44 +186,6 @@ LogicalResult Padder::linkOp(Operation *op) {
         first = s;
     }
   }
-  return success();
-}
-
-LogicalResult Padder::checkMajorLetters(ReshapeOp reshape) {
-  FailureOr<LetterMap> split = ShardingRule::readSplit(reshape);
-  if (failed(split))
-    return success(); // Not propagated: the partitioner says so.
-  std::string error;
-  auto groups = ReshapeOp::parseGroups(reshape.getSpec(), error);
-  if (failed(groups))
-    return failure();
-  // Each letter's size, from a side where it is a dimension of its own.
-  llvm::SmallDenseMap<char, int64_t> size;
-  for (auto [side, v] : {std::pair(&groups->first, reshape.getInput()),
-                         std::pair(&groups->second, reshape.getResult())})
-    for (auto [d, g] : llvm::enumerate(*side))
-      if (g.size() == 1)
-        size[g[0]] = cast<RankedTensorType>(v.getType()).getDimSize(d);
-  for (const auto *side : {&groups->first, &groups->second})
-    for (const std::string &g : *side) {
-      if (g.size() < 2)
-        continue;
-      auto it = split->find(g[0]);
-      if (it == split->end() || it->second.empty() || !size.count(g[0]))
-        continue;
-      int64_t k = mesh.getGroupSize(it->second);
-      int64_t n = size.lookup(g[0]);
-      if (n % k == 0)
-        continue;
-      return reshape.emitOpError()
-             << "splits letter '" << g[0] << "' (size " << n
-             << ", the major letter of the merged dimension (" << g
-             << ")) over " << axesStr(it->second, false) << " (" << k
-             << " devices), which do not divide it: a merged dimension is "
-                "split as its major letter, so split it over axes that "
-                "divide "
-             << n << ", or none";
-    }
   return success();
 }
 
@@ -213,12 +212,46 @@ LogicalResult Padder::sizeClasses() {
     int64_t &l = lcm.try_emplace(leader, 1).first->second;
     l = std::lcm(l, k); // Divisors of the device count: bounded.
   }
+  // A merged dimension (hk) split over k' devices holds whole rows of h:
+  // h's padded size is a multiple of the devices splitting h and of
+  // k' / gcd(k', K), so that the merged size h' * K divides too. (Chains
+  // of reshapes: a few rounds reach the fixed point.)
+  auto leaderOf = [&](unsigned s) { return classes.getLeaderValue(s); };
+  for (int round = 0; round < 4; ++round)
+    for (Merged &m : mergedDims) {
+      int64_t lm = lcm.lookup(leaderOf(m.merged));
+      if (lm == 0)
+        lm = 1;
+      int64_t need = std::lcm(lm / std::gcd(lm, m.minorProduct), m.splitGroup);
+      int64_t &l = lcm.try_emplace(leaderOf(m.major), 1).first->second;
+      l = std::lcm(l, need); // Divisors of the device count: bounded.
+    }
   for (auto [leader, l] : lcm) {
     int64_t n = size.lookup(leader);
     if (n % l == 0)
       continue;
     padded[leader] = (n / l + 1) * l; // n, l <= 2^48: no overflow.
   }
+  // The merged dimensions follow their major letter: h' * K, pads last.
+  for (int round = 0; round < 4; ++round)
+    for (Merged &m : mergedDims) {
+      unsigned major = leaderOf(m.major), merged = leaderOf(m.merged);
+      int64_t h = padded.count(major) ? padded.lookup(major)
+                                      : size.lookup(major);
+      int64_t want = h * m.minorProduct; // <= 2^48 * 2^20: no overflow.
+      int64_t now = padded.count(merged) ? padded.lookup(merged)
+                                         : size.lookup(merged);
+      if (now == want)
+        continue;
+      int64_t lm = std::max<int64_t>(1, lcm.lookup(merged));
+      if (want < size.lookup(merged) || want % lm != 0 || round == 3)
+        return m.op.emitOpError()
+               << "cannot pad the merged dimension of its spec \""
+               << m.op.getSpec() << "\" consistently with the dimensions a "
+               << "letter ties it to (" << now << " vs " << want
+               << "): split it over axes that divide it";
+      padded[merged] = want;
+    }
   return success();
 }
 
@@ -273,8 +306,9 @@ bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
   if (auto p = dyn_cast<PadFillOp>(op))
     return !p.getFill().isZero();
   // Copies: a slice or a concat keeps its operands' (zero) pads on every
-  // dimension but the one it moves along, which is never padded (refused).
-  if (isa<ShardOp, ScatterAddOp, ReduceOp, SliceOp, ConcatOp>(op))
+  // dimension but the one it moves along, which is never padded (refused);
+  // a reshape maps pads to pads (whole rows of a merged major letter).
+  if (isa<ShardOp, ScatterAddOp, ReduceOp, SliceOp, ConcatOp, ReshapeOp>(op))
     return false;
   if (!rule)
     return true;
@@ -350,53 +384,22 @@ LogicalResult Padder::run() {
   }
   if (failed(sizeClasses()))
     return failure();
-  // A merged dimension splits as its major letter: a block of (hk) is a
-  // block of h times all of k, so the letter's own size must divide, even
-  // where the merged size does (6 = (3, 2) over 2 devices).
-  for (Operation &op : body)
-    if (auto reshape = dyn_cast<ReshapeOp>(op))
-      if (failed(checkMajorLetters(reshape)))
-        return failure();
   if (padded.empty())
     return success(); // Every split divides: nothing to do.
-  // A reshape moves no element: padding a merged or split dimension would
-  // interleave pads with valid elements.
-  for (Operation &op : body)
-    if (auto reshape = dyn_cast<ReshapeOp>(op))
-      for (Value v : {reshape.getInput(), reshape.getResult()})
-        for (unsigned d = 0;
-             d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
-          if (isPadded(v, d))
-            return reshape.emitOpError()
-                   << "reshapes a dimension (#" << d << " of its "
-                   << (v == reshape.getInput() ? "input" : "result")
-                   << ") that a sharding splits over axes that do not "
-                      "divide it: uneven shards across a reshape are not "
-                      "supported; split that dimension over axes that "
-                      "divide it";
-  // A slice reads a range of its input's dimension (the pads lie beyond
-  // it) but must produce exactly its range; a concat would put the pads of
-  // each operand between the next one's elements.
-  for (Operation &op : body) {
-    auto refuse = [&](Operation *at, Value v, int64_t dim, StringRef what) {
-      return at->emitOpError()
-             << what << " dimension " << dim << " (size "
-             << cast<RankedTensorType>(v.getType()).getDimSize(dim)
-             << "), which a sharding splits over axes that do not divide it "
-                "(it would be padded to "
-             << paddedSize(v, dim)
-             << "): split that dimension over axes that divide it, or none";
-    };
-    if (auto slice = dyn_cast<SliceOp>(op);
-        slice && isPadded(slice.getResult(), slice.getDim()))
-      return refuse(slice, slice.getResult(), slice.getDim(),
-                    "produces along");
-    if (auto concat = dyn_cast<ConcatOp>(op))
-      for (Value v : llvm::concat<Value>(concat.getInputs(),
-                                         concat->getResults()))
-        if (isPadded(v, concat.getDim()))
-          return refuse(concat, v, concat.getDim(), "joins along");
-  }
+  // A reshape moves no element: its merged dimensions follow their major
+  // letter (sizeClasses), so their pads are whole rows of it at the end;
+  // a padded minor letter would interleave pads with elements.
+  for (Merged &m : mergedDims)
+    for (unsigned minor : m.minors)
+      if (isPadded(slots[minor].first, slots[minor].second))
+        return m.op.emitOpError()
+               << "has a minor letter of a merged dimension (spec \""
+               << m.op.getSpec() << "\") whose own dimension #"
+               << slots[minor].second << " of its "
+               << (slots[minor].first == m.op.getInput() ? "input" : "result")
+               << " a sharding splits over axes that do not divide it: "
+                  "pads would interleave with elements; split that "
+                  "dimension over axes that divide it, or none";
   // weft.top_k selects exactly k: its k dimension cannot take pads (only a
   // user annotation splits it; propagation never does).
   for (Operation &op : body)

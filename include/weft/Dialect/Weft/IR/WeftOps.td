@@ -428,8 +428,11 @@ def Weft_ReshapeOp : Weft_Op<"reshape", [Pure,
     letter's axes, which are the merged dimension's: each rank's block of
     `(hk)` is its block of `h` times all of `k`, so the local op is the same
     reshape and moves nothing. The minor letters of a group are never
-    split (propagation never proposes them). A merged or split dimension
-    its axes do not divide is refused by `--weft-pad-uneven`.
+    split (propagation never proposes them). Uneven shards: when the
+    major letter's axes do not divide it, `--weft-pad-uneven` pads it and
+    the merged dimension to its padded size times the minor letters'
+    (the pads are whole rows at the end); a minor letter that needs pads
+    is refused.
   }];
   let arguments = (ins StrAttr:$spec, Weft_AnyTensor:$input);
   let results = (outs Weft_AnyTensor:$result);
