@@ -53,9 +53,10 @@ int64_t mlir::weft::getIdBound(func::FuncOp func, unsigned argIndex) {
         int64_t vocab = vocabulary(block);
         if (vocab > 0 && (best == 0 || vocab < best))
           best = vocab;
-      } else if (isa<ShardOp>(user) ||
+      } else if (isa<ShardOp, SliceOp, ConcatOp, ReshapeOp>(user) ||
                  (isLocalViewOp(user) && user->getNumResults() == 1)) {
-        // weft.shard and the collectives move ids without changing them.
+        // weft.shard, slice, concat, reshape and the collectives move ids
+        // without changing them.
         work.push_back(user->getResult(0));
       }
     }

@@ -3,6 +3,7 @@
 #include "weft/Interpreter/Simulation.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -87,6 +88,22 @@ LogicalResult mlir::weft::interp::checkSimulable(
       if (failed(checkTensor(op, result.getType(), ranks,
                              "result #" + Twine(i), limits)))
         return WalkResult::interrupt();
+    // Copies (slice, concat) touch each element once; their moved
+    // dimension has one letter per tensor, whose product would overcount.
+    if (isa<SliceOp, ConcatOp>(op)) {
+      int64_t elements = 0; // Each below 2^48 (checkTensor): no overflow.
+      for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+        elements += cast<RankedTensorType>(v.getType()).getNumElements();
+      if (!boundedProduct({ranks, elements}, limits.maxWork)) {
+        op->emitError() << "evaluating this op takes more than "
+                        << limits.maxWork
+                        << " loop iterations over its ranks (its elements); "
+                           "weft-interp evaluates at most that many (raise "
+                           "with --max-work)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
     // The op's loop: every letter once (its sharding rule's letters).
     if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
       SmallVector<std::string, 3> letters = rule.getTensorLetters();

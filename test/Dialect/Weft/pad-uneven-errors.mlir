@@ -30,3 +30,26 @@ func.func @reshape_uneven_minor(%a: tensor<8x6xf32, #weft.sharding<@mesh, [{}, {
   %r = weft.reshape "hk->(hk)" (%a) : (tensor<8x6xf32, #weft.sharding<@mesh, [{}, {"x"}]>>) -> tensor<48xf32>
   return %r : tensor<48xf32>
 }
+
+// -----
+
+// A slice must produce exactly its range: a result padded along the sliced
+// dimension (3 rows split on 2 ranks) would read input rows as pads. (A
+// commit once dropped this check: the partitioned program then summed a
+// real row in the pad; found by the differential fuzzer.)
+weft.mesh @m ["x" = 2]
+func.func @slice_padded_result(%a: tensor<8xf32>) -> tensor<3xf32, #weft.sharding<@m, [{"x"}]>> {
+  // expected-error@+1 {{'weft.slice' op produces along dimension 0 (size 3), which a sharding splits over axes that do not divide it (it would be padded to 4): split that dimension over axes that divide it, or none}}
+  %s = weft.slice %a dim 0 start 2 : tensor<8xf32> -> tensor<3xf32, #weft.sharding<@m, [{"x"}]>>
+  return %s : tensor<3xf32, #weft.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+// A concat would put an operand's pads between the next one's elements.
+weft.mesh @m ["x" = 2]
+func.func @concat_padded_operand(%a: tensor<3xf32, #weft.sharding<@m, [{"x"}]>>, %b: tensor<2xf32>) -> tensor<5xf32> {
+  // expected-error@+1 {{'weft.concat' op joins along dimension 0 (size 3), which a sharding splits over axes that do not divide it (it would be padded to 4)}}
+  %c = weft.concat %a, %b dim 0 : (tensor<3xf32, #weft.sharding<@m, [{"x"}]>>, tensor<2xf32>) -> tensor<5xf32>
+  return %c : tensor<5xf32>
+}

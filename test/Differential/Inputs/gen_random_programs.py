@@ -32,12 +32,15 @@ mismatch is the partitioner's.
 --scan-ops P adds weft.cumsum and weft.top_k to the draw of a fraction P of
 the cases; --reshape-ops P makes each op slot a weft.reshape (a dim split
 into 2 or 3 letters, 2 or 3 adjacent dims merged, or a split then a merge)
-with probability P, drawn from a stream of its own. Both default to 0, and
-then the modules are byte-identical to those of the generator without them.
+with probability P, drawn from a stream of its own; --index-ops P likewise
+makes it a weft.slice, a weft.concat, a gather (weft.embed) or scatter-add
+with batch letters, or a weft.random with an offset (gen_index). All three
+default to 0, and then the modules are byte-identical to those of the
+generator without them.
 
 Usage: gen_random_programs.py OUT.mlir --seed S [--count N] [--max-ops K]
                               [--only I] [--uneven P] [--scan-ops P]
-                              [--reshape-ops P]
+                              [--reshape-ops P] [--index-ops P]
 Prints one line "<N> cases, <ops> ops, seed <S>, <U> uneven" (for
 FileCheck).
 --only I writes case I alone (same content as in the full module: every case
@@ -61,6 +64,9 @@ MAX_ELEMS = 2048        # per tensor
 MAX_EINSUM_WORK = 8192  # product of all letter sizes of an op
 MAX_RANK = 4
 BIG = 1.0e4             # a value bound above which growth ops are avoided
+# weft-interp counts a concat's work as the product of every operand's
+# extent along the joined dim and the result's (one letter each).
+MAX_CONCAT_WORK = 2**30
 
 # Constructs --avoid can leave out while a partitioner bug that they hit is
 # open, so a long fuzz run can look for other bugs meanwhile. Each has a
@@ -116,6 +122,8 @@ class Case:
         self.args = []          # Values
         self.values = []        # float Values usable as operands
         self.ids_values = []
+        self.index_ids = []     # ids made by a slice or concat of ids
+        self.ids_private = []   # ids arguments only they take
         self.lines = []
         self.counter = 0
         self.num_ops = 0
@@ -256,9 +264,22 @@ class Case:
         if op == "weft.shard":
             return (f"  {v.name} = weft.shard {operands[0].name} : "
                     f"{self.vty(operands[0])} -> {self.vty(v)}")
+        if op == "weft.random" and operands:
+            # The offset operand (--index-ops).
+            s = operands[0]
+            return (f"  {v.name} = {op}{spec} offset({s.name} : "
+                    f"{self.vty(s)}) : {self.vty(v)}")
         if op in ("weft.random", "weft.iota", "weft.constant"):
             # No operands: `spec` is the rest of the op's syntax.
             return f"  {v.name} = {op}{spec} : {self.vty(v)}"
+        if op == "weft.slice":
+            return (f"  {v.name} = weft.slice {operands[0].name}{spec} : "
+                    f"{self.vty(operands[0])} -> {self.vty(v)}")
+        if op == "weft.concat":
+            ins = ", ".join(o.name for o in operands)
+            tys = ", ".join(self.vty(o) for o in operands)
+            return (f"  {v.name} = weft.concat {ins}{spec}\n"
+                    f"      : ({tys}) -> {self.vty(v)}")
         if op == "weft.cumsum":
             return (f"  {v.name} = weft.cumsum {operands[0].name}{spec} : "
                     f"{self.vty(operands[0])} -> {self.vty(v)}")
@@ -839,6 +860,476 @@ class Case:
             self.prefer = v
         return v
 
+    # -- slices, concatenations, gathers (--index-ops) ---------------------
+    # weft.slice and weft.concat compute their dimension D whole (an
+    # operand split on D is resharded first, a result split on D is sliced
+    # after); every other dim splits freely. --weft-pad-uneven refuses a
+    # padded D on a slice's result and on any operand or result of a
+    # concat, but accepts it on a slice's input (the range never reaches
+    # the pads). So in uneven cases the extents along D of a slice's result
+    # and of every concat operand (hence of its result) are multiples of
+    # the device count M, which no split pads, while a slice's input and
+    # the other dims of both are padded freely. Even cases split only what
+    # divides, so any extent is safe there.
+    # Ids made by a slice or concat of ids: the interpreter's id bound
+    # (IdBound.cpp) follows weft.shard and the collectives, not a slice or
+    # concat, so the ids they come from are drawn below the default bound
+    # 16 if nothing else looks them up, and below the smallest lookup's
+    # rows otherwise (which may be more rows than a lookup of the slice
+    # has). So slices and concats of ids only take ids arguments of their
+    # own (ids_private, which no lookup uses directly: bound 16) or earlier
+    # derived ids (index_ids), and only lookups with at least 16 rows use
+    # derived ids (DERIVED_VOCAB).
+    DERIVED_VOCAB = [16, 16, 20, 24]
+
+    def index_m(self):
+        """The multiple the extents along D must be (1 in even cases)."""
+        return self.num_devices if self.uneven else 1
+
+    def emit_any(self, shape, lo, hi, ids=False, result_p=0.2):
+        """emit(), for an i32 result too (a slice or concat of ids, kept
+        apart in index_ids: see DERIVED_VOCAB)."""
+        if not ids:
+            return self.emit(None, shape, lo, hi, result_p)
+        # (a derived ids value: see DERIVED_VOCAB)
+        ann = self.maybe_layout(shape, result_p)
+        v = Value(self.fresh(), shape, ann, 0, 0, ids=True)
+        self.lines.append((v, None))
+        self.index_ids.append(v)
+        self.num_ops += 1
+        return v
+
+    def index_input(self, a, d, p_skip=0.5):
+        """Sometimes requests `a` split on dim `d` (layout_on) or in any
+        layout: on its type when it has no annotation or is an argument,
+        else by a weft.shard (ids too)."""
+        rng = self.rng
+        if getattr(a, "keep_unannotated", False) or rng.random() < p_skip:
+            return a
+        if d is not None and rng.random() < 0.6:
+            layout = self.layout_on(a.shape, d)
+        else:
+            layout = self.random_layout(a.shape, p_use=0.7)
+        if ((a.ann is None or any(a is x for x in self.args))
+                and rng.random() < 0.75):
+            a.ann = layout
+            return a
+        if a.shard_ann is None:
+            a.shard_ann = layout
+        v = Value(self.fresh(), a.shape, a.shard_ann, a.lo, a.hi, ids=a.ids)
+        a.uses += 1
+        self.lines.append((v, ("weft.shard", None, [a], "")))
+        if any(a is x for x in self.index_ids):
+            self.index_ids.append(v)
+        elif any(a is x for x in self.ids_private):
+            self.ids_private.append(v)
+        elif a.ids:
+            self.ids_values.append(v)
+        else:
+            self.values.append(v)
+        self.num_ops += 1
+        return v
+
+    def index_operand(self, pred, p_ids=0.2):
+        """An operand for a slice or concat: an ids value (p_ids; see
+        DERIVED_VOCAB), else a float value as for a reshape
+        (reshape_operand: None for a fresh argument, SKIP to leave the
+        slot to another op)."""
+        if self.rng.random() < p_ids:
+            cands = [v for v in self.ids_private + self.index_ids
+                     if pred(v)]
+            if cands:
+                return self.rng.choice(cands)
+        return self.reshape_operand(pred)
+
+    def new_index_arg(self, shape, ids):
+        """A fresh argument for a slice or concat; ids ones are private
+        (DERIVED_VOCAB)."""
+        v = self.new_arg(shape, ids=ids)
+        if ids:
+            self.ids_values.remove(v)
+            self.ids_private.append(v)
+        return v
+
+    def index_shape(self, min_rank, d_extent):
+        """A fresh operand's shape: rank min_rank..4, a random dim (returned)
+        of extent d_extent."""
+        rng = self.rng
+        rank = rng.choice([r for r in [1, 2, 2, 3, 3, 4] if r >= min_rank])
+        shape = self.random_shape(rank)
+        d = rng.randrange(rank)
+        shape[d] = d_extent
+        return shape, d
+
+    def emit_slice(self, a, d, start, n):
+        a = self.index_input(a, d)
+        shape = list(a.shape)
+        shape[d] = n
+        v = self.emit_any(shape, a.lo, a.hi, ids=a.ids)
+        return self.finish(v, "weft.slice", f" dim {d} start {start}", [a])
+
+    def gen_slice(self, a=None):
+        # A contiguous range [start, start + n) of a dim D (in uneven cases
+        # n a multiple of M, the input's extent any).
+        rng = self.rng
+        M = self.index_m()
+
+        def pred(v):
+            return any(n >= max(M, 2) for n in v.shape)
+        if a is not None and not pred(a):
+            return None
+        if a is None:
+            a = self.index_operand(pred)
+            if a is SKIP:
+                return None
+        if a is None:
+            shape, _ = self.index_shape(
+                1, M * rng.choice([1, 2, 3]) + rng.choice([0, 0, 1, 3])
+                if M > 1 else rng.choice([2, 3, 4, 6, 8, 12, 24]))
+            if math.prod(shape) > MAX_ELEMS:
+                return None
+            a = self.new_index_arg(shape, rng.random() < 0.15)
+        d = rng.choice([d for d, n in enumerate(a.shape) if n >= max(M, 2)])
+        e = a.shape[d]
+        if M > 1:
+            n = M * rng.randint(1, e // M)
+        elif rng.random() < 0.9:
+            n = rng.randint(1, e - 1)
+        else:
+            n = e
+        return self.emit_slice(a, d, rng.randint(0, e - n), n)
+
+    def concat_work(self, shape, d, ext):
+        """What weft-interp counts as a concat's work (and refuses above
+        --max-work, 2^33): the product of its sharding rule's letters,
+        one per operand along `d`, times the ranks (at most 8)."""
+        return (8 * math.prod(shape) * math.prod(ext))
+
+    def concat_partner(self, a, d, M):
+        """Another operand for a concat of `a` along `d`: `a` itself, an
+        existing value that agrees off `d`, or (None) a fresh argument."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.2 and self.may_repeat(a, a):
+            return a
+        if r < 0.6:
+            pool = (self.ids_private + self.index_ids) if a.ids else \
+                self.values
+            cands = [v for v in pool
+                     if len(v.shape) == len(a.shape) and
+                     all(v.shape[i] == a.shape[i]
+                         for i in range(len(a.shape)) if i != d) and
+                     v.shape[d] % M == 0 and self.may_repeat(a, v)]
+            if cands:
+                return rng.choice(cands)
+        return None
+
+    def gen_concat(self, a=None):
+        # 2 (sometimes 3) operands joined along D, agreeing elsewhere; the
+        # same value twice sometimes (in uneven cases every extent along D
+        # a multiple of M).
+        rng = self.rng
+        M = self.index_m()
+
+        def pred(v):
+            return any(n % M == 0 for n in v.shape)
+        if a is not None and not pred(a):
+            return None
+        if a is None:
+            a = self.index_operand(pred)
+            if a is SKIP:
+                return None
+        if a is None:
+            shape, _ = self.index_shape(
+                1, M * rng.choice([1, 1, 2]) if M > 1
+                else rng.choice(self.dim_sizes))
+            if math.prod(shape) > MAX_ELEMS:
+                return None
+            a = self.new_index_arg(shape, rng.random() < 0.15)
+        d = rng.choice([d for d, n in enumerate(a.shape) if n % M == 0])
+        k = 3 if rng.random() < 0.25 else 2
+        others = [self.concat_partner(a, d, M) for _ in range(k - 1)]
+        # The fresh ones' extents along d.
+        fresh = [M * rng.choice([1, 1, 2, 3]) if M > 1
+                 else rng.choice(self.dim_sizes) for _ in others]
+        ext = [a.shape[d]] + [o.shape[d] if o is not None else f
+                              for o, f in zip(others, fresh)]
+        shape = list(a.shape)
+        shape[d] = sum(ext)
+        if (math.prod(shape) > MAX_ELEMS or
+                self.concat_work(shape, d, ext) > MAX_CONCAT_WORK):
+            return None
+        operands = [a]
+        for o, f in zip(others, fresh):
+            if o is None:
+                s = list(a.shape)
+                s[d] = f
+                o = self.new_index_arg(s, a.ids)
+            operands.append(o)
+        rng.shuffle(operands)
+        operands = [self.index_input(o, d) for o in operands]
+        lo = min(o.lo for o in operands)
+        hi = max(o.hi for o in operands)
+        v = self.emit_any(shape, lo, hi, ids=a.ids)
+        return self.finish(v, "weft.concat", f" dim {d}", operands)
+
+    def gen_rotate(self):
+        # A dim cut in two and rejoined the other way round, the moved half
+        # sometimes negated (Llama's rotate-half when cut in the middle).
+        rng = self.rng
+        M = self.index_m()
+
+        def pred(v):
+            return any(n % M == 0 and n >= 2 * M for n in v.shape)
+        a = self.reshape_operand(pred)
+        if a is SKIP:
+            return None
+        if a is None:
+            shape, _ = self.index_shape(
+                1, M * rng.choice([2, 2, 4]) if M > 1
+                else rng.choice([2, 4, 6, 8, 8, 12, 24]))
+            if math.prod(shape) > MAX_ELEMS:
+                return None
+            a = self.new_arg(shape)
+        d = rng.choice([d for d, n in enumerate(a.shape)
+                        if n % M == 0 and n >= 2 * M])
+        e = a.shape[d]
+        if e % (2 * M) == 0 and rng.random() < 0.6:
+            h = e // 2
+        else:
+            h = M * rng.randint(1, e // M - 1)
+        if self.concat_work(a.shape, d, [h, e - h]) > MAX_CONCAT_WORK:
+            return None
+        lo = self.emit_slice(a, d, 0, h)
+        hi = self.emit_slice(a, d, h, e - h)
+        if rng.random() < 0.6:
+            la = self.letters_for(len(hi.shape))
+            neg = self.emit(None, hi.shape, -hi.hi, -hi.lo)
+            hi = self.finish(neg, "weft.map neg", f"{la}->{la}", [hi])
+        operands = [self.index_input(o, d) for o in (hi, lo)]
+        v = self.emit(None, list(a.shape), min(o.lo for o in operands),
+                      max(o.hi for o in operands))
+        return self.finish(v, "weft.concat", f" dim {d}", operands)
+
+    def gather_ids(self, min_rank):
+        """Ids for a gather, and whether they are derived (a slice or
+        concat of ids: lookups of at least 16 rows only)."""
+        rng = self.rng
+        r = rng.random()
+        derived = [v for v in self.index_ids if len(v.shape) >= min_rank]
+        if r < 0.25 and derived:
+            return rng.choice(derived), True
+        known = [v for v in self.ids_values if len(v.shape) >= min_rank]
+        if r < 0.6 and known:
+            return rng.choice(known), False
+        rank = rng.choice([x for x in [1, 1, 2, 2, 3] if x >= min_rank])
+        return self.new_arg(self.random_shape(rank), ids=True), False
+
+    def vocab_size(self, derived):
+        if derived:
+            return self.rng.choice(self.DERIVED_VOCAB)
+        return self.rng.choice(self.dim_sizes)
+
+    def fit_table(self, t, li, size, derived, max_batch):
+        """Letters for an existing value `t` as a table looked up by ids
+        with letters li: one dim looked up (>= 16 rows for derived ids),
+        some dims batch letters (ids letters of equal size), the others
+        kept (at most 2). None if it does not fit."""
+        rng = self.rng
+        dims = [p for p, n in enumerate(t.shape)
+                if not derived or n >= 16]
+        if not dims:
+            return None
+        p = rng.choice(dims)
+        tl = ""
+        nb = nk = 0
+        for q, n in enumerate(t.shape):
+            if q == p:
+                c = self.letters_for(1, li + tl)
+                size[c] = n
+            else:
+                share = [c for c in li if size[c] == n and c not in tl]
+                if share and nb < max_batch and rng.random() < 0.8:
+                    c = rng.choice(share)
+                    nb += 1
+                else:
+                    c = self.letters_for(1, li + tl)
+                    size[c] = n
+                    nk += 1
+            tl += c
+        if nk > 2:
+            return None
+        return tl, tl[p]
+
+    def gen_gather(self):
+        # weft.embed with batch letters (table letters shared with the ids:
+        # each position looks up its own row), the looked-up letter
+        # anywhere in a table of rank 1 to 4, 0 to 2 kept letters.
+        rng = self.rng
+        nb = rng.choice([0, 1, 1, 1, 2, 2])
+        ids, derived = self.gather_ids(nb)
+        li = self.letters_for(len(ids.shape))
+        size = dict(zip(li, ids.shape))
+        table = fit = None
+        if rng.random() < 0.45:
+            table = self.pick_value(lambda v: 1 <= len(v.shape) <= 4)
+            if table is not None:
+                fit = self.fit_table(table, li, size, derived, nb)
+        if fit is not None:
+            tl, vl = fit
+        else:
+            nk = min(rng.choice([0, 1, 1, 2]), 3 - nb)
+            batch = rng.sample(li, nb)
+            new = self.letters_for(1 + nk, li)
+            vl = new[0]
+            size[vl] = self.vocab_size(derived)
+            for c in new[1:]:
+                size[c] = rng.choice(self.dim_sizes)
+            tl = "".join(rng.sample(batch + list(new), len(batch) + len(new)))
+            table = None
+        kept = [c for c in tl if c != vl and c not in li]
+        res = li + "".join(kept)
+        if rng.random() < 0.4:
+            res = "".join(rng.sample(res, len(res)))
+        shape = [size[c] for c in res]
+        if (math.prod(shape) > MAX_ELEMS or
+                math.prod(size[c] for c in tl) > MAX_ELEMS):
+            return None
+        if table is None:
+            table = self.new_arg([size[c] for c in tl])
+        # Often split on the looked-up letter (a masked lookup and a
+        # partial sum), on a batch letter, or anywhere.
+        table = self.index_input(table, tl.index(vl), p_skip=0.35)
+        ids = self.index_input(ids, None)
+        v = self.emit(None, shape, min(table.lo, 0.0), max(table.hi, 0.0))
+        return self.finish(v, "weft.embed", f"{li},{tl}->{res}",
+                           [ids, table])
+
+    def gen_scatter_batch(self):
+        # weft.scatter_add with batch letters (result letters shared with
+        # the ids: each position adds into its own row), the looked-up
+        # letter anywhere in a result of rank 1 to 4.
+        rng = self.rng
+        nb = rng.choice([0, 1, 1, 1, 2, 2])
+        ids, derived = self.gather_ids(nb)
+        li = self.letters_for(len(ids.shape))
+        size = dict(zip(li, ids.shape))
+        upd = None
+        ul = None
+        if rng.random() < 0.5:
+            u = self.pick_value(
+                lambda v: len(li) <= len(v.shape) <= len(li) + 2)
+            if u is not None:
+                # Each ids letter on a distinct dim of equal size.
+                free = list(range(len(u.shape)))
+                rng.shuffle(free)
+                ul = [None] * len(u.shape)
+                for c in li:
+                    q = next((q for q in free if u.shape[q] == size[c]),
+                             None)
+                    if q is None:
+                        ul = None
+                        break
+                    free.remove(q)
+                    ul[q] = c
+                if ul is not None:
+                    for q in free:
+                        c = self.letters_for(1, "".join(size))
+                        size[c] = u.shape[q]
+                        ul[q] = c
+                    ul = "".join(ul)
+                    upd = u
+        if upd is None:
+            nk = rng.choice([0, 1, 1, 2])
+            kept = self.letters_for(nk, li)
+            for c in kept:
+                size[c] = rng.choice(self.dim_sizes)
+            ul = li + kept
+            if rng.random() < 0.4:
+                ul = "".join(rng.sample(ul, len(ul)))
+        kept = [c for c in ul if c not in li]
+        nb = min(nb, len(li), 3 - len(kept))
+        if nb < 0:
+            return None
+        batch = rng.sample(li, nb)
+        vl = self.letters_for(1, "".join(size))
+        size[vl] = self.vocab_size(derived)
+        res = batch + [vl] + kept
+        res = "".join(rng.sample(res, len(res)))
+        shape = [size[c] for c in res]
+        if (math.prod(shape) > MAX_ELEMS or
+                math.prod(size[c] for c in ul) > MAX_ELEMS):
+            return None
+        if upd is None:
+            upd = self.new_arg([size[c] for c in ul])
+        n = max(1, math.prod(size[c] for c in li if c not in batch))
+        lo, hi = min(upd.lo, 0.0) * n, max(upd.hi, 0.0) * n
+        if max(-lo, hi) > BIG:
+            return None
+        upd = self.index_input(upd, rng.randrange(len(ul)) if ul else None)
+        ids = self.index_input(ids, None)
+        v = self.emit(None, shape, lo, hi)
+        # Often requested split on the looked-up letter (each rank adds
+        # the ids in its rows).
+        if rng.random() < 0.35:
+            v.ann = self.layout_on(shape, res.index(vl))
+        return self.finish(v, "weft.scatter_add", f"{li},{ul}->{res}",
+                           [ids, upd])
+
+    def gen_random_offset(self):
+        # weft.random with an offset (a step): a rank-0 integer-valued
+        # constant, or the sum of a split vector of ones (a partial sum
+        # read whole).
+        rng = self.rng
+        if self.elt not in ("f32", "f64"):
+            return None
+        if rng.random() < 0.6:
+            c = float(rng.choice([0, 1, 2, 3, 7, 1000]))
+            s = self.emit(None, [], c, c, result_p=0.0)
+            self.finish(s, "weft.constant", f" {c!r}", [])
+        else:
+            n = rng.choice(self.dim_sizes)
+            ones = self.emit(None, [n], 1.0, 1.0, result_p=0.0)
+            ones.ann = self.random_layout([n], p_use=0.9)
+            self.finish(ones, "weft.constant", " 1.0", [])
+            la = self.letters_for(1)
+            s = self.emit(None, [], float(n), float(n), result_p=0.0)
+            self.finish(s, "weft.reduce sum", f"{la}->", [ones])
+        shape = self.random_shape(rng.choice([1, 2, 2, 3, 3, 4]))
+        kind = rng.choice(["uniform", "normal"])
+        lo, hi = (0.0, 1.0) if kind == "uniform" else (-9.0, 9.0)
+        v = self.emit(None, shape, lo, hi)
+        return self.finish(v, "weft.random",
+                           f" {kind} seed {rng.randint(0, 2**32 - 1)}", [s])
+
+    def gen_index(self):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.22:
+            v = self.gen_slice()
+        elif r < 0.4:
+            v = self.gen_concat()
+        elif r < 0.48:
+            v = self.gen_rotate()
+        elif r < 0.56:
+            # A contraction or a reduction, then a slice or concat of its
+            # result (which may arrive partial).
+            u = rng.choice([self.gen_einsum2, self.gen_einsum1,
+                            self.gen_reduce])()
+            v = None
+            if u is not None:
+                v = rng.choice([self.gen_slice, self.gen_concat])(u)
+        elif r < 0.76:
+            v = self.gen_gather()
+        elif r < 0.92:
+            v = self.gen_scatter_batch()
+        else:
+            v = self.gen_random_offset()
+        # Mostly the next op's first operand.
+        if v is not None and not v.ids and rng.random() < 0.7:
+            self.prefer = v
+        return v
+
     def gen_iota(self):
         if self.elt not in ("f32", "f64"):
             return None
@@ -950,11 +1441,17 @@ class Case:
         # p_reshape, drawn from a stream of its own (make_case), so a case
         # that draws no reshape is the one written without the flag.
         p_reshape = getattr(self, "p_reshape", 0.0)
+        # --index-ops: likewise a slice, concat, gather, scatter-add with
+        # batch letters or random with an offset (gen_index).
+        p_index = getattr(self, "p_index", 0.0)
         tries = 0
         while self.num_ops < target and tries < 200:
             tries += 1
             if p_reshape and self.reshape_rng.random() < p_reshape:
                 self.gen_reshape()
+                continue
+            if p_index and self.index_rng.random() < p_index:
+                self.gen_index()
                 continue
             g = rng.choices([g for g, _ in gens], [w for _, w in gens])[0]
             g()
@@ -1008,7 +1505,7 @@ class Case:
 
 
 def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN, p_scan=0.0,
-              p_reshape=0.0):
+              p_reshape=0.0, p_index=0.0):
     c = Case(seed, index, max_ops, avoid, p_uneven)
     # weft.cumsum and weft.top_k join the draw in a fraction of the cases,
     # decided by their own stream: the other cases are byte-identical to
@@ -1017,6 +1514,9 @@ def make_case(seed, index, max_ops, avoid=(), p_uneven=P_UNEVEN, p_scan=0.0,
     # weft.reshape: per op slot, from a stream of its own (none at 0).
     c.p_reshape = p_reshape
     c.reshape_rng = random.Random(f"reshape {seed} {index}")
+    # The index ops (--index-ops): likewise.
+    c.p_index = p_index
+    c.index_rng = random.Random(f"index {seed} {index}")
     c.generate()
     return c
 
@@ -1045,6 +1545,11 @@ def main():
                         "(split or merge of dims; even cases, and uneven "
                         "ones on dims no split pads); default 0: the "
                         "modules of the generator without it")
+    p.add_argument("--index-ops", type=float, default=0.0, metavar="P",
+                   help="probability that an op slot is a weft.slice, "
+                        "weft.concat, a gather or scatter-add with batch "
+                        "letters, or a weft.random with an offset; default "
+                        "0: the modules of the generator without them")
     a = p.parse_args()
     indices = [a.only] if a.only is not None else range(a.count)
     ops = unevens = 0
@@ -1055,11 +1560,13 @@ def main():
             uneven += f" --scan-ops {a.scan_ops!r}"
         if a.reshape_ops:
             uneven += f" --reshape-ops {a.reshape_ops!r}"
+        if a.index_ops:
+            uneven += f" --index-ops {a.index_ops!r}"
         f.write(f"// Generated by gen_random_programs.py --seed {a.seed} "
                 f"--count {a.count} --max-ops {a.max_ops}{avoid}{uneven}\n")
         for i in indices:
             c = make_case(a.seed, i, a.max_ops, a.avoid, a.uneven,
-                          a.scan_ops, a.reshape_ops)
+                          a.scan_ops, a.reshape_ops, a.index_ops)
             ops += c.num_ops
             unevens += c.uneven
             f.write("\n" + c.text())

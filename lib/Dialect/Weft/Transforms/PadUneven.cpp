@@ -400,6 +400,29 @@ LogicalResult Padder::run() {
                << " a sharding splits over axes that do not divide it: "
                   "pads would interleave with elements; split that "
                   "dimension over axes that divide it, or none";
+  // A slice reads a range of its input's dimension (the pads lie beyond
+  // it) but must produce exactly its range; a concat would put the pads of
+  // each operand between the next one's elements.
+  for (Operation &op : body) {
+    auto refuse = [&](Operation *at, Value v, int64_t dim, StringRef what) {
+      return at->emitOpError()
+             << what << " dimension " << dim << " (size "
+             << cast<RankedTensorType>(v.getType()).getDimSize(dim)
+             << "), which a sharding splits over axes that do not divide it "
+                "(it would be padded to "
+             << paddedSize(v, dim)
+             << "): split that dimension over axes that divide it, or none";
+    };
+    if (auto slice = dyn_cast<SliceOp>(op);
+        slice && isPadded(slice.getResult(), slice.getDim()))
+      return refuse(slice, slice.getResult(), slice.getDim(),
+                    "produces along");
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      for (Value v : llvm::concat<Value>(concat.getInputs(),
+                                         concat->getResults()))
+        if (isPadded(v, concat.getDim()))
+          return refuse(concat, v, concat.getDim(), "joins along");
+  }
   // weft.top_k selects exactly k: its k dimension cannot take pads (only a
   // user annotation splits it; propagation never does).
   for (Operation &op : body)
