@@ -98,6 +98,13 @@ static cl::opt<std::string>
     saveCpp("save-cpp", cl::desc("Also write the generated C++ to this file"),
             cl::value_desc("file"), cl::cat(weftcCat));
 
+static cl::opt<int64_t> combineBytes(
+    "combine-bytes",
+    cl::desc("Merge independent all-reduces of one kind and axes whose "
+             "operands total at most this many bytes per device into one "
+             "(--weft-combine-collectives; 0: never)"),
+    cl::init(1 << 20), cl::value_desc("bytes"), cl::cat(weftcCat));
+
 // Training (docs/training.md): --grad appends the gradients of the
 // weft.param arguments (--weft-autodiff); --train also builds the optimizer
 // step (--weft-optimizer), whose harness runs --steps N.
@@ -422,6 +429,18 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   } else if (verbose) {
     llvm::errs() << "weftc: no --weft-optimize-collectives in this build; "
                     "skipped\n";
+  }
+  if (combineBytes < 0) {
+    llvm::errs() << "weftc: error: --combine-bytes must be >= 0, got "
+                 << combineBytes << "\n";
+    return 1;
+  }
+  if (combineBytes > 0 && registered("weft-combine-collectives")) {
+    Stage s("weft-combine-collectives");
+    if (failed(runPipeline(*module,
+                           "weft-combine-collectives{max-bytes=" +
+                               std::to_string(combineBytes) + "}")))
+      return 1;
   }
   if (commReport.getNumOccurrences()) {
     if (!registered("weft-comm-report")) {

@@ -252,6 +252,33 @@ def WeftOptimizeCollectives : Pass<"weft-optimize-collectives",
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftCombineCollectives : Pass<"weft-combine-collectives",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Merge independent all-reduces into one (XLA's combiner)";
+  let description = [{
+    On the local view: all-reduces of one kind, element type, mesh and
+    axes whose operands do not depend on each other's results become one
+    all-reduce of their operands flattened and concatenated
+    (`weft.reshape`, `weft.concat`), each result sliced back out
+    (`weft.slice`). A group is taken in program order and placed at its
+    last member; it closes at the first op that reads a member's result.
+    Each collective pays a latency however small it is: the
+    vocabulary-parallel cross-entropy's two sums of one value per row then
+    pay it once. The combined op's `weft.bytes_per_device` is the members'
+    sum (the ring formulas are linear in the bytes) and its `weft.reason`
+    lists theirs.
+
+    `max-bytes` bounds a group's operand bytes per device and skips larger
+    operands (the concat and the slices copy every byte once more, which a
+    saved latency pays for only on small tensors); 0 disables the pass.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
+           "Largest total operand bytes of one combined all-reduce (0: off)">
+  ];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
   let summary = "Report every collective of a partitioned program";
   let description = [{
