@@ -124,6 +124,13 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
     StringRef result = rule->getTensorLetters(rule->getResultIndex());
     if (d >= result.size())
       return std::nullopt;
+    // Not free: a letter the op computes whole because its values depend
+    // on the operand's other positions (weft.slice's and weft.concat's
+    // moved dimension, weft.top_k's selection: canSplitLetter refuses
+    // them), or weft.random's (its numbers depend on the global index,
+    // which the cloned op would not know).
+    if (!rule->canSplit(result[d]) || isa<RandomOp>(op))
+      return std::nullopt;
     for (unsigned i = 0; i < rule->getNumOperands(); ++i)
       if (rule->getTensorLetters(i).contains(result[d]))
         return std::nullopt;
