@@ -261,6 +261,17 @@ struct ReshapeModel
   }
 };
 
+/// For each of `outer` lines (`inner` elements apart): elements [from,
+/// from + m) of x's lines of n, into [to, to + m) of out's lines of n2.
+void copyLineRange(const Tensor &x, int64_t n, int64_t from, Tensor &out,
+                   int64_t n2, int64_t to, int64_t m, int64_t outer,
+                   int64_t inner) {
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t c = 0; c < inner; ++c)
+        out[(a * n2 + to + i) * inner + c] = x[(a * n + from + i) * inner + c];
+}
+
 /// Along dim: result line element i is input line element start + i.
 struct SliceModel : EvaluableOpInterface::ExternalModel<SliceModel, SliceOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
@@ -272,10 +283,7 @@ struct SliceModel : EvaluableOpInterface::ExternalModel<SliceModel, SliceOp> {
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       const Tensor &x = ctx.get(o.getInput(), r);
       Tensor out(shape, 0.0);
-      for (int64_t a = 0; a < outer; ++a)
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t c = 0; c < inner; ++c)
-            out[(a * m + i) * inner + c] = x[(a * n + start + i) * inner + c];
+      copyLineRange(x, n, start, out, m, 0, m, outer, inner);
       return out;
     });
     return success();
@@ -295,11 +303,7 @@ struct ConcatModel
       for (Value v : o.getInputs()) {
         const Tensor &x = ctx.get(v, r);
         int64_t m = shapeOf(v)[o.getDim()];
-        for (int64_t a = 0; a < outer; ++a)
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t c = 0; c < inner; ++c)
-              out[(a * n + offset + i) * inner + c] =
-                  x[(a * m + i) * inner + c];
+        copyLineRange(x, m, 0, out, n, offset, m, outer, inner);
         offset += m;
       }
       return out;
