@@ -142,6 +142,7 @@ struct EmbedModel : EvaluableOpInterface::ExternalModel<EmbedModel, EmbedOp> {
                            const Tensor &ids, BadId &bad) {
                          return interp::embed(spec, ids,
                                               ctx.get(o.getTable(), r),
+                                              o.getBlockLetter(),
                                               shapeOf(o.getResult()), first,
                                               vocab, bad);
                        });
@@ -160,7 +161,8 @@ struct ScatterAddModel
                            const Tensor &ids, BadId &bad) {
                          return interp::scatterAdd(
                              spec, ids, ctx.get(o.getUpdates(), r),
-                             shapeOf(o.getResult()), first, vocab, bad);
+                             o.getBlockLetter(), shapeOf(o.getResult()),
+                             first, vocab, bad);
                        });
   }
 };

@@ -258,23 +258,15 @@ static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
   return false;
 }
 
-/// The looked-up letter of a gather: the letter of `table` in neither
-/// `a` nor `b`, and its dimension.
-static std::pair<char, size_t> lookedUp(StringRef table, StringRef a,
-                                        StringRef b) {
-  for (size_t d = 0; d < table.size(); ++d)
-    if (!a.contains(table[d]) && !b.contains(table[d]))
-      return {table[d], d};
-  llvm_unreachable("verified: one table letter is looked up");
-}
-
 FailureOr<Tensor>
 mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
-                          const Tensor &table, ArrayRef<int64_t> resultShape,
-                          int64_t firstRow, int64_t vocab, BadId &bad) {
+                          const Tensor &table, char lookedUp,
+                          ArrayRef<int64_t> resultShape, int64_t firstRow,
+                          int64_t vocab, BadId &bad) {
   assert(spec.inputs.size() == 2);
   StringRef tableLetters = spec.inputs[1];
-  auto [v, vDim] = lookedUp(tableLetters, spec.inputs[0], spec.result);
+  size_t vDim = tableLetters.find(lookedUp);
+  assert(vDim != StringRef::npos);
   int64_t rows = table.getShape()[vDim];
   int64_t rowStride = rowMajorStrides(table.getShape())[vDim];
   // Loop over the result; the table's offset along its other letters (the
@@ -311,11 +303,12 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
 
 FailureOr<Tensor> mlir::weft::interp::scatterAdd(
     const IndexSpec &spec, const Tensor &ids, const Tensor &updates,
-    ArrayRef<int64_t> resultShape, int64_t firstRow, int64_t vocab,
-    BadId &bad) {
+    char lookedUp, ArrayRef<int64_t> resultShape, int64_t firstRow,
+    int64_t vocab, BadId &bad) {
   assert(spec.inputs.size() == 2);
   StringRef upd = spec.inputs[1];
-  auto [v, vDim] = lookedUp(spec.result, spec.inputs[0], upd);
+  size_t vDim = StringRef(spec.result).find(lookedUp);
+  assert(vDim != StringRef::npos);
   int64_t rows = resultShape[vDim];
   int64_t rowStride = rowMajorStrides(resultShape)[vDim];
   // Loop over the updates, adding each into the row of its id.

@@ -88,24 +88,18 @@ LogicalResult mlir::weft::interp::checkSimulable(
       if (failed(checkTensor(op, result.getType(), ranks,
                              "result #" + Twine(i), limits)))
         return WalkResult::interrupt();
-    // Copies (slice, concat) touch each element once; their moved
+    // The op's loop: every letter once (its sharding rule's letters). Copies
+    // (slice, concat) touch each element once instead: their moved
     // dimension has one letter per tensor, whose product would overcount.
+    SmallVector<int64_t> factors{ranks};
+    const char *what = "the product of its letters' sizes";
     if (isa<SliceOp, ConcatOp>(op)) {
       int64_t elements = 0; // Each below 2^48 (checkTensor): no overflow.
       for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
         elements += cast<RankedTensorType>(v.getType()).getNumElements();
-      if (!boundedProduct({ranks, elements}, limits.maxWork)) {
-        op->emitError() << "evaluating this op takes more than "
-                        << limits.maxWork
-                        << " loop iterations over its ranks (its elements); "
-                           "weft-interp evaluates at most that many (raise "
-                           "with --max-work)";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    }
-    // The op's loop: every letter once (its sharding rule's letters).
-    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
+      factors.push_back(elements);
+      what = "its elements";
+    } else if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
       SmallVector<std::string, 3> letters = rule.getTensorLetters();
       llvm::StringMap<int64_t> size;
       for (auto [t, term] : llvm::enumerate(letters)) {
@@ -116,17 +110,16 @@ LogicalResult mlir::weft::interp::checkSimulable(
           if (tensor && d < size_t(tensor.getRank()))
             size[StringRef(&c, 1)] = tensor.getDimSize(d);
       }
-      SmallVector<int64_t> factors{ranks};
       for (auto &entry : size)
         factors.push_back(entry.second);
-      if (!boundedProduct(factors, limits.maxWork)) {
-        op->emitError() << "evaluating this op takes more than "
-                        << limits.maxWork
-                        << " loop iterations over its ranks (the product of "
-                           "its letters' sizes); weft-interp evaluates at "
-                           "most that many (raise with --max-work)";
-        return WalkResult::interrupt();
-      }
+    }
+    if (factors.size() > 1 && !boundedProduct(factors, limits.maxWork)) {
+      op->emitError() << "evaluating this op takes more than "
+                      << limits.maxWork << " loop iterations over its ranks ("
+                      << what
+                      << "); weft-interp evaluates at most that many (raise "
+                         "with --max-work)";
+      return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });

@@ -14,6 +14,21 @@ std::string Tensor::str() const {
          (device == Device::Cuda ? "@cuda" : "@host");
 }
 
+std::optional<double> hostScalarValue(const Tensor &host) {
+  if (host.numElements() == 0)
+    return std::nullopt;
+  switch (host.dtype) {
+  case DType::F32:
+    return *host.ptr<float>();
+  case DType::F64:
+    return *host.ptr<double>();
+  case DType::I32:
+    return *host.ptr<int32_t>();
+  default:
+    return std::nullopt;
+  }
+}
+
 Tensor hostTensor(DType dtype, const Shape &shape) {
   for (int64_t d : shape)
     check(d >= 0, "negative extent in shape ", shapeToString(shape));

@@ -131,22 +131,11 @@ Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
               const char *label) {
   check(offset.shape.empty(), "random: the offset of ", label,
         " must be a rank-0 tensor, got ", offset.str());
-  Tensor host = ctx.backend().download(offset);
-  double t = 0;
-  switch (host.dtype) {
-  case DType::F32:
-    t = *host.ptr<float>();
-    break;
-  case DType::F64:
-    t = *host.ptr<double>();
-    break;
-  case DType::I32:
-    t = *host.ptr<int32_t>();
-    break;
-  default:
-    fail("random: the offset of ", label, " must be f32, f64 or i32, not ",
-         dtypeName(host.dtype));
-  }
+  std::optional<double> value =
+      hostScalarValue(ctx.backend().download(offset));
+  check(value.has_value(), "random: the offset of ", label,
+        " must be f32, f64 or i32, not ", dtypeName(offset.dtype));
+  double t = *value;
   check(ops::randomOffsetValid(t), "random: the offset of ", label, " is ", t,
         ", not an integer in [0, 2^32)");
   return random(ctx, dtype, shape, kind,

@@ -53,11 +53,10 @@ Tensor hostScalar(DType dtype, double value) {
 }
 
 double scalarValue(const Tensor &host) {
-  if (host.dtype == DType::F64)
-    return *static_cast<const double *>(host.data);
-  if (host.dtype == DType::F32)
-    return *static_cast<const float *>(host.data);
-  fail("the loss must be f32 or f64, not ", dtypeName(host.dtype));
+  std::optional<double> v = hostScalarValue(host);
+  if (!v || (host.dtype != DType::F64 && host.dtype != DType::F32))
+    fail("the loss must be f32 or f64, not ", dtypeName(host.dtype));
+  return *v;
 }
 
 std::string join(const std::string &dir, const std::string &name) {

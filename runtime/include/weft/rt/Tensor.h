@@ -10,6 +10,8 @@
 
 #include "weft/rt/DType.h"
 
+#include <optional>
+
 #include <memory>
 
 namespace weft::rt {
@@ -41,6 +43,9 @@ Tensor hostTensor(DType dtype, const Shape &shape);
 /// pads of a padded global tensor (uneven shards). Throws Error unless
 /// `shape` has host's rank and fits in it.
 Tensor cropHostTensor(const Tensor &host, const Shape &shape);
+/// The first element of host tensor `host` as a double (f32, f64, i32);
+/// std::nullopt for another dtype or an empty tensor.
+std::optional<double> hostScalarValue(const Tensor &host);
 
 } // namespace weft::rt
 
