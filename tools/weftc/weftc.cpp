@@ -98,6 +98,20 @@ static cl::opt<std::string>
     saveCpp("save-cpp", cl::desc("Also write the generated C++ to this file"),
             cl::value_desc("file"), cl::cat(weftcCat));
 
+static cl::opt<std::string> searchMode(
+    "search",
+    cl::desc("How --weft-propagate chooses layouts: global (the whole "
+             "function's cheapest plan under the machine profile, the "
+             "default), greedy (op by op, bytes only) or exhaustive (every "
+             "plan; small programs only). docs/propagation.md"),
+    cl::init("global"), cl::value_desc("mode"), cl::cat(weftcCat));
+static cl::opt<std::string> machineProfile(
+    "machine-profile",
+    cl::desc("Machine profile JSON the global search prices plans with "
+             "(docs/machine-profile.md; weft-calibrate measures one). "
+             "Default: one H100-class NVLink node"),
+    cl::value_desc("file"), cl::cat(weftcCat));
+
 static cl::opt<int64_t> combineBytes(
     "combine-bytes",
     cl::desc("Merge independent all-reduces of one kind and axes whose "
@@ -399,7 +413,19 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   } else {
     {
       Stage s("weft-propagate");
-      if (failed(runPipeline(*module, "func.func(weft-propagate)")))
+      // Options reach the pass through its textual pipeline: a path with
+      // a space or brace would not parse there.
+      if (machineProfile.find_first_of(" {}") != std::string::npos) {
+        llvm::errs() << "weftc: error: --machine-profile path may not "
+                        "contain spaces or braces: '"
+                     << machineProfile << "'\n";
+        return 1;
+      }
+      std::string options = "search=" + searchMode;
+      if (!machineProfile.empty())
+        options += " profile=" + machineProfile;
+      if (failed(runPipeline(*module,
+                             "func.func(weft-propagate{" + options + "})")))
         return 1;
     }
     if (emit == Emit::Global)

@@ -4,8 +4,11 @@
 // picked logits, a scalar and a 2-D partial einsum are combined (the log
 // that reads the first is moved after the combined collective); the max
 // (another kind) and the sum that depends on the combined results stay on
-// their own. The combined program equals the global one on 4 ranks.
-// RUN: weft-opt %s --weft-propagate --weft-pad-uneven --weft-partition -o %t.local.mlir
+// their own. The combined program equals the global one on 4 ranks. The
+// input is greedy propagation's plan (search=greedy): the global search
+// finds a plan of this program with one all-reduce, leaving nothing to
+// combine.
+// RUN: weft-opt %s --weft-propagate=search=greedy --weft-pad-uneven --weft-partition -o %t.local.mlir
 // RUN: grep -c "weft.all_reduce" %t.local.mlir | FileCheck %s --check-prefix=BEFORE
 // BEFORE: 6
 // RUN: weft-opt %t.local.mlir --weft-combine-collectives -o %t.combined.mlir

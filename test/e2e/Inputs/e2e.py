@@ -131,6 +131,9 @@ def main(argv):
     p.add_argument("--input-scale", type=float, default=1.0,
                    help="float inputs uniform in [-S, S) (default 1)")
     p.add_argument("--name", help="label (default: the example's file name)")
+    p.add_argument("--weftc-flag", action="append", default=[], metavar="FLAG",
+                   help="extra flag for every weftc call (repeat), e.g. "
+                        "--weftc-flag=--search=greedy")
     p.add_argument("--corrupt", action="append", default=[], metavar="N:OUT",
                    help="self-test: after the N-rank run, scale one element "
                         "of output OUT by 1 + 1e-4 (the checks must fail)")
@@ -154,7 +157,7 @@ def main(argv):
     # 1-3: graph, names, inputs, reference.
     try:
         fn = export(a.bin, a.example, os.path.join(work, "source.json"), log)
-        run([weftc, a.example, "--emit=global", "-o",
+        run([weftc, a.example, *a.weftc_flag, "--emit=global", "-o",
              os.path.join(work, "global.mlir")], "weftc --emit=global", log)
         named = export(a.bin, os.path.join(work, "global.mlir"),
                        os.path.join(work, "global.json"), log)
@@ -199,7 +202,7 @@ def main(argv):
     label = "%s unsharded np=1" % name
     try:
         exe = os.path.join(work, "unsharded")
-        run([weftc, a.example, "--unsharded", "-o", exe], "weftc --unsharded",
+        run([weftc, a.example, *a.weftc_flag, "--unsharded", "-o", exe], "weftc --unsharded",
             log)
         run(MPIRUN + ["-np", "1", exe] + input_args + ["--output-dir", ref_dir],
             "mpirun -np 1 (unsharded)", log)
@@ -215,7 +218,7 @@ def main(argv):
         label = "%s np=%s" % (name, n)
         try:
             exe = os.path.join(work, "np%s" % n)
-            run([weftc, a.example, "--mesh", mesh, "-o", exe],
+            run([weftc, a.example, *a.weftc_flag, "--mesh", mesh, "-o", exe],
                 "weftc --mesh %s" % mesh, log)
             out_dir = os.path.join(work, "out-np%s" % n)
             run(MPIRUN + ["-np", n, exe] + input_args +

@@ -57,6 +57,9 @@ LogicalResult Propagator::run() {
         return failure();
       propagateCompatible();
     }
+  if (searchMode != "greedy" &&
+      failed(globalSearch(profile, searchMode, beam, freeBoundary)))
+    return failure();
   writeBack();
   if (explain) {
     for (Operation &op : func.getBody().getOps())
@@ -65,7 +68,8 @@ LogicalResult Propagator::run() {
     func.emitRemark() << "weft-propagate: " << order.size() << " op(s) on mesh "
                       << mesh.getRef() << ", estimated "
                       << formatBytes(totalCost)
-                      << " sent per device (weighted)";
+                      << " sent per device (weighted)"
+                      << (searchSummary.empty() ? "" : "\n") << searchSummary;
   }
   return success();
 }
@@ -78,6 +82,7 @@ namespace {
 struct WeftPropagatePass
     : public weft::impl::WeftPropagateBase<WeftPropagatePass> {
   using WeftPropagateBase::WeftPropagateBase;
+  MachineProfile machine;
 
   LogicalResult parseWeights(AxisWeights &out) {
     for (const std::string &entry : axisWeights) {
@@ -91,6 +96,28 @@ struct WeftPropagatePass
       }
       out.weights[axis] = w;
     }
+    return success();
+  }
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (search != "global" && search != "greedy" && search != "exhaustive")
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: search must be global, greedy or "
+                "exhaustive, got '"
+             << search << "'";
+    if (beam < 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: beam must be >= 1, got " << beam;
+    if (profile.empty()) {
+      machine = MachineProfile::getDefault();
+      return success();
+    }
+    std::string error;
+    FailureOr<MachineProfile> loaded = MachineProfile::load(profile, error);
+    if (failed(loaded))
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: " << error;
+    machine = *loaded;
     return success();
   }
 
@@ -112,7 +139,8 @@ struct WeftPropagatePass
     if (!*mesh)
       return; // No mesh at all: nothing to shard.
     Mesh info(*mesh);
-    Propagator propagator(func, info, weights, explain);
+    Propagator propagator(func, info, weights, explain, search, machine,
+                          beam, freeBoundary);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

@@ -15,6 +15,7 @@
 #ifndef WEFT_LIB_DIALECT_WEFT_TRANSFORMS_PROPAGATOR_H
 #define WEFT_LIB_DIALECT_WEFT_TRANSFORMS_PROPAGATOR_H
 
+#include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
@@ -70,9 +71,13 @@ std::string letterMapStr(const ShardingRule &rule, const LetterMap &map);
 
 class Propagator {
 public:
+  /// `search`: "greedy", "global" or "exhaustive" (PropagateSearch.cpp).
   Propagator(func::FuncOp func, const Mesh &mesh,
-             const AxisWeights &weights, bool explain)
+             const AxisWeights &weights, bool explain, StringRef search,
+             const MachineProfile &profile, int64_t beam, bool freeBoundary)
       : func(func), mesh(mesh), weights(weights), explain(explain),
+        searchMode(search), profile(profile), beam(beam),
+        freeBoundary(freeBoundary),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
@@ -100,11 +105,23 @@ private:
   std::string describeOrigin(Value v);
   void writeBack();
   std::string name(Value v);
+  /// Replaces the greedy plan by the global search's when it is cheaper
+  /// under `profile` (PropagateSearch.cpp). With `freeBoundary`, the
+  /// unannotated arguments and results are choices too.
+  LogicalResult globalSearch(const MachineProfile &profile, StringRef mode,
+                             int64_t beam, bool freeBoundary);
 
   func::FuncOp func;
   const Mesh &mesh;
   const AxisWeights &weights;
   bool explain;
+  std::string searchMode;
+  const MachineProfile &profile;
+  int64_t beam;
+  bool freeBoundary;
+  /// With `explain`: the global search's summary, appended to the
+  /// function's remark.
+  std::string searchSummary;
   /// SSA names for explanations; built only with `explain`.
   std::unique_ptr<AsmState> asmState;
 

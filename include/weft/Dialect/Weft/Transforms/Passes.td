@@ -154,7 +154,21 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
            "costs">,
     ListOption<"axisWeights", "axis-weights", "std::string",
                "Per-axis bandwidth weights as axis:weight (default 1), e.g. "
-               "data:8,model:1 when data crosses nodes">
+               "data:8,model:1 when data crosses nodes">,
+    Option<"search", "search", "std::string", /*default=*/"\"global\"",
+           "How layouts are chosen: `global` (the whole function's plan "
+           "minimizing the machine model's step time, "
+           "docs/propagation.md) or `greedy` (op by op, bytes only)">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "Machine profile JSON for the global search "
+           "(docs/machine-profile.md; default: one H100-class NVLink node)">,
+    Option<"beam", "beam", "int64_t", /*default=*/"4096",
+           "Most partial plans the global search keeps per op (exact when "
+           "never reached; the remark says which)">,
+    Option<"freeBoundary", "free-boundary", "bool", /*default=*/"false",
+           "Let the global search choose the layouts of unannotated "
+           "arguments and returned values too (by default it keeps the ones "
+           "greedy propagation gives them: the function's boundary)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -1,0 +1,758 @@
+//===- PropagateSearch.cpp - the global search over whole plans -----------===//
+//
+// weft-propagate's `search=global` (docs/propagation.md, "The global
+// search"). The greedy propagation runs first; its plan is the baseline. The
+// search then chooses every op's letter map (and every unannotated
+// argument's layout) together, minimizing an estimate of the step time
+// under a machine profile:
+//
+//   sum over ops of compute time (roofline: FLOPs of a contraction over the
+//     profile's FLOP/s, bytes touched over its memory bandwidth, on the
+//     local blocks the letter map leaves each device)
+// + sum over the reshards the partitioner will insert of their collectives'
+//   time (a latency plus bytes per device over the axes' bandwidth).
+//
+// A reshard of a value to a layout is paid once: later consumers wanting
+// that layout reuse it, and every reshard starts from the cheapest layout
+// of the value already materialized, as weft-partition does.
+//
+// Method: dynamic programming over the canonical order. A DP state holds,
+// for every value live across the cut, its layout and the set of layouts
+// already materialized (the reuse above); a transition chooses the next
+// op's letter map. States with equal content merge (keeping the cheaper),
+// so the search is exact (the optimum of the objective) whenever no layer
+// exceeds `beam` states; otherwise the cheapest `beam` states are kept and
+// the remark says so. The greedy plan is always evaluated too: the search
+// returns it when it is not strictly cheaper, so the result is never worse
+// than greedy under the objective. `search=exhaustive` enumerates every
+// plan instead (the oracle of the tests; small programs only).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Propagator.h"
+
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/Transforms/MachineProfile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#define DEBUG_TYPE "weft-propagate"
+
+using namespace mlir;
+using namespace mlir::weft;
+using namespace mlir::weft::propagate;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Layout ids below this are tracked in a state's materialized set.
+constexpr unsigned kMaskBits = 64;
+/// Most letter maps enumerated per op (in a fixed order; the greedy map is
+/// always added).
+constexpr size_t kMaxCandidates = 2048;
+/// Smallest saving (seconds) for which the search's plan replaces greedy's.
+constexpr double kMinGainSeconds = 1e-8;
+
+/// A value the search gives a layout.
+struct SValue {
+  Value value;
+  RankedTensorType type;
+  /// Interned layouts; an id is an index.
+  std::vector<Layout> layouts;
+  std::vector<bool> partial;
+  /// The annotated layout's id, or -1.
+  int fixedId = -1;
+  /// The last step reading it (INT_MAX when the function returns it).
+  int lastUse = -1;
+};
+
+/// One choice of a step.
+struct Choice {
+  LetterMap map;
+  /// Seconds of the op's own work under `map` (0 for an argument).
+  double compute = 0;
+  /// Per operand: the layout id `map` requires (not partial).
+  SmallVector<int, 3> required;
+  /// The result's layout id when no operand stays partial (an argument
+  /// step: the chosen layout).
+  int natural = -1;
+};
+
+/// An op, or the layout choice of an unannotated argument (placed just
+/// before its first reader).
+struct Step {
+  Operation *op = nullptr;
+  const ShardingRule *rule = nullptr;
+  int result = -1;
+  SmallVector<int, 3> operands;
+  std::vector<Choice> choices;
+  int greedy = -1;
+  std::vector<int> dying;
+};
+
+struct Entry {
+  uint32_t val;
+  uint32_t id;
+  uint64_t mask;
+};
+using State = SmallVector<Entry, 8>;
+
+std::string mapKey(const LetterMap &map) {
+  std::vector<std::pair<char, std::string>> items;
+  for (auto &[c, axes] : map) {
+    if (axes.empty())
+      continue;
+    std::string s;
+    for (StringRef a : axes)
+      s += a.str() + ",";
+    items.push_back({c, s});
+  }
+  llvm::sort(items);
+  std::string key;
+  for (auto &[c, s] : items)
+    key += std::string(1, c) + ":" + s + ";";
+  return key;
+}
+
+class Search {
+public:
+  Search(const Mesh &mesh, const MachineProfile &profile,
+         const AxisWeights &weights)
+      : mesh(mesh), profile(profile), weights(weights) {}
+
+  std::vector<SValue> values;
+  std::vector<Step> steps;
+  llvm::DenseMap<Value, int> valueIndex;
+
+  int valueOf(Value v) {
+    auto [it, inserted] = valueIndex.try_emplace(v, values.size());
+    if (inserted) {
+      SValue s;
+      s.value = v;
+      s.type = cast<RankedTensorType>(v.getType());
+      values.push_back(std::move(s));
+    }
+    return it->second;
+  }
+
+  int intern(int val, const Layout &l) {
+    SValue &s = values[val];
+    for (auto [i, known] : llvm::enumerate(s.layouts))
+      if (known == l && known.partialKind == l.partialKind)
+        return i;
+    s.layouts.push_back(l);
+    s.partial.push_back(l.isPartial());
+    return s.layouts.size() - 1;
+  }
+
+  /// Seconds to reshard value `val` from layout `from` to `to` (kInf when
+  /// no plan exists).
+  double reshardSeconds(int val, int from, int to) {
+    if (from == to)
+      return 0;
+    uint64_t key = (uint64_t(val) << 32) | (uint64_t(from) << 16) | to;
+    auto it = reshardCache.find(key);
+    if (it != reshardCache.end())
+      return it->second;
+    const SValue &s = values[val];
+    double t = 0;
+    FailureOr<ReshardPlan> plan =
+        planReshard(s.layouts[from], s.layouts[to], s.type, mesh);
+    if (failed(plan)) {
+      t = kInf;
+    } else {
+      for (const ReshardStep &step : plan->steps) {
+        if (step.kind == ReshardStep::SliceShard ||
+            mesh.getGroupSize(step.axes) == 1)
+          continue;
+        SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());
+        AxisLink link = profile.linkOf(axes);
+        t += link.latencySeconds +
+             step.bytesPerDevice * weights.of(axes) / link.bytesPerSecond;
+      }
+    }
+    reshardCache[key] = t;
+    return t;
+  }
+
+  /// Whether a value computed in layout `primary` may not be resharded to
+  /// `want`: a dimension split unevenly (padded by weft-pad-uneven, and
+  /// every copy of the value keeps the pads) goes only to replicated or the
+  /// same split, as the pads would not divide another group.
+  bool unevenConflict(int val, int primary, int want) {
+    const SValue &s = values[val];
+    const Layout &from = s.layouts[primary], &to = s.layouts[want];
+    for (unsigned d = 0; d < from.dims.size(); ++d)
+      if (s.type.getDimSize(d) % mesh.getGroupSize(from.dims[d]) != 0 &&
+          !to.dims[d].empty() && to.dims[d] != from.dims[d])
+        return true;
+    return false;
+  }
+
+  /// Applies choice `c` of step `k` to `st`, adding its seconds to `cost`.
+  /// False when the choice has no plan from `st`. `resultId` receives the
+  /// layout id of the value the step defines.
+  bool apply(State &st, unsigned k, unsigned c, double &cost,
+             int *resultId = nullptr) {
+    Step &step = steps[k];
+    const Choice &ch = step.choices[c];
+    auto find = [&](int val) -> Entry * {
+      for (Entry &e : st)
+        if (e.val == unsigned(val))
+          return &e;
+      return nullptr;
+    };
+    int resId;
+    if (!step.op) {
+      resId = ch.natural;
+    } else {
+      const ShardingRule &rule = *step.rule;
+      cost += ch.compute;
+      // Which operand stays partial (if any) depends on the operands'
+      // current layouts.
+      int accepted = -1;
+      SmallVector<Entry *, 3> entries;
+      bool anyPartial = false;
+      for (int val : step.operands) {
+        Entry *e = find(val);
+        if (!e)
+          return false; // Defined by nothing before (cannot happen).
+        entries.push_back(e);
+        anyPartial |= values[val].partial[e->id];
+      }
+      if (anyPartial) {
+        SmallVector<const Layout *, 3> layouts;
+        for (auto [i, val] : llvm::enumerate(step.operands))
+          layouts.push_back(&values[val].layouts[entries[i]->id]);
+        accepted = rule.acceptedPartialOperand(layouts, ch.map);
+      }
+      for (auto [i, val] : llvm::enumerate(step.operands)) {
+        Entry *e = entries[i];
+        int want = ch.required[i];
+        if (rule.keepsPartial(i, accepted)) {
+          Layout req = values[val].layouts[want];
+          const Layout &cur = values[val].layouts[e->id];
+          req.partialAxes = cur.partialAxes;
+          req.partialKind = cur.partialKind;
+          want = intern(val, req);
+        }
+        if (unsigned(want) == e->id ||
+            (want < int(kMaskBits) && (e->mask >> want) & 1))
+          continue;
+        if (unevenConflict(val, e->id, want))
+          return false;
+        double best = reshardSeconds(val, e->id, want);
+        for (unsigned b = 0; b < kMaskBits && e->mask >> b; ++b)
+          if ((e->mask >> b) & 1)
+            best = std::min(best, reshardSeconds(val, b, want));
+        if (best == kInf)
+          return false;
+        cost += best;
+        if (want < int(kMaskBits))
+          e->mask |= uint64_t(1) << want;
+      }
+      resId = ch.natural;
+      if (accepted >= 0) {
+        const Layout &acc =
+            values[step.operands[accepted]]
+                .layouts[entries[accepted]->id];
+        resId = intern(step.result, rule.naturalResult(ch.map, &acc));
+      }
+      const SValue &res = values[step.result];
+      if (res.fixedId >= 0 && res.fixedId != resId) {
+        double t = reshardSeconds(step.result, resId, res.fixedId);
+        if (t == kInf)
+          return false;
+        cost += t;
+        resId = res.fixedId;
+      }
+    }
+    if (resultId)
+      *resultId = resId;
+    if (values[step.result].lastUse > int(k)) {
+      Entry e{unsigned(step.result), unsigned(resId), 0};
+      st.insert(llvm::upper_bound(st, e,
+                                  [](const Entry &a, const Entry &b) {
+                                    return a.val < b.val;
+                                  }),
+                e);
+    }
+    for (int val : step.dying)
+      llvm::erase_if(st, [&](const Entry &e) { return e.val == unsigned(val); });
+    return true;
+  }
+
+  /// The objective of a whole plan, or nullopt when it has no plan.
+  std::optional<double> evaluate(ArrayRef<unsigned> plan,
+                                 SmallVectorImpl<int> *resultIds = nullptr) {
+    State st;
+    double cost = 0;
+    for (unsigned k = 0; k < steps.size(); ++k) {
+      int id = -1;
+      if (!apply(st, k, plan[k], cost, &id))
+        return std::nullopt;
+      if (resultIds)
+        resultIds->push_back(id);
+    }
+    return cost;
+  }
+
+  struct Result {
+    std::vector<unsigned> plan;
+    double cost = kInf;
+    bool pruned = false;
+    uint64_t states = 0;
+  };
+
+  Result dynamicProgram(int64_t beam) {
+    struct Node {
+      double cost;
+      int parent;
+      unsigned choice;
+    };
+    std::vector<std::vector<Node>> layers(steps.size());
+    std::vector<State> cur{State()};
+    std::vector<int> curNode{-1};
+    std::vector<double> curCost{0};
+    Result r;
+    std::string key;
+    for (unsigned k = 0; k < steps.size(); ++k) {
+      std::unordered_map<std::string, unsigned> seen;
+      std::vector<State> next;
+      std::vector<Node> nodes;
+      for (unsigned s = 0; s < cur.size(); ++s) {
+        for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
+          State st = cur[s];
+          double cost = curCost[s];
+          if (!apply(st, k, c, cost))
+            continue;
+          key.assign(reinterpret_cast<const char *>(st.data()),
+                     st.size() * sizeof(Entry));
+          auto [it, inserted] = seen.try_emplace(key, next.size());
+          if (inserted) {
+            next.push_back(std::move(st));
+            nodes.push_back({cost, curNode[s], c});
+          } else if (cost < nodes[it->second].cost -
+                                1e-12 * std::max(1.0, std::abs(cost))) {
+            nodes[it->second] = {cost, curNode[s], c};
+          }
+        }
+      }
+      r.states += next.size();
+      if (next.empty())
+        return r; // No plan (cost stays infinite).
+      std::vector<unsigned> keep(next.size());
+      std::iota(keep.begin(), keep.end(), 0);
+      if (int64_t(next.size()) > beam) {
+        r.pruned = true;
+        std::stable_sort(keep.begin(), keep.end(), [&](unsigned a, unsigned b) {
+          return nodes[a].cost < nodes[b].cost;
+        });
+        keep.resize(beam);
+      }
+      cur.clear();
+      curNode.clear();
+      curCost.clear();
+      for (unsigned i : keep) {
+        cur.push_back(std::move(next[i]));
+        curNode.push_back(layers[k].size());
+        curCost.push_back(nodes[i].cost);
+        layers[k].push_back(nodes[i]);
+      }
+    }
+    unsigned best = 0;
+    for (unsigned i = 1; i < curCost.size(); ++i)
+      if (curCost[i] < curCost[best])
+        best = i;
+    r.cost = curCost[best];
+    r.plan.assign(steps.size(), 0);
+    int node = curNode[best];
+    for (int k = steps.size() - 1; k >= 0; --k) {
+      r.plan[k] = layers[k][node].choice;
+      node = layers[k][node].parent;
+    }
+    return r;
+  }
+
+  /// Every plan, depth first; fails past `limit` complete plans.
+  FailureOr<Result> exhaustive(uint64_t limit) {
+    Result r;
+    std::vector<unsigned> plan(steps.size());
+    uint64_t count = 0;
+    bool overflow = false;
+    std::function<void(unsigned, const State &, double)> visit =
+        [&](unsigned k, const State &st, double cost) {
+          if (overflow)
+            return;
+          if (k == steps.size()) {
+            if (++count > limit)
+              overflow = true;
+            if (cost < r.cost - 1e-12 * std::max(1.0, std::abs(cost))) {
+              r.cost = cost;
+              r.plan = plan;
+            }
+            return;
+          }
+          for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
+            State next = st;
+            double nc = cost;
+            if (!apply(next, k, c, nc))
+              continue;
+            plan[k] = c;
+            visit(k + 1, next, nc);
+          }
+        };
+    visit(0, State(), 0);
+    r.states = count;
+    if (overflow)
+      return failure();
+    return r;
+  }
+
+  /// Seconds of `rule`'s op under `map` on each device.
+  double computeSeconds(const ShardingRule &rule, const LetterMap &map) {
+    Operation *op = rule.getOp();
+    double bytes = 0;
+    llvm::SmallDenseMap<char, int64_t> letterSize;
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
+      Layout l = rule.requiredLayout(i, map);
+      double elems = 1;
+      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
+        int64_t n = type.getDimSize(d);
+        int64_t g = mesh.getGroupSize(l.dims[d]);
+        elems *= double((n + g - 1) / g);
+        letterSize.try_emplace(c, n);
+      }
+      bytes += elems * elementBytes(type);
+    }
+    double seconds = bytes / profile.memoryBytesPerSecond;
+    if (isa<EinsumOp>(op)) {
+      double flops = 2;
+      for (auto &[c, n] : letterSize) {
+        auto it = map.find(c);
+        int64_t g = it == map.end() ? 1 : mesh.getGroupSize(it->second);
+        flops *= double((n + g - 1) / g);
+      }
+      Type elem =
+          cast<RankedTensorType>(rule.getTensor(0).getType()).getElementType();
+      seconds = std::max(seconds, flops / profile.flopsOf(elem));
+    }
+    return seconds;
+  }
+
+  /// Whether every dimension `map` splits divides evenly.
+  bool divides(const ShardingRule &rule, const LetterMap &map) {
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
+      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
+        auto it = map.find(c);
+        if (it != map.end() && !it->second.empty() &&
+            type.getDimSize(d) % mesh.getGroupSize(it->second) != 0)
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// Every letter map of `rule` over the mesh's axes of size > 1 (each axis
+  /// on one splittable letter or none, a letter's axes in mesh order),
+  /// even splits only, at most kMaxCandidates.
+  std::vector<LetterMap> enumerateMaps(const ShardingRule &rule) {
+    std::string letters;
+    for (char c : rule.getLetters())
+      if (rule.canSplit(c))
+        letters.push_back(c);
+    SmallVector<StringRef> axes;
+    for (auto [name, size] :
+         llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
+      if (size > 1)
+        axes.push_back(name);
+    std::vector<LetterMap> out;
+    LetterMap cur;
+    std::function<void(unsigned)> rec = [&](unsigned a) {
+      if (out.size() >= kMaxCandidates)
+        return;
+      if (a == axes.size()) {
+        if (divides(rule, cur))
+          out.push_back(cur);
+        return;
+      }
+      rec(a + 1); // Axis unused.
+      for (char c : letters) {
+        cur[c].push_back(axes[a]);
+        rec(a + 1);
+        cur[c].pop_back();
+        if (cur[c].empty())
+          cur.erase(c);
+      }
+    };
+    rec(0);
+    return out;
+  }
+
+  const Mesh &mesh;
+  const MachineProfile &profile;
+  const AxisWeights &weights;
+  llvm::DenseMap<uint64_t, double> reshardCache;
+};
+
+std::string formatSeconds(double s) {
+  if (s == kInf)
+    return "no plan";
+  if (s >= 1)
+    return llvm::formatv("{0:F3} s", s).str();
+  if (s >= 1e-3)
+    return llvm::formatv("{0:F3} ms", s * 1e3).str();
+  return llvm::formatv("{0:F3} us", s * 1e6).str();
+}
+
+} // namespace
+
+LogicalResult Propagator::globalSearch(const MachineProfile &profile,
+                                       StringRef mode, int64_t beam,
+                                       bool freeBoundary) {
+  Search search(mesh, profile, weights);
+  // Values: arguments and op results, with their fixed layouts.
+  Operation *ret = func.getBody().front().getTerminator();
+  // The function's boundary: annotated values are fixed; without
+  // `freeBoundary`, so are the layouts greedy propagation gave the
+  // unannotated arguments and returned values (what a caller provides and
+  // receives), and the search re-plans the inside only.
+  llvm::DenseSet<Value> returned(ret->getOperands().begin(),
+                                 ret->getOperands().end());
+  auto addValue = [&](Value v) {
+    int val = search.valueOf(v);
+    const ValueState &s = states[v];
+    bool boundary = isa<BlockArgument>(v) || returned.contains(v);
+    if (s.fixed && s.layout)
+      search.values[val].fixedId = search.intern(val, *s.layout);
+    else if (boundary && !freeBoundary)
+      search.values[val].fixedId = search.intern(
+          val, s.layout ? *s.layout
+                        : Layout::getReplicated(
+                              cast<RankedTensorType>(v.getType()).getRank()));
+    return val;
+  };
+  llvm::DenseMap<Value, int> argStep;
+  for (auto [k, op] : llvm::enumerate(order)) {
+    const ShardingRule &rule = rules[k];
+    // Arguments without an annotation: a choice step before the first
+    // reader.
+    for (unsigned i = 0; i < rule.getNumOperands(); ++i) {
+      Value v = rule.getTensor(i);
+      if (!isa<BlockArgument>(v) || search.valueIndex.count(v))
+        continue;
+      int val = addValue(v);
+      if (search.values[val].fixedId >= 0) {
+        // An annotated argument: a step with its one layout.
+        Step step;
+        step.result = val;
+        step.choices.push_back({});
+        step.choices.back().natural = search.values[val].fixedId;
+        step.greedy = 0;
+        search.steps.push_back(std::move(step));
+        continue;
+      }
+      argStep[v] = search.steps.size();
+      Step step;
+      step.result = val;
+      search.steps.push_back(std::move(step));
+    }
+    Step step;
+    step.op = op;
+    step.rule = &rule;
+    for (unsigned i = 0; i < rule.getNumOperands(); ++i)
+      step.operands.push_back(search.valueIndex.lookup(rule.getTensor(i)));
+    step.result = addValue(rule.getTensor(rule.getResultIndex()));
+    search.steps.push_back(std::move(step));
+  }
+  // Last uses.
+  for (auto [k, step] : llvm::enumerate(search.steps))
+    for (int val : step.operands)
+      search.values[val].lastUse = std::max(search.values[val].lastUse, int(k));
+  for (Value v : ret->getOperands())
+    if (search.valueIndex.count(v))
+      search.values[search.valueIndex[v]].lastUse =
+          std::numeric_limits<int>::max();
+  for (auto [k, step] : llvm::enumerate(search.steps)) {
+    llvm::SmallDenseSet<int, 4> done;
+    for (int val : step.operands)
+      if (search.values[val].lastUse == int(k) && done.insert(val).second)
+        step.dying.push_back(val);
+  }
+
+  // Op choices: every letter map (the greedy one first among equals).
+  for (Step &step : search.steps) {
+    if (!step.op)
+      continue;
+    const ShardingRule &rule = *step.rule;
+    LetterMap greedyMap;
+    if (ShardingRule::hasSplit(step.op)) {
+      FailureOr<LetterMap> m = ShardingRule::readSplit(step.op);
+      if (failed(m))
+        return step.op->emitOpError("weft-propagate: no letter map recorded "
+                                    "by the greedy pass (internal error)");
+      greedyMap = *m;
+    } else {
+      // weft.shard and ops without operands: the map of the result layout.
+      if (const Layout *l =
+              states[rule.getTensor(rule.getResultIndex())].layout)
+        for (auto [d, c] :
+             llvm::enumerate(rule.getTensorLetters(rule.getResultIndex())))
+          if (!l->dims[d].empty())
+            greedyMap[c] = l->dims[d];
+    }
+    std::vector<LetterMap> maps;
+    if (isa<ShardOp>(step.op))
+      maps.push_back(greedyMap);
+    else
+      maps = search.enumerateMaps(rule);
+    std::string greedyKey = mapKey(greedyMap);
+    auto pos = llvm::find_if(
+        maps, [&](const LetterMap &m) { return mapKey(m) == greedyKey; });
+    if (pos != maps.end())
+      maps.erase(pos);
+    maps.insert(maps.begin(), greedyMap);
+    step.greedy = 0;
+    for (const LetterMap &m : maps) {
+      Choice ch;
+      ch.map = m;
+      ch.compute = search.computeSeconds(rule, m);
+      for (unsigned i = 0; i < rule.getNumOperands(); ++i)
+        ch.required.push_back(
+            search.intern(step.operands[i], rule.requiredLayout(i, m)));
+      ch.natural = search.intern(step.result, rule.naturalResult(m, nullptr));
+      step.choices.push_back(std::move(ch));
+    }
+  }
+  // Argument choices: every layout a reader can require, the greedy layout
+  // first.
+  for (auto &[v, k] : argStep) {
+    Step &step = search.steps[k];
+    int val = step.result;
+    Layout greedyLayout =
+        states[v].layout
+            ? *states[v].layout
+            : Layout::getReplicated(cast<RankedTensorType>(v.getType())
+                                        .getRank());
+    std::vector<int> ids{search.intern(val, greedyLayout)};
+    for (const Step &reader : search.steps)
+      for (auto [i, operand] : llvm::enumerate(reader.operands))
+        if (operand == val)
+          for (const Choice &ch : reader.choices)
+            if (!llvm::is_contained(ids, ch.required[i]))
+              ids.push_back(ch.required[i]);
+    for (int id : ids) {
+      Choice ch;
+      ch.natural = id;
+      step.choices.push_back(std::move(ch));
+    }
+    step.greedy = 0;
+  }
+
+  std::vector<unsigned> greedyPlan;
+  for (const Step &step : search.steps)
+    greedyPlan.push_back(step.greedy);
+  std::optional<double> greedyCost = search.evaluate(greedyPlan);
+
+  Search::Result found;
+  if (mode == "exhaustive") {
+    FailureOr<Search::Result> r = search.exhaustive(/*limit=*/4000000);
+    if (failed(r))
+      return func.emitOpError()
+             << "weft-propagate search=exhaustive: more than 4000000 plans "
+                "(use search=global)";
+    found = *r;
+  } else {
+    found = search.dynamicProgram(beam);
+  }
+  // The search's plan replaces greedy's only when it saves more than
+  // kMinGainSeconds (and 1e-6 relative): estimates finer than that are
+  // noise, and on ties greedy's plan (GSPMD's, following the annotations)
+  // is the one users expect.
+  bool useFound =
+      found.cost != kInf &&
+      (!greedyCost ||
+       found.cost < *greedyCost * (1 - 1e-6) - kMinGainSeconds);
+  std::vector<unsigned> plan = useFound ? found.plan : greedyPlan;
+  double planCostSeconds = useFound ? found.cost : greedyCost.value_or(kInf);
+
+  if (useFound) {
+    SmallVector<int> resultIds;
+    if (!search.evaluate(plan, &resultIds))
+      return func.emitOpError("weft-propagate: the global plan does not "
+                              "replay (internal error)");
+    for (auto [k, step] : llvm::enumerate(search.steps)) {
+      const SValue &res = search.values[step.result];
+      ValueState &s = states[res.value];
+      s.layout = store(res.layouts[resultIds[k]]);
+      if (step.op) {
+        if (ShardingRule::hasSplit(step.op))
+          step.rule->writeSplit(step.choices[plan[k]].map);
+        s.origin = {Origin::Computed, step.op};
+      }
+    }
+  }
+
+  if (explain) {
+    for (auto [k, step] : llvm::enumerate(search.steps)) {
+      if (!step.op)
+        continue;
+      const ShardingRule &rule = *step.rule;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      const Choice &chosen = step.choices[plan[k]];
+      os << "global search: letters " << letterMapStr(rule, chosen.map)
+         << (plan[k] == unsigned(step.greedy) ? " (as greedy)"
+                                              : " (greedy chose " +
+                                                    letterMapStr(
+                                                        rule,
+                                                        step.choices[step.greedy]
+                                                            .map) +
+                                                    ")")
+         << ", compute " << formatSeconds(chosen.compute);
+      if (search.steps.size() <= 400) {
+        os << "\nwith the rest of the plan held:";
+        std::vector<unsigned> alt = plan;
+        for (unsigned c = 0; c < step.choices.size(); ++c) {
+          if (c == plan[k])
+            continue;
+          alt[k] = c;
+          std::optional<double> cost = search.evaluate(alt);
+          os << "\n  " << letterMapStr(rule, step.choices[c].map) << ": ";
+          if (cost)
+            os << "+" << formatSeconds(*cost - planCostSeconds);
+          else
+            os << "no plan";
+        }
+      }
+      std::string &existing = explanations[step.op];
+      if (!useFound || plan[k] == unsigned(step.greedy))
+        existing += (existing.empty() ? "" : "\n") + text;
+      else
+        existing = text;
+    }
+    llvm::raw_string_ostream(searchSummary) << "weft-propagate search=" << mode << " (profile "
+                      << profile.name << "): plan estimated "
+                      << formatSeconds(planCostSeconds) << " per step, greedy "
+                      << (greedyCost ? formatSeconds(*greedyCost)
+                                     : std::string("no plan"))
+                      << "; " << (useFound ? "took the search's plan"
+                                           : "kept the greedy plan")
+                      << "; " << found.states << " state(s), "
+                      << (mode == "exhaustive" ? "every plan enumerated"
+                          : found.pruned       ? "beam-pruned (not proven "
+                                                 "optimal)"
+                                               : "exact");
+  }
+  return success();
+}
