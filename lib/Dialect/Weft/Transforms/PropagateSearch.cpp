@@ -58,6 +58,8 @@ constexpr unsigned kMaskBits = 64;
 /// Most letter maps enumerated per op (in a fixed order; the greedy map is
 /// always added).
 constexpr size_t kMaxCandidates = 2048;
+/// Most transitions search=exhaustive tries per function.
+constexpr uint64_t kExhaustiveLimit = 20000000;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
 
@@ -197,6 +199,16 @@ public:
     return false;
   }
 
+  /// Whether layout `id` of `val` splits a dimension unevenly.
+  bool isUneven(int val, int id) {
+    const SValue &s = values[val];
+    const Layout &l = s.layouts[id];
+    for (unsigned d = 0; d < l.dims.size(); ++d)
+      if (s.type.getDimSize(d) % mesh.getGroupSize(l.dims[d]) != 0)
+        return true;
+    return false;
+  }
+
   /// Applies choice `c` of step `k` to `st`, adding its seconds to `cost`.
   /// False when the choice has no plan from `st`. `resultId` receives the
   /// layout id of the value the step defines.
@@ -256,7 +268,10 @@ public:
         if (best == kInf)
           return false;
         cost += best;
-        if (want < int(kMaskBits))
+        // A value with a padded dimension is not shared between readers:
+        // weft-pad-uneven may clear its pads differently for each (0 for a
+        // sum, -inf for a max), and each then reshards its own copy.
+        if (want < int(kMaskBits) && !isUneven(val, e->id))
           e->mask |= uint64_t(1) << want;
       }
       resId = ch.natural;
@@ -382,26 +397,31 @@ public:
     return r;
   }
 
-  /// Every plan, depth first; fails past `limit` complete plans.
+  /// Every plan, depth first (the oracle of the DP: independent of its
+  /// state merging and beam). A branch is cut only when its cost so far
+  /// already exceeds the best complete plan's (every term is >= 0, so
+  /// this stays exact). Fails past `limit` transitions.
   FailureOr<Result> exhaustive(uint64_t limit) {
     Result r;
     std::vector<unsigned> plan(steps.size());
-    uint64_t count = 0;
+    uint64_t visited = 0;
     bool overflow = false;
     std::function<void(unsigned, const State &, double)> visit =
         [&](unsigned k, const State &st, double cost) {
-          if (overflow)
+          if (overflow || cost > r.cost)
             return;
           if (k == steps.size()) {
-            if (++count > limit)
-              overflow = true;
-            if (cost < r.cost - 1e-12 * std::max(1.0, std::abs(cost))) {
+            if (cost < r.cost) {
               r.cost = cost;
               r.plan = plan;
             }
             return;
           }
           for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
+            if (++visited > limit) {
+              overflow = true;
+              return;
+            }
             State next = st;
             double nc = cost;
             if (!apply(next, k, c, nc))
@@ -411,7 +431,7 @@ public:
           }
         };
     visit(0, State(), 0);
-    r.states = count;
+    r.states = visited;
     if (overflow)
       return failure();
     return r;
@@ -666,12 +686,16 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
 
   Search::Result found;
   if (mode == "exhaustive") {
-    FailureOr<Search::Result> r = search.exhaustive(/*limit=*/4000000);
-    if (failed(r))
-      return func.emitOpError()
-             << "weft-propagate search=exhaustive: more than 4000000 plans "
-                "(use search=global)";
-    found = *r;
+    FailureOr<Search::Result> r = search.exhaustive(kExhaustiveLimit);
+    if (failed(r)) {
+      // Too big to enumerate: say so and keep the greedy plan.
+      func.emitWarning() << "weft-propagate search=exhaustive: more than "
+                         << kExhaustiveLimit
+                         << " transitions; not enumerated, greedy plan kept "
+                            "(use search=global)";
+    } else {
+      found = *r;
+    }
   } else {
     found = search.dynamicProgram(beam);
   }
@@ -752,7 +776,12 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                       << (mode == "exhaustive" ? "every plan enumerated"
                           : found.pruned       ? "beam-pruned (not proven "
                                                  "optimal)"
-                                               : "exact");
+                                               : "exact")
+                      << llvm::formatv("\nobjective seconds: search {0:e9}, "
+                                       "greedy {1:e9}",
+                                       found.cost,
+                                       greedyCost.value_or(kInf))
+                             .str();
   }
   return success();
 }
