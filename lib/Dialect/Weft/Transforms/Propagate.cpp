@@ -107,7 +107,7 @@ struct WeftPropagatePass
              << search << "'";
     if (beam < 1)
       return emitError(UnknownLoc::get(ctx))
-             << "weft-propagate: beam must be >= 1, got " << beam;
+             << "weft-propagate: beam must be >= 1, got " << int64_t(beam);
     if (profile.empty()) {
       machine = MachineProfile::getDefault();
       return success();

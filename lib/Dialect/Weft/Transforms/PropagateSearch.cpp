@@ -41,6 +41,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <numeric>
 #include <unordered_map>
 
@@ -70,6 +72,8 @@ struct SValue {
   /// Interned layouts; an id is an index.
   std::vector<Layout> layouts;
   std::vector<bool> partial;
+  /// Per local id: the id over all values (Search::internGlobal).
+  std::vector<int> globalIds;
   /// The annotated layout's id, or -1.
   int fixedId = -1;
   /// The last step reading it (INT_MAX when the function returns it).
@@ -152,7 +156,28 @@ public:
         return i;
     s.layouts.push_back(l);
     s.partial.push_back(l.isPartial());
+    s.globalIds.push_back(internGlobal(l));
     return s.layouts.size() - 1;
+  }
+
+  /// One id per distinct layout over all values: reshard costs are cached
+  /// per (type, layout, layout), so the layers of a chain share them.
+  int internGlobal(const Layout &l) {
+    std::string key;
+    for (const AxisList &dim : l.dims) {
+      for (StringRef a : dim)
+        key.append(a.data(), a.size()).push_back(',');
+      key.push_back(';');
+    }
+    if (l.isPartial()) {
+      key.push_back('|');
+      for (StringRef a : l.partialAxes)
+        key.append(a.data(), a.size()).push_back(',');
+      key += std::to_string(int(l.partialKind));
+    }
+    auto [it, inserted] = globalLayoutIds.try_emplace(key,
+                                                      globalLayoutIds.size());
+    return it->second;
   }
 
   /// Seconds to reshard value `val` from layout `from` to `to` (kInf when
@@ -160,11 +185,12 @@ public:
   double reshardSeconds(int val, int from, int to) {
     if (from == to)
       return 0;
-    uint64_t key = (uint64_t(val) << 32) | (uint64_t(from) << 16) | to;
+    const SValue &s = values[val];
+    auto key = std::make_tuple(s.type.getAsOpaquePointer(),
+                               s.globalIds[from], s.globalIds[to]);
     auto it = reshardCache.find(key);
     if (it != reshardCache.end())
       return it->second;
-    const SValue &s = values[val];
     double t = 0;
     FailureOr<ReshardPlan> plan =
         planReshard(s.layouts[from], s.layouts[to], s.type, mesh);
@@ -339,8 +365,9 @@ public:
     std::vector<double> curCost{0};
     Result r;
     std::string key;
+    std::unordered_map<std::string, unsigned> seen;
     for (unsigned k = 0; k < steps.size(); ++k) {
-      std::unordered_map<std::string, unsigned> seen;
+      seen.clear();
       std::vector<State> next;
       std::vector<Node> nodes;
       for (unsigned s = 0; s < cur.size(); ++s) {
@@ -483,6 +510,29 @@ public:
     return true;
   }
 
+  /// enumerateMaps with each map's compute seconds, memoized per op
+  /// signature (kind, letters, types): the layers of a chain share them.
+  const std::vector<std::pair<LetterMap, double>> &
+  mapsOf(const ShardingRule &rule) {
+    std::string key = rule.getOp()->getName().getStringRef().str();
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      key += "|" + rule.getTensorLetters(i).str() + ":";
+      key += std::to_string(reinterpret_cast<uintptr_t>(
+          rule.getTensor(i).getType().getAsOpaquePointer()));
+    }
+    key += "|";
+    for (char c : rule.getLetters())
+      key.push_back(rule.canSplit(c) ? c : '_');
+    auto [it, inserted] = mapsCache.try_emplace(key);
+    if (inserted)
+      for (LetterMap &m : enumerateMaps(rule)) {
+        double t = computeSeconds(rule, m);
+        it->second.push_back({std::move(m), t});
+      }
+    return it->second;
+  }
+  std::map<std::string, std::vector<std::pair<LetterMap, double>>> mapsCache;
+
   /// Every letter map of `rule` over the mesh's axes of size > 1 (each axis
   /// on one splittable letter or none, a letter's axes in mesh order),
   /// even splits only, at most kMaxCandidates.
@@ -522,7 +572,8 @@ public:
   const Mesh &mesh;
   const MachineProfile &profile;
   const AxisWeights &weights;
-  llvm::DenseMap<uint64_t, double> reshardCache;
+  std::map<std::tuple<const void *, int, int>, double> reshardCache;
+  llvm::StringMap<int> globalLayoutIds;
 };
 
 std::string formatSeconds(double s) {
@@ -631,22 +682,24 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
           if (!l->dims[d].empty())
             greedyMap[c] = l->dims[d];
     }
-    std::vector<LetterMap> maps;
-    if (isa<ShardOp>(step.op))
-      maps.push_back(greedyMap);
-    else
-      maps = search.enumerateMaps(rule);
+    std::vector<std::pair<LetterMap, double>> maps;
+    if (!isa<ShardOp>(step.op))
+      maps = search.mapsOf(rule);
     std::string greedyKey = mapKey(greedyMap);
-    auto pos = llvm::find_if(
-        maps, [&](const LetterMap &m) { return mapKey(m) == greedyKey; });
-    if (pos != maps.end())
-      maps.erase(pos);
-    maps.insert(maps.begin(), greedyMap);
+    auto pos = llvm::find_if(maps, [&](const auto &m) {
+      return mapKey(m.first) == greedyKey;
+    });
+    if (pos != maps.end()) {
+      std::rotate(maps.begin(), pos, pos + 1); // Greedy's first.
+    } else {
+      maps.insert(maps.begin(),
+                  {greedyMap, search.computeSeconds(rule, greedyMap)});
+    }
     step.greedy = 0;
-    for (const LetterMap &m : maps) {
+    for (const auto &[m, compute] : maps) {
       Choice ch;
       ch.map = m;
-      ch.compute = search.computeSeconds(rule, m);
+      ch.compute = compute;
       for (unsigned i = 0; i < rule.getNumOperands(); ++i)
         ch.required.push_back(
             search.intern(step.operands[i], rule.requiredLayout(i, m)));

@@ -129,14 +129,31 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
     3. Every op then takes its cheapest letter map; values nothing reached
        are replicated.
 
-    Ties are broken by, in order: fewer user-annotated values resharded, more
-    mesh axes used (less replicated compute), then the first candidate in
-    letter order. The canonical order is a depth-first post-order from the
+    4. *The global search* (`search=global`, the default; `greedy` stops
+       after step 3): every op's letter map is chosen together, by dynamic
+       programming over the canonical order, to minimize the estimated step
+       time under a machine profile (`profile=FILE`, docs/machine-profile.md;
+       default: one H100-class NVLink node): each collective's latency plus
+       its bytes over the bandwidth of its axes, plus each op's compute on
+       its local blocks (roofline). A reshard of a value is paid once and
+       reused by later readers. The plan is exact unless a layer of the DP
+       held more than `beam` states (the remark says which), and replaces
+       greedy's only when cheaper. Annotated values and the layouts greedy
+       gave the function's unannotated arguments and results stay fixed
+       (`free-boundary` lets the search choose those too).
+       `search=exhaustive` enumerates every plan instead (the tests' oracle;
+       small functions only).
+
+    Greedy ties are broken by, in order: fewer user-annotated values
+    resharded, more mesh axes used (less replicated compute), then the first
+    candidate in letter order. The canonical order is a depth-first post-order from the
     function's return, so the result does not depend on the textual order of
     independent ops.
 
     With `explain`, every op gets a remark with its letter map, where each
-    split came from, and the cost of every candidate considered.
+    split came from, and the cost of every candidate considered; the global
+    search adds each alternative's change of the estimate with the rest of
+    the plan held, and the function's remark its estimate against greedy's.
 
     ```mlir
     // Before: only the weights are annotated.
