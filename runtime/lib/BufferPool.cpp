@@ -3,6 +3,7 @@
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/Error.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 
@@ -44,13 +45,19 @@ std::shared_ptr<void> BufferPool::allocate(std::size_t bytes) {
     ++stats_.systemAllocs;
   }
   stats_.liveBytes += size;
-  return std::shared_ptr<void>(p, [pool = shared_from_this(), size](void *q) {
-    pool->release(q, size);
-  });
+  stats_.peakLiveBytes = std::max(stats_.peakLiveBytes, stats_.liveBytes);
+  stats_.liveRequestedBytes += bytes;
+  stats_.peakRequestedBytes =
+      std::max(stats_.peakRequestedBytes, stats_.liveRequestedBytes);
+  return std::shared_ptr<void>(
+      p, [pool = shared_from_this(), size, bytes](void *q) {
+        pool->release(q, size, bytes);
+      });
 }
 
-void BufferPool::release(void *p, std::size_t size) {
+void BufferPool::release(void *p, std::size_t size, std::size_t requested) {
   stats_.liveBytes -= size;
+  stats_.liveRequestedBytes -= requested;
   if (closed_) {
     source_.release(p);
     return;

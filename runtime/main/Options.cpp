@@ -53,6 +53,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.help = true;
       continue;
     }
+    if (arg == "--memory-report") {
+      o.memoryReport = true;
+      continue;
+    }
     if (arg == "--profile") {
       o.profile = true;
       continue;
@@ -252,6 +256,10 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
      << "  --warmup W               untimed steps first (default 0)\n"
      << "  --profile                per-op time, FLOP/s, bytes per "
         "collective, median step time\n"
+     << "  --memory-report          the allocator's high-water mark per "
+        "device (max over ranks),\n"
+     << "                           to compare with the compiler's estimate "
+        "(weftc --memory-budget)\n"
      << "  --comm-timeout SECONDS   end the job when a collective does not "
         "complete\n"
      << "                           in time (0: never; default "

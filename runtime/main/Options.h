@@ -30,6 +30,8 @@ struct HarnessOptions {
   /// $WEFT_COMM_TIMEOUT applies.
   double commTimeout = -1;
   bool profile = false;
+  /// Print the allocator's high-water mark per device (max over ranks).
+  bool memoryReport = false;
   bool help = false;
 
   // A training step (isTrainingProgram): docs/training.md.

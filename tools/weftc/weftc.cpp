@@ -112,6 +112,14 @@ static cl::opt<std::string> machineProfile(
              "Default: one H100-class NVLink node"),
     cl::value_desc("file"), cl::cat(weftcCat));
 
+static cl::opt<int64_t> memoryBudget(
+    "memory-budget",
+    cl::desc("Auto-sharding: the most bytes per device the plan may hold at "
+             "once (the global search's estimate; unannotated arguments and "
+             "results become choices too). The run's --memory-report prints "
+             "the allocator's high-water mark to compare. 0: no budget"),
+    cl::init(0), cl::value_desc("bytes"), cl::cat(weftcCat));
+
 static cl::opt<int64_t> combineBytes(
     "combine-bytes",
     cl::desc("Merge independent all-reduces of one kind and axes whose "
@@ -421,7 +429,14 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                      << machineProfile << "'\n";
         return 1;
       }
+      if (memoryBudget < 0) {
+        llvm::errs() << "weftc: error: --memory-budget must be >= 0, got "
+                     << memoryBudget << "\n";
+        return 1;
+      }
       std::string options = "search=" + searchMode;
+      if (memoryBudget > 0)
+        options += " memory-budget=" + std::to_string(memoryBudget);
       if (!machineProfile.empty())
         options += " profile=" + machineProfile;
       if (failed(runPipeline(*module,

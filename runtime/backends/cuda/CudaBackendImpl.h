@@ -72,6 +72,7 @@ public:
   void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;
   void topKKernel(const TopKPlan &plan, const void *x, const void *payload,
                   void *out) override;
+  BufferPool::Stats memoryStats() const override { return pool_->stats(); }
 
 private:
   std::shared_ptr<BufferPool> pool_;

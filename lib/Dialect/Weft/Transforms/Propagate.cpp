@@ -58,7 +58,7 @@ LogicalResult Propagator::run() {
       propagateCompatible();
     }
   if (searchMode != "greedy" &&
-      failed(globalSearch(profile, searchMode, beam, freeBoundary)))
+      failed(globalSearch(profile, searchMode, beam, memoryBudget)))
     return failure();
   writeBack();
   if (explain) {
@@ -105,6 +105,14 @@ struct WeftPropagatePass
              << "weft-propagate: search must be global, greedy or "
                 "exhaustive, got '"
              << search << "'";
+    if (memoryBudget < 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: memory-budget must be >= 0, got "
+             << int64_t(memoryBudget);
+    if (memoryBudget > 0 && search == "greedy")
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: memory-budget needs search=global or "
+                "exhaustive";
     if (beam < 1)
       return emitError(UnknownLoc::get(ctx))
              << "weft-propagate: beam must be >= 1, got " << int64_t(beam);
@@ -140,7 +148,7 @@ struct WeftPropagatePass
       return; // No mesh at all: nothing to shard.
     Mesh info(*mesh);
     Propagator propagator(func, info, weights, explain, search, machine,
-                          beam, freeBoundary);
+                          beam, freeBoundary, memoryBudget);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

@@ -78,6 +78,11 @@ struct SValue {
   int fixedId = -1;
   /// The last step reading it (INT_MAX when the function returns it).
   int lastUse = -1;
+  /// A function argument: resident for the whole step (the harness loads
+  /// every input first), so its bytes count for the whole program.
+  bool isArg = false;
+  /// Per local id: bytes of one device's block.
+  std::vector<double> bytes;
 };
 
 /// One choice of a step.
@@ -109,7 +114,12 @@ struct Entry {
   uint32_t id;
   uint64_t mask;
 };
+/// Live values by value index; with a memory budget, two more entries at
+/// the end (kPermVal, kPeakVal) carry in `mask` the argument bytes chosen so
+/// far and the largest other live bytes of any step so far.
 using State = SmallVector<Entry, 8>;
+constexpr uint32_t kPermVal = UINT32_MAX - 1;
+constexpr uint32_t kPeakVal = UINT32_MAX;
 
 std::string mapKey(const LetterMap &map) {
   std::vector<std::pair<char, std::string>> items;
@@ -157,6 +167,10 @@ public:
     s.layouts.push_back(l);
     s.partial.push_back(l.isPartial());
     s.globalIds.push_back(internGlobal(l));
+    double b = elementBytes(s.type);
+    for (int64_t n : l.getLocalShape(mesh, s.type.getShape()))
+      b *= double(n);
+    s.bytes.push_back(b);
     return s.layouts.size() - 1;
   }
 
@@ -308,6 +322,19 @@ public:
         resId = intern(step.result, rule.naturalResult(ch.map, &acc));
       }
       const SValue &res = values[step.result];
+      if (res.fixedId < 0 && res.lastUse == std::numeric_limits<int>::max() &&
+          res.partial[resId]) {
+        // A returned value the search lays out (a free boundary) is never
+        // partial: the function's caller reads whole values.
+        Layout whole = res.layouts[resId];
+        whole.partialAxes.clear();
+        int wholeId = intern(step.result, whole);
+        double t = reshardSeconds(step.result, resId, wholeId);
+        if (t == kInf)
+          return false;
+        cost += t;
+        resId = wholeId;
+      }
       if (res.fixedId >= 0 && res.fixedId != resId) {
         double t = reshardSeconds(step.result, resId, res.fixedId);
         if (t == kInf)
@@ -318,7 +345,8 @@ public:
     }
     if (resultId)
       *resultId = resId;
-    if (values[step.result].lastUse > int(k)) {
+    bool resultLive = values[step.result].lastUse > int(k);
+    if (resultLive) {
       Entry e{unsigned(step.result), unsigned(resId), 0};
       st.insert(llvm::upper_bound(st, e,
                                   [](const Entry &a, const Entry &b) {
@@ -326,15 +354,69 @@ public:
                                   }),
                 e);
     }
+    if (memoryBudget > 0 &&
+        !withinBudget(st, step, resId, resultLive))
+      return false;
     for (int val : step.dying)
       llvm::erase_if(st, [&](const Entry &e) { return e.val == unsigned(val); });
     return true;
   }
 
+  /// The memory side of a step (with a budget): the bytes live while it
+  /// runs (every live value's block and the copies of it materialized so
+  /// far, the operands it frees still held, its result) plus every
+  /// argument's block must fit. Updates the state's running figures.
+  bool withinBudget(State &st, const Step &step, int resId, bool resultLive) {
+    Entry &perm = st[st.size() - 2], &peak = st.back();
+    double permBytes = double(perm.mask), peakBytes = double(peak.mask);
+    const SValue &res = values[step.result];
+    if (!step.op) {
+      // An argument's block is resident from the start: it adds to the
+      // largest step seen so far too.
+      permBytes += res.bytes[resId];
+      perm.mask = uint64_t(permBytes);
+      return permBytes + peakBytes <= memoryBudget;
+    }
+    double live = resultLive ? 0 : res.bytes[resId];
+    for (const Entry &e : st) {
+      if (e.val >= kPermVal)
+        continue;
+      const SValue &v = values[e.val];
+      if (!v.isArg)
+        live += v.bytes[e.id];
+      for (unsigned b = 0; b < kMaskBits && e.mask >> b; ++b)
+        if ((e.mask >> b) & 1)
+          live += v.bytes[b];
+    }
+    peak.mask = std::max(peak.mask, uint64_t(live));
+    return permBytes + live <= memoryBudget;
+  }
+
+  /// The state before the first step.
+  State initialState() const {
+    State st;
+    if (memoryBudget > 0) {
+      st.push_back({kPermVal, 0, 0});
+      st.push_back({kPeakVal, 0, 0});
+    }
+    return st;
+  }
+
+  /// With a budget: the estimated peak of `st` at the end of a plan.
+  double peakOf(const State &st) const {
+    return memoryBudget > 0 ? double(st[st.size() - 2].mask) +
+                                  double(st.back().mask)
+                            : 0;
+  }
+
+  /// Bytes per device a plan may hold at once (0: no limit).
+  double memoryBudget = 0;
+
   /// The objective of a whole plan, or nullopt when it has no plan.
   std::optional<double> evaluate(ArrayRef<unsigned> plan,
-                                 SmallVectorImpl<int> *resultIds = nullptr) {
-    State st;
+                                 SmallVectorImpl<int> *resultIds = nullptr,
+                                 double *peak = nullptr) {
+    State st = initialState();
     double cost = 0;
     for (unsigned k = 0; k < steps.size(); ++k) {
       int id = -1;
@@ -343,6 +425,8 @@ public:
       if (resultIds)
         resultIds->push_back(id);
     }
+    if (peak)
+      *peak = peakOf(st);
     return cost;
   }
 
@@ -360,7 +444,7 @@ public:
       unsigned choice;
     };
     std::vector<std::vector<Node>> layers(steps.size());
-    std::vector<State> cur{State()};
+    std::vector<State> cur{initialState()};
     std::vector<int> curNode{-1};
     std::vector<double> curCost{0};
     Result r;
@@ -398,7 +482,22 @@ public:
         std::stable_sort(keep.begin(), keep.end(), [&](unsigned a, unsigned b) {
           return nodes[a].cost < nodes[b].cost;
         });
-        keep.resize(beam);
+        if (memoryBudget > 0) {
+          // Under a budget the cheapest states are often the largest: keep
+          // half by time, half by the memory they hold so far.
+          int64_t half = beam / 2;
+          std::vector<unsigned> lean(keep.begin() + half, keep.end());
+          std::stable_sort(lean.begin(), lean.end(),
+                           [&](unsigned a, unsigned b) {
+                             return peakOf(next[a]) < peakOf(next[b]);
+                           });
+          keep.resize(half);
+          keep.insert(keep.end(), lean.begin(),
+                      lean.begin() + std::min<int64_t>(beam - half,
+                                                       lean.size()));
+        } else {
+          keep.resize(beam);
+        }
       }
       cur.clear();
       curNode.clear();
@@ -457,7 +556,7 @@ public:
             visit(k + 1, next, nc);
           }
         };
-    visit(0, State(), 0);
+    visit(0, initialState(), 0);
     r.states = visited;
     if (overflow)
       return failure();
@@ -590,8 +689,11 @@ std::string formatSeconds(double s) {
 
 LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                                        StringRef mode, int64_t beam,
-                                       bool freeBoundary) {
+                                       int64_t memoryBudget) {
   Search search(mesh, profile, weights);
+  search.memoryBudget = double(memoryBudget);
+  // A memory budget is auto-sharding: the boundary is a choice too.
+  bool freeBoundary = this->freeBoundary || memoryBudget > 0;
   // Values: arguments and op results, with their fixed layouts.
   Operation *ret = func.getBody().front().getTerminator();
   // The function's boundary: annotated values are fixed; without
@@ -604,6 +706,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     int val = search.valueOf(v);
     const ValueState &s = states[v];
     bool boundary = isa<BlockArgument>(v) || returned.contains(v);
+    search.values[val].isArg = isa<BlockArgument>(v);
     if (s.fixed && s.layout)
       search.values[val].fixedId = search.intern(val, *s.layout);
     else if (boundary && !freeBoundary)
@@ -736,6 +839,31 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   for (const Step &step : search.steps)
     greedyPlan.push_back(step.greedy);
   std::optional<double> greedyCost = search.evaluate(greedyPlan);
+  // With a budget: the replicated plan's footprint, for the report.
+  std::optional<double> replicatedPeak;
+  if (memoryBudget > 0) {
+    std::vector<unsigned> replicated;
+    for (const Step &step : search.steps) {
+      const SValue &res = search.values[step.result];
+      auto it = llvm::find_if(step.choices, [&](const Choice &ch) {
+        if (step.op)
+          return llvm::all_of(ch.map,
+                              [](auto &e) { return e.second.empty(); });
+        return res.layouts[ch.natural].getUsedAxes().empty();
+      });
+      if (it == step.choices.end())
+        break;
+      replicated.push_back(it - step.choices.begin());
+    }
+    if (replicated.size() == search.steps.size()) {
+      double peak = 0;
+      double budget = search.memoryBudget;
+      search.memoryBudget = std::numeric_limits<double>::max();
+      if (search.evaluate(replicated, nullptr, &peak))
+        replicatedPeak = peak;
+      search.memoryBudget = budget;
+    }
+  }
 
   Search::Result found;
   if (mode == "exhaustive") {
@@ -762,6 +890,32 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
        found.cost < *greedyCost * (1 - 1e-6) - kMinGainSeconds);
   std::vector<unsigned> plan = useFound ? found.plan : greedyPlan;
   double planCostSeconds = useFound ? found.cost : greedyCost.value_or(kInf);
+  if (memoryBudget > 0) {
+    auto fmt = [](double b) { return std::to_string(int64_t(b)); };
+    if (planCostSeconds == kInf) {
+      InFlightDiagnostic diag =
+          func.emitOpError()
+          << "weft-propagate: no plan fits the memory budget of "
+          << memoryBudget << " bytes per device";
+      if (replicatedPeak)
+        diag << " (replicated, the function needs " << fmt(*replicatedPeak)
+             << ")";
+      diag << (found.pruned ? "; the search was beam-pruned, a larger "
+                              "beam may find one"
+                            : "; the search was exact: none exists under "
+                              "this schedule");
+      return failure();
+    }
+    double peak = 0;
+    search.evaluate(plan, nullptr, &peak);
+    InFlightDiagnostic remark = func.emitRemark();
+    remark << "weft-propagate memory: estimated peak " << fmt(peak)
+           << " bytes per device, budget " << memoryBudget;
+    if (replicatedPeak)
+      remark << ", replicated " << fmt(*replicatedPeak);
+    remark << " (every argument's block, and the blocks live at the "
+              "busiest op, in the canonical order)";
+  }
 
   if (useFound) {
     SmallVector<int> resultIds;

@@ -74,10 +74,11 @@ public:
   /// `search`: "greedy", "global" or "exhaustive" (PropagateSearch.cpp).
   Propagator(func::FuncOp func, const Mesh &mesh,
              const AxisWeights &weights, bool explain, StringRef search,
-             const MachineProfile &profile, int64_t beam, bool freeBoundary)
+             const MachineProfile &profile, int64_t beam, bool freeBoundary,
+             int64_t memoryBudget)
       : func(func), mesh(mesh), weights(weights), explain(explain),
         searchMode(search), profile(profile), beam(beam),
-        freeBoundary(freeBoundary),
+        freeBoundary(freeBoundary), memoryBudget(memoryBudget),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
@@ -106,10 +107,11 @@ private:
   void writeBack();
   std::string name(Value v);
   /// Replaces the greedy plan by the global search's when it is cheaper
-  /// under `profile` (PropagateSearch.cpp). With `freeBoundary`, the
-  /// unannotated arguments and results are choices too.
+  /// under `profile` (PropagateSearch.cpp). With `freeBoundary` or a
+  /// `memoryBudget` (bytes per device; 0: none), the unannotated arguments
+  /// and results are choices too.
   LogicalResult globalSearch(const MachineProfile &profile, StringRef mode,
-                             int64_t beam, bool freeBoundary);
+                             int64_t beam, int64_t memoryBudget);
 
   func::FuncOp func;
   const Mesh &mesh;
@@ -119,6 +121,7 @@ private:
   const MachineProfile &profile;
   int64_t beam;
   bool freeBoundary;
+  int64_t memoryBudget;
   /// With `explain`: the global search's summary, appended to the
   /// function's remark.
   std::string searchSummary;

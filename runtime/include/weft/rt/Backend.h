@@ -12,6 +12,7 @@
 #ifndef WEFT_RT_BACKEND_H
 #define WEFT_RT_BACKEND_H
 
+#include "weft/rt/BufferPool.h"
 #include "weft/rt/CollectivePlan.h"
 #include "weft/rt/Communicator.h"
 #include "weft/rt/EinsumPlan.h"
@@ -63,6 +64,9 @@ public:
   Tensor download(const Tensor &t);
   /// Waits for all queued work (no-op on CPU).
   virtual void synchronize() {}
+  /// The allocator's counters (live bytes and their high-water mark), for
+  /// `--memory-report`; zeros for a backend without a pool.
+  virtual BufferPool::Stats memoryStats() const { return {}; }
 
   //===--- Compute (local view) --------------------------------------------//
   /// `b` is null for a unary plan. `out` must have plan.outShape.

@@ -54,6 +54,11 @@ public:
     int64_t reuses = 0;          // allocations served from a free list
     std::size_t cachedBytes = 0; // bytes on the free lists now
     std::size_t liveBytes = 0;   // bytes handed out and not yet released
+    std::size_t peakLiveBytes = 0; // the high-water mark of liveBytes
+    /// The same in the bytes asked for (before rounding to a size class):
+    /// what the compiler's memory estimate counts.
+    std::size_t liveRequestedBytes = 0;
+    std::size_t peakRequestedBytes = 0;
   };
 
   explicit BufferPool(Source source = hostSource()) : source_(source) {}
@@ -78,7 +83,7 @@ public:
   static std::size_t classSize(std::size_t bytes);
 
 private:
-  void release(void *p, std::size_t size);
+  void release(void *p, std::size_t size, std::size_t requested);
 
   Source source_;
   std::unordered_map<std::size_t, std::vector<void *>> free_;

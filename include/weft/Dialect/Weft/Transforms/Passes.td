@@ -185,7 +185,11 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
     Option<"freeBoundary", "free-boundary", "bool", /*default=*/"false",
            "Let the global search choose the layouts of unannotated "
            "arguments and returned values too (by default it keeps the ones "
-           "greedy propagation gives them: the function's boundary)">
+           "greedy propagation gives them: the function's boundary)">,
+    Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
+           "Auto-sharding: bytes per device a plan may hold at once (every "
+           "argument's block plus the blocks live at the busiest op, in "
+           "program order); implies free-boundary. 0: no budget">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -52,6 +52,7 @@ public:
                   void *out) override;
 
   BufferPool::Stats poolStats() const { return pool_->stats(); }
+  BufferPool::Stats memoryStats() const override { return pool_->stats(); }
 
 private:
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
