@@ -62,6 +62,15 @@ constexpr unsigned kMaskBits = 64;
 constexpr size_t kMaxCandidates = 2048;
 /// Most transitions search=exhaustive tries per function.
 constexpr uint64_t kExhaustiveLimit = 20000000;
+/// Most nodes the enumeration of one op's letter maps visits.
+constexpr uint64_t kMaxEnumerationNodes = 200000;
+/// Most transitions the DP makes per function: past it, layers keep fewer
+/// states (the plan is then marked pruned).
+constexpr uint64_t kMaxTransitions = 20000000;
+/// Most DP nodes kept for the trace back (16 bytes each).
+constexpr uint64_t kMaxNodes = 1 << 24;
+/// Most steps search=exhaustive recurses through.
+constexpr size_t kMaxExhaustiveSteps = 2000;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
 
@@ -72,8 +81,9 @@ struct SValue {
   /// Interned layouts; an id is an index.
   std::vector<Layout> layouts;
   std::vector<bool> partial;
-  /// Per local id: the id over all values (Search::internGlobal).
+  /// Per local id: the id over all values (Search::internGlobal), and back.
   std::vector<int> globalIds;
+  llvm::DenseMap<int, int> idOfGlobal;
   /// The annotated layout's id, or -1.
   int fixedId = -1;
   /// The last step reading it (INT_MAX when the function returns it).
@@ -161,12 +171,13 @@ public:
 
   int intern(int val, const Layout &l) {
     SValue &s = values[val];
-    for (auto [i, known] : llvm::enumerate(s.layouts))
-      if (known == l && known.partialKind == l.partialKind)
-        return i;
+    int global = internGlobal(l);
+    auto [it, inserted] = s.idOfGlobal.try_emplace(global, s.layouts.size());
+    if (!inserted)
+      return it->second;
     s.layouts.push_back(l);
     s.partial.push_back(l.isPartial());
-    s.globalIds.push_back(internGlobal(l));
+    s.globalIds.push_back(global);
     double b = elementBytes(s.type);
     for (int64_t n : l.getLocalShape(mesh, s.type.getShape()))
       b *= double(n);
@@ -450,8 +461,41 @@ public:
     Result r;
     std::string key;
     std::unordered_map<std::string, unsigned> seen;
+    uint64_t transitionsLeft = kMaxTransitions;
+    // The nodes kept for the trace back bound every layer's states.
+    beam = std::min<int64_t>(
+        beam, std::max<int64_t>(16, kMaxNodes / std::max<size_t>(
+                                                    1, steps.size())));
     for (unsigned k = 0; k < steps.size(); ++k) {
       seen.clear();
+      // Keep the work bounded: the states this layer may expand, given the
+      // transitions left for the remaining layers.
+      uint64_t perLayer = transitionsLeft / (steps.size() - k);
+      uint64_t cap = std::max<uint64_t>(
+          1, perLayer / std::max<size_t>(1, steps[k].choices.size()));
+      if (cur.size() > cap) {
+        r.pruned = true;
+        std::vector<unsigned> order(cur.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](unsigned a, unsigned b) {
+                           return curCost[a] < curCost[b];
+                         });
+        order.resize(cap);
+        std::vector<State> keptStates;
+        std::vector<int> keptNodes;
+        std::vector<double> keptCosts;
+        for (unsigned i : order) {
+          keptStates.push_back(std::move(cur[i]));
+          keptNodes.push_back(curNode[i]);
+          keptCosts.push_back(curCost[i]);
+        }
+        cur = std::move(keptStates);
+        curNode = std::move(keptNodes);
+        curCost = std::move(keptCosts);
+      }
+      uint64_t work = cur.size() * steps[k].choices.size();
+      transitionsLeft -= std::min(transitionsLeft, work);
       std::vector<State> next;
       std::vector<Node> nodes;
       for (unsigned s = 0; s < cur.size(); ++s) {
@@ -647,8 +691,12 @@ public:
         axes.push_back(name);
     std::vector<LetterMap> out;
     LetterMap cur;
+    // Bounded by the nodes visited, not only the maps kept: a mesh of many
+    // axes (up to 20 of size 2) has (letters + 1)^axes leaves, most of which
+    // divides() may refuse.
+    uint64_t visited = 0;
     std::function<void(unsigned)> rec = [&](unsigned a) {
-      if (out.size() >= kMaxCandidates)
+      if (out.size() >= kMaxCandidates || ++visited > kMaxEnumerationNodes)
         return;
       if (a == axes.size()) {
         if (divides(rule, cur))
@@ -867,12 +915,16 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
 
   Search::Result found;
   if (mode == "exhaustive") {
-    FailureOr<Search::Result> r = search.exhaustive(kExhaustiveLimit);
+    FailureOr<Search::Result> r =
+        search.steps.size() > kMaxExhaustiveSteps
+            ? FailureOr<Search::Result>(failure())
+            : search.exhaustive(kExhaustiveLimit);
     if (failed(r)) {
       // Too big to enumerate: say so and keep the greedy plan.
       func.emitWarning() << "weft-propagate search=exhaustive: more than "
-                         << kExhaustiveLimit
-                         << " transitions; not enumerated, greedy plan kept "
+                         << kExhaustiveLimit << " transitions or "
+                         << kMaxExhaustiveSteps
+                         << " steps; not enumerated, greedy plan kept "
                             "(use search=global)";
     } else {
       found = *r;
