@@ -377,18 +377,9 @@ template <typename T> void fill(T *p, int64_t n, uint64_t seed) {
 }
 
 /// Best seconds of `repeats` n^3 GEMMs after one warm-up, every rank at once.
-template <typename T>
-double timeGemm(int64_t n64, int64_t repeats, const T *a, const T *b, T *c) {
-  const blasint n = blasint(n64);
-  auto call = [&] {
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a,
-                  n, b, n, 0.0f, c, n);
-    else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n,
-                  b, n, 0.0, c, n);
-    clobber(c);
-  };
+/// Best seconds of `repeats` calls of `call` after one warm-up, every rank
+/// lined up at a barrier before each.
+template <typename F> double bestSeconds(int64_t repeats, F &&call) {
   MPI_Barrier(MPI_COMM_WORLD);
   call();
   double best = std::numeric_limits<double>::infinity();
@@ -401,6 +392,21 @@ double timeGemm(int64_t n64, int64_t repeats, const T *a, const T *b, T *c) {
   return best;
 }
 
+template <typename T>
+double timeGemm(int64_t n64, int64_t repeats, const T *a, const T *b, T *c) {
+  const blasint n = blasint(n64);
+  auto call = [&] {
+    if constexpr (std::is_same_v<T, float>)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a,
+                  n, b, n, 0.0f, c, n);
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n,
+                  b, n, 0.0, c, n);
+    clobber(c);
+  };
+  return bestSeconds(repeats, call);
+}
+
 /// Best seconds of `repeats` passes y[i] = a*x[i] + y[i] after one warm-up.
 double timeStream(const double *__restrict x, double *__restrict y,
                   int64_t count, int64_t repeats, double &checksum) {
@@ -410,15 +416,7 @@ double timeStream(const double *__restrict x, double *__restrict y,
       y[i] = a * x[i] + y[i];
     clobber(y);
   };
-  MPI_Barrier(MPI_COMM_WORLD);
-  pass();
-  double best = std::numeric_limits<double>::infinity();
-  for (int64_t r = 0; r < repeats; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    pass();
-    best = std::min(best, MPI_Wtime() - t0);
-  }
+  double best = bestSeconds(repeats, pass);
   checksum = y[0] + y[count / 2] + y[count - 1];
   return best;
 }

@@ -71,6 +71,8 @@ constexpr uint64_t kMaxTransitions = 20000000;
 constexpr uint64_t kMaxNodes = 1 << 24;
 /// Most steps search=exhaustive recurses through.
 constexpr size_t kMaxExhaustiveSteps = 2000;
+/// Every step's first choice is greedy propagation's.
+constexpr unsigned kGreedyChoice = 0;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
 
@@ -80,7 +82,6 @@ struct SValue {
   RankedTensorType type;
   /// Interned layouts; an id is an index.
   std::vector<Layout> layouts;
-  std::vector<bool> partial;
   /// Per local id: the id over all values (Search::internGlobal), and back.
   std::vector<int> globalIds;
   llvm::DenseMap<int, int> idOfGlobal;
@@ -114,8 +115,8 @@ struct Step {
   const ShardingRule *rule = nullptr;
   int result = -1;
   SmallVector<int, 3> operands;
+  /// Choice kGreedyChoice is greedy propagation's.
   std::vector<Choice> choices;
-  int greedy = -1;
   std::vector<int> dying;
 };
 
@@ -176,12 +177,8 @@ public:
     if (!inserted)
       return it->second;
     s.layouts.push_back(l);
-    s.partial.push_back(l.isPartial());
     s.globalIds.push_back(global);
-    double b = elementBytes(s.type);
-    for (int64_t n : l.getLocalShape(mesh, s.type.getShape()))
-      b *= double(n);
-    s.bytes.push_back(b);
+    s.bytes.push_back(blockBytes(s.type, l));
     return s.layouts.size() - 1;
   }
 
@@ -289,7 +286,7 @@ public:
         if (!e)
           return false; // Defined by nothing before (cannot happen).
         entries.push_back(e);
-        anyPartial |= values[val].partial[e->id];
+        anyPartial |= values[val].layouts[e->id].isPartial();
       }
       if (anyPartial) {
         SmallVector<const Layout *, 3> layouts;
@@ -334,7 +331,7 @@ public:
       }
       const SValue &res = values[step.result];
       if (res.fixedId < 0 && res.lastUse == std::numeric_limits<int>::max() &&
-          res.partial[resId]) {
+          res.layouts[resId].isPartial()) {
         // A returned value the search lays out (a free boundary) is never
         // partial: the function's caller reads whole values.
         Layout whole = res.layouts[resId];
@@ -607,6 +604,14 @@ public:
     return r;
   }
 
+  /// Bytes of one device's block of a `type` tensor in layout `l`.
+  double blockBytes(RankedTensorType type, const Layout &l) const {
+    double b = elementBytes(type);
+    for (int64_t n : l.getLocalShape(mesh, type.getShape()))
+      b *= double(n);
+    return b;
+  }
+
   /// Seconds of `rule`'s op under `map` on each device.
   double computeSeconds(const ShardingRule &rule, const LetterMap &map) {
     Operation *op = rule.getOp();
@@ -614,15 +619,9 @@ public:
     llvm::SmallDenseMap<char, int64_t> letterSize;
     for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
       auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
-      Layout l = rule.requiredLayout(i, map);
-      double elems = 1;
-      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
-        int64_t n = type.getDimSize(d);
-        int64_t g = mesh.getGroupSize(l.dims[d]);
-        elems *= double((n + g - 1) / g);
-        letterSize.try_emplace(c, n);
-      }
-      bytes += elems * elementBytes(type);
+      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i)))
+        letterSize.try_emplace(c, type.getDimSize(d));
+      bytes += blockBytes(type, rule.requiredLayout(i, map));
     }
     double seconds = bytes / profile.memoryBytesPerSecond;
     if (isa<EinsumOp>(op)) {
@@ -778,9 +777,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
         // An annotated argument: a step with its one layout.
         Step step;
         step.result = val;
-        step.choices.push_back({});
+        step.choices.push_back(Choice());
         step.choices.back().natural = search.values[val].fixedId;
-        step.greedy = 0;
         search.steps.push_back(std::move(step));
         continue;
       }
@@ -846,7 +844,6 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       maps.insert(maps.begin(),
                   {greedyMap, search.computeSeconds(rule, greedyMap)});
     }
-    step.greedy = 0;
     for (const auto &[m, compute] : maps) {
       Choice ch;
       ch.map = m;
@@ -880,12 +877,9 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       ch.natural = id;
       step.choices.push_back(std::move(ch));
     }
-    step.greedy = 0;
   }
 
-  std::vector<unsigned> greedyPlan;
-  for (const Step &step : search.steps)
-    greedyPlan.push_back(step.greedy);
+  std::vector<unsigned> greedyPlan(search.steps.size(), kGreedyChoice);
   std::optional<double> greedyCost = search.evaluate(greedyPlan);
   // With a budget: the replicated plan's footprint, for the report.
   std::optional<double> replicatedPeak;
@@ -995,11 +989,11 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       llvm::raw_string_ostream os(text);
       const Choice &chosen = step.choices[plan[k]];
       os << "global search: letters " << letterMapStr(rule, chosen.map)
-         << (plan[k] == unsigned(step.greedy) ? " (as greedy)"
+         << (plan[k] == kGreedyChoice ? " (as greedy)"
                                               : " (greedy chose " +
                                                     letterMapStr(
                                                         rule,
-                                                        step.choices[step.greedy]
+                                                        step.choices[kGreedyChoice]
                                                             .map) +
                                                     ")")
          << ", compute " << formatSeconds(chosen.compute);
@@ -1019,7 +1013,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
         }
       }
       std::string &existing = explanations[step.op];
-      if (!useFound || plan[k] == unsigned(step.greedy))
+      if (!useFound || plan[k] == kGreedyChoice)
         existing += (existing.empty() ? "" : "\n") + text;
       else
         existing = text;
