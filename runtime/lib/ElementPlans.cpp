@@ -94,6 +94,34 @@ ReducePlan planReduce(const std::string &specText, const Shape &inShape) {
   return p;
 }
 
+ReduceLaunch planReduceLaunch(int64_t outElements, int64_t reducedElements,
+                              bool reducedContiguous, int64_t deviceThreads) {
+  check(outElements >= 0 && reducedElements >= 0 && deviceThreads > 0,
+        "planReduceLaunch: negative sizes or no device threads");
+  // Below these the plain thread-per-output loop is as fast.
+  constexpr int64_t kWarp = 32, kBlock = 256;
+  constexpr int64_t kMinPerThread = 16;   // elements each thread combines
+  constexpr int64_t kMaxSegments = 4096;  // partials per output
+  ReduceLaunch l;
+  l.segmentLength = reducedElements;
+  if (outElements == 0 || reducedElements <= kWarp)
+    return l;
+  if (reducedContiguous)
+    l.team = reducedElements >= 8 * kBlock ? kBlock : kWarp;
+  // Threads of pass 1 without a split; outElements * team cannot overflow
+  // (outElements counts a tensor's elements, team <= 256).
+  int64_t busy = outElements * l.team;
+  if (busy >= deviceThreads)
+    return l;
+  int64_t want = (deviceThreads + busy - 1) / busy;
+  int64_t most = reducedElements / (l.team * kMinPerThread);
+  int64_t segments = std::max<int64_t>(
+      1, std::min({want, most, kMaxSegments}));
+  l.segmentLength = (reducedElements + segments - 1) / segments;
+  l.segments = (reducedElements + l.segmentLength - 1) / l.segmentLength;
+  return l;
+}
+
 EmbedPlan planEmbed(const std::string &specText, const Shape &idsShape,
                     const Shape &tableShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);

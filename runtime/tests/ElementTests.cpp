@@ -215,6 +215,22 @@ TEST_P(ElementTest, NanPropagatesThroughMaxMinRelu) {
       EXPECT_TRUE(std::isnan(got[r])) << reduceKindName(k) << " row " << r;
     EXPECT_EQ(got[3], k == ReduceKind::Max ? 6.0 : 0.0) << reduceKindName(k);
   }
+  // The same through a split reduction (one segment of row 0 holds the NaN;
+  // its partial must carry it through pass 2).
+  const int64_t cols = 100000;
+  std::vector<double> big(2 * cols);
+  for (int64_t i = 0; i < 2 * cols; ++i)
+    big[i] = double(i % 11);
+  big[77777] = NAN;
+  Tensor dbig = be.upload(hostFrom(dt, {2, cols}, big));
+  ReducePlan bigPlan = planReduce("ij->i", {2, cols});
+  for (ReduceKind k : {ReduceKind::Max, ReduceKind::Min}) {
+    Tensor out = be.zeros(dt, {2});
+    be.reduce(k, bigPlan, dbig, out);
+    auto got = toDoubles(be.download(out));
+    EXPECT_TRUE(std::isnan(got[0])) << reduceKindName(k) << " long row";
+    EXPECT_EQ(got[1], k == ReduceKind::Max ? 10.0 : 0.0) << reduceKindName(k);
+  }
 }
 
 TEST_P(ElementTest, MapRejectsWrongArity) {
@@ -241,6 +257,14 @@ TEST_P(ElementTest, Reductions) {
       {"ij->", {4, 6}},           // everything
       {"abcd->db", {2, 3, 1, 4}}, // with an extent-1 letter
       {"ij->j", {0, 3}},          // nothing to reduce: identity
+      // Long reductions the CUDA backend splits (planReduceLaunch): a team
+      // per output over contiguous elements, segments with partials, and
+      // one thread per output over strided ones.
+      {"ij->", {3, 50000}},
+      {"ij->i", {5, 40000}},
+      {"ij->j", {20000, 7}},
+      {"ijk->j", {300, 4, 100}},
+      {"ij->i", {3000, 100}},
   };
   for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min}) {
     for (const auto &[specText, shape] : cases) {

@@ -44,6 +44,14 @@ TRAINING = {
     "dropout_mlp": {"data": "test/training/dropout_reference.py",
                     "reference": "test/training/dropout_reference.py",
                     "names": "W1,W2"},
+    # T2's numpy reference evaluates one step's loss from given parameters
+    # (t2-lm.test): step 1's loss is checked against it, the 20 steps'
+    # losses and final parameters cuda against cpu.
+    "t2_lm": {"data": "examples/training/t2_data.py",
+              "reference": "test/training/t2_reference.py",
+              "reference_kind": "step1",
+              "names": "E,P,Wout,Wq_0,Wk_0,Wv_0,Wo_0,W1_0,W2_0,"
+                       "Wq_1,Wk_1,Wv_1,Wo_1,W1_1,W2_1"},
 }
 
 

@@ -37,7 +37,7 @@ def run(cmd):
     return p.returncode, p.stdout
 
 
-def check_training(a, name, steps):
+def check_training(a, name, steps, timings):
     """Trains bundled program `name` on cuda and cpu; returns 0 or 1."""
     work = os.path.join(a.bundle, name)
     spec = json.load(open(os.path.join(work, "train.json")))
@@ -53,9 +53,15 @@ def check_training(a, name, steps):
     for f in sorted(os.listdir(data)):
         inputs += ["--input", "%s=%s" % (f[:-4], os.path.join(data, f))]
     ref_log = os.path.join(work, "numpy.log")
-    rc, text = run([sys.executable, os.path.join(root, spec["reference"]),
-                    "--data", data, "--steps", str(a.train_steps),
-                    "--save", os.path.join(work, "numpy")])
+    step1 = spec.get("reference_kind") == "step1"
+    if step1:
+        # The reference gives one step's loss from the initial parameters.
+        rc, text = run([sys.executable, os.path.join(root, spec["reference"]),
+                        "--params", data, "--data", data, "--step", "1"])
+    else:
+        rc, text = run([sys.executable, os.path.join(root, spec["reference"]),
+                        "--data", data, "--steps", str(a.train_steps),
+                        "--save", os.path.join(work, "numpy")])
     open(ref_log, "w").write(text)
     if rc != 0:
         print("%s: numpy reference FAILED\n%s" % (name, text))
@@ -73,15 +79,29 @@ def check_training(a, name, steps):
             continue
         m = re.search(r"median step time ([0-9.]+) ms", text)
         steps[(name, backend)] = m.group(1) if m else "?"
+        # The per-op profile of a few steps (the first step is not profiled).
+        rc, text = run(MPIRUN + [exe, "--backend", backend, "--steps", "4",
+                                 "--profile"] + inputs)
+        if rc != 0:
+            print("%s %s: FAILED profiled run (exit %d)\n%s" % (
+                name, backend, rc, text))
+            status = 1
+        else:
+            timings.append((name, backend, text))
     for what, x, y in (("cuda vs numpy", "cuda", None),
                        ("cpu vs numpy", "cpu", None),
                        ("cuda vs cpu", "cuda", "cpu")):
         log_b = ref_log if y is None else os.path.join(work, y + ".log")
         dir_b = os.path.join(work, "numpy" if y is None else "out-" + y)
-        rc, text = run([sys.executable, compare,
-                        os.path.join(work, x + ".log"), log_b, "--params",
-                        os.path.join(work, "out-" + x), dir_b, "--names",
-                        spec["names"]])
+        if step1 and y is None:
+            cmd = [sys.executable, compare, ref_log,
+                   os.path.join(work, x + ".log"), "--steps", "1:1",
+                   "--rtol", "1e-5"]
+        else:
+            cmd = [sys.executable, compare, os.path.join(work, x + ".log"),
+                   log_b, "--params", os.path.join(work, "out-" + x), dir_b,
+                   "--names", spec["names"]]
+        rc, text = run(cmd)
         print("%s training: %s: %s" % (name, what, "ok" if rc == 0 else
                                         "FAILED\n" + text))
         status |= rc != 0
@@ -103,7 +123,7 @@ def main(argv):
                    for f in os.listdir(os.path.join(a.bundle, "programs")))
     for name in names:
         if name.startswith("train_"):
-            status |= check_training(a, name, steps)
+            status |= check_training(a, name, steps, timings)
             continue
         work = os.path.join(a.bundle, name)
         exe = os.path.join(a.programs, name)

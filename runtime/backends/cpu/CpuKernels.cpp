@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
@@ -152,16 +153,17 @@ void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
   mapLoopBody<K, T>(p, a, b, out, s);
 }
 
-template <ReduceKind K, typename T>
-void reduceLoop(const ReducePlan &p, const T *in, T *out) {
-  using R = ops::Reduce<K, T>;
+/// The reduction loop, combining into `out` of the accumulation type A.
+template <ReduceKind K, typename T, typename A>
+void reduceInto(const ReducePlan &p, const T *in, A *out) {
+  using R = ops::Reduce<K, A>;
   for (int64_t i = 0; i < p.outElements; ++i)
     out[i] = R::identity();
   int64_t n = numElements(p.shape);
   if (n == 0 || p.outElements == 0)
     return;
   if (p.shape.empty()) {
-    out[0] = R::combine(out[0], in[0]);
+    out[0] = R::combine(out[0], static_cast<A>(in[0]));
     return;
   }
   int64_t inner = p.shape.back();
@@ -169,25 +171,39 @@ void reduceLoop(const ReducePlan &p, const T *in, T *out) {
   Odometer<2> it(p.shape, {&p.inStrides, &p.outStrides});
   for (int64_t done = 0; done < n; done += inner, it.next()) {
     const T *x = in + it.off[0];
-    T *o = out + it.off[1];
+    A *o = out + it.off[1];
     if (so == 0) {
-      using A = typename ops::AccumType<T>::type;
-      using RA = ops::Reduce<K, A>;
-      A acc = RA::identity();
+      A acc = R::identity();
       if (si == 1)
         for (int64_t i = 0; i < inner; ++i)
-          acc = RA::combine(acc, static_cast<A>(x[i]));
+          acc = R::combine(acc, static_cast<A>(x[i]));
       else
         for (int64_t i = 0; i < inner; ++i)
-          acc = RA::combine(acc, static_cast<A>(x[i * si]));
-      o[0] = R::combine(o[0], static_cast<T>(acc));
+          acc = R::combine(acc, static_cast<A>(x[i * si]));
+      o[0] = R::combine(o[0], acc);
     } else if (si == 1 && so == 1) {
       for (int64_t i = 0; i < inner; ++i)
-        o[i] = R::combine(o[i], x[i]);
+        o[i] = R::combine(o[i], static_cast<A>(x[i]));
     } else {
       for (int64_t i = 0; i < inner; ++i)
-        o[i * so] = R::combine(o[i * so], x[i * si]);
+        o[i * so] = R::combine(o[i * so], static_cast<A>(x[i * si]));
     }
+  }
+}
+
+/// f32 sums accumulate in f64 (ops::AccumType) whichever letters are
+/// reduced: over the innermost ones in a register, over outer ones (a bias
+/// gradient bd->d) in an f64 copy of the output.
+template <ReduceKind K, typename T>
+void reduceLoop(const ReducePlan &p, const T *in, T *out) {
+  using A = typename ops::AccumType<T>::type;
+  if constexpr (std::is_same_v<A, T>) {
+    reduceInto<K, T, T>(p, in, out);
+  } else {
+    std::vector<A> acc(static_cast<std::size_t>(p.outElements));
+    reduceInto<K, T, A>(p, in, acc.data());
+    for (int64_t i = 0; i < p.outElements; ++i)
+      out[i] = static_cast<T>(acc[i]);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "weft/rt/BackendRegistry.h"
 #include "weft/rt/cuda/CudaBackend.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -68,6 +69,12 @@ CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
   deviceId_ = localRank() % count;
   WEFT_CUDA_CHECK(cudaSetDevice(deviceId_));
   WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  int sms = 0, perSm = 0;
+  WEFT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, deviceId_));
+  WEFT_CUDA_CHECK(cudaDeviceGetAttribute(
+      &perSm, cudaDevAttrMaxThreadsPerMultiProcessor, deviceId_));
+  residentThreads_ = std::max<int64_t>(1, int64_t(sms) * perSm);
   // Device buffers are cached (BufferPool.h): cudaMalloc/cudaFree per op
   // dominated small steps (cudaFree synchronizes the device).
   pool_ = std::make_shared<BufferPool>(BufferPool::Source{

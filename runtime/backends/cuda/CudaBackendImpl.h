@@ -76,6 +76,9 @@ public:
 
 private:
   std::shared_ptr<BufferPool> pool_;
+  /// Threads the device holds at once (SMs x threads per SM): how far
+  /// planReduceLaunch splits a reduction with few outputs.
+  int64_t residentThreads_ = 1;
   int deviceId_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;

@@ -97,25 +97,89 @@ __global__ void mapKernelT(Space s, int64_t n, const T *a, const T *b, T *out,
   }
 }
 
-/// One thread per output element; `kept` spans the output (strides: in,
-/// out), `red` the reduced dims (strides: in).
-template <ReduceKind K, typename T>
-__global__ void reduceKernelT(Space kept, int64_t nOut, Space red, int64_t nRed,
-                              const T *in, T *out) {
-  using C = typename Compute<T>::type;
-  using A = typename ops::AccumType<C>::type; // f32 sums accumulate in f64
+/// Storage conversion of an accumulator: partials keep the accumulation
+/// type, final results round through the storage type's compute type.
+template <typename Out, typename A> __device__ Out storeAcc(A acc) {
+  if constexpr (std::is_same_v<Out, A>)
+    return acc;
+  else
+    return store<Out>(static_cast<typename Compute<Out>::type>(acc));
+}
+
+/// A reduction pass (planReduceLaunch): `Team` threads share an output
+/// (blockDim.x = 256, 256 / Team outputs per block), blockIdx.y is the
+/// segment of the reduced range [s * segLen, min(nRed, (s + 1) * segLen)).
+/// `kept` spans the outputs (strides: in, out), `red` the reduced dims
+/// (strides: in). With one segment the result goes to out[kept offset];
+/// with several, output o's partial of segment s to out[o * segments + s].
+template <ReduceKind K, typename In, typename Out, typename A, int Team>
+__global__ void reduceKernelT(Space kept, int64_t nOut, Space red,
+                              int64_t nRed, int64_t segLen, const In *in,
+                              Out *out) {
   using R = ops::Reduce<K, A>;
-  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < nOut;
-       o += int64_t(gridDim.x) * blockDim.x) {
-    int64_t ko[2];
+  constexpr int kPerBlock = 256 / Team;
+  int lane = threadIdx.x % Team;
+  int64_t o = blockIdx.x * int64_t(kPerBlock) + threadIdx.x / Team;
+  int64_t s = blockIdx.y;
+  int64_t begin = s * segLen;
+  int64_t end = begin + segLen < nRed ? begin + segLen : nRed;
+  int64_t ko[2] = {0, 0};
+  A acc = R::identity();
+  if (o < nOut) {
     offsets<2>(kept, o, ko);
-    A acc = R::identity();
-    for (int64_t r = 0; r < nRed; ++r) {
+    for (int64_t r = begin + lane; r < end; r += Team) {
       int64_t ro[1];
       offsets<1>(red, r, ro);
       acc = R::combine(acc, static_cast<A>(load(in[ko[0] + ro[0]])));
     }
-    out[ko[1]] = store<T>(static_cast<C>(acc));
+  }
+  if constexpr (Team > 1) {
+    // The tree: within each warp, then (a block's team) across warps.
+    for (int d = 16; d > 0; d /= 2)
+      acc = R::combine(acc, __shfl_down_sync(0xffffffffu, acc, d));
+    if constexpr (Team > 32) {
+      __shared__ A warpAcc[Team / 32];
+      if (lane % 32 == 0)
+        warpAcc[lane / 32] = acc;
+      __syncthreads();
+      if (lane == 0)
+        for (int w = 1; w < Team / 32; ++w)
+          acc = R::combine(acc, warpAcc[w]);
+    }
+  }
+  if (lane != 0 || o >= nOut)
+    return;
+  if (gridDim.y == 1)
+    out[ko[1]] = storeAcc<Out>(acc);
+  else
+    out[o * int64_t(gridDim.y) + s] = storeAcc<Out>(acc);
+}
+
+/// Launches one pass of reduceKernelT with the plan's team and segments.
+template <ReduceKind K, typename In, typename Out, typename A>
+void launchReduce(const ReduceLaunch &l, const Space &kept, int64_t nOut,
+                  const Space &red, int64_t nRed, const In *in, Out *out,
+                  cudaStream_t stream) {
+  int64_t perBlock = 256 / l.team;
+  int64_t blocks = (nOut + perBlock - 1) / perBlock;
+  check(blocks <= 0x7fffffff && l.segments <= 65535,
+        "reduce: launch of ", blocks, " x ", l.segments, " blocks too large");
+  dim3 grid(static_cast<unsigned>(blocks ? blocks : 1),
+            static_cast<unsigned>(l.segments));
+  int64_t segLen = l.segments > 1 ? l.segmentLength : nRed;
+  switch (l.team) {
+  case 1:
+    reduceKernelT<K, In, Out, A, 1>
+        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
+    break;
+  case 32:
+    reduceKernelT<K, In, Out, A, 32>
+        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
+    break;
+  default:
+    reduceKernelT<K, In, Out, A, 256>
+        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
+    break;
   }
 }
 
@@ -368,12 +432,48 @@ void CudaBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
   }
   Space kept = makeSpace(keptShape, {&keptIn, &keptOut});
   Space red = makeSpace(redShape, {&redIn});
+  // The reduced elements are contiguous when the innermost reduced dim has
+  // stride 1 (mergeDims fused the reduced dims that can be).
+  bool contiguous = !redIn.empty() && redIn.back() == 1;
+  int64_t nOut = plan.outElements;
+  ReduceLaunch l =
+      planReduceLaunch(nOut, nRed, contiguous, residentThreads_);
   dispatchType(dtype, "reduce", [&](auto zero) {
     using T = decltype(zero);
+    using A = typename ops::AccumType<typename Compute<T>::type>::type;
     ops::dispatchReduce(kind, [&]<ReduceKind K>() {
-      reduceKernelT<K, T><<<gridFor(plan.outElements), 256, 0, stream_>>>(
-          kept, plan.outElements, red, nRed, static_cast<const T *>(in),
-          static_cast<T *>(out));
+      if (l.segments == 1) {
+        launchReduce<K, T, T, A>(l, kept, nOut, red, nRed,
+                                 static_cast<const T *>(in),
+                                 static_cast<T *>(out), stream_);
+        return;
+      }
+      // Pass 1: partials [nOut, segments] in the accumulation type; pass 2
+      // combines each output's row of partials. The scratch buffer goes back
+      // to the pool after the launches: later work on this stream runs after
+      // them.
+      // Segments are only planned when nOut * team < residentThreads_, so
+      // nOut * segments * sizeof(A) < 2^31 * 4096 * 8 cannot overflow.
+      auto partials = pool_->allocate(static_cast<std::size_t>(nOut) *
+                                      static_cast<std::size_t>(l.segments) *
+                                      sizeof(A));
+      A *part = static_cast<A *>(partials.get());
+      launchReduce<K, T, A, A>(l, kept, nOut, red, nRed,
+                               static_cast<const T *>(in), part, stream_);
+      std::vector<int64_t> rowIn(keptShape.size()), rowRed{1};
+      int64_t stride = l.segments;
+      for (std::size_t d = keptShape.size(); d-- > 0;) {
+        rowIn[d] = stride;
+        stride *= keptShape[d];
+      }
+      Space keptRows = makeSpace(keptShape, {&rowIn, &keptOut});
+      Shape segShape{l.segments};
+      Space segs = makeSpace(segShape, {&rowRed});
+      ReduceLaunch l2 =
+          planReduceLaunch(nOut, l.segments, true, residentThreads_);
+      l2.segments = 1;
+      launchReduce<K, A, T, A>(l2, keptRows, nOut, segs, l.segments, part,
+                               static_cast<T *>(out), stream_);
     });
   });
   WEFT_CUDA_CHECK(cudaGetLastError());

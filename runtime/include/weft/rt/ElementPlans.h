@@ -50,6 +50,27 @@ struct ReducePlan {
 /// Result letters must be a subset of the input letters, in any order.
 ReducePlan planReduce(const std::string &spec, const Shape &inShape);
 
+/// How a device with `deviceThreads` resident threads splits a reduction
+/// (the CUDA backend launches it; tests check it on the CPU, and
+/// ReduceLaunchTest replays its order with ElementOps.h's combine):
+/// - `team` threads (1, 32 or 256) share one output, each taking every
+///   team-th reduced element, then combine in a tree. A team is used when
+///   the reduced elements are contiguous (`reducedContiguous`) and there are
+///   more of them than a warp; otherwise one thread per output walks its
+///   elements while the adjacent threads read adjacent addresses.
+/// - When the outputs alone cannot fill the device, the reduced range is cut
+///   into `segments` pieces of `segmentLength` (the last may be shorter,
+///   none is empty): pass 1 writes one partial per (output, segment) in the
+///   accumulation type, pass 2 combines each output's partials in order.
+/// The split depends on the sizes only, so a result is reproducible.
+struct ReduceLaunch {
+  int team = 1;
+  int64_t segments = 1;
+  int64_t segmentLength = 0;
+};
+ReduceLaunch planReduceLaunch(int64_t outElements, int64_t reducedElements,
+                              bool reducedContiguous, int64_t deviceThreads);
+
 /// out[i] = table[(ids[i . idsStrides] - offset) * rowStride +
 ///                i . tableStrides] when the id is in [offset, offset+rows),
 /// else 0.
