@@ -9,6 +9,7 @@
 #define WEFT_RT_ELEMENTPLANS_H
 
 #include "weft/rt/DType.h"
+#include "weft/rt/Kinds.h"
 
 #include <array>
 #include <string>
@@ -33,6 +34,41 @@ struct MapPlan {
 /// `outShape` (which, when given, must agree with the operands).
 MapPlan planMap(const std::string &spec, const std::vector<Shape> &inShapes,
                 const Shape *outShape = nullptr);
+
+/// A fused chain of elementwise maps (weft.fused_map, made by
+/// --weft-fuse-elementwise): one pass over the iteration space `shape`
+/// computes every step per element and writes only the last. Value ids:
+/// i < number of inputs is input i (read at its strides, 0 where it lacks a
+/// letter); inputs + j is step j's result. A step reads values of lower id
+/// only; `b` is -1 for a unary kind; `scalar` is scale/shift's constant.
+/// Each step's result is rounded to the tensor dtype, as the unfused map
+/// stores it, so a fused chain gives the unfused chain's bits.
+struct FusedStep {
+  MapKind kind = MapKind::Add;
+  int a = 0;
+  int b = -1;
+  double scalar = 0.0;
+};
+struct FusedMapPlan {
+  std::string spec; // "btd,d,btd->btd": one operand per input
+  std::vector<Shape> inShapes;
+  Shape outShape;
+  Shape shape;                                 // merged iteration space
+  std::vector<std::vector<int64_t>> inStrides; // per input, per dim
+  std::vector<int64_t> outStrides;             // dense, per dim
+  std::vector<FusedStep> steps;                // the last one is the result
+};
+/// Limits of one fused op (the pass stops growing a group at them).
+constexpr int kMaxFusedInputs = 8;
+constexpr int kMaxFusedSteps = 16;
+
+/// Plans a fused chain: as planMap for 1..kMaxFusedInputs operands (every
+/// operand letter a result letter, broadcast letters sized by `outShape`),
+/// and checks the steps (1..kMaxFusedSteps; kinds' arity, ids in range and
+/// lower than the step's own).
+FusedMapPlan planFusedMap(const std::string &spec,
+                          const std::vector<Shape> &inShapes,
+                          const Shape &outShape, std::vector<FusedStep> steps);
 
 /// out[o] = reduce over the dims with outStride 0 of in. Iteration space is
 /// the input's dims in input order (simplified).
