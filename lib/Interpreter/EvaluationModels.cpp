@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FusedSteps.h"
 #include "weft/Interpreter/EvaluableOpInterface.h"
 #include "weft/Interpreter/Kernels.h"
 #include "weft/Interpreter/Random.h"
@@ -56,6 +57,50 @@ struct MapModel : EvaluableOpInterface::ExternalModel<MapModel, MapOp> {
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       return interp::map(o.getKind(), scalar, spec, ctx.get(o.getInputs(), r),
                          shapeOf(o.getResult()));
+    });
+    return success();
+  }
+};
+
+/// weft.fused_map as the chain of weft.map it replaced (the interpreter is
+/// the unfused oracle): each step one interp::map over the result's
+/// letters, operands at their own letters.
+struct FusedMapModel
+    : EvaluableOpInterface::ExternalModel<FusedMapModel, FusedMapOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<FusedMapOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec(), /*allowBroadcast=*/true);
+    SmallVector<FusedMapStep> steps;
+    std::string error;
+    if (!parseFusedSteps(o.getSteps(), o.getInputs().size(), steps, error))
+      return o.emitOpError("steps: ") << error;
+    unsigned n = o.getInputs().size();
+    auto letters = [&](int id) {
+      return id < static_cast<int>(n) ? spec.inputs[id] : spec.result;
+    };
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      SmallVector<Tensor> values;
+      SmallVector<const Tensor *> operands;
+      for (Value v : o.getInputs())
+        operands.push_back(&ctx.get(v, r));
+      auto valueOf = [&](int id) -> const Tensor * {
+        return id < static_cast<int>(n) ? operands[id] : &values[id - n];
+      };
+      values.reserve(steps.size());
+      for (const FusedMapStep &st : steps) {
+        std::string text = letters(st.a);
+        SmallVector<const Tensor *> args{valueOf(st.a)};
+        if (st.b >= 0) {
+          text += "," + letters(st.b);
+          args.push_back(valueOf(st.b));
+        }
+        text += "->" + spec.result;
+        IndexSpec stepSpec = verifiedSpec(text, /*allowBroadcast=*/true);
+        values.push_back(
+            interp::map(st.kind, st.scalar, stepSpec, args, shape));
+      }
+      return values.back();
     });
     return success();
   }
@@ -569,6 +614,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, WeftDialect *) {
     EinsumOp::attachInterface<EinsumModel>(*ctx);
     MapOp::attachInterface<MapModel>(*ctx);
+    FusedMapOp::attachInterface<FusedMapModel>(*ctx);
     ReduceOp::attachInterface<ReduceModel>(*ctx);
     EmbedOp::attachInterface<EmbedModel>(*ctx);
     ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);

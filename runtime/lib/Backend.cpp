@@ -251,6 +251,45 @@ void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
              0);
 }
 
+void Backend::fusedMap(const FusedMapPlan &plan,
+                       const std::vector<const Tensor *> &inputs, Tensor &out,
+                       std::string_view label) {
+  const char *op = "fused";
+  check(!plan.inShapes.empty() && inputs.size() == plan.inShapes.size(),
+        "fused_map '", plan.spec, "': got ", inputs.size(),
+        " input tensors, the plan has ", plan.inShapes.size(), " inputs");
+  check(isFloat(out.dtype), "fused_map '", plan.spec, "' of ",
+        dtypeName(out.dtype), " is not supported");
+  std::vector<const void *> data;
+  data.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check(inputs[i] != nullptr, "fused_map '", plan.spec, "': input ", i,
+          " is null");
+    std::string what = "input " + std::to_string(i);
+    checkTensor(*inputs[i], out.dtype, plan.inShapes[i], device(), op,
+                what.c_str());
+    // Elementwise in place (an input read at the output's positions) would
+    // be safe on some backends only; the pass never asks for it.
+    check(out.numElements() == 0 || inputs[i]->data != out.data,
+          "fused_map '", plan.spec, "': input ", i,
+          " is the result's buffer");
+    data.push_back(inputs[i]->data);
+  }
+  checkTensor(out, out.dtype, plan.outShape, device(), op, "result");
+  double t0 = startOp();
+  fusedMapKernel(plan, out.dtype, data, out.data);
+  if (profiler_) {
+    // "fused add+relu btd,d->btd" when the op has no label.
+    std::string detail;
+    for (const FusedStep &s : plan.steps) {
+      if (!detail.empty())
+        detail += '+';
+      detail += mapKindName(s.kind);
+    }
+    recordOp(label, op, detail + " " + plan.spec, t0, 0, 0);
+  }
+}
+
 void Backend::reduce(ReduceKind kind, const ReducePlan &plan, const Tensor &in,
                      Tensor &out, std::string_view label) {
   const char *op = "reduce";

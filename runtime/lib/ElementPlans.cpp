@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace weft::rt {
 
@@ -69,6 +70,85 @@ MapPlan planMap(const std::string &specText,
   for (auto &s : p.inStrides)
     all.push_back(&s);
   mergeDims(p.shape, all);
+  return p;
+}
+
+FusedMapPlan planFusedMap(const std::string &specText,
+                          const std::vector<Shape> &inShapes,
+                          const Shape &outShape, std::vector<FusedStep> steps) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 1, kMaxFusedInputs);
+  auto sizes = spec.letterSizes(inShapes);
+  check(outShape.size() == spec.output.size(), "fused_map spec '", specText,
+        "': the result has ", spec.output.size(), " letters but rank ",
+        outShape.size());
+  int64_t count = 1;
+  for (std::size_t d = 0; d < spec.output.size(); ++d) {
+    char c = spec.output[d];
+    auto [it, inserted] = sizes.emplace(c, outShape[d]);
+    check(outShape[d] >= 0 && it->second == outShape[d], "fused_map spec '",
+          specText, "': result letter '", c, "' has size ", outShape[d],
+          " but ", it->second, " in an operand");
+    check(!__builtin_mul_overflow(count, outShape[d], &count),
+          "fused_map spec '", specText, "': the result ",
+          shapeToString(outShape), " has more than 2^63 elements");
+  }
+  // The widest dtype (f64) must fit in bytes too.
+  int64_t bytes = 0;
+  check(!__builtin_mul_overflow(count, int64_t(8), &bytes), "fused_map spec '",
+        specText, "': the result ", shapeToString(outShape), " is too large");
+  for (const auto &in : spec.inputs)
+    for (char c : in)
+      check(spec.output.find(c) != std::string::npos, "fused_map spec '",
+            specText, "': operand letter '", c,
+            "' missing from the result (use a reduce to drop letters)");
+
+  const int inputs = static_cast<int>(spec.inputs.size());
+  const int numSteps = static_cast<int>(steps.size());
+  check(numSteps >= 1 && numSteps <= kMaxFusedSteps, "fused_map spec '",
+        specText, "': has ", numSteps, " steps, expected 1 to ",
+        kMaxFusedSteps);
+  std::vector<bool> read(inputs, false);
+  for (int j = 0; j < numSteps; ++j) {
+    const FusedStep &s = steps[j];
+    const int kind = static_cast<int>(s.kind);
+    check(kind >= 0 && kind <= static_cast<int>(MapKind::Shift),
+          "fused_map spec '", specText, "': step ", j, " has invalid kind ",
+          kind);
+    // Values 0..inputs+j-1 exist when step j runs.
+    const int known = inputs + j;
+    auto checkId = [&](int id, const char *which) {
+      check(id >= 0 && id < known, "fused_map spec '", specText, "': step ",
+            j, " (", mapKindName(s.kind), ") reads value ", id, " as its ",
+            which, " operand, but only values 0 to ", known - 1,
+            " exist before it (", inputs, " inputs, then earlier steps)");
+      if (id < inputs)
+        read[id] = true;
+    };
+    checkId(s.a, "first");
+    if (isBinary(s.kind))
+      checkId(s.b, "second");
+    else
+      check(s.b == -1, "fused_map spec '", specText, "': step ", j, " (",
+            mapKindName(s.kind), ") is unary but has a second operand ", s.b,
+            " (expected -1)");
+  }
+  for (int i = 0; i < inputs; ++i)
+    check(read[i], "fused_map spec '", specText, "': input ", i, " '",
+          spec.inputs[i], "' is read by no step");
+
+  FusedMapPlan p;
+  p.spec = spec.str();
+  p.inShapes = inShapes;
+  p.outShape = outShape;
+  p.shape = outShape;
+  p.outStrides = rowMajorStrides(outShape);
+  for (int i = 0; i < inputs; ++i)
+    p.inStrides.push_back(stridesIn(spec.output, spec.inputs[i], inShapes[i]));
+  std::vector<std::vector<int64_t> *> all{&p.outStrides};
+  for (auto &s : p.inStrides)
+    all.push_back(&s);
+  mergeDims(p.shape, all);
+  p.steps = std::move(steps);
   return p;
 }
 

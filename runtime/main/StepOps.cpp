@@ -54,6 +54,17 @@ Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
   return out;
 }
 
+Tensor fusedMapParts(StepContext &ctx, const FusedMapPlan &plan,
+                     const char *label,
+                     std::initializer_list<const Tensor *> inputs) {
+  check(inputs.size() > 0, "fused_map '", plan.spec, "': no inputs");
+  Backend &be = ctx.backend();
+  Tensor out = be.empty((*inputs.begin())->dtype, plan.outShape);
+  be.fusedMap(plan, std::vector<const Tensor *>(inputs), out,
+              label ? label : "");
+  return out;
+}
+
 Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
               const Tensor &in, const char *label) {
   Backend &be = ctx.backend();

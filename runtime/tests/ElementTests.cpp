@@ -5,6 +5,7 @@
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Philox.h"
+#include "weft/rt/Profiler.h"
 
 #include <gtest/gtest.h>
 
@@ -1086,6 +1087,266 @@ TEST_P(TopKTest, RejectsBadArguments) {
   EXPECT_NO_THROW(be.topK(a, nullptr, b, 1, 2));
   EXPECT_NO_THROW(be.topK(x, &a, b, 1, 2));
 }
+
+// Fused maps (planFusedMap, Backend::fusedMap) against the same chain run
+// as one unfused map per step: the results must match bit for bit (each
+// step rounds to the dtype as the unfused map stores it), on every dtype
+// the backend maps (f16 and bf16 on CUDA; skipped where map lacks them).
+class FusedMapTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+    Backend &be = *testBackend();
+    try {
+      Tensor a = be.zeros(GetParam(), {2}), out = be.zeros(GetParam(), {2});
+      be.map(MapKind::Neg, planMap("i->i", {{2}}), a, nullptr, out);
+    } catch (const Error &e) {
+      GTEST_SKIP() << "no map of " << dtypeName(GetParam()) << " on "
+                   << be.name() << ": " << e.what();
+    }
+  }
+};
+
+struct FusedCase {
+  std::string name;
+  std::string spec;
+  std::vector<Shape> shapes;
+  Shape outShape;
+  std::vector<FusedStep> steps;
+};
+
+/// The chain of `c` as separate Backend::map calls, one tensor per step
+/// (a step reading input i maps "<input i's letters>,...-><result>").
+Tensor runUnfused(Backend &be, const FusedCase &c,
+                  const std::vector<Tensor> &inputs) {
+  EinsumSpec spec = EinsumSpec::parse(c.spec, 1, kMaxFusedInputs);
+  const int n = static_cast<int>(inputs.size());
+  std::vector<Tensor> values = inputs;
+  std::vector<std::string> letters = spec.inputs;
+  for (const FusedStep &st : c.steps) {
+    bool binary = isBinary(st.kind);
+    std::string mapSpec = letters[st.a];
+    std::vector<Shape> shapes = {values[st.a].shape};
+    if (binary) {
+      mapSpec += "," + letters[st.b];
+      shapes.push_back(values[st.b].shape);
+    }
+    mapSpec += "->" + spec.output;
+    MapPlan plan = planMap(mapSpec, shapes, &c.outShape);
+    Tensor out = be.empty(inputs[0].dtype, c.outShape);
+    be.map(st.kind, plan, values[st.a], binary ? &values[st.b] : nullptr, out,
+           st.scalar);
+    values.push_back(out);
+    letters.push_back(spec.output);
+  }
+  EXPECT_EQ(static_cast<int>(values.size()),
+            n + static_cast<int>(c.steps.size()));
+  return values.back();
+}
+
+/// The chains: every MapKind at least once (the unary ones on safe ranges:
+/// log, sqrt and rsqrt of a square plus a shift), broadcasts, a transposed
+/// operand, rank-0 operands, rows longer than the CPU's 256-element tile
+/// (contiguous and strided) and an empty tensor.
+std::vector<FusedCase> fusedCases() {
+  using K = MapKind;
+  return {
+      {"bias_relu", "btd,d->btd", {{2, 3, 1000}, {1000}}, {2, 3, 1000},
+       {{K::Add, 0, 1}, {K::Relu, 2}}},
+      {"residual_gelu", "btd,btd,d->btd", {{3, 4, 8}, {3, 4, 8}, {8}},
+       {3, 4, 8},
+       {{K::Mul, 1, 2}, {K::Gelu, 3}, {K::Add, 0, 4}, {K::Scale, 5, -1, 0.5}}},
+      {"normalize", "btd,bt,bt->btd", {{2, 5, 40}, {2, 5}, {2, 5}},
+       {2, 5, 40},
+       {{K::Sub, 0, 1},
+        {K::Square, 2},
+        {K::Shift, 4, -1, 1e-5},
+        {K::Rsqrt, 5},
+        {K::Mul, 3, 6}}},
+      // The binary kinds (comparisons of x and y, then combined).
+      {"binary_kinds", "ij,ij->ij", {{3, 70}, {3, 70}}, {3, 70},
+       {{K::Gt, 0, 1},
+        {K::Ge, 0, 1},
+        {K::Lt, 0, 1},
+        {K::Le, 0, 1},
+        {K::Eq, 0, 0},
+        {K::Ne, 0, 1},
+        {K::Add, 2, 3},
+        {K::Sub, 8, 4},
+        {K::Mul, 9, 5},
+        {K::Max, 10, 6},
+        {K::Min, 11, 7},
+        {K::Add, 12, 0},
+        {K::Div, 13, 1},
+        {K::Max, 14, 1}}},
+      // Sixteen steps over a 300-element row and a broadcast vector.
+      {"unary_kinds_1", "ij,j->ij", {{4, 300}, {300}}, {4, 300},
+       {{K::Mul, 0, 1},
+        {K::Square, 2},
+        {K::Shift, 3, -1, 0.25},
+        {K::Log, 4},
+        {K::Sqrt, 4},
+        {K::Rsqrt, 4},
+        {K::Add, 5, 6},
+        {K::Mul, 8, 7},
+        {K::Tanh, 9},
+        {K::Exp, 10},
+        {K::Neg, 11},
+        {K::Relu, 2},
+        {K::Add, 12, 13},
+        {K::Gelu, 14},
+        {K::Silu, 15},
+        {K::Scale, 16, -1, 1.7}}},
+      // A rank-0 input broadcast over the result.
+      {"unary_kinds_2", "ij,->ij", {{5, 33}, {}}, {5, 33},
+       {{K::Sub, 0, 1},
+        {K::Abs, 2},
+        {K::Sign, 2},
+        {K::Step, 2},
+        {K::Sigmoid, 2},
+        {K::Sin, 3},
+        {K::Cos, 6},
+        {K::Mul, 4, 7},
+        {K::Add, 9, 8},
+        {K::Add, 10, 5}}},
+      // Transposed operands, short and longer than a tile (strided reads).
+      {"transposed", "ij,ji->ij", {{3, 4}, {4, 3}}, {3, 4},
+       {{K::Sub, 0, 1}, {K::Square, 2}, {K::Scale, 3, -1, 0.5}}},
+      {"transposed_long", "ij,ji->ij", {{3, 700}, {700, 3}}, {3, 700},
+       {{K::Mul, 1, 0}, {K::Exp, 2}, {K::Sub, 3, 1}}},
+      // A result letter in no operand (sized by the result shape).
+      {"outer", "i,j->ijk", {{3}, {5}}, {3, 5, 2},
+       {{K::Sub, 0, 1}, {K::Sigmoid, 2}}},
+      // Products feeding sums: an FMA across steps would round once where
+      // the unfused maps round twice.
+      {"multiply_add", "i,i,i->i", {{1000}, {1000}, {1000}}, {1000},
+       {{K::Mul, 0, 1},
+        {K::Add, 3, 2},
+        {K::Square, 4},
+        {K::Sub, 5, 0},
+        {K::Scale, 6, -1, 3.0},
+        {K::Add, 7, 1}}},
+      {"scalar", "->", {{}}, {}, {{K::Exp, 0}, {K::Neg, 1}, {K::Add, 2, 0}}},
+      {"empty", "ij,j->ij", {{0, 4}, {4}}, {0, 4}, {{K::Add, 0, 1}}},
+  };
+}
+
+/// Expects `got` and `want` (host tensors of one dtype) bit-identical, any
+/// NaN equal to any NaN: IEEE leaves open which operand's NaN an
+/// arithmetic op passes on, and compilers commute operands (so the sign and
+/// payload of a NaN from two NaNs differ even between the vector and scalar
+/// forms of one loop).
+void expectSameBits(const Tensor &got, const Tensor &want) {
+  ASSERT_EQ(got.dtype, want.dtype);
+  ASSERT_EQ(got.numElements(), want.numElements());
+  const std::size_t es = dtypeSize(got.dtype);
+  const auto *g = static_cast<const unsigned char *>(got.data);
+  const auto *w = static_cast<const unsigned char *>(want.data);
+  auto gv = toDoubles(got), wv = toDoubles(want);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < got.numElements(); ++i) {
+    if (std::memcmp(g + i * es, w + i * es, es) == 0 ||
+        (std::isnan(gv[i]) && std::isnan(wv[i])))
+      continue;
+    if (bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": fused " << gv[i] << ", unfused "
+                    << wv[i];
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_P(FusedMapTest, BitIdenticalToUnfusedMaps) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  for (const FusedCase &c : fusedCases()) {
+    SCOPED_TRACE(c.name + " " + c.spec);
+    std::vector<Tensor> inputs;
+    for (std::size_t i = 0; i < c.shapes.size(); ++i) {
+      auto v = testValues(numElements(c.shapes[i]), 11 + i);
+      for (auto &x : v)
+        x *= 2;
+      inputs.push_back(be.upload(hostFrom(dt, c.shapes[i], v)));
+    }
+    FusedMapPlan plan = planFusedMap(c.spec, c.shapes, c.outShape, c.steps);
+    std::vector<const Tensor *> ptrs;
+    for (const Tensor &t : inputs)
+      ptrs.push_back(&t);
+    Tensor fused = be.empty(dt, c.outShape);
+    be.fusedMap(plan, ptrs, fused);
+    expectSameBits(be.download(fused), be.download(runUnfused(be, c, inputs)));
+  }
+}
+
+// A chain whose inputs hold NaN, infinities and signed zeros: NaNs and the
+// sign of zero come through each step as the unfused maps give them.
+TEST_P(FusedMapTest, SpecialValuesBitIdentical) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<double> specials = {NAN, -NAN, INFINITY, -INFINITY, 0.0,
+                                        -0.0, 1.0, -1.0, 0.5, -2.0};
+  const int64_t n = static_cast<int64_t>(specials.size());
+  std::vector<double> x, y;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      x.push_back(specials[i]);
+      y.push_back(specials[j]);
+    }
+  using K = MapKind;
+  for (K k : {K::Add, K::Sub, K::Mul, K::Div, K::Max, K::Min}) {
+    FusedCase c{mapKindName(k), "i,i->i", {{n * n}, {n * n}}, {n * n},
+                {{k, 0, 1}, {K::Relu, 2}, {K::Neg, 3}, {K::Abs, 2},
+                 {K::Mul, 4, 5}, {K::Sign, 6}, {K::Scale, 7, -1, -0.0}}};
+    SCOPED_TRACE(c.name);
+    std::vector<Tensor> inputs = {be.upload(hostFrom(dt, {n * n}, x)),
+                                  be.upload(hostFrom(dt, {n * n}, y))};
+    FusedMapPlan plan = planFusedMap(c.spec, c.shapes, c.outShape, c.steps);
+    Tensor fused = be.empty(dt, c.outShape);
+    be.fusedMap(plan, {&inputs[0], &inputs[1]}, fused);
+    expectSameBits(be.download(fused), be.download(runUnfused(be, c, inputs)));
+  }
+}
+
+TEST_P(FusedMapTest, RejectsMismatchesAndProfiles) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  FusedMapPlan plan = planFusedMap("ij,j->ij", {{2, 3}, {3}}, {2, 3},
+                                   {{MapKind::Add, 0, 1}, {MapKind::Relu, 2}});
+  Tensor a = be.zeros(dt, {2, 3}), b = be.zeros(dt, {3});
+  Tensor out = be.zeros(dt, {2, 3});
+  EXPECT_THROW(be.fusedMap(plan, {&a}, out), Error); // too few inputs
+  EXPECT_THROW(be.fusedMap(plan, {&a, &b, &b}, out), Error);
+  EXPECT_THROW(be.fusedMap(plan, {&b, &a}, out), Error); // shapes swapped
+  Tensor wrongOut = be.zeros(dt, {3, 2});
+  EXPECT_THROW(be.fusedMap(plan, {&a, &b}, wrongOut), Error);
+  Tensor other = be.zeros(dt == DType::F64 ? DType::F32 : DType::F64, {3});
+  EXPECT_THROW(be.fusedMap(plan, {&a, &other}, out), Error); // dtype
+  EXPECT_THROW(be.fusedMap(plan, {&out, &b}, out), Error);   // in place
+  Tensor ia = be.zeros(DType::I32, {2, 3}), ib = be.zeros(DType::I32, {3});
+  Tensor iout = be.zeros(DType::I32, {2, 3});
+  EXPECT_THROW(be.fusedMap(plan, {&ia, &ib}, iout), Error); // not a float
+
+  // Profiled as kind "fused", under its label or the step kinds and spec.
+  Profiler prof;
+  be.setProfiler(&prof);
+  be.fusedMap(plan, {&a, &b}, out, "bias_relu");
+  be.fusedMap(plan, {&a, &b}, out);
+  be.setProfiler(nullptr);
+  const OpStats *named = prof.find("bias_relu");
+  ASSERT_NE(named, nullptr);
+  EXPECT_EQ(named->kind, "fused");
+  const OpStats *unnamed = prof.find("fused add+relu ij,j->ij");
+  ASSERT_NE(unnamed, nullptr);
+  EXPECT_EQ(unnamed->kind, "fused");
+  EXPECT_EQ(unnamed->calls, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FusedMapTest,
+                         ::testing::Values(DType::F32, DType::F64, DType::F16,
+                                           DType::BF16),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, TopKTest,
                          ::testing::Values(DType::F32, DType::F64, DType::F16,

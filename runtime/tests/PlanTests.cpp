@@ -433,6 +433,143 @@ TEST(CumsumPlan, Errors) {
   EXPECT_TRUE(has(m, "too large")) << m;
 }
 
+// A fused chain's plan: planMap's strides over 1..8 operands, merged dims,
+// and the steps kept as given.
+TEST(FusedMapPlan, StridesMergedDimsAndSteps) {
+  // bias + relu: "btd,d->btd", add then relu.
+  std::vector<FusedStep> steps = {{MapKind::Add, 0, 1, 0.0},
+                                  {MapKind::Relu, 2, -1, 0.0}};
+  FusedMapPlan p =
+      planFusedMap("btd,d->btd", {{2, 3, 5}, {5}}, {2, 3, 5}, steps);
+  EXPECT_EQ(p.spec, "btd,d->btd");
+  EXPECT_EQ(p.outShape, (Shape{2, 3, 5}));
+  // b and t merge (contiguous in the result and the first operand, stride 0
+  // in the bias).
+  EXPECT_EQ(p.shape, (Shape{6, 5}));
+  ASSERT_EQ(p.inStrides.size(), 2u);
+  EXPECT_EQ(p.inStrides[0], (std::vector<int64_t>{5, 1}));
+  EXPECT_EQ(p.inStrides[1], (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(p.outStrides, (std::vector<int64_t>{5, 1}));
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[1].kind, MapKind::Relu);
+  EXPECT_EQ(p.steps[1].a, 2);
+
+  // A transposed operand, a rank-0 operand and a broadcast result letter
+  // (k, sized by the result shape only).
+  FusedMapPlan q = planFusedMap(
+      "ij,ji,->ijk", {{3, 4}, {4, 3}, {}}, {3, 4, 2},
+      {{MapKind::Mul, 0, 1, 0.0}, {MapKind::Scale, 3, -1, 2.5},
+       {MapKind::Sub, 4, 2, 0.0}});
+  EXPECT_EQ(q.shape, (Shape{3, 4, 2})); // the transpose keeps i, j apart
+  EXPECT_EQ(q.inStrides[0], (std::vector<int64_t>{4, 1, 0}));
+  EXPECT_EQ(q.inStrides[1], (std::vector<int64_t>{1, 3, 0}));
+  EXPECT_EQ(q.inStrides[2], (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(q.outStrides, (std::vector<int64_t>{8, 2, 1}));
+
+  // The limits: 8 inputs, 16 steps; a step may read any earlier value.
+  std::vector<FusedStep> chain;
+  for (int i = 1; i < kMaxFusedInputs; ++i)
+    chain.push_back({MapKind::Add, i == 1 ? 0 : kMaxFusedInputs + i - 2, i});
+  while (chain.size() < static_cast<std::size_t>(kMaxFusedSteps))
+    chain.push_back({MapKind::Neg,
+                     kMaxFusedInputs + static_cast<int>(chain.size()) - 1});
+  FusedMapPlan r = planFusedMap("i,i,i,i,i,i,i,i->i",
+                                std::vector<Shape>(kMaxFusedInputs, {7}), {7},
+                                chain);
+  EXPECT_EQ(r.inStrides.size(), 8u);
+  EXPECT_EQ(r.steps.size(), 16u);
+  EXPECT_EQ(r.shape, (Shape{7}));
+
+  // Rank 0 and empty results.
+  FusedMapPlan z = planFusedMap("->", {{}}, {}, {{MapKind::Exp, 0}});
+  EXPECT_TRUE(z.shape.empty());
+  FusedMapPlan e =
+      planFusedMap("ij->ij", {{0, 3}}, {0, 3}, {{MapKind::Exp, 0}});
+  EXPECT_EQ(e.shape, (Shape{0}));
+}
+
+TEST(FusedMapPlan, Errors) {
+  auto message = [](auto &&f) {
+    try {
+      f();
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string &m, const char *part) {
+    return m.find(part) != std::string::npos;
+  };
+  const std::vector<Shape> two = {{2, 3}, {3}};
+  const Shape out = {2, 3};
+  auto plan = [&](std::vector<FusedStep> steps) {
+    return message([&] { planFusedMap("ij,j->ij", two, out, steps); });
+  };
+  EXPECT_EQ(plan({{MapKind::Add, 0, 1}}), "no error");
+  // Arity: a binary kind without its second operand, a unary one with one.
+  std::string m = plan({{MapKind::Add, 0, -1}});
+  EXPECT_TRUE(has(m, "fused_map spec 'ij,j->ij': step 0 (add) reads value "
+                     "-1 as its second operand")) << m;
+  m = plan({{MapKind::Add, 0, 1}, {MapKind::Relu, 2, 1}});
+  EXPECT_TRUE(has(m, "step 1 (relu) is unary but has a second operand 1"))
+      << m;
+  // Forward and out-of-range ids: step j reads values below inputs + j.
+  m = plan({{MapKind::Add, 0, 2}});
+  EXPECT_TRUE(has(m, "step 0 (add) reads value 2 as its second operand, but "
+                     "only values 0 to 1 exist")) << m;
+  m = plan({{MapKind::Add, 0, 1}, {MapKind::Exp, 3}});
+  EXPECT_TRUE(has(m, "step 1 (exp) reads value 3 as its first operand")) << m;
+  m = plan({{MapKind::Add, -2, 1}});
+  EXPECT_TRUE(has(m, "reads value -2")) << m;
+  m = plan({{static_cast<MapKind>(99), 0, 1}});
+  EXPECT_TRUE(has(m, "step 0 has invalid kind 99")) << m;
+  // Every input is read.
+  m = plan({{MapKind::Exp, 0}});
+  EXPECT_TRUE(has(m, "input 1 'j' is read by no step")) << m;
+  // Step counts.
+  m = plan({});
+  EXPECT_TRUE(has(m, "has 0 steps, expected 1 to 16")) << m;
+  std::vector<FusedStep> many = {{MapKind::Add, 0, 1}};
+  while (many.size() <= static_cast<std::size_t>(kMaxFusedSteps))
+    many.push_back({MapKind::Neg, 1 + static_cast<int>(many.size())});
+  m = plan(many);
+  EXPECT_TRUE(has(m, "has 17 steps, expected 1 to 16")) << m;
+  // Input counts: at most 8.
+  m = message([] {
+    planFusedMap("i,i,i,i,i,i,i,i,i->i", std::vector<Shape>(9, {4}), {4},
+                 {{MapKind::Add, 0, 1}});
+  });
+  EXPECT_TRUE(has(m, "has 9 operands, expected 1 to 8")) << m;
+  // Letters and sizes.
+  m = message([] {
+    planFusedMap("ij->i", {{2, 3}}, {2}, {{MapKind::Exp, 0}});
+  });
+  EXPECT_TRUE(has(m, "operand letter 'j' missing from the result")) << m;
+  m = message([] {
+    planFusedMap("i,i->i", {{2}, {3}}, {2}, {{MapKind::Add, 0, 1}});
+  });
+  EXPECT_TRUE(has(m, "letter 'i' has size 2 and 3")) << m;
+  m = message([] {
+    planFusedMap("ij,j->ij", {{2, 3}, {3}}, {2, 4}, {{MapKind::Add, 0, 1}});
+  });
+  EXPECT_TRUE(has(m, "result letter 'j' has size 4 but 3 in an operand"))
+      << m;
+  m = message([] {
+    planFusedMap("ij,j->ij", {{2, 3}, {3}}, {2}, {{MapKind::Add, 0, 1}});
+  });
+  EXPECT_TRUE(has(m, "the result has 2 letters but rank 1")) << m;
+  m = message([] {
+    planFusedMap("i,j->ij", {{int64_t(1) << 40}, {int64_t(1) << 40}},
+                 {int64_t(1) << 40, int64_t(1) << 40}, {{MapKind::Add, 0, 1}});
+  });
+  EXPECT_TRUE(has(m, "more than 2^63 elements")) << m;
+  m = message([] {
+    planFusedMap("i->i", {{int64_t(1) << 61}}, {int64_t(1) << 61},
+                 {{MapKind::Exp, 0}});
+  });
+  EXPECT_TRUE(has(m, "too large")) << m;
+}
+
 // top-k's plan: the shape viewed as [outer, n, inner] around dim, k of n.
 TEST(TopKPlan, OuterLineInner) {
   TopKPlan p = planTopK(DType::F32, {3, 5, 6}, 1, 2);

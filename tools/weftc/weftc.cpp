@@ -127,6 +127,13 @@ static cl::opt<int64_t> combineBytes(
              "(--weft-combine-collectives; 0: never)"),
     cl::init(1 << 20), cl::value_desc("bytes"), cl::cat(weftcCat));
 
+static cl::opt<bool> fuse(
+    "fuse",
+    cl::desc("Fuse chains of elementwise maps into one pass each "
+             "(--weft-fuse-elementwise, after --emit=local; results are "
+             "bit-identical). --fuse=false runs every map alone"),
+    cl::init(true), cl::cat(weftcCat));
+
 // Training (docs/training.md): --grad appends the gradients of the
 // weft.param arguments (--weft-autodiff); --train also builds the optimizer
 // step (--weft-optimizer), whose harness runs --steps N.
@@ -507,6 +514,11 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (emit == Emit::Local)
     return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
 
+  if (fuse && registered("weft-fuse-elementwise")) {
+    Stage s("weft-fuse-elementwise");
+    if (failed(runPipeline(*module, "func.func(weft-fuse-elementwise)")))
+      return 1;
+  }
   {
     Stage s("weft-lower-to-runtime");
     if (failed(runPipeline(*module, "weft-lower-to-runtime")))
@@ -574,7 +586,8 @@ int main(int argc, char **argv) {
       "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 ranks\n"
       "\nStages: parse -> --weft-propagate -> --weft-pad-uneven -> "
       "--weft-partition -> "
-      "--weft-optimize-collectives -> --weft-lower-to-runtime -> C++ -> "
+      "--weft-optimize-collectives -> --weft-combine-collectives -> "
+      "--weft-fuse-elementwise -> --weft-lower-to-runtime -> C++ -> "
       "executable. A local-view input (weft.global_type attributes) skips "
       "the first three. Run the executable with --help for its options.\n");
 

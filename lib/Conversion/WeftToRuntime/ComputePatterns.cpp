@@ -14,6 +14,8 @@
 
 #include "Patterns.h"
 
+#include "weft/Dialect/Weft/IR/FusedSteps.h"
+
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 
 #include "weft/rt/EinsumPlan.h"
@@ -71,6 +73,33 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
                                          : 0.0));
   call.label(("map " + kind + " " + spec).str());
   call.replaceOp("weft::rt::gen::map");
+  return success();
+}
+
+LogicalResult lowerCompute(FusedMapOp op, FusedMapOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::vector<rt::Shape> shapes;
+  for (Value v : op.getInputs())
+    shapes.push_back(shapeOf(v));
+  SmallVector<FusedMapStep> steps;
+  std::string error;
+  if (!parseFusedSteps(op.getSteps(), op.getInputs().size(), steps, error))
+    return op.emitError("steps: ") << error; // The verifier ran: unreachable.
+  std::vector<rt::FusedStep> planSteps;
+  std::string kinds;
+  for (const FusedMapStep &st : steps) {
+    planSteps.push_back({rt::parseMapKind(stringifyMapKind(st.kind).str()), st.a,
+                         st.b, st.scalar});
+    kinds += (kinds.empty() ? "" : "+") + stringifyMapKind(st.kind).str();
+  }
+  std::string spec = op.getSpec().str();
+  rt::FusedMapPlan p = rt::planFusedMap(spec, shapes, shapeOf(op.getResult()),
+                                        std::move(planSteps));
+  call.plan("weft::rt::FusedMapPlan", toCpp(p));
+  call.label("fused " + kinds + " " + spec);
+  for (Value v : adaptor.getInputs())
+    call.value(v);
+  call.replaceOp("weft::rt::gen::fusedMap");
   return success();
 }
 
@@ -355,7 +384,7 @@ protected:
 } // namespace
 
 bool lowering::isComputeOp(Operation *op) {
-  return isa<EinsumOp, MapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
+  return isa<EinsumOp, MapOp, FusedMapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
              IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ReshapeOp,
              SliceOp, ConcatOp, ConstantOp>(op);
 }
@@ -364,6 +393,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        LoweringState &state,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
+               ComputeOpLowering<FusedMapOp>,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,

@@ -9,6 +9,8 @@
 
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 
+#include "RuntimeCall.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -147,6 +149,30 @@ std::string toCpp(const rt::MapPlan &p) {
       .add("shape", toCpp(p.shape))
       .add("inStrides", toCpp(p.inStrides))
       .add("outStrides", toCpp(p.outStrides))
+      .str();
+}
+
+std::string toCpp(const rt::FusedMapPlan &p) {
+  std::string steps = "{";
+  for (const rt::FusedStep &st : p.steps) {
+    steps += (steps.size() > 1 ? ", " : "");
+    steps += Init("weft::rt::FusedStep")
+                 .add("kind", "weft::rt::MapKind::" +
+                                  lowering::capitalize(rt::mapKindName(st.kind)))
+                 .add("a", st.a)
+                 .add("b", st.b)
+                 .add("scalar", lowering::formatDouble(st.scalar))
+                 .str();
+  }
+  steps += "}";
+  return Init("weft::rt::FusedMapPlan")
+      .add("spec", cppString(p.spec))
+      .add("inShapes", toCpp(p.inShapes))
+      .add("outShape", toCpp(p.outShape))
+      .add("shape", toCpp(p.shape))
+      .add("inStrides", toCpp(p.inStrides))
+      .add("outStrides", toCpp(p.outStrides))
+      .add("steps", steps)
       .str();
 }
 

@@ -153,6 +153,185 @@ void mapLoop(const MapPlan &p, const T *a, const T *b, T *out, double s) {
   mapLoopBody<K, T>(p, a, b, out, s);
 }
 
+//===--- Fused maps -------------------------------------------------------//
+// A fused chain (FusedMapPlan) runs per row of the merged iteration space,
+// in tiles of at most kFusedTile elements: each step writes its tile into a
+// small buffer (L1-resident) that later steps read with stride 1, and the
+// last step writes the output directly. Each step is one span loop, the
+// same per-element function and storage type as the unfused map, so the
+// results are bit-identical to mapKernel's.
+
+constexpr int64_t kFusedTile = 256;
+
+/// out[i] = Map<K>(a[i * sa], b[i * sb], s) for i < n; strides 1 and 0
+/// (a broadcast value) get loops of their own so they vectorize. A unary
+/// step passes a zero as `b` with stride 0.
+template <typename T>
+using FusedSpanFn = void (*)(int64_t n, const T *a, int64_t sa, const T *b,
+                             int64_t sb, T *out, double s);
+
+template <MapKind K, typename T>
+WEFT_ALWAYS_INLINE inline void fusedSpanBody(int64_t n, const T *a, int64_t sa,
+                                             const T *b, int64_t sb, T *o,
+                                             double s) {
+  using Op = ops::Map<K, T>;
+  if (sa == 1 && sb == 1)
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = Op::apply(a[i], b[i], s);
+  else if (sa == 1 && sb == 0)
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = Op::apply(a[i], b[0], s);
+  else if (sa == 0 && sb == 1)
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = Op::apply(a[0], b[i], s);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = Op::apply(a[i * sa], b[i * sb], s);
+}
+
+template <MapKind K, typename T>
+void fusedSpanBase(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb,
+                   T *o, double s) {
+  fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
+}
+#if WEFT_CPU_MULTIVERSION
+template <MapKind K, typename T>
+__attribute__((target("avx512f"))) void
+fusedSpanAvx512(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb,
+                T *o, double s) {
+  fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
+}
+template <MapKind K, typename T>
+__attribute__((target("avx2"))) void
+fusedSpanAvx2(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb, T *o,
+              double s) {
+  fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
+}
+#endif
+
+/// The span loop of `kind` for the widest ISA the CPU has (as mapLoop).
+template <typename T> FusedSpanFn<T> fusedSpanFor(MapKind kind) {
+  return ops::dispatchMap(kind, [&]<MapKind K>() -> FusedSpanFn<T> {
+#if WEFT_CPU_MULTIVERSION
+    switch (hostIsa()) {
+    case Isa::Avx512:
+      return &fusedSpanAvx512<K, T>;
+    case Isa::Avx2:
+      return &fusedSpanAvx2<K, T>;
+    case Isa::Base:
+      break;
+    }
+#endif
+    return &fusedSpanBase<K, T>;
+  });
+}
+
+template <typename T>
+void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
+                  T *out) {
+  const int inputs = static_cast<int>(p.inShapes.size());
+  const int steps = static_cast<int>(p.steps.size());
+  check(inputs >= 1 && inputs <= kMaxFusedInputs &&
+            static_cast<int>(in.size()) == inputs && steps >= 1 &&
+            steps <= kMaxFusedSteps,
+        "fused_map '", p.spec, "': ", in.size(), " buffers for ", inputs,
+        " inputs and ", steps, " steps");
+  int64_t n = numElements(p.shape);
+  if (n == 0)
+    return;
+  // A rank-0 space is one element: one dim of extent 1.
+  const bool scalar = p.shape.empty();
+  const Shape shape = scalar ? Shape{1} : p.shape;
+  const std::vector<int64_t> zeros(shape.size(), 0);
+  std::vector<std::vector<int64_t>> strides;
+  for (int i = 0; i < inputs; ++i)
+    strides.push_back(scalar ? zeros : p.inStrides[i]);
+  strides.push_back(scalar ? zeros : p.outStrides);
+  check(scalar || p.outStrides.back() == 1, "fused_map '", p.spec,
+        "': the result is not dense along its innermost dim");
+
+  // Per step, resolved once: the span loop, its operands and where its
+  // result goes. Step results live in tile buffers, a buffer reused once
+  // the last reader of its value has run (a step never writes the buffer
+  // it reads).
+  std::vector<int> lastUse(inputs + steps, -1);
+  for (int j = 0; j < steps; ++j) {
+    lastUse[p.steps[j].a] = j;
+    if (p.steps[j].b >= 0)
+      lastUse[p.steps[j].b] = j;
+  }
+  struct Step {
+    FusedSpanFn<T> fn;
+    int a, b;     // value ids (b: -1 for a unary kind)
+    int buffer;   // tile buffer of the result, -1 for the output
+    double scalar;
+  };
+  std::vector<Step> plan(steps);
+  std::vector<int> bufferOf(inputs + steps, -1);
+  std::vector<bool> busy;
+  for (int j = 0; j < steps; ++j) {
+    const FusedStep &fs = p.steps[j];
+    Step &st = plan[j];
+    st.fn = fusedSpanFor<T>(fs.kind);
+    st.a = fs.a;
+    st.b = isBinary(fs.kind) ? fs.b : -1;
+    st.scalar = fs.scalar;
+    st.buffer = -1;
+    if (j + 1 < steps) {
+      std::size_t slot = 0;
+      while (slot < busy.size() && busy[slot])
+        ++slot;
+      if (slot == busy.size())
+        busy.push_back(false);
+      busy[slot] = true;
+      st.buffer = static_cast<int>(slot);
+      bufferOf[inputs + j] = st.buffer;
+    }
+    for (int id : {st.a, st.b})
+      if (id >= inputs && lastUse[id] == j)
+        busy[bufferOf[id]] = false;
+  }
+  alignas(64) T tiles[kMaxFusedSteps - 1][kFusedTile];
+  const T zero = T(0);
+
+  const int64_t inner = shape.back();
+  std::vector<const T *> base(inputs);
+  std::vector<int64_t> innerStride(inputs);
+  for (int i = 0; i < inputs; ++i) {
+    base[i] = static_cast<const T *>(in[i]);
+    innerStride[i] = strides[i].back();
+  }
+  Odometer<kMaxFusedInputs + 1> it(shape, {});
+  for (int i = 0; i <= kMaxFusedInputs; ++i)
+    it.strides[i] = i <= inputs ? &strides[i] : &zeros;
+  for (int64_t done = 0; done < n; done += inner, it.next()) {
+    T *o = out + it.off[inputs];
+    for (int64_t t0 = 0; t0 < inner; t0 += kFusedTile) {
+      const int64_t len = std::min(kFusedTile, inner - t0);
+      // Operand `id` of this tile: a strided input or a tile buffer.
+      auto operand = [&](int id, int64_t &stride) -> const T * {
+        if (id < 0) {
+          stride = 0;
+          return &zero;
+        }
+        if (id < inputs) {
+          stride = innerStride[id];
+          return base[id] + it.off[id] + t0 * stride;
+        }
+        stride = 1;
+        return tiles[bufferOf[id]];
+      };
+      for (const Step &st : plan) {
+        int64_t sa = 0, sb = 0;
+        const T *x = operand(st.a, sa);
+        const T *y = operand(st.b, sb);
+        T *r = st.buffer < 0 ? o + t0 : tiles[st.buffer];
+        st.fn(len, x, sa, y, sb, r, st.scalar);
+      }
+    }
+  }
+}
+
 /// The reduction loop, combining into `out` of the accumulation type A.
 template <ReduceKind K, typename T, typename A>
 void reduceInto(const ReducePlan &p, const T *in, A *out) {
@@ -334,6 +513,15 @@ void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
       mapLoop<K, T>(plan, static_cast<const T *>(a), static_cast<const T *>(b),
                     static_cast<T *>(out), scalar);
     });
+  });
+}
+
+void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
+                                const std::vector<const void *> &inputs,
+                                void *out) {
+  dispatchFloat(dtype, "fused_map", [&](auto zero) {
+    using T = decltype(zero);
+    fusedMapLoop<T>(plan, inputs, static_cast<T *>(out));
   });
 }
 

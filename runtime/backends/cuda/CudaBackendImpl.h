@@ -55,6 +55,10 @@ public:
             void *c) override;
   void mapKernel(MapKind kind, const MapPlan &plan, DType dtype, const void *a,
                  const void *b, void *out, double scalar) override;
+  /// One thread per element running every step (CudaKernels.cu).
+  void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
+                      const std::vector<const void *> &inputs,
+                      void *out) override;
   void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
                     const void *in, void *out) override;
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,

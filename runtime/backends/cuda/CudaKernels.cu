@@ -97,6 +97,134 @@ __global__ void mapKernelT(Space s, int64_t n, const T *a, const T *b, T *out,
   }
 }
 
+/// A fused map's iteration space and the strides of its inputs (0 ..
+/// inputs-1) and its output (at index `inputs`), by value: larger than
+/// Space, so only this kernel pays for it.
+struct FusedSpace {
+  int rank = 0;
+  int64_t shape[kMaxRank];
+  int64_t stride[kMaxFusedInputs + 1][kMaxRank];
+};
+
+/// A fused map's steps (FusedStep with the kind as an int), by value.
+struct FusedProgram {
+  struct Step {
+    int kind;
+    int a, b; // value ids; b is -1 for a unary kind
+    double scalar;
+  };
+  int inputs = 0;
+  int count = 0;
+  Step step[kMaxFusedSteps];
+  /// 0, as a kernel argument the compiler cannot see through (fusedRound).
+  uint64_t zero = 0;
+};
+
+/// The input pointers of a fused map, by value.
+template <typename T> struct FusedInputs {
+  const T *p[kMaxFusedInputs];
+};
+
+/// Offsets of linear (row-major) index i in the first `n` stride arrays.
+__device__ void fusedOffsets(const FusedSpace &s, int n, int64_t i,
+                             int64_t *off) {
+  for (int k = 0; k < n; ++k)
+    off[k] = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    int64_t x = i % s.shape[d];
+    i /= s.shape[d];
+    for (int k = 0; k < n; ++k)
+      off[k] += x * s.stride[k][d];
+  }
+}
+
+/// ops::Map<kind, C>::apply with the kind known at run time (the device
+/// side of ops::dispatchMap, which is host-only).
+template <typename C>
+__device__ C applyFusedStep(int kind, C x, C y, double s) {
+  switch (static_cast<MapKind>(kind)) {
+#define WEFT_CASE(KIND)                                                        \
+  case MapKind::KIND:                                                          \
+    return ops::Map<MapKind::KIND, C>::apply(x, y, s);
+    WEFT_CASE(Add)
+    WEFT_CASE(Sub)
+    WEFT_CASE(Mul)
+    WEFT_CASE(Div)
+    WEFT_CASE(Max)
+    WEFT_CASE(Min)
+    WEFT_CASE(Gt)
+    WEFT_CASE(Ge)
+    WEFT_CASE(Lt)
+    WEFT_CASE(Le)
+    WEFT_CASE(Eq)
+    WEFT_CASE(Ne)
+    WEFT_CASE(Neg)
+    WEFT_CASE(Exp)
+    WEFT_CASE(Log)
+    WEFT_CASE(Sqrt)
+    WEFT_CASE(Rsqrt)
+    WEFT_CASE(Square)
+    WEFT_CASE(Tanh)
+    WEFT_CASE(Relu)
+    WEFT_CASE(Gelu)
+    WEFT_CASE(Silu)
+    WEFT_CASE(Abs)
+    WEFT_CASE(Sign)
+    WEFT_CASE(Step)
+    WEFT_CASE(Sigmoid)
+    WEFT_CASE(Sin)
+    WEFT_CASE(Cos)
+    WEFT_CASE(Scale)
+    WEFT_CASE(Shift)
+#undef WEFT_CASE
+  }
+  return x; // unreachable: planFusedMap checked the kinds
+}
+
+/// A step's result as the next step sees it: stored to T and loaded back,
+/// as the unfused map's store and the next map's load round it. For f32 and
+/// f64 those are identities, and nvcc's default --fmad=true could then
+/// contract one step's multiply with a later step's add into an FMA, which
+/// the unfused kernels (storing in between) never form; an xor of the bits
+/// with `zero` (0, but unknown to the compiler) keeps each step's result a
+/// rounded value while keeping every bit (NaN payloads too).
+template <typename T>
+__device__ typename Compute<T>::type
+fusedRound(typename Compute<T>::type x, uint64_t zero) {
+  if constexpr (std::is_same_v<T, float>)
+    return __uint_as_float(__float_as_uint(x) ^ static_cast<uint32_t>(zero));
+  else if constexpr (std::is_same_v<T, double>)
+    return __longlong_as_double(__double_as_longlong(x) ^
+                                static_cast<long long>(zero));
+  else
+    return load(store<T>(x));
+}
+
+/// A fused map: one thread per output element loads its inputs, runs the
+/// steps on values held in the compute type, each rounded as the unfused
+/// map stores it, and writes the last.
+template <typename T>
+__global__ void fusedMapKernelT(FusedSpace s, FusedProgram f,
+                                FusedInputs<T> in, int64_t n, T *out) {
+  using C = typename Compute<T>::type;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[kMaxFusedInputs + 1];
+    fusedOffsets(s, f.inputs + 1, i, off);
+    C v[kMaxFusedInputs + kMaxFusedSteps];
+    for (int k = 0; k < f.inputs; ++k)
+      v[k] = load(in.p[k][off[k]]);
+    C r = C(0);
+    for (int j = 0; j < f.count; ++j) {
+      const FusedProgram::Step &st = f.step[j];
+      r = applyFusedStep<C>(st.kind, v[st.a], st.b >= 0 ? v[st.b] : C(0),
+                            st.scalar);
+      v[f.inputs + j] = fusedRound<T>(r, f.zero);
+    }
+    out[off[f.inputs]] = store<T>(r);
+  }
+}
+
 /// Storage conversion of an accumulator: partials keep the accumulation
 /// type, final results round through the storage type's compute type.
 template <typename Out, typename A> __device__ Out storeAcc(A acc) {
@@ -387,6 +515,48 @@ void CudaBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
           s, n, static_cast<const T *>(a), static_cast<const T *>(b),
           static_cast<T *>(out), scalar);
     });
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
+                                 const std::vector<const void *> &inputs,
+                                 void *out) {
+  const int numInputs = static_cast<int>(plan.inShapes.size());
+  const int numSteps = static_cast<int>(plan.steps.size());
+  check(numInputs >= 1 && numInputs <= kMaxFusedInputs &&
+            static_cast<int>(inputs.size()) == numInputs && numSteps >= 1 &&
+            numSteps <= kMaxFusedSteps,
+        "fused_map '", plan.spec, "': ", inputs.size(), " buffers for ",
+        numInputs, " inputs and ", numSteps, " steps");
+  int64_t n = numElements(plan.shape);
+  if (n == 0)
+    return;
+  check(plan.shape.size() <= kMaxRank, "cuda kernels support rank <= ",
+        kMaxRank, " after merging dims, got ", plan.shape.size());
+  FusedSpace s;
+  s.rank = static_cast<int>(plan.shape.size());
+  for (int d = 0; d < s.rank; ++d) {
+    s.shape[d] = plan.shape[d];
+    for (int k = 0; k < numInputs; ++k)
+      s.stride[k][d] = plan.inStrides[k][d];
+    s.stride[numInputs][d] = plan.outStrides[d];
+  }
+  FusedProgram f;
+  f.inputs = numInputs;
+  f.count = numSteps;
+  for (int j = 0; j < numSteps; ++j) {
+    const FusedStep &st = plan.steps[j];
+    f.step[j] = {static_cast<int>(st.kind), st.a, isBinary(st.kind) ? st.b : -1,
+                 st.scalar};
+  }
+  dispatchType(dtype, "fused_map", [&](auto zero) {
+    using T = decltype(zero);
+    FusedInputs<T> in{};
+    for (int k = 0; k < numInputs; ++k)
+      in.p[k] = static_cast<const T *>(inputs[k]);
+    fusedMapKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
+        s, f, in, n, static_cast<T *>(out));
   });
   WEFT_CUDA_CHECK(cudaGetLastError());
 }

@@ -160,6 +160,7 @@ WEFT_VERIFY_TYPES(TopKOp)
 WEFT_VERIFY_TYPES(ReshapeOp)
 WEFT_VERIFY_TYPES(SliceOp)
 WEFT_VERIFY_TYPES(ConcatOp)
+WEFT_VERIFY_TYPES(FusedMapOp)
 #undef WEFT_VERIFY_TYPES
 
 /// Looks up the mesh and axes of a collective and returns the group size.

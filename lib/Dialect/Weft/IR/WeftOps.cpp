@@ -5,13 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FusedSteps.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
+#include "weft/rt/ElementPlans.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -243,6 +246,39 @@ LogicalResult MapOp::verify() {
         return emitOpError() << "letter '" << c << "' of operand #" << i
                              << " is missing from the result: a map does not "
                                 "reduce (use weft.reduce)";
+  return verifySameElementType(*this, getInputs().getTypes(), getType());
+}
+
+LogicalResult FusedMapOp::verify() {
+  unsigned n = getInputs().size();
+  if (n < 1 || n > static_cast<unsigned>(::weft::rt::kMaxFusedInputs))
+    return emitOpError() << "takes 1 to " << ::weft::rt::kMaxFusedInputs
+                         << " operands, got " << n;
+  SmallVector<FusedMapStep> steps;
+  std::string error;
+  if (!parseFusedSteps(getSteps(), n, steps, error))
+    return emitOpError() << "steps: " << error;
+  if (steps.size() > static_cast<size_t>(::weft::rt::kMaxFusedSteps))
+    return emitOpError() << "has " << steps.size() << " steps, at most "
+                         << ::weft::rt::kMaxFusedSteps;
+  llvm::SmallBitVector read(n);
+  for (const FusedMapStep &st : steps)
+    for (int id : {st.a, st.b})
+      if (id >= 0 && id < static_cast<int>(n))
+        read.set(id);
+  if (!read.all())
+    return emitOpError() << "operand #" << read.find_first_unset()
+                         << " is read by no step";
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(), getInputs().getTypes(), getType(),
+                    /*allowBroadcast=*/true);
+  if (failed(spec))
+    return failure();
+  for (auto [i, letters] : llvm::enumerate(spec->inputs))
+    for (char c : letters)
+      if (!spec->inResult(c))
+        return emitOpError() << "letter '" << c << "' of operand #" << i
+                             << " is missing from the result";
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 

@@ -78,6 +78,14 @@ public:
   /// `scalar` is the constant of MapKind::Scale and MapKind::Shift.
   void map(MapKind kind, const MapPlan &plan, const Tensor &a, const Tensor *b,
            Tensor &out, double scalar = 0, std::string_view label = {});
+  /// A fused chain of maps (planFusedMap): one pass computes every step per
+  /// element and writes the last step's result into `out`. `inputs` has one
+  /// tensor per plan input, each of out's float dtype and of
+  /// plan.inShapes[i]; `out` has plan.outShape and must not overlap an
+  /// input. Bit-identical to running the steps as separate maps.
+  void fusedMap(const FusedMapPlan &plan,
+                const std::vector<const Tensor *> &inputs, Tensor &out,
+                std::string_view label = {});
   void reduce(ReduceKind kind, const ReducePlan &plan, const Tensor &in,
               Tensor &out, std::string_view label = {});
   /// Masked lookup of i32 ids in the table rows [rowOffset, rowOffset+rows).
@@ -171,6 +179,11 @@ public:
                          double scalar) = 0;
   virtual void reduceKernel(ReduceKind kind, const ReducePlan &plan,
                             DType dtype, const void *in, void *out) = 0;
+  /// `inputs` holds one buffer per plan input (plan.inShapes), `out`
+  /// plan.outShape's elements, all of `dtype`; `out` overlaps no input.
+  virtual void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
+                              const std::vector<const void *> &inputs,
+                              void *out) = 0;
   virtual void embedKernel(const EmbedPlan &plan, DType dtype,
                            const int32_t *ids, const void *table, void *out,
                            int64_t rowOffset) = 0;

@@ -159,6 +159,17 @@ Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
            const Tensor &b, const char *label);
 Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
               const Tensor &in, const char *label);
+/// weft.fused_map: the chain of `plan` (planFusedMap) over `inputs`, one
+/// per plan input, in a new tensor of the first input's dtype and
+/// plan.outShape (Backend::fusedMap).
+Tensor fusedMapParts(StepContext &ctx, const FusedMapPlan &plan,
+                     const char *label,
+                     std::initializer_list<const Tensor *> inputs);
+template <typename... Ins>
+Tensor fusedMap(StepContext &ctx, const FusedMapPlan &plan, const char *label,
+                const Ins &...ins) {
+  return fusedMapParts(ctx, plan, label, {&ins...});
+}
 /// `vocabAxes` empty: the table holds every row. Otherwise this rank holds
 /// rows [i*R, (i+1)*R) where i is its position over `vocabAxes`.
 Tensor embed(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,

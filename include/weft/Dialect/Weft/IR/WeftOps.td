@@ -661,6 +661,36 @@ def Weft_LocalViewOnly : NativeOpTrait<"LocalViewOnly"> {
   let cppNamespace = "::mlir::weft";
 }
 
+def Weft_FusedMapOp : Weft_Op<"fused_map", [Pure, Weft_LocalViewOnly]> {
+  let summary = "a chain of elementwise maps computed in one pass";
+  let description = [{
+    What `--weft-fuse-elementwise` makes of a chain of `weft.map` ops on the
+    local view: one op that reads each operand once and writes only the
+    chain's last value. `spec` gives each operand's letters in the result's
+    index space, as for `weft.map` (broadcasting by letters; a result letter
+    in no operand is sized by the result type). `steps` is the chain, in
+    order: `sJ = kind(args)` where an arg is an operand `inK` or an earlier
+    step `sI`, a kind takes `weft.map`'s operands, and `scale`/`shift` take
+    their constant last. Every step is evaluated over the whole result
+    index space and rounded to the element type, as the unfused maps store
+    it, so fusing never changes a bit of the result. The last step is the
+    result. At most 8 operands and 16 steps. Local view only: it is made
+    after partitioning and never crosses a collective.
+
+    ```mlir
+    %y = weft.fused_map "btf,f->btf" (%h, %b)
+        steps "s0 = add(in0, in1); s1 = relu(s0)"
+        : (tensor<4x64x256xf32>, tensor<256xf32>) -> tensor<4x64x256xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$spec, Variadic<Weft_FloatTensor>:$inputs,
+                       StrAttr:$steps);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $inputs `)` `steps` $steps attr-dict "
+                       "`:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
 class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect,
                                              Weft_LocalViewOnly])> {

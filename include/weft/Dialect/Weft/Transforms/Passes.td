@@ -314,6 +314,36 @@ def WeftCombineCollectives : Pass<"weft-combine-collectives",
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftFuseElementwise : Pass<"weft-fuse-elementwise",
+                               "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise maps into weft.fused_map";
+  let description = [{
+    On the local view (after partitioning, so collectives are never fused
+    away and the comm report does not change): each `weft.map` is the root
+    of a group that absorbs, recursively, the `weft.map` producing one of
+    its operands when
+
+    * every use of that producer is by a member of the group (fusing
+      never computes a value twice),
+    * the operand spans the consumer's whole index space in the
+      consumer's result order (the producer then runs over the same
+      elements; a broadcast operand, such as a bias `d` of `btd`, stays an
+      operand of the fused op: computing it per output element would
+      repeat its work),
+    * and the group stays within 8 operands and 16 steps (the runtime's
+      kernel limits; producers are taken breadth-first from the root and
+      the last taken are dropped first).
+
+    A group of two or more maps becomes one `weft.fused_map` at the root's
+    position. Never fused: reductions, einsums, collectives and the index
+    ops (they are not elementwise). Results are bit-identical to the
+    unfused program: every step is rounded to the element type as the
+    unfused map stores it. weftc runs the pass before lowering (`--fuse`,
+    on by default); `--emit=local` shows the program before it.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
   let summary = "Report every collective of a partitioned program";
   let description = [{

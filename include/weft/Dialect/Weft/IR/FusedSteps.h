@@ -1,0 +1,49 @@
+//===- FusedSteps.h - The step program of weft.fused_map --------*- C++ -*-===//
+//
+// weft.fused_map carries its chain of elementwise steps as text, so the IR
+// reads as what it computes:
+//
+//   steps "s0 = add(in0, in1); s1 = relu(s0); s2 = scale(s1, 0.5)"
+//
+// `inK` is operand K, `sJ` the result of step J (steps are numbered in
+// order and read only earlier values); the last step is the op's result.
+// A kind takes one or two values (weft.map's arity), and scale/shift a
+// constant after them. This file parses and prints that text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_IR_FUSEDSTEPS_H
+#define WEFT_DIALECT_WEFT_IR_FUSEDSTEPS_H
+
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::weft {
+
+/// One step: `kind` of values `a` (and `b`, -1 for unary kinds); value ids
+/// below the operand count are operands, the others step results
+/// (id - operands). `scalar` is scale/shift's constant.
+struct FusedMapStep {
+  MapKind kind = MapKind::Add;
+  int a = 0;
+  int b = -1;
+  double scalar = 0.0;
+};
+
+/// Parses `text` for an op with `numInputs` operands. On failure returns
+/// false and sets `error` to a message naming the step.
+bool parseFusedSteps(llvm::StringRef text, unsigned numInputs,
+                     llvm::SmallVectorImpl<FusedMapStep> &steps,
+                     std::string &error);
+
+/// The text parseFusedSteps reads (scalars printed to round-trip exactly).
+std::string printFusedSteps(llvm::ArrayRef<FusedMapStep> steps,
+                            unsigned numInputs);
+
+} // namespace mlir::weft
+
+#endif // WEFT_DIALECT_WEFT_IR_FUSEDSTEPS_H
