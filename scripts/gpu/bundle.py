@@ -25,6 +25,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import sys
 
 sys.dont_write_bytecode = True
@@ -79,6 +80,10 @@ def main(argv):
     p.add_argument("--bin", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("examples", nargs="*")
+    p.add_argument("--unfused", default="",
+                   help="comma-separated bundled names (p9, train_t1_sae) "
+                        "to bundle again as NAME_nofuse built with "
+                        "--fuse=false, for a same-machine A/B of fusion")
     a = p.parse_args(argv[1:])
     examples = a.examples or sorted(
         glob.glob(os.path.join(root, "examples", "canonical", "*.mlir")) +
@@ -114,7 +119,31 @@ def main(argv):
         for f in ("source.json", "global.mlir", "global.json"):
             os.remove(os.path.join(work, f))
         print("bundle: %s" % name)
+    for name in filter(None, a.unfused.split(",")):
+        bundle_unfused(weftc, a.out, name)
     return 0
+
+
+def bundle_unfused(weftc, out, name):
+    """NAME_nofuse: NAME's data directory and its program built with
+    --fuse=false (the same flags otherwise)."""
+    if name.startswith("train_"):
+        ex = os.path.join(root, "examples", "training", name[6:] + ".mlir")
+        with open(ex) as f:
+            flags = re.match(r"^// weftc: (.*)$", f.readline()).group(1).split()
+    else:
+        found = (glob.glob(os.path.join(root, "examples", "*", name + ".mlir")))
+        if not found:
+            sys.exit("bundle: --unfused: no example named %s" % name)
+        ex, flags = found[0], []
+    shutil.copytree(os.path.join(out, name), os.path.join(out, name + "_nofuse"),
+                    dirs_exist_ok=True)
+    e2e.run([weftc] + flags + [ex, "--unsharded", "--fuse=false",
+                               "--emit=cpp", "-o",
+                               os.path.join(out, "programs",
+                                            name + "_nofuse.cpp")],
+            "weftc --fuse=false --emit=cpp", [])
+    print("bundle: %s_nofuse" % name)
 
 
 if __name__ == "__main__":
