@@ -156,8 +156,8 @@ struct FuseElementwisePass
       Group g;
       g.members.push_back(root);
       g.inGroup.insert(root);
-      for (size_t i = 0; i < g.members.size(); ++i) {
-        MapOp m = g.members[i];
+      // Takes the producers of `m`'s operands that qualify.
+      auto absorbProducers = [&](MapOp m) {
         for (Value operand : m->getOperands()) {
           auto p = operand.getDefiningOp<MapOp>();
           if (p && !g.inGroup.contains(p) && canAbsorb(p, g.inGroup) &&
@@ -167,18 +167,13 @@ struct FuseElementwisePass
             g.inGroup.insert(p);
           }
         }
+      };
+      for (size_t i = 0; i < g.members.size(); ++i) {
+        absorbProducers(g.members[i]);
         // A producer refused earlier may qualify once its other user joined.
         if (i + 1 == g.members.size())
           for (size_t j = 0; j < g.members.size(); ++j)
-            for (Value operand : g.members[j]->getOperands()) {
-              auto p = operand.getDefiningOp<MapOp>();
-              if (p && !g.inGroup.contains(p) && canAbsorb(p, g.inGroup) &&
-                  g.members.size() <
-                      static_cast<size_t>(::weft::rt::kMaxFusedSteps)) {
-                g.members.push_back(p);
-                g.inGroup.insert(p);
-              }
-            }
+            absorbProducers(g.members[j]);
       }
       // Over a limit: drop the last producer taken, then every member left
       // with a user outside the group, until it fits.
