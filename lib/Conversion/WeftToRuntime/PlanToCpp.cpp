@@ -141,15 +141,19 @@ std::string toCpp(const rt::ReducePlan &p) {
       .str();
 }
 
-std::string toCpp(const rt::MapPlan &p) {
-  return Init("weft::rt::MapPlan")
-      .add("spec", cppString(p.spec))
+/// The members MapPlan and FusedMapPlan share.
+template <typename Plan> Init &addMapMembers(Init &init, const Plan &p) {
+  return init.add("spec", cppString(p.spec))
       .add("inShapes", toCpp(p.inShapes))
       .add("outShape", toCpp(p.outShape))
       .add("shape", toCpp(p.shape))
       .add("inStrides", toCpp(p.inStrides))
-      .add("outStrides", toCpp(p.outStrides))
-      .str();
+      .add("outStrides", toCpp(p.outStrides));
+}
+
+std::string toCpp(const rt::MapPlan &p) {
+  Init init("weft::rt::MapPlan");
+  return addMapMembers(init, p).str();
 }
 
 std::string toCpp(const rt::FusedMapPlan &p) {
@@ -165,15 +169,8 @@ std::string toCpp(const rt::FusedMapPlan &p) {
                  .str();
   }
   steps += "}";
-  return Init("weft::rt::FusedMapPlan")
-      .add("spec", cppString(p.spec))
-      .add("inShapes", toCpp(p.inShapes))
-      .add("outShape", toCpp(p.outShape))
-      .add("shape", toCpp(p.shape))
-      .add("inStrides", toCpp(p.inStrides))
-      .add("outStrides", toCpp(p.outStrides))
-      .add("steps", steps)
-      .str();
+  Init init("weft::rt::FusedMapPlan");
+  return addMapMembers(init, p).add("steps", steps).str();
 }
 
 std::string toCpp(const rt::EmbedPlan &p) {

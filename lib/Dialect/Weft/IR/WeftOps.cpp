@@ -224,6 +224,19 @@ bool MapOp::takesScalar(MapKind kind) {
   return kind == MapKind::Scale || kind == MapKind::Shift;
 }
 
+/// Elementwise ops: every operand letter is a result letter (`why` is
+/// appended to the error).
+static LogicalResult verifyNoReducedLetter(Operation *op,
+                                           const IndexSpec &spec,
+                                           StringRef why) {
+  for (auto [i, letters] : llvm::enumerate(spec.inputs))
+    for (char c : letters)
+      if (!spec.inResult(c))
+        return op->emitOpError() << "letter '" << c << "' of operand #" << i
+                                 << " is missing from the result" << why;
+  return success();
+}
+
 LogicalResult MapOp::verify() {
   unsigned arity = getArity(getKind());
   if (getInputs().size() != arity)
@@ -240,12 +253,9 @@ LogicalResult MapOp::verify() {
                     /*allowBroadcast=*/true);
   if (failed(spec))
     return failure();
-  for (auto [i, letters] : llvm::enumerate(spec->inputs))
-    for (char c : letters)
-      if (!spec->inResult(c))
-        return emitOpError() << "letter '" << c << "' of operand #" << i
-                             << " is missing from the result: a map does not "
-                                "reduce (use weft.reduce)";
+  if (failed(verifyNoReducedLetter(*this, *spec,
+                                   ": a map does not reduce (use weft.reduce)")))
+    return failure();
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 
@@ -274,11 +284,8 @@ LogicalResult FusedMapOp::verify() {
                     /*allowBroadcast=*/true);
   if (failed(spec))
     return failure();
-  for (auto [i, letters] : llvm::enumerate(spec->inputs))
-    for (char c : letters)
-      if (!spec->inResult(c))
-        return emitOpError() << "letter '" << c << "' of operand #" << i
-                             << " is missing from the result";
+  if (failed(verifyNoReducedLetter(*this, *spec, "")))
+    return failure();
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 

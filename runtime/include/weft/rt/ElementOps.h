@@ -271,6 +271,40 @@ template <> struct AccumType<float> { using type = double; };
 /// Compute type of a storage type (half types compute in float).
 template <typename T> struct ComputeType { using type = T; };
 
+/// Every MapKind but the last, Shift, in enum order: X(Kind) for each. The
+/// one list the run-time dispatchers switch over (dispatchMap here, the
+/// fused kernel's device switch in CudaKernels.cu).
+#define WEFT_MAP_KINDS_BUT_SHIFT(X) \
+  X(Add) \
+  X(Sub) \
+  X(Mul) \
+  X(Div) \
+  X(Max) \
+  X(Min) \
+  X(Gt) \
+  X(Ge) \
+  X(Lt) \
+  X(Le) \
+  X(Eq) \
+  X(Ne) \
+  X(Neg) \
+  X(Exp) \
+  X(Log) \
+  X(Sqrt) \
+  X(Rsqrt) \
+  X(Square) \
+  X(Tanh) \
+  X(Relu) \
+  X(Gelu) \
+  X(Silu) \
+  X(Abs) \
+  X(Sign) \
+  X(Step) \
+  X(Sigmoid) \
+  X(Sin) \
+  X(Cos) \
+  X(Scale)
+
 /// Calls `f.template operator()<K>()` with the MapKind `k` as a template
 /// argument, so kernels are instantiated once per kind.
 template <typename F> auto dispatchMap(MapKind k, F &&f) {
@@ -278,35 +312,7 @@ template <typename F> auto dispatchMap(MapKind k, F &&f) {
 #define WEFT_CASE(KIND)                                                        \
   case MapKind::KIND:                                                          \
     return f.template operator()<MapKind::KIND>();
-    WEFT_CASE(Add)
-    WEFT_CASE(Sub)
-    WEFT_CASE(Mul)
-    WEFT_CASE(Div)
-    WEFT_CASE(Max)
-    WEFT_CASE(Min)
-    WEFT_CASE(Gt)
-    WEFT_CASE(Ge)
-    WEFT_CASE(Lt)
-    WEFT_CASE(Le)
-    WEFT_CASE(Eq)
-    WEFT_CASE(Ne)
-    WEFT_CASE(Neg)
-    WEFT_CASE(Exp)
-    WEFT_CASE(Log)
-    WEFT_CASE(Sqrt)
-    WEFT_CASE(Rsqrt)
-    WEFT_CASE(Square)
-    WEFT_CASE(Tanh)
-    WEFT_CASE(Relu)
-    WEFT_CASE(Gelu)
-    WEFT_CASE(Silu)
-    WEFT_CASE(Abs)
-    WEFT_CASE(Sign)
-    WEFT_CASE(Step)
-    WEFT_CASE(Sigmoid)
-    WEFT_CASE(Sin)
-    WEFT_CASE(Cos)
-    WEFT_CASE(Scale)
+    WEFT_MAP_KINDS_BUT_SHIFT(WEFT_CASE)
   case MapKind::Shift:
     break;
 #undef WEFT_CASE
