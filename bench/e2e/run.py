@@ -70,8 +70,12 @@ def gemm_plans(cpp):
     outerBatch outerStrideA outerStrideB outerStrideC for every einsum plan
     with a GEMM, in the step's call order."""
     plans = {}
-    for m in re.finditer(r"static const weft::rt::EinsumPlan (\w+) = .*?\.spec = \"([^\"]+)\""
-                         r".*?\.gemm = weft::rt::GemmPlan\{([^}]*)\}", cpp):
+    # A plan is the static of a function returning it:
+    #   static const weft::rt::EinsumPlan &weft_plan0() {
+    #     static const weft::rt::EinsumPlan plan = weft::rt::EinsumPlan{...};
+    for m in re.finditer(r"weft::rt::EinsumPlan &(\w+)\(\) \{\s*static const weft::rt::EinsumPlan \w+ = "
+                         r"[^;]*?\.spec = \"([^\"]+)\""
+                         r"[^;]*?\.gemm = weft::rt::GemmPlan\{([^}]*)\}", cpp):
         f = dict(kv.strip().lstrip(".").split(" = ") for kv in m.group(3).split(","))
         conv = lambda v: {"true": "1", "false": "0"}.get(v, v)  # noqa: E731
         plans[m.group(1)] = " ".join(
@@ -80,7 +84,7 @@ def gemm_plans(cpp):
                                   "strideA", "strideB", "strideC", "batch")] +
             [f.get(k, d) for k, d in (("outerBatch", "1"), ("outerStrideA", "0"),
                                       ("outerStrideB", "0"), ("outerStrideC", "0"))])
-    order = re.findall(r"gen::einsum\(\w+, (\w+),", cpp)
+    order = re.findall(r"gen::einsum\(\w+, (\w+)\(\),", cpp)
     return [plans[p] for p in order if p in plans]
 
 
@@ -156,6 +160,8 @@ def main():
                 comm = re.search(r"total (\d+) collective\(s\), \d+ bytes/device \(([^)]*)\)", rep)
                 comm = f"{comm.group(1)} coll., {comm.group(2)}" if comm else "none"
                 plans = gemm_plans(open(base[:-5] + "-1.cpp").read())
+                if not plans:  # the generated C++ changed shape: say so, do not divide by 0
+                    sys.exit(f"no GEMM plan found in {base[:-5]}-1.cpp (gemm_plans' pattern)")
                 with open(base[:-5] + ".gemms", "w") as f:
                     f.write("# label m n k transA transB lda ldb ldc strideA strideB strideC batch"
                             " outerBatch outerStrideA outerStrideB outerStrideC\n")

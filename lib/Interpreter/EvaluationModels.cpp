@@ -106,6 +106,69 @@ struct FusedMapModel
   }
 };
 
+/// weft.fused_rows as the maps and reductions it replaced: each map step
+/// one interp::map over its value's letters (the kept letters, then the row
+/// letters when full), each row reduction one interp::reduce.
+struct FusedRowsModel
+    : EvaluableOpInterface::ExternalModel<FusedRowsModel, FusedRowsOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<FusedRowsOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    SmallVector<FusedMapStep> steps;
+    std::string error;
+    FusedRowsLayout layout;
+    if (!parseFusedSteps(o.getSteps(), o.getInputs().size(), steps, error,
+                         /*rowReductions=*/true) ||
+        !analyzeFusedRows(spec, o.getRows(), steps, layout, error))
+      return o.emitOpError() << error;
+    unsigned n = o.getInputs().size();
+    llvm::DenseMap<char, int64_t> sizes;
+    for (auto [k, v] : llvm::enumerate(o.getInputs()))
+      for (auto [d, c] : llvm::enumerate(spec.inputs[k]))
+        sizes[c] = shapeOf(v)[d];
+    auto shapeOfLetters = [&](const std::string &letters) {
+      SmallVector<int64_t> shape;
+      for (char c : letters)
+        shape.push_back(sizes.lookup(c));
+      return shape;
+    };
+    auto letters = [&](int id) {
+      return id < static_cast<int>(n) ? spec.inputs[id] : layout.letters(id);
+    };
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      SmallVector<Tensor> values;
+      SmallVector<const Tensor *> operands;
+      for (Value v : o.getInputs())
+        operands.push_back(&ctx.get(v, r));
+      auto valueOf = [&](int id) -> const Tensor * {
+        return id < static_cast<int>(n) ? operands[id] : &values[id - n];
+      };
+      values.reserve(steps.size());
+      for (auto [j, st] : llvm::enumerate(steps)) {
+        std::string out = layout.letters(n + j);
+        if (st.reduce) {
+          IndexSpec stepSpec = verifiedSpec(letters(st.a) + "->" + out);
+          values.push_back(interp::reduce(st.reduceKind, stepSpec,
+                                          *valueOf(st.a), shapeOfLetters(out)));
+          continue;
+        }
+        std::string text = letters(st.a);
+        SmallVector<const Tensor *> args{valueOf(st.a)};
+        if (st.b >= 0) {
+          text += "," + letters(st.b);
+          args.push_back(valueOf(st.b));
+        }
+        text += "->" + out;
+        IndexSpec stepSpec = verifiedSpec(text, /*allowBroadcast=*/true);
+        values.push_back(interp::map(st.kind, st.scalar, stepSpec, args,
+                                     shapeOfLetters(out)));
+      }
+      return values.back();
+    });
+    return success();
+  }
+};
+
 struct ReduceModel
     : EvaluableOpInterface::ExternalModel<ReduceModel, ReduceOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
@@ -524,6 +587,16 @@ struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
   }
 };
 
+/// weft.wait: the asynchronous collective's result (the interpreter runs
+/// every collective to completion where it stands).
+struct WaitModel : EvaluableOpInterface::ExternalModel<WaitModel, WaitOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<WaitOp>(op);
+    ctx.bind(o.getResult(), ctx.get(o.getInput()));
+    return success();
+  }
+};
+
 /// Every rank holds its block of the constant: the whole result type (local
 /// in the local view) filled with the value, rounded to the element type.
 struct ConstantModel
@@ -615,6 +688,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     EinsumOp::attachInterface<EinsumModel>(*ctx);
     MapOp::attachInterface<MapModel>(*ctx);
     FusedMapOp::attachInterface<FusedMapModel>(*ctx);
+    FusedRowsOp::attachInterface<FusedRowsModel>(*ctx);
     ReduceOp::attachInterface<ReduceModel>(*ctx);
     EmbedOp::attachInterface<EmbedModel>(*ctx);
     ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
@@ -628,6 +702,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     SliceOp::attachInterface<SliceModel>(*ctx);
     ConcatOp::attachInterface<ConcatModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
+    WaitOp::attachInterface<WaitModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);
     AllGatherOp::attachInterface<AllGatherModel>(*ctx);

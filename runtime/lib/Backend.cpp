@@ -138,6 +138,9 @@ void Backend::recordOp(std::string_view label, const char *kind,
   std::string l =
       label.empty() ? std::string(kind) + " " + detail : std::string(label);
   profiler_->record(l, kind, dt, flops, bytes);
+  // A synchronous collective: all of its time is exposed.
+  if (isCommKind(kind))
+    profiler_->recordOverlap(dt, dt);
 }
 
 namespace {
@@ -287,6 +290,82 @@ void Backend::fusedMap(const FusedMapPlan &plan,
       detail += mapKindName(s.kind);
     }
     recordOp(label, op, detail + " " + plan.spec, t0, 0, 0);
+  }
+}
+
+namespace {
+/// A FusedRowsPlan's arrays agree with its inputs and steps, so kernels may
+/// index them (a plan comes from planFusedRows, or from generated code that
+/// copied one).
+void checkFusedRowsPlan(const FusedRowsPlan &p) {
+  const int inputs = static_cast<int>(p.inShapes.size());
+  const int steps = static_cast<int>(p.steps.size());
+  const std::size_t kept = p.keptShape.size();
+  bool ok = inputs >= 1 && inputs <= kMaxFusedInputs && steps >= 1 &&
+            steps <= kMaxFusedSteps &&
+            p.full.size() == static_cast<std::size_t>(inputs + steps) &&
+            p.inKeptStrides.size() == static_cast<std::size_t>(inputs) &&
+            p.inRowStrides.size() == static_cast<std::size_t>(inputs) &&
+            p.outKeptStrides.size() == kept && p.rows >= 0 &&
+            p.rowLength >= 0 && p.outRowStride == (p.full.back() ? 1 : 0);
+  for (int i = 0; ok && i < inputs; ++i)
+    ok = p.inKeptStrides[i].size() == kept;
+  for (int j = 0; ok && j < steps; ++j) {
+    const FusedRowStep &st = p.steps[j];
+    const int kind =
+        st.reduce ? static_cast<int>(st.reduceKind) : static_cast<int>(st.kind);
+    const int kinds = st.reduce ? static_cast<int>(ReduceKind::Min)
+                                : static_cast<int>(MapKind::Shift);
+    const bool binary = !st.reduce && isBinary(st.kind);
+    ok = kind >= 0 && kind <= kinds && st.a >= 0 && st.a < inputs + j &&
+         (!binary || (st.b >= 0 && st.b < inputs + j)) &&
+         (!st.reduce || p.full[st.a]) &&
+         p.full[inputs + j] ==
+             (!st.reduce && (p.full[st.a] || (binary && p.full[st.b])));
+  }
+  check(ok, "fused_rows '", p.spec,
+        "': the plan's arrays or steps are inconsistent (plan it with "
+        "planFusedRows)");
+}
+} // namespace
+
+void Backend::fusedRows(const FusedRowsPlan &plan,
+                        const std::vector<const Tensor *> &inputs, Tensor &out,
+                        std::string_view label) {
+  const char *op = "fused";
+  check(!plan.inShapes.empty() && inputs.size() == plan.inShapes.size(),
+        "fused_rows '", plan.spec, "': got ", inputs.size(),
+        " input tensors, the plan has ", plan.inShapes.size(), " inputs");
+  check(isFloat(out.dtype), "fused_rows '", plan.spec, "' of ",
+        dtypeName(out.dtype), " is not supported");
+  std::vector<const void *> data;
+  data.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check(inputs[i] != nullptr, "fused_rows '", plan.spec, "': input ", i,
+          " is null");
+    std::string what = "input " + std::to_string(i);
+    checkTensor(*inputs[i], out.dtype, plan.inShapes[i], device(), op,
+                what.c_str());
+    // A row's later steps read full inputs after earlier rows are written:
+    // never in place.
+    check(out.numElements() == 0 || inputs[i]->data != out.data, "fused_rows '",
+          plan.spec, "': input ", i, " is the result's buffer");
+    data.push_back(inputs[i]->data);
+  }
+  checkTensor(out, out.dtype, plan.outShape, device(), op, "result");
+  checkFusedRowsPlan(plan);
+  double t0 = startOp();
+  fusedRowsKernel(plan, out.dtype, data, out.data);
+  if (profiler_) {
+    // "fused max+sub+exp+sum+div bhts->bhts [s]" when the op has no label.
+    std::string detail;
+    for (const FusedRowStep &s : plan.steps) {
+      if (!detail.empty())
+        detail += '+';
+      detail += s.reduce ? reduceKindName(s.reduceKind) : mapKindName(s.kind);
+    }
+    recordOp(label, op, detail + " " + plan.spec + " [" + plan.rowLetters + "]",
+             t0, 0, 0);
   }
 }
 
@@ -616,6 +695,168 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
              t0, 0,
              ringBytes(CollectiveKind::AllToAll, g.size,
                        static_cast<double>(in.bytes())));
+}
+
+//===--- Asynchronous collectives -----------------------------------------===//
+
+Tensor Backend::packedCopy(const CollectivePlan &p, const Tensor &in) {
+  if (!p.packInput)
+    return in;
+  Tensor t = empty(in.dtype, in.shape);
+  copyStrided(p.pack, in.dtype, in.data, t.data);
+  return t;
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::pending(std::string_view label, const char *kind, std::string detail,
+                 double bytes, const Tensor &in, const Tensor &out) {
+  auto p = std::make_unique<Pending>();
+  p->label = label.empty() ? std::string(kind) + " " + detail
+                           : std::string(label);
+  p->kind = kind;
+  p->detail = std::move(detail);
+  p->bytes = bytes;
+  p->out = out;
+  // The operand and the result stay alive until finish(), whatever the
+  // step releases meanwhile.
+  p->keep = {in, out};
+  return p;
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
+                        ReduceKind kind, std::string_view label) {
+  const char *op = "all_reduce";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  const GroupPlan &g = group(axes);
+  auto p = pending(label, op,
+                   std::string(reduceKindName(kind)) + " " +
+                       axesStr(mesh_, axes) + " " + shapeToString(in.shape),
+                   ringBytes(CollectiveKind::AllReduce, g.size,
+                             static_cast<double>(in.bytes())),
+                   in, out);
+  if (g.size == 1)
+    copyThrough(in, out);
+  else
+    p->work = communicator().startAllReduce(in.data, out.data,
+                                            in.numElements(), in.dtype, kind,
+                                            g);
+  return p;
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startAllGather(const Tensor &in, Tensor &out, int dim,
+                        const AxisList &axes, std::string_view label) {
+  const char *op = "all_gather";
+  const GroupPlan &g = group(axes);
+  CollectivePlan cp = planAllGather(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, cp.outShape, device(), op, "result");
+  auto p = pending(label, op,
+                   axesStr(mesh_, axes) + " dim " + std::to_string(dim) + " " +
+                       shapeToString(in.shape),
+                   ringBytes(CollectiveKind::AllGather, g.size,
+                             static_cast<double>(out.bytes())),
+                   in, out);
+  if (g.size == 1) {
+    copyThrough(in, out);
+    return p;
+  }
+  void *recv = out.data;
+  if (cp.unpackOutput) {
+    Tensor r = empty(in.dtype, out.shape);
+    recv = r.data;
+    p->keep.push_back(r);
+    p->recv = recv;
+    p->unpack = cp.unpack;
+  }
+  p->work = communicator().startAllGather(in.data, recv, cp.chunkElements,
+                                          in.dtype, g);
+  return p;
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
+                            const AxisList &axes, ReduceKind kind,
+                            std::string_view label) {
+  const char *op = "reduce_scatter";
+  const GroupPlan &g = group(axes);
+  CollectivePlan cp = planReduceScatter(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, cp.outShape, device(), op, "result");
+  auto p = pending(label, op,
+                   std::string(reduceKindName(kind)) + " " +
+                       axesStr(mesh_, axes) + " dim " + std::to_string(dim) +
+                       " " + shapeToString(in.shape),
+                   ringBytes(CollectiveKind::ReduceScatter, g.size,
+                             static_cast<double>(in.bytes())),
+                   in, out);
+  if (g.size == 1) {
+    copyThrough(in, out);
+    return p;
+  }
+  Tensor send = packedCopy(cp, in);
+  p->keep.push_back(send);
+  p->work = communicator().startReduceScatter(send.data, out.data,
+                                              cp.chunkElements, in.dtype, kind,
+                                              g);
+  return p;
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
+                       int concatDim, const AxisList &axes,
+                       std::string_view label) {
+  const char *op = "all_to_all";
+  const GroupPlan &g = group(axes);
+  CollectivePlan cp = planAllToAll(in.shape, splitDim, concatDim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, cp.outShape, device(), op, "result");
+  auto p = pending(label, op,
+                   axesStr(mesh_, axes) + " " + std::to_string(splitDim) +
+                       "->" + std::to_string(concatDim) + " " +
+                       shapeToString(in.shape),
+                   ringBytes(CollectiveKind::AllToAll, g.size,
+                             static_cast<double>(in.bytes())),
+                   in, out);
+  if (g.size == 1) {
+    copyThrough(in, out);
+    return p;
+  }
+  Tensor send = packedCopy(cp, in);
+  p->keep.push_back(send);
+  void *recv = out.data;
+  if (cp.unpackOutput) {
+    Tensor r = empty(in.dtype, out.shape);
+    recv = r.data;
+    p->keep.push_back(r);
+    p->recv = recv;
+    p->unpack = cp.unpack;
+  }
+  p->work = communicator().startAllToAll(send.data, recv, cp.chunkElements,
+                                         in.dtype, g);
+  return p;
+}
+
+void Backend::finish(Pending &p) {
+  if (p.finished)
+    return;
+  double t0 = profiler_ ? wallSeconds() : 0;
+  if (p.work)
+    p.work->wait();
+  if (p.recv)
+    copyStrided(p.unpack, p.out.dtype, p.recv, p.out.data);
+  p.finished = true;
+  if (profiler_) {
+    synchronize();
+    double exposed = wallSeconds() - t0;
+    double inFlight = p.work ? p.work->secondsInFlight() : 0;
+    profiler_->record(p.label, p.kind, exposed, 0, p.bytes);
+    profiler_->recordOverlap(inFlight < 0 ? exposed : inFlight, exposed);
+  }
+  p.work.reset();
+  p.keep.clear();
 }
 
 Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,

@@ -3,6 +3,7 @@
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/CopyPlan.h"
 #include "weft/rt/EinsumSpec.h"
+#include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 
 #include <algorithm>
@@ -152,6 +153,166 @@ FusedMapPlan planFusedMap(const std::string &specText,
   return p;
 }
 
+FusedRowsPlan planFusedRows(const std::string &specText,
+                            const std::string &rowLetters,
+                            const std::vector<Shape> &inShapes,
+                            std::vector<FusedRowStep> steps) {
+  EinsumSpec spec = EinsumSpec::parse(specText, 1, kMaxFusedInputs);
+  const std::string what =
+      "fused_rows spec '" + specText + "' (rows '" + rowLetters + "')";
+  auto sizes = spec.letterSizes(inShapes);
+  auto isRow = [&](char c) { return rowLetters.find(c) != std::string::npos; };
+
+  // The row letters, the result's layout and each input's.
+  check(!rowLetters.empty(), what, ": names no row letter");
+  for (std::size_t i = 0; i < rowLetters.size(); ++i) {
+    char c = rowLetters[i];
+    check((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), what,
+          ": row letter '", c, "' is not a letter");
+    check(rowLetters.find(c, i + 1) == std::string::npos, what,
+          ": row letter '", c, "' is repeated");
+  }
+  const std::string &result = spec.output;
+  const bool fullResult = std::any_of(result.begin(), result.end(), isRow);
+  std::string kept = result;
+  if (fullResult) {
+    check(result.size() >= rowLetters.size() &&
+              result.compare(result.size() - rowLetters.size(),
+                             rowLetters.size(), rowLetters) == 0,
+          what, ": the result '", result, "' holds row letters but not '",
+          rowLetters, "' as its trailing letters");
+    kept.resize(result.size() - rowLetters.size());
+  }
+  const int inputs = static_cast<int>(spec.inputs.size());
+  std::vector<bool> full(inputs, false);
+  for (int i = 0; i < inputs; ++i) {
+    const std::string &letters = spec.inputs[i];
+    std::size_t rowCount = 0;
+    for (char c : letters) {
+      if (isRow(c)) {
+        ++rowCount;
+        continue;
+      }
+      check(kept.find(c) != std::string::npos, what, ": input ", i, " '",
+            letters, "': letter '", c,
+            "' is neither a kept letter of the result nor a row letter");
+    }
+    check(rowCount == 0 || rowCount == rowLetters.size(), what, ": input ", i,
+          " '", letters, "' holds some of the row letters '", rowLetters,
+          "' but not all (a full input holds all, a row value none)");
+    full[i] = rowCount != 0;
+  }
+  check(std::find(full.begin(), full.end(), true) != full.end(), what,
+        ": no input holds the row letters (nothing gives the row its length)");
+  for (char c : kept)
+    check(sizes.count(c), what, ": result letter '", c, "' is in no input");
+
+  // Sizes: rows x rowLength elements, and their f64 bytes, fit in int64.
+  int64_t rows = 1, rowLength = 1, count = 0, bytes = 0;
+  for (char c : kept)
+    check(!__builtin_mul_overflow(rows, sizes.at(c), &rows), what,
+          ": the kept letters have more than 2^63 elements");
+  for (char c : rowLetters)
+    check(!__builtin_mul_overflow(rowLength, sizes.at(c), &rowLength), what,
+          ": a row has more than 2^63 elements");
+  check(!__builtin_mul_overflow(rows, rowLength, &count), what, ": ", rows,
+        " rows of ", rowLength, " elements are more than 2^63 elements");
+  check(!__builtin_mul_overflow(count, int64_t(8), &bytes), what, ": ", rows,
+        " rows of ", rowLength, " elements are too large");
+
+  // The steps: a value is full when it is a full input or a map of a full
+  // value; a reduction makes a row value.
+  const int numSteps = static_cast<int>(steps.size());
+  check(numSteps >= 1 && numSteps <= kMaxFusedSteps, what, ": has ", numSteps,
+        " steps, expected 1 to ", kMaxFusedSteps);
+  std::vector<bool> read(inputs, false);
+  for (int j = 0; j < numSteps; ++j) {
+    const FusedRowStep &s = steps[j];
+    std::string name;
+    if (s.reduce) {
+      const int kind = static_cast<int>(s.reduceKind);
+      check(kind >= 0 && kind <= static_cast<int>(ReduceKind::Min), what,
+            ": step ", j, " is a reduction of invalid kind ", kind);
+      name = std::string("row_") + reduceKindName(s.reduceKind);
+    } else {
+      const int kind = static_cast<int>(s.kind);
+      check(kind >= 0 && kind <= static_cast<int>(MapKind::Shift), what,
+            ": step ", j, " has invalid kind ", kind);
+      name = mapKindName(s.kind);
+    }
+    // Values 0..inputs+j-1 exist when step j runs.
+    const int known = inputs + j;
+    auto checkId = [&](int id, const char *which) {
+      check(id >= 0 && id < known, what, ": step ", j, " (", name,
+            ") reads value ", id, " as its ", which,
+            " operand, but only values 0 to ", known - 1, " exist before it (",
+            inputs, " inputs, then earlier steps)");
+      if (id < inputs)
+        read[id] = true;
+    };
+    checkId(s.a, "first");
+    const bool binary = !s.reduce && isBinary(s.kind);
+    if (binary)
+      checkId(s.b, "second");
+    else
+      check(s.b == -1, what, ": step ", j, " (", name,
+            ") takes one operand but has a second operand ", s.b,
+            " (expected -1)");
+    if (s.reduce)
+      check(full[s.a], what, ": step ", j, " (", name, ") reduces value ", s.a,
+            ", a row value (it has no row to reduce)");
+    full.push_back(s.reduce ? false : full[s.a] || (binary && full[s.b]));
+  }
+  for (int i = 0; i < inputs; ++i)
+    check(read[i], what, ": input ", i, " '", spec.inputs[i],
+          "' is read by no step");
+  check(full.back() == fullResult, what, ": the last step is ",
+        full.back() ? "full" : "a row value", " but the result '", result,
+        fullResult ? "' holds the row letters" : "' lacks the row letters");
+
+  FusedRowsPlan p;
+  p.spec = spec.str();
+  p.rowLetters = rowLetters;
+  p.inShapes = inShapes;
+  p.outShape = shapeOf(result, sizes);
+  p.keptShape = shapeOf(kept, sizes);
+  p.rows = rows;
+  p.rowLength = rowLength;
+  p.outRowStride = fullResult ? 1 : 0;
+  p.outKeptStrides = rowMajorStrides(p.outShape);
+  p.outKeptStrides.resize(kept.size());
+  for (int i = 0; i < inputs; ++i) {
+    const std::string &letters = spec.inputs[i];
+    p.inKeptStrides.push_back(stridesIn(kept, letters, inShapes[i]));
+    int64_t rowStride = 0;
+    if (full[i]) {
+      // The row letters, in rowLetters' order, as one stride; extent-1
+      // letters have no say (an empty row reads nothing).
+      std::vector<int64_t> st = stridesIn(rowLetters, letters, inShapes[i]);
+      rowStride = 1;
+      bool first = true;
+      for (std::size_t k = 0; k < rowLetters.size() && rowLength > 0; ++k) {
+        int64_t n = sizes.at(rowLetters[k]);
+        if (n == 1)
+          continue;
+        check(first || rowStride == st[k] * n, what, ": input ", i, " '",
+              letters, "': its row letters do not merge into one stride ",
+              "(they must be adjacent, in the order '", rowLetters, "')");
+        rowStride = st[k];
+        first = false;
+      }
+    }
+    p.inRowStrides.push_back(rowStride);
+  }
+  std::vector<std::vector<int64_t> *> all{&p.outKeptStrides};
+  for (auto &s : p.inKeptStrides)
+    all.push_back(&s);
+  mergeDims(p.keptShape, all);
+  p.steps = std::move(steps);
+  p.full = std::move(full);
+  return p;
+}
+
 ReducePlan planReduce(const std::string &specText, const Shape &inShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 1, 1);
   auto sizes = spec.letterSizes({inShape});
@@ -174,31 +335,44 @@ ReducePlan planReduce(const std::string &specText, const Shape &inShape) {
   return p;
 }
 
+bool reduceRowOrdered(const ReducePlan &plan) {
+  // The innermost dim with outStride 0 (mergeDims fused the reduced dims
+  // that can be, and dropped extent-1 dims).
+  for (std::size_t d = plan.shape.size(); d-- > 0;)
+    if (plan.outStrides[d] == 0)
+      return plan.inStrides[d] == 1;
+  return false;
+}
+
 ReduceLaunch planReduceLaunch(int64_t outElements, int64_t reducedElements,
-                              bool reducedContiguous, int64_t deviceThreads) {
+                              bool rowOrdered, int64_t deviceThreads) {
   check(outElements >= 0 && reducedElements >= 0 && deviceThreads > 0,
         "planReduceLaunch: negative sizes or no device threads");
-  // Below these the plain thread-per-output loop is as fast.
-  constexpr int64_t kWarp = 32, kBlock = 256;
-  constexpr int64_t kMinPerThread = 16;   // elements each thread combines
-  constexpr int64_t kMaxSegments = 4096;  // partials per output
   ReduceLaunch l;
   l.segmentLength = reducedElements;
-  if (outElements == 0 || reducedElements <= kWarp)
+  if (outElements == 0)
     return l;
-  if (reducedContiguous)
-    l.team = reducedElements >= 8 * kBlock ? kBlock : kWarp;
-  // Threads of pass 1 without a split; outElements * team cannot overflow
-  // (outElements counts a tensor's elements, team <= 256).
-  int64_t busy = outElements * l.team;
-  if (busy >= deviceThreads)
-    return l;
-  int64_t want = (deviceThreads + busy - 1) / busy;
-  int64_t most = reducedElements / (l.team * kMinPerThread);
-  int64_t segments = std::max<int64_t>(
-      1, std::min({want, most, kMaxSegments}));
-  l.segmentLength = (reducedElements + segments - 1) / segments;
-  l.segments = (reducedElements + l.segmentLength - 1) / l.segmentLength;
+  if (rowOrdered) {
+    // ops::reduceCanonical: a warp per (output, segment).
+    l.team = ops::kReduceLanes;
+    l.segmentLength = std::min(reducedElements, ops::kReduceSegment);
+    l.segments = std::max<int64_t>(1, ops::reduceSegments(reducedElements));
+  } else if (reducedElements > 32 && outElements < deviceThreads) {
+    // One thread per output, the range split to fill the device (below 32
+    // elements the plain loop is as fast).
+    constexpr int64_t kMinPerThread = 16;  // elements each thread combines
+    constexpr int64_t kMaxSegments = 4096; // partials per output
+    int64_t want = (deviceThreads + outElements - 1) / outElements;
+    int64_t most = reducedElements / kMinPerThread;
+    int64_t segments =
+        std::max<int64_t>(1, std::min({want, most, kMaxSegments}));
+    l.segmentLength = (reducedElements + segments - 1) / segments;
+    l.segments = (reducedElements + l.segmentLength - 1) / l.segmentLength;
+  }
+  // Pass 1 leaves `segments` partials per output; each row-ordered pass
+  // over them leaves one per 2048.
+  for (int64_t m = l.segments; m > 1; m = ops::reduceSegments(m))
+    ++l.passes;
   return l;
 }
 

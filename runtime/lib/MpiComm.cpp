@@ -7,7 +7,11 @@ namespace weft::rt {
 
 MpiSession::MpiSession(int *argc, char ***argv) {
   if (!mpiActive()) {
-    checkMpi(MPI_Init(argc, argv), "MPI_Init");
+    // SERIALIZED: the communication progress thread
+    // (ThreadedCommunicator) calls MPI, never at the same time as another.
+    int provided = MPI_THREAD_SINGLE;
+    checkMpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided),
+             "MPI_Init_thread");
     owns_ = true;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);

@@ -22,6 +22,16 @@ void Profiler::record(const std::string &label, const std::string &kind,
   s.bytesSent += bytesSent;
 }
 
+bool isCommKind(const std::string &kind) {
+  return kind == "all_reduce" || kind == "all_gather" ||
+         kind == "reduce_scatter" || kind == "all_to_all";
+}
+
+void Profiler::recordOverlap(double inFlight, double exposed) {
+  commSeconds_ += inFlight > exposed ? inFlight : exposed;
+  exposedSeconds_ += exposed;
+}
+
 const OpStats *Profiler::find(const std::string &label) const {
   auto it = index_.find(label);
   return it == index_.end() ? nullptr : &ops_[it->second];
@@ -30,9 +40,11 @@ const OpStats *Profiler::find(const std::string &label) const {
 void Profiler::clear() {
   ops_.clear();
   index_.clear();
+  commSeconds_ = exposedSeconds_ = 0;
 }
 
-void Profiler::print(std::ostream &os, const std::string &title) const {
+void Profiler::print(std::ostream &os, const std::string &title,
+                     int steps) const {
   char line[512];
   os << "== " << title << " ==\n";
   std::snprintf(line, sizeof(line), "%-40s %-14s %7s %11s %10s %12s\n", "op",
@@ -53,6 +65,17 @@ void Profiler::print(std::ostream &os, const std::string &title) const {
   std::snprintf(line, sizeof(line), "%-40s %-14s %7s %11.3f %10.2f %12.1f\n",
                 "total", "", "", t * 1e3, t > 0 ? f / t * 1e-9 : 0, b / 1024.0);
   os << line;
+  if (commSeconds_ > 0) {
+    double n = steps > 0 ? steps : 1;
+    double hidden = commSeconds_ - exposedSeconds_;
+    std::snprintf(line, sizeof(line),
+                  "per step: compute %.3f ms, communication %.3f ms, of which "
+                  "hidden behind compute %.3f ms (%.1f%%), exposed %.3f ms\n",
+                  (t - exposedSeconds_) / n * 1e3, commSeconds_ / n * 1e3,
+                  hidden / n * 1e3, 100.0 * hidden / commSeconds_,
+                  exposedSeconds_ / n * 1e3);
+    os << line;
+  }
 }
 
 } // namespace weft::rt

@@ -228,14 +228,17 @@ int Harness::run(int argc, char **argv) {
   Profiler prof;
   std::vector<double> times;
   try {
-    for (int i = 0; i < opts_.warmup; ++i)
+    for (int i = 0; i < opts_.warmup; ++i) {
       info_.step(*ctx_);
+      ctx_->finishAllPending();
+    }
     if (opts_.profile)
       be_->setProfiler(&prof);
     for (int i = 0; i < opts_.iters; ++i) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = wallSeconds();
       info_.step(*ctx_);
+      ctx_->finishAllPending();
       be_->synchronize();
       MPI_Barrier(MPI_COMM_WORLD);
       times.push_back(wallSeconds() - t0);
@@ -285,7 +288,7 @@ int Harness::run(int argc, char **argv) {
       title << "weft profile: " << info_.name << " on " << size_
             << " rank(s), backend " << be_->name() << ", rank 0, "
             << opts_.iters << " iteration(s)";
-      prof.print(std::cout, title.str());
+      prof.print(std::cout, title.str(), opts_.iters);
     }
     char line[160];
     std::snprintf(line, sizeof(line),

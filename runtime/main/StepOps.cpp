@@ -65,6 +65,17 @@ Tensor fusedMapParts(StepContext &ctx, const FusedMapPlan &plan,
   return out;
 }
 
+Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
+                      const char *label,
+                      std::initializer_list<const Tensor *> inputs) {
+  check(inputs.size() > 0, "fused_rows '", plan.spec, "': no inputs");
+  Backend &be = ctx.backend();
+  Tensor out = be.empty((*inputs.begin())->dtype, plan.outShape);
+  be.fusedRows(plan, std::vector<const Tensor *>(inputs), out,
+               label ? label : "");
+  return out;
+}
+
 Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
               const Tensor &in, const char *label) {
   Backend &be = ctx.backend();
@@ -277,6 +288,47 @@ Tensor allToAll(StepContext &ctx, const Tensor &in, int splitDim, int concatDim,
   return out;
 }
 
+Tensor startAllReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
+                      ReduceKind kind, bool inPlace, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = inPlace ? in : be.empty(in.dtype, in.shape);
+  ctx.addPending(be.startAllReduce(in, out, axes, kind, label));
+  return out;
+}
+
+Tensor startAllGather(StepContext &ctx, const Tensor &in, int dim,
+                      const AxisList &axes, const Shape &outShape,
+                      const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  ctx.addPending(be.startAllGather(in, out, dim, axes, label));
+  return out;
+}
+
+Tensor startReduceScatter(StepContext &ctx, const Tensor &in, int dim,
+                          const AxisList &axes, ReduceKind kind,
+                          const Shape &outShape, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  ctx.addPending(be.startReduceScatter(in, out, dim, axes, kind, label));
+  return out;
+}
+
+Tensor startAllToAll(StepContext &ctx, const Tensor &in, int splitDim,
+                     int concatDim, const AxisList &axes,
+                     const Shape &outShape, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  ctx.addPending(
+      be.startAllToAll(in, out, splitDim, concatDim, axes, label));
+  return out;
+}
+
+Tensor wait(StepContext &ctx, const Tensor &t, const char *) {
+  ctx.finishPending(t);
+  return t;
+}
+
 Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
                   const AxisList &axes, const Shape &outShape,
                   const char *label) {
@@ -287,3 +339,28 @@ Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
 }
 
 } // namespace weft::rt::gen
+
+namespace weft::rt {
+
+void StepContext::finishPending(const Tensor &t) {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if ((*it)->out.data != t.data || (*it)->out.shape != t.shape)
+      continue;
+    std::unique_ptr<Backend::Pending> p = std::move(*it);
+    pending_.erase(it);
+    backend_.finish(*p);
+    return;
+  }
+  fail("wait: no asynchronous collective in flight has the result ",
+       shapeToString(t.shape));
+}
+
+void StepContext::finishAllPending() {
+  // In start order: the communication completes in that order anyway.
+  std::vector<std::unique_ptr<Backend::Pending>> all;
+  all.swap(pending_);
+  for (auto &p : all)
+    backend_.finish(*p);
+}
+
+} // namespace weft::rt

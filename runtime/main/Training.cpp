@@ -274,6 +274,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = wallSeconds();
       info_.step(*ctx_);
+      ctx_->finishAllPending();
       double loss = std::nan("");
       if (lossIndex >= 0) {
         loss = scalarValue(be_->download(reducePartial(
@@ -343,7 +344,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       title << "weft profile: " << info_.name << " on " << size_
             << " rank(s), backend " << be_->name() << ", rank 0, steps "
             << first + 1 << ".." << last;
-      prof.print(std::cout, title.str());
+      prof.print(std::cout, title.str(), static_cast<int>(last - first));
     }
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());

@@ -2,6 +2,7 @@
 
 #include "TestUtil.h"
 #include "weft/rt/EinsumSpec.h"
+#include "weft/rt/ElementOps.h"
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Philox.h"
@@ -1088,6 +1089,119 @@ TEST_P(TopKTest, RejectsBadArguments) {
   EXPECT_NO_THROW(be.topK(x, &a, b, 1, 2));
 }
 
+/// Per output element of "in->out" (row-major over the result letters), the
+/// input offsets of its elements in reduced index order (row-major over the
+/// reduced letters in input order): a walk over the input in memory order
+/// visits each output's elements in that order.
+std::vector<std::vector<int64_t>> reducedOffsets(const std::string &in,
+                                                 const std::string &out,
+                                                 const Shape &shape) {
+  Shape outShape;
+  for (char c : out)
+    outShape.push_back(shape[in.find(c)]);
+  std::vector<std::vector<int64_t>> lists(
+      static_cast<std::size_t>(numElements(outShape)));
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t f = 0; f < numElements(shape); ++f) {
+    int64_t o = 0;
+    for (std::size_t k = 0; k < out.size(); ++k)
+      o = o * outShape[k] + idx[in.find(out[k])];
+    lists[o].push_back(f);
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return lists;
+}
+
+// Every backend gives a row-ordered reduction (reduceRowOrdered) the bits
+// of ops::reduceCanonical over each output's elements (accumulated in f64,
+// rounded to the dtype), whatever the row length: one segment, several,
+// partials of partials (more than 2048^2), reduced dims gathered around a
+// kept one, NaN and infinities. The CPU gives the other reductions the
+// sequential order's bits (on CUDA those may be split into segments).
+TEST_P(ElementTest, ReductionsInTheCanonicalOrder) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<std::pair<std::string, Shape>> cases = {
+      {"ij->i", {3, 1}},
+      {"ij->i", {3, 2}},
+      {"ij->i", {3, 31}},
+      {"ij->i", {3, 32}},
+      {"ij->i", {3, 33}},
+      {"ij->i", {3, 64}},
+      {"ij->i", {3, 100}},
+      {"ij->i", {2, 2047}},
+      {"ij->i", {2, 2048}},
+      {"ij->i", {2, 2049}},
+      {"ij->i", {2, 5000}},
+      {"ij->i", {1, 50257}},
+      {"ij->", {1, 2048 * 2048 + 3}}, // three passes on CUDA
+      {"bhts->bht", {2, 3, 4, 64}},   // softmax's rows
+      {"btd->bt", {2, 3, 256}},       // RMSNorm's
+      {"btd->b", {2, 30, 100}},       // t, d merge: 3000
+      {"ijk->j", {3, 4, 700}},        // gathered: 2100 each
+      {"ijk->kj", {5, 2, 3}},         // k kept: sequential
+      {"btd->d", {3, 40, 5}},         // a bias gradient
+      {"ij->j", {0, 3}},              // nothing: identities
+  };
+  for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min})
+    for (const auto &[specText, shape] : cases)
+      for (int special = 0; special < 3; ++special) {
+        SCOPED_TRACE(std::string(reduceKindName(k)) + " " + specText + " " +
+                     shapeToString(shape) + " special " +
+                     std::to_string(special));
+        const int64_t count = numElements(shape);
+        // Magnitudes 2^-10 .. 2^10 and every 37th element +-2^40: the
+        // small ones a partial sum absorbs depend on the order, so even f32
+        // sums accumulated in f64 show it.
+        std::vector<double> v = testValues(count, 17 + special);
+        for (int64_t i = 0; i < count; ++i)
+          v[i] = i % 37 == 5
+                     ? std::ldexp(i % 2 ? 1.0 : -1.0, 40)
+                     : std::ldexp(v[i], static_cast<int>(i * 7 % 21) - 10);
+        if (special == 1 && count > 2) {
+          v[count / 2] = NAN;
+          v[count - 1] = INFINITY;
+        }
+        if (special == 2 && count > 2) {
+          v[0] = INFINITY;
+          v[count - 2] = -INFINITY;
+        }
+        Tensor host = hostFrom(dt, shape, v);
+        v = toDoubles(host); // rounded to the dtype
+        ReducePlan plan = planReduce(specText, shape);
+        EinsumSpec spec = EinsumSpec::parse(specText);
+        auto lists = reducedOffsets(spec.inputs[0], spec.output, shape);
+        const bool rowOrdered = reduceRowOrdered(plan);
+        if (!rowOrdered && be.device() != Device::Host)
+          continue; // the CUDA backend may split these
+        std::vector<double> want(lists.size());
+        for (std::size_t o = 0; o < lists.size(); ++o) {
+          const auto &l = lists[o];
+          auto load = [&](int64_t r) { return v[l[r]]; };
+          const int64_t n = static_cast<int64_t>(l.size());
+          ops::dispatchReduce(k, [&]<ReduceKind K>() {
+            using R = ops::Reduce<K, double>;
+            if (rowOrdered) {
+              want[o] = ops::reduceCanonical<K, double>(n, load);
+            } else {
+              double acc = R::identity();
+              for (int64_t r = 0; r < n; ++r)
+                acc = R::combine(acc, load(r));
+              want[o] = acc;
+            }
+          });
+        }
+        Tensor in = be.upload(host);
+        Tensor out = be.empty(dt, plan.outShape);
+        be.reduce(k, plan, in, out);
+        expectSameBits(be.download(out), hostFrom(dt, plan.outShape, want));
+      }
+}
+
 // Fused maps (planFusedMap, Backend::fusedMap) against the same chain run
 // as one unfused map per step: the results must match bit for bit (each
 // step rounds to the dtype as the unfused map stores it), on every dtype
@@ -1230,30 +1344,6 @@ std::vector<FusedCase> fusedCases() {
       {"scalar", "->", {{}}, {}, {{K::Exp, 0}, {K::Neg, 1}, {K::Add, 2, 0}}},
       {"empty", "ij,j->ij", {{0, 4}, {4}}, {0, 4}, {{K::Add, 0, 1}}},
   };
-}
-
-/// Expects `got` and `want` (host tensors of one dtype) bit-identical, any
-/// NaN equal to any NaN: IEEE leaves open which operand's NaN an
-/// arithmetic op passes on, and compilers commute operands (so the sign and
-/// payload of a NaN from two NaNs differ even between the vector and scalar
-/// forms of one loop).
-void expectSameBits(const Tensor &got, const Tensor &want) {
-  ASSERT_EQ(got.dtype, want.dtype);
-  ASSERT_EQ(got.numElements(), want.numElements());
-  const std::size_t es = dtypeSize(got.dtype);
-  const auto *g = static_cast<const unsigned char *>(got.data);
-  const auto *w = static_cast<const unsigned char *>(want.data);
-  auto gv = toDoubles(got), wv = toDoubles(want);
-  int64_t bad = 0;
-  for (int64_t i = 0; i < got.numElements(); ++i) {
-    if (std::memcmp(g + i * es, w + i * es, es) == 0 ||
-        (std::isnan(gv[i]) && std::isnan(wv[i])))
-      continue;
-    if (bad++ < 5)
-      ADD_FAILURE() << "element " << i << ": fused " << gv[i] << ", unfused "
-                    << wv[i];
-  }
-  EXPECT_EQ(bad, 0);
 }
 
 TEST_P(FusedMapTest, BitIdenticalToUnfusedMaps) {

@@ -649,73 +649,503 @@ TEST(TopKPlan, Errors) {
   EXPECT_TRUE(has(m, "too large")) << m;
 }
 
+// A fused row chain's plan: kept dims merged, row strides, full flags.
+TEST(FusedRowsPlan, SoftmaxRmsNormAndRowValues) {
+  auto reduce = [](ReduceKind k, int a) {
+    return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
+  };
+  auto map = [](MapKind k, int a, int b = -1, double s = 0.0) {
+    return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
+  };
+  using K = MapKind;
+  // Softmax over s: b, h, t merge into one kept dim of 2*3*4 rows.
+  FusedRowsPlan p = planFusedRows(
+      "bhts->bhts", "s", {{2, 3, 4, 5}},
+      {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1), map(K::Exp, 2),
+       reduce(ReduceKind::Sum, 3), map(K::Div, 3, 4)});
+  EXPECT_EQ(p.spec, "bhts->bhts");
+  EXPECT_EQ(p.rowLetters, "s");
+  EXPECT_EQ(p.outShape, (Shape{2, 3, 4, 5}));
+  EXPECT_EQ(p.keptShape, (Shape{24}));
+  EXPECT_EQ(p.rows, 24);
+  EXPECT_EQ(p.rowLength, 5);
+  EXPECT_EQ(p.inKeptStrides, (std::vector<std::vector<int64_t>>{{5}}));
+  EXPECT_EQ(p.outKeptStrides, (std::vector<int64_t>{5}));
+  EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1}));
+  EXPECT_EQ(p.outRowStride, 1);
+  EXPECT_EQ(p.full, (std::vector<bool>{true, false, true, true, false, true}));
+  ASSERT_EQ(p.steps.size(), 5u);
+  EXPECT_TRUE(p.steps[3].reduce);
+  EXPECT_EQ(p.steps[3].reduceKind, ReduceKind::Sum);
+
+  // RMSNorm with a weight over rows "d" (the weight: stride 0 along the
+  // kept dims, a full input).
+  p = planFusedRows("btd,d->btd", "d", {{2, 3, 8}, {8}},
+                    {map(K::Square, 0), reduce(ReduceKind::Sum, 2),
+                     map(K::Scale, 3, -1, 0.125), map(K::Shift, 4, -1, 1e-5),
+                     map(K::Rsqrt, 5), map(K::Mul, 0, 6), map(K::Mul, 7, 1)});
+  EXPECT_EQ(p.keptShape, (Shape{6}));
+  EXPECT_EQ(p.inKeptStrides, (std::vector<std::vector<int64_t>>{{8}, {0}}));
+  EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(p.full, (std::vector<bool>{true, true, true, false, false, false,
+                                       false, true, true}));
+
+  // A row-valued result (log-sum-exp), two row letters, a row-value input
+  // and a transposed kept letter: t, b do not merge.
+  p = planFusedRows("tbhd,bt->bt", "hd", {{3, 2, 4, 5}, {2, 3}},
+                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 2),
+                     map(K::Exp, 3), reduce(ReduceKind::Sum, 4), map(K::Log, 5),
+                     map(K::Add, 6, 2), map(K::Mul, 7, 1)});
+  EXPECT_EQ(p.outShape, (Shape{2, 3}));
+  EXPECT_EQ(p.keptShape, (Shape{2, 3}));
+  EXPECT_EQ(p.rows, 6);
+  EXPECT_EQ(p.rowLength, 20);
+  EXPECT_EQ(p.inKeptStrides,
+            (std::vector<std::vector<int64_t>>{{20, 40}, {3, 1}}));
+  EXPECT_EQ(p.outKeptStrides, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(p.outRowStride, 0);
+  EXPECT_FALSE(p.full.back());
+
+  // A transposed full input: the row is read at stride b.
+  p = planFusedRows(
+      "sb->bs", "s", {{7, 3}},
+      {map(K::Exp, 0), reduce(ReduceKind::Sum, 1), map(K::Div, 1, 2)});
+  EXPECT_EQ(p.keptShape, (Shape{3}));
+  EXPECT_EQ(p.inKeptStrides, (std::vector<std::vector<int64_t>>{{1}}));
+  EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{3}));
+  EXPECT_EQ(p.outKeptStrides, (std::vector<int64_t>{7}));
+
+  // One row (no kept letters), extent-1 row letters, an empty space.
+  p = planFusedRows("s->", "s", {{9}}, {reduce(ReduceKind::Min, 0)});
+  EXPECT_TRUE(p.keptShape.empty());
+  EXPECT_EQ(p.rows, 1);
+  EXPECT_EQ(p.rowLength, 9);
+  p = planFusedRows("bsu->bsu", "su", {{4, 1, 6}},
+                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1)});
+  EXPECT_EQ(p.rowLength, 6);
+  EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1}));
+  p = planFusedRows("bs->bs", "s", {{0, 6}},
+                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1)});
+  EXPECT_EQ(p.rows, 0);
+  p = planFusedRows("bs->b", "s", {{4, 0}}, {reduce(ReduceKind::Sum, 0)});
+  EXPECT_EQ(p.rows, 4);
+  EXPECT_EQ(p.rowLength, 0);
+}
+
+TEST(FusedRowsPlan, Errors) {
+  auto message = [](auto &&f) {
+    try {
+      f();
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string &m, const char *part) {
+    return m.find(part) != std::string::npos;
+  };
+  auto reduce = [](ReduceKind k, int a) {
+    return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
+  };
+  auto map = [](MapKind k, int a, int b = -1, double s = 0.0) {
+    return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
+  };
+  using K = MapKind;
+  const std::vector<FusedRowStep> softmax = {
+      reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1), map(K::Exp, 2),
+      reduce(ReduceKind::Sum, 3), map(K::Div, 3, 4)};
+  auto plan = [&](const char *spec, const char *rows, std::vector<Shape> shapes,
+                  std::vector<FusedRowStep> steps) {
+    return message([&] { planFusedRows(spec, rows, shapes, steps); });
+  };
+  EXPECT_EQ(plan("bs->bs", "s", {{2, 3}}, softmax), "no error");
+  // The row letters.
+  std::string m = plan("bs->bs", "", {{2, 3}}, softmax);
+  EXPECT_TRUE(has(m, "fused_rows spec 'bs->bs' (rows ''): names no row "
+                     "letter"))
+      << m;
+  m = plan("bs->bs", "ss", {{2, 3}}, softmax);
+  EXPECT_TRUE(has(m, "row letter 's' is repeated")) << m;
+  m = plan("bs->bs", "s1", {{2, 3}}, softmax);
+  EXPECT_TRUE(has(m, "row letter '1' is not a letter")) << m;
+  // The result and the inputs' letters.
+  m = plan("bs->sb", "s", {{2, 3}}, softmax);
+  EXPECT_TRUE(has(m, "the result 'sb' holds row letters but not 's' as its "
+                     "trailing letters"))
+      << m;
+  m = plan("bst,bs->bst", "st", {{2, 3, 4}, {2, 3}},
+           {map(K::Add, 0, 1), reduce(ReduceKind::Sum, 2), map(K::Sub, 2, 3)});
+  EXPECT_TRUE(has(m, "input 1 'bs' holds some of the row letters 'st' but "
+                     "not all"))
+      << m;
+  m = plan("bsx->bs", "s", {{2, 3, 4}}, softmax);
+  EXPECT_TRUE(has(m, "input 0 'bsx': letter 'x' is neither a kept letter of "
+                     "the result nor a row letter"))
+      << m;
+  m = plan("b->b", "s", {{2}}, {map(K::Exp, 0)});
+  EXPECT_TRUE(has(m, "no input holds the row letters")) << m;
+  m = plan("s->bs", "s", {{3}}, softmax);
+  EXPECT_TRUE(has(m, "result letter 'b' is in no input")) << m;
+  m = plan("bst->bst", "st", {{2, 3, 4}}, softmax);
+  EXPECT_EQ(m, "no error");
+  m = plan("tbs->bts", "ts", {{3, 2, 4}}, softmax); // b between t and s
+  EXPECT_TRUE(has(m, "input 0 'tbs': its row letters do not merge into one "
+                     "stride (they must be adjacent, in the order 'ts')"))
+      << m;
+  m = plan("sbt->bst", "st", {{3, 2, 4}}, softmax); // s, t not adjacent
+  EXPECT_TRUE(has(m, "input 0 'sbt': its row letters do not merge into one "
+                     "stride"))
+      << m;
+  m = plan("bts->bst", "st", {{2, 4, 3}}, softmax); // t, s swapped
+  EXPECT_TRUE(has(m, "its row letters do not merge")) << m;
+  m = plan("bs,bs->bs", "s", {{2, 3}, {2, 4}}, softmax);
+  EXPECT_TRUE(has(m, "letter 's' has size 3 and 4")) << m;
+  // Sizes.
+  m = plan("bs->bs", "s", {{int64_t(1) << 40, int64_t(1) << 40}}, softmax);
+  EXPECT_TRUE(has(m, "more than 2^63 elements")) << m;
+  m = plan("bs->bs", "s", {{int64_t(1) << 30, int64_t(1) << 31}}, softmax);
+  EXPECT_TRUE(has(m, "too large")) << m;
+  // Steps: counts, kinds, arity, ids, reductions of row values, inputs read
+  // and the last step's kind.
+  m = plan("bs->bs", "s", {{2, 3}}, {});
+  EXPECT_TRUE(has(m, "has 0 steps, expected 1 to 16")) << m;
+  std::vector<FusedRowStep> many = {map(K::Exp, 0)};
+  while (many.size() <= static_cast<std::size_t>(kMaxFusedSteps))
+    many.push_back(map(K::Neg, static_cast<int>(many.size())));
+  m = plan("bs->bs", "s", {{2, 3}}, many);
+  EXPECT_TRUE(has(m, "has 17 steps, expected 1 to 16")) << m;
+  m = plan("s,s,s,s,s,s,s,s,s->s", "s", std::vector<Shape>(9, {4}),
+           {map(K::Add, 0, 1)});
+  EXPECT_TRUE(has(m, "has 9 operands, expected 1 to 8")) << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {map(static_cast<K>(99), 0)});
+  EXPECT_TRUE(has(m, "step 0 has invalid kind 99")) << m;
+  m = plan("bs->b", "s", {{2, 3}}, {reduce(static_cast<ReduceKind>(7), 0)});
+  EXPECT_TRUE(has(m, "step 0 is a reduction of invalid kind 7")) << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Add, 0)});
+  EXPECT_TRUE(has(m, "step 0 (add) reads value -1 as its second operand")) << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Exp, 0, 0)});
+  EXPECT_TRUE(has(m, "step 0 (exp) takes one operand but has a second "
+                     "operand 0"))
+      << m;
+  FusedRowStep twoOperands = reduce(ReduceKind::Sum, 0);
+  twoOperands.b = 0;
+  m = plan("bs->b", "s", {{2, 3}}, {twoOperands});
+  EXPECT_TRUE(has(m, "step 0 (row_sum) takes one operand")) << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Add, 0, 1)});
+  EXPECT_TRUE(has(m, "step 0 (add) reads value 1 as its second operand, but "
+                     "only values 0 to 0 exist"))
+      << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Exp, -1)});
+  EXPECT_TRUE(has(m, "reads value -1 as its first operand")) << m;
+  m = plan("bs->b", "s", {{2, 3}},
+           {reduce(ReduceKind::Sum, 0), reduce(ReduceKind::Max, 1)});
+  EXPECT_TRUE(has(m, "step 1 (row_max) reduces value 1, a row value")) << m;
+  m = plan("bs,b->bs", "s", {{2, 3}, {2}}, {map(K::Exp, 0)});
+  EXPECT_TRUE(has(m, "input 1 'b' is read by no step")) << m;
+  m = plan("bs->bs", "s", {{2, 3}}, {reduce(ReduceKind::Sum, 0)});
+  EXPECT_TRUE(has(m, "the last step is a row value but the result 'bs' holds "
+                     "the row letters"))
+      << m;
+  m = plan("bs->b", "s", {{2, 3}}, {map(K::Exp, 0)});
+  EXPECT_TRUE(has(m, "the last step is full but the result 'b' lacks the row "
+                     "letters"))
+      << m;
+}
+
+// ops::reduceCanonical's definition written out over a vector: lanes and
+// the tree within a segment, segments by recursion (the streaming
+// implementation in ElementOps.h shares only the combine with it).
+template <typename R>
+double canonicalByDefinition(const std::vector<double> &x) {
+  const std::size_t seg = 2048;
+  if (x.size() <= seg) {
+    double acc[32];
+    for (double &a : acc)
+      a = R::identity();
+    for (std::size_t r = 0; r < x.size(); ++r)
+      acc[r % 32] = R::combine(acc[r % 32], x[r]);
+    for (int d = 16; d >= 1; d /= 2)
+      for (int i = 0; i < d; ++i)
+        acc[i] = R::combine(acc[i], acc[i + d]);
+    return acc[0];
+  }
+  std::vector<double> partials;
+  for (std::size_t b = 0; b < x.size(); b += seg)
+    partials.push_back(canonicalByDefinition<R>(std::vector<double>(
+        x.begin() + b, x.begin() + std::min(x.size(), b + seg))));
+  return canonicalByDefinition<R>(partials);
+}
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, 8) == 0; }
+
+/// Values with a wide range of magnitudes, so the order of a sum shows.
+std::vector<double> spreadValues(int64_t n, uint64_t seed) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  uint64_t s = seed;
+  for (auto &x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double u = static_cast<double>(s >> 11) / 9007199254740992.0;
+    x = (u - 0.5) * std::ldexp(1.0, static_cast<int>(s % 40) - 20);
+  }
+  return v;
+}
+
+const std::vector<int64_t> kCanonicalSizes = {
+    0,    1,    2,    31,   32,   33,   64,    100,
+    2047, 2048, 2049, 4096, 5000, 6145, 70000, 2048 * 2048 + 3};
+
+TEST(ReduceCanonical, MatchesItsDefinition) {
+  using Sum = ops::Reduce<ReduceKind::Sum, double>;
+  using Max = ops::Reduce<ReduceKind::Max, double>;
+  using Min = ops::Reduce<ReduceKind::Min, double>;
+  std::vector<int64_t> sizes = kCanonicalSizes;
+  sizes.push_back(2048 * 2049 + 1); // three levels: 2050 partials, then 2
+  for (int64_t n : sizes) {
+    SCOPED_TRACE(n);
+    std::vector<double> v = spreadValues(n, 7 + n);
+    EXPECT_TRUE(
+        sameBits(ops::reduceCanonical<ReduceKind::Sum, double>(v.data(), n),
+                 canonicalByDefinition<Sum>(v)));
+    EXPECT_TRUE(
+        sameBits(ops::reduceCanonical<ReduceKind::Max, double>(v.data(), n),
+                 canonicalByDefinition<Max>(v)));
+    EXPECT_TRUE(
+        sameBits(ops::reduceCanonical<ReduceKind::Min, double>(v.data(), n),
+                 canonicalByDefinition<Min>(v)));
+  }
+  // A stride and a load functor read the same elements.
+  std::vector<double> v = spreadValues(3 * 5000, 3);
+  std::vector<double> every3rd;
+  for (std::size_t i = 0; i < v.size(); i += 3)
+    every3rd.push_back(v[i]);
+  EXPECT_TRUE(
+      sameBits(ops::reduceCanonical<ReduceKind::Sum, double>(v.data(), 5000, 3),
+               canonicalByDefinition<Sum>(every3rd)));
+  // f32 elements accumulate in f64.
+  std::vector<float> f(3000);
+  std::vector<double> fd;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    f[i] = static_cast<float>(v[i]);
+    fd.push_back(f[i]);
+  }
+  EXPECT_TRUE(
+      sameBits(ops::reduceCanonical<ReduceKind::Sum, double>(f.data(), 3000),
+               canonicalByDefinition<Sum>(fd)));
+  auto canonSum = [](const std::vector<double> &x, int64_t n) {
+    return ops::reduceCanonical<ReduceKind::Sum, double>(x.data(), n);
+  };
+  auto canonMax = [](const std::vector<double> &x, int64_t n) {
+    return ops::reduceCanonical<ReduceKind::Max, double>(x.data(), n);
+  };
+  auto canonMin = [](const std::vector<double> &x, int64_t n) {
+    return ops::reduceCanonical<ReduceKind::Min, double>(x.data(), n);
+  };
+  // The order is not the sequential one: a sum where it shows.
+  std::vector<double> cancel(64, 1.0);
+  cancel[0] = 1e16;
+  cancel[32] = -1e16; // lane 0: 1e16 + -1e16 = 0; the other lanes keep 62
+  EXPECT_EQ(canonSum(cancel, 64), 62.0);
+  double sequential = 0;
+  for (double x : cancel)
+    sequential += x;
+  EXPECT_NE(sequential, 62.0);
+  // Identities for nothing; NaN from any segment, and infinities.
+  EXPECT_TRUE(sameBits(canonSum(v, 0), 0.0));
+  EXPECT_EQ(canonMax(v, 0), -INFINITY);
+  EXPECT_EQ(canonMin(v, 0), INFINITY);
+  std::vector<double> w = spreadValues(5000, 5);
+  w[4500] = NAN;
+  EXPECT_TRUE(std::isnan(canonMax(w, 5000)));
+  EXPECT_TRUE(std::isnan(canonMin(w, 5000)));
+  EXPECT_TRUE(std::isnan(canonSum(w, 5000)));
+  w[4500] = INFINITY;
+  EXPECT_EQ(canonMax(w, 5000), INFINITY);
+  EXPECT_EQ(canonSum(w, 5000), INFINITY);
+}
+
+// Which reductions are row-ordered: the innermost reduced dim, after
+// merging, has input stride 1.
+TEST(ReduceRowOrdered, InnermostReducedDimContiguous) {
+  auto rowOrdered = [](const char *spec, Shape shape) {
+    return reduceRowOrdered(planReduce(spec, shape));
+  };
+  EXPECT_TRUE(rowOrdered("bhts->bht", {2, 3, 4, 5}));
+  EXPECT_TRUE(rowOrdered("btd->b", {2, 3, 4})); // t, d merge
+  EXPECT_TRUE(rowOrdered("ijk->j", {3, 4, 5})); // i and k: gathered rows
+  EXPECT_TRUE(rowOrdered("ij->", {4, 6}));
+  EXPECT_FALSE(rowOrdered("ijk->ki", {3, 4, 5})); // j, between kept dims
+  EXPECT_FALSE(rowOrdered("btd->d", {3, 4, 5}));  // a bias gradient
+  EXPECT_FALSE(rowOrdered("ijk->k", {3, 4, 5}));
+  EXPECT_FALSE(rowOrdered("ijk->kji", {3, 4, 5})); // nothing reduced
+  EXPECT_FALSE(rowOrdered("ij->j", {0, 3}));       // nothing to reduce
+  EXPECT_FALSE(rowOrdered("abcd->db", {2, 3, 1, 4}));
+  EXPECT_TRUE(rowOrdered("abcd->ab", {2, 3, 4, 1})); // d has extent 1
+  EXPECT_FALSE(rowOrdered("ij->i", {5, 1}));         // nothing left
+}
+
 } // namespace
 
-// planReduceLaunch (the CUDA backend's split of a reduction): its segments
-// cover the reduced range with none empty, within the caps, and only when
-// the outputs alone leave the device idle.
+// planReduceLaunch (the CUDA backend's launch of a reduction). Row-ordered:
+// a warp per (output, segment of 2048), passes until one value is left,
+// whatever the device. Otherwise: a thread per output, the reduced range cut
+// into segments (none empty, within the caps) only when the outputs alone
+// leave the device idle.
 TEST(ReduceLaunch, SegmentsCoverTheRangeWithinTheCaps) {
   const int64_t h100 = 132 * 2048;
   for (int64_t out : {1, 7, 100, 1024, 5000, 300000})
-    for (int64_t red : {0, 1, 32, 33, 100, 2048, 4096, 100000, 67108864})
-      for (bool contiguous : {false, true}) {
-        ReduceLaunch l = planReduceLaunch(out, red, contiguous, h100);
-        SCOPED_TRACE(testing::Message() << out << " x " << red << " "
-                                        << contiguous);
-        EXPECT_TRUE(l.team == 1 || l.team == 32 || l.team == 256);
-        if (!contiguous || red <= 32) {
-          EXPECT_EQ(l.team, 1);
-        }
+    for (int64_t red : {0, 1, 32, 33, 100, 2048, 2049, 4096, 100000, 67108864})
+      for (bool rowOrdered : {false, true}) {
+        ReduceLaunch l = planReduceLaunch(out, red, rowOrdered, h100);
+        SCOPED_TRACE(testing::Message()
+                     << out << " x " << red << " " << rowOrdered);
         ASSERT_GE(l.segments, 1);
+        // Pass 1, then a pass per level of partials (2048 per warp).
+        int passes = 1;
+        for (int64_t m = l.segments; m > 1; m = (m + 2047) / 2048)
+          ++passes;
+        EXPECT_EQ(l.passes, passes);
+        if (rowOrdered) {
+          EXPECT_EQ(l.team, 32);
+          EXPECT_EQ(l.segmentLength, std::min<int64_t>(red, 2048));
+          EXPECT_EQ(l.segments, std::max<int64_t>(1, (red + 2047) / 2048));
+          // Independent of the device.
+          ReduceLaunch small = planReduceLaunch(out, red, true, 1);
+          EXPECT_EQ(small.segments, l.segments);
+          EXPECT_EQ(small.passes, l.passes);
+          continue;
+        }
+        EXPECT_EQ(l.team, 1);
         EXPECT_LE(l.segments, 4096);
         if (l.segments == 1) {
           EXPECT_EQ(l.segmentLength, red);
           continue;
         }
-        EXPECT_LT(out * l.team, h100); // split only an idle device
+        EXPECT_LT(out, h100); // split only an idle device
         EXPECT_GE(l.segments * l.segmentLength, red);
         EXPECT_LT((l.segments - 1) * l.segmentLength, red); // none empty
-        EXPECT_GE(l.segmentLength, 16 * l.team);            // work per thread
+        EXPECT_GE(l.segmentLength, 16);                     // work per thread
       }
-  // The examples that ran 1000x slower than the CPU on an H100 before the
-  // split (one thread summing 2^26 elements): now a block per segment.
+  // A scalar loss over 2^26 elements: 32768 warps, then 16, then one.
   ReduceLaunch scalar = planReduceLaunch(1, 67108864, true, h100);
-  EXPECT_EQ(scalar.team, 256);
-  EXPECT_GE(scalar.segments, 1000);
+  EXPECT_EQ(scalar.team, 32);
+  EXPECT_EQ(scalar.segments, 32768);
+  EXPECT_EQ(scalar.passes, 3);
+  // Columns (a bias gradient) of few outputs: split to fill the device.
   ReduceLaunch columns = planReduceLaunch(1024, 4096, false, h100);
   EXPECT_EQ(columns.team, 1);
   EXPECT_GT(columns.segments, 100);
+  EXPECT_EQ(planReduceLaunch(0, 100, true, h100).segments, 1);
   EXPECT_THROW(planReduceLaunch(-1, 4, true, h100), Error);
   EXPECT_THROW(planReduceLaunch(1, 4, true, 0), Error);
 }
 
-// The kernel's order replayed on the host with ElementOps.h's combine:
-// per (output, segment) each team lane's strided partial, the lanes'
-// tree, then the segments in order. Max/min must keep a NaN from any
-// segment; sums must match the direct loop to rounding.
-TEST(ReduceLaunch, TwoPassOrderMatchesTheDirectReduction) {
+namespace {
+/// The CUDA row-ordered launch replayed on the host, driven by the plan:
+/// pass after pass, a warp per (output, segment): lane j combines the
+/// segment's elements j, j+32, ..., then __shfl_down_sync's tree as the
+/// hardware runs it (all lanes at once, from the values before the step; a
+/// lane whose source is past the warp reads its own value), lane 0's value
+/// being the partial; until one value is left. Returns it and the number of
+/// passes and of pass-1 partials.
+template <typename R>
+double replayRowOrdered(const ReduceLaunch &l, std::vector<double> x,
+                        int &passes, int64_t &firstPartials) {
+  passes = 0;
+  int64_t segLen = l.segmentLength;
+  do {
+    std::vector<double> next;
+    const int64_t n = static_cast<int64_t>(x.size());
+    for (int64_t begin = 0; begin < n || begin == 0; begin += segLen) {
+      const int64_t end = std::min(n, begin + segLen);
+      double lane[32];
+      for (int j = 0; j < 32; ++j) {
+        lane[j] = R::identity();
+        for (int64_t r = begin + j; r < end; r += 32)
+          lane[j] = R::combine(lane[j], x[r]);
+      }
+      for (int d = 16; d > 0; d /= 2) {
+        double before[32];
+        std::copy(lane, lane + 32, before);
+        for (int j = 0; j < 32; ++j)
+          lane[j] = R::combine(before[j], before[j + d < 32 ? j + d : j]);
+      }
+      next.push_back(lane[0]);
+      if (segLen == 0)
+        break;
+    }
+    if (passes++ == 0)
+      firstPartials = static_cast<int64_t>(next.size());
+    x = std::move(next);
+    segLen = ops::kReduceSegment; // later passes: the partials' rows
+  } while (x.size() > 1);
+  return x[0];
+}
+} // namespace
+
+// The replay gives ops::reduceCanonical's bits for every size, with the
+// plan's pass and segment counts, and NaN and infinities come through.
+TEST(ReduceLaunch, RowOrderedPassesGiveTheCanonicalBits) {
+  for (int64_t n : kCanonicalSizes) {
+    SCOPED_TRACE(n);
+    ReduceLaunch l = planReduceLaunch(3, n, true, 132 * 2048);
+    for (int special = 0; special < 3; ++special) {
+      std::vector<double> v = spreadValues(n, 11 + n);
+      if (special == 1 && n > 0)
+        v[n / 2] = NAN;
+      if (special == 2 && n > 0) {
+        v[n - 1] = INFINITY;
+        v[0] = -INFINITY;
+      }
+      int passes = 0;
+      int64_t partials = 0;
+      auto expect = [&](auto tag, ReduceKind kind) {
+        using R = decltype(tag);
+        double got = replayRowOrdered<R>(l, v, passes, partials);
+        double want =
+            kind == ReduceKind::Sum
+                ? ops::reduceCanonical<ReduceKind::Sum, double>(v.data(), n)
+            : kind == ReduceKind::Max
+                ? ops::reduceCanonical<ReduceKind::Max, double>(v.data(), n)
+                : ops::reduceCanonical<ReduceKind::Min, double>(v.data(), n);
+        EXPECT_TRUE(sameBits(got, want) ||
+                    (std::isnan(got) && std::isnan(want)))
+            << reduceKindName(kind) << " special " << special << ": " << got
+            << " vs " << want;
+        EXPECT_EQ(passes, l.passes);
+        EXPECT_EQ(partials, l.segments);
+      };
+      expect(ops::Reduce<ReduceKind::Sum, double>{}, ReduceKind::Sum);
+      expect(ops::Reduce<ReduceKind::Max, double>{}, ReduceKind::Max);
+      expect(ops::Reduce<ReduceKind::Min, double>{}, ReduceKind::Min);
+    }
+  }
+}
+
+// The thread-per-output launch (reductions that are not row-ordered)
+// replayed: each output's segments sequentially, then its partials in the
+// canonical order (the row-ordered passes). Max/min must keep a NaN from
+// any segment; sums must match the direct loop to rounding, and unsplit
+// give the sequential loop's bits.
+TEST(ReduceLaunch, ThreadPerOutputOrderMatchesTheDirectReduction) {
   const int64_t n = 100003;
   std::vector<double> v(n);
   for (int64_t i = 0; i < n; ++i)
     v[i] = std::sin(double(i)) * 3.0;
   auto replay = [&](auto tag, const ReduceLaunch &l) {
     using R = decltype(tag);
-    double acc = R::identity();
+    std::vector<double> parts;
     for (int64_t s = 0; s < l.segments; ++s) {
       int64_t begin = s * l.segmentLength;
       int64_t end = std::min(n, begin + l.segmentLength);
-      std::vector<double> lanes(l.team, R::identity());
-      for (int64_t r = begin; r < end; ++r)
-        lanes[(r - begin) % l.team] = R::combine(lanes[(r - begin) % l.team],
-                                                 v[r]);
       double part = R::identity();
-      for (double x : lanes)
-        part = R::combine(part, x);
-      acc = R::combine(acc, part);
+      for (int64_t r = begin; r < end; ++r)
+        part = R::combine(part, v[r]);
+      parts.push_back(part);
     }
-    return acc;
+    return parts.size() == 1 ? parts[0] : canonicalByDefinition<R>(parts);
   };
-  ReduceLaunch l = planReduceLaunch(1, n, true, 132 * 2048);
+  ReduceLaunch l = planReduceLaunch(4, n, false, 132 * 2048);
   ASSERT_GT(l.segments, 1);
   double sum = 0, mx = -INFINITY;
   for (double x : v) {
@@ -727,6 +1157,9 @@ TEST(ReduceLaunch, TwoPassOrderMatchesTheDirectReduction) {
   using Min = ops::Reduce<ReduceKind::Min, double>;
   EXPECT_NEAR(replay(Sum{}, l), sum, 1e-9 * n);
   EXPECT_EQ(replay(Max{}, l), mx);
+  ReduceLaunch whole = planReduceLaunch(300000, n, false, 132 * 2048);
+  ASSERT_EQ(whole.segments, 1);
+  EXPECT_TRUE(sameBits(replay(Sum{}, whole), sum));
   v[n - 5] = NAN; // in the last segment
   EXPECT_TRUE(std::isnan(replay(Max{}, l)));
   EXPECT_TRUE(std::isnan(replay(Min{}, l)));

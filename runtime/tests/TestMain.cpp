@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 namespace weft::rt::test {
@@ -120,6 +121,25 @@ double maxRelError(const std::vector<double> &a, const std::vector<double> &b) {
       e = std::isnan(d) ? INFINITY : d;
   }
   return e;
+}
+
+void expectSameBits(const Tensor &got, const Tensor &want) {
+  ASSERT_EQ(got.dtype, want.dtype);
+  ASSERT_EQ(got.numElements(), want.numElements());
+  const std::size_t es = dtypeSize(got.dtype);
+  const auto *g = static_cast<const unsigned char *>(got.data);
+  const auto *w = static_cast<const unsigned char *>(want.data);
+  auto gv = toDoubles(got), wv = toDoubles(want);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < got.numElements(); ++i) {
+    if (std::memcmp(g + i * es, w + i * es, es) == 0 ||
+        (std::isnan(gv[i]) && std::isnan(wv[i])))
+      continue;
+    if (bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": got " << gv[i] << ", want "
+                    << wv[i];
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 } // namespace weft::rt::test

@@ -91,6 +91,14 @@ naiveEinsum(const std::string &spec, const std::vector<Shape> &shapes,
 /// Max |a-b| / (1 + |b|) over all elements.
 double maxRelError(const std::vector<double> &a, const std::vector<double> &b);
 
+/// Expects `got` and `want` (host tensors of one dtype) bit-identical, any
+/// NaN equal to any NaN: IEEE leaves open which operand's NaN an
+/// arithmetic op passes on, and compilers commute operands (so the sign and
+/// payload of a NaN from two NaNs differ even between the vector and scalar
+/// forms of one loop). Reports the first mismatches as gtest failures
+/// (TestMain.cpp).
+void expectSameBits(const Tensor &got, const Tensor &want);
+
 } // namespace weft::rt::test
 
 #endif // WEFT_RT_TESTS_TESTUTIL_H

@@ -127,11 +127,22 @@ static cl::opt<int64_t> combineBytes(
              "(--weft-combine-collectives; 0: never)"),
     cl::init(1 << 20), cl::value_desc("bytes"), cl::cat(weftcCat));
 
+static cl::opt<bool> schedule(
+    "schedule",
+    cl::desc("Start each collective as early and wait for it as late as its "
+             "data allow, so compute runs while it moves "
+             "(--weft-schedule-collectives; results are bit-identical). "
+             "--schedule=false runs every collective where the partitioner "
+             "put it, to completion. Off under --memory-budget unless given "
+             "(the budget's estimate is of the unscheduled order)"),
+    cl::init(true), cl::cat(weftcCat));
+
 static cl::opt<bool> fuse(
     "fuse",
-    cl::desc("Fuse chains of elementwise maps into one pass each "
-             "(--weft-fuse-elementwise, after --emit=local; results are "
-             "bit-identical). --fuse=false runs every map alone"),
+    cl::desc("Fuse softmax and norms into one pass over each row "
+             "(--weft-fuse-rows) and chains of elementwise maps into one pass "
+             "each (--weft-fuse-elementwise), after --emit=local; results are "
+             "bit-identical. --fuse=false runs every map and reduction alone"),
     cl::init(true), cl::cat(weftcCat));
 
 // Training (docs/training.md): --grad appends the gradients of the
@@ -490,6 +501,16 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                                std::to_string(combineBytes) + "}")))
       return 1;
   }
+  // A memory budget's estimate is of the partitioner's order: starting
+  // collectives earlier keeps buffers alive longer, so with a budget the
+  // schedule runs only when asked for (--schedule).
+  bool scheduleNow =
+      schedule && (memoryBudget == 0 || schedule.getNumOccurrences() > 0);
+  if (scheduleNow && registered("weft-schedule-collectives")) {
+    Stage s("weft-schedule-collectives");
+    if (failed(runPipeline(*module, "func.func(weft-schedule-collectives)")))
+      return 1;
+  }
   if (commReport.getNumOccurrences()) {
     if (!registered("weft-comm-report")) {
       llvm::errs() << "weftc: --comm-report: this build has no "
@@ -514,6 +535,11 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (emit == Emit::Local)
     return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
 
+  if (fuse && registered("weft-fuse-rows")) {
+    Stage s("weft-fuse-rows");
+    if (failed(runPipeline(*module, "func.func(weft-fuse-rows)")))
+      return 1;
+  }
   if (fuse && registered("weft-fuse-elementwise")) {
     Stage s("weft-fuse-elementwise");
     if (failed(runPipeline(*module, "func.func(weft-fuse-elementwise)")))
@@ -587,7 +613,8 @@ int main(int argc, char **argv) {
       "\nStages: parse -> --weft-propagate -> --weft-pad-uneven -> "
       "--weft-partition -> "
       "--weft-optimize-collectives -> --weft-combine-collectives -> "
-      "--weft-fuse-elementwise -> --weft-lower-to-runtime -> C++ -> "
+      "--weft-schedule-collectives -> "
+      "--weft-fuse-rows -> --weft-fuse-elementwise -> --weft-lower-to-runtime -> C++ -> "
       "executable. A local-view input (weft.global_type attributes) skips "
       "the first three. Run the executable with --help for its options.\n");
 

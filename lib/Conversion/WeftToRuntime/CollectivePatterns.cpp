@@ -8,19 +8,35 @@
 //   weft::rt::Tensor v8 = weft::rt::gen::allReduce(v1, v7, weft::rt::AxisList{0}, weft::rt::ReduceKind::Sum, true, "#3 all_reduce sum [model]");
 //
 // An all-reduce whose operand dies there (ProgramInfo::firstOperandDiesAt)
-// runs in place, in the operand's buffer.
+// runs in place, in the operand's buffer. An asynchronous collective
+// (`weft.async`, --weft-schedule-collectives) calls the start form, which
+// returns its result tensor before the data is there; its weft.wait calls
+// gen::wait, which completes it:
+//
+//   weft::rt::Tensor v8 = weft::rt::gen::startAllReduce(v1, v7, ...);
+//   ...
+//   weft::rt::Tensor v12 = weft::rt::gen::wait(v1, v8, "#9 wait all_reduce sum [data]");
 //
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
 
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 
 using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::lowering;
 
 namespace {
+
+/// The runtime function of collective `name` ("allReduce"): its start form
+/// ("startAllReduce") when the op is asynchronous.
+std::string callee(Operation *op, StringRef name) {
+  if (!op->hasAttr(kAsyncAttr))
+    return ("weft::rt::gen::" + name).str();
+  return "weft::rt::gen::start" + capitalize(name);
+}
 
 /// `weft::rt::Shape{2, 6}`: the local shape of `op`'s result.
 std::string resultShape(Operation *op) {
@@ -41,7 +57,7 @@ void lowerCollective(AllReduceOp op, AllReduceOp::Adaptor adaptor,
   call.label(("all_reduce " + stringifyReductionKind(op.getKind()) + " " +
               axesText(op.getAxes()))
                  .str());
-  call.replaceOp("weft::rt::gen::allReduce");
+  call.replaceOp(callee(op, "allReduce"));
 }
 
 void lowerCollective(AllGatherOp op, AllGatherOp::Adaptor adaptor,
@@ -53,7 +69,7 @@ void lowerCollective(AllGatherOp op, AllGatherOp::Adaptor adaptor,
       .lit(resultShape(op));
   call.label("all_gather " + axesText(op.getAxes()) + " dim " +
              std::to_string(op.getDim()));
-  call.replaceOp("weft::rt::gen::allGather");
+  call.replaceOp(callee(op, "allGather"));
 }
 
 void lowerCollective(ReduceScatterOp op, ReduceScatterOp::Adaptor adaptor,
@@ -67,7 +83,7 @@ void lowerCollective(ReduceScatterOp op, ReduceScatterOp::Adaptor adaptor,
   call.label(("reduce_scatter " + stringifyReductionKind(op.getKind()) + " " +
               axesText(op.getAxes()) + " dim " + std::to_string(op.getDim()))
                  .str());
-  call.replaceOp("weft::rt::gen::reduceScatter");
+  call.replaceOp(callee(op, "reduceScatter"));
 }
 
 void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
@@ -81,7 +97,15 @@ void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
   call.label("all_to_all " + axesText(op.getAxes()) + " " +
              std::to_string(op.getSplitDim()) + "->" +
              std::to_string(op.getConcatDim()));
-  call.replaceOp("weft::rt::gen::allToAll");
+  call.replaceOp(callee(op, "allToAll"));
+}
+
+void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  Operation *c = op.getInput().getDefiningOp();
+  call.value(adaptor.getInput());
+  call.label("wait " + c->getName().stripDialect().str());
+  call.replaceOp("weft::rt::gen::wait");
 }
 
 void lowerCollective(SliceShardOp op, SliceShardOp::Adaptor adaptor,
@@ -118,11 +142,23 @@ protected:
   }
 };
 
+class WaitOpLowering : public RuntimeOpPattern<WaitOp> {
+public:
+  using RuntimeOpPattern<WaitOp>::RuntimeOpPattern;
+
+protected:
+  LogicalResult lower(WaitOp op, OpAdaptor adaptor,
+                      RuntimeCallBuilder &call) const override {
+    lowerCollective(op, adaptor, call, this->info());
+    return success();
+  }
+};
+
 } // namespace
 
 bool lowering::isCollectiveOp(Operation *op) {
   return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-             SliceShardOp>(op);
+             SliceShardOp, WaitOp>(op);
 }
 
 void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
@@ -132,5 +168,6 @@ void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
                CollectiveOpLowering<AllGatherOp>,
                CollectiveOpLowering<ReduceScatterOp>,
                CollectiveOpLowering<AllToAllOp>,
-               CollectiveOpLowering<SliceShardOp>>(types, state);
+               CollectiveOpLowering<SliceShardOp>, WaitOpLowering>(types,
+                                                                   state);
 }

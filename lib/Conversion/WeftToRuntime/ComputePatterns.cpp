@@ -103,6 +103,47 @@ LogicalResult lowerCompute(FusedMapOp op, FusedMapOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(FusedRowsOp op, FusedRowsOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  std::vector<rt::Shape> shapes;
+  for (Value v : op.getInputs())
+    shapes.push_back(shapeOf(v));
+  SmallVector<FusedMapStep> steps;
+  std::string error;
+  if (!parseFusedSteps(op.getSteps(), op.getInputs().size(), steps, error,
+                       /*rowReductions=*/true))
+    return op.emitError("steps: ") << error; // The verifier ran: unreachable.
+  std::vector<rt::FusedRowStep> planSteps;
+  std::string kinds;
+  for (const FusedMapStep &st : steps) {
+    rt::FusedRowStep ps;
+    ps.reduce = st.reduce;
+    ps.a = st.a;
+    ps.b = st.b;
+    ps.scalar = st.scalar;
+    std::string name;
+    if (st.reduce) {
+      name = stringifyReductionKind(st.reduceKind).str();
+      ps.reduceKind = rt::parseReduceKind(name);
+      name = "row_" + name;
+    } else {
+      name = stringifyMapKind(st.kind).str();
+      ps.kind = rt::parseMapKind(name);
+    }
+    planSteps.push_back(ps);
+    kinds += (kinds.empty() ? "" : "+") + name;
+  }
+  std::string spec = op.getSpec().str(), rows = op.getRows().str();
+  rt::FusedRowsPlan p =
+      rt::planFusedRows(spec, rows, shapes, std::move(planSteps));
+  call.plan("weft::rt::FusedRowsPlan", toCpp(p));
+  call.label("fused " + kinds + " " + spec + " [" + rows + "]");
+  for (Value v : adaptor.getInputs())
+    call.value(v);
+  call.replaceOp("weft::rt::gen::fusedRows");
+  return success();
+}
+
 LogicalResult lowerCompute(ConstantOp op, ConstantOp::Adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &) {
   auto dtype = toDType(op.getType());
@@ -384,9 +425,9 @@ protected:
 } // namespace
 
 bool lowering::isComputeOp(Operation *op) {
-  return isa<EinsumOp, MapOp, FusedMapOp, ReduceOp, EmbedOp, ScatterAddOp, OneHotOp,
-             IotaOp, RandomOp, PadFillOp, CumsumOp, TopKOp, ReshapeOp,
-             SliceOp, ConcatOp, ConstantOp>(op);
+  return isa<EinsumOp, MapOp, FusedMapOp, FusedRowsOp, ReduceOp, EmbedOp,
+             ScatterAddOp, OneHotOp, IotaOp, RandomOp, PadFillOp, CumsumOp,
+             TopKOp, ReshapeOp, SliceOp, ConcatOp, ConstantOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -394,6 +435,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
                ComputeOpLowering<FusedMapOp>,
+               ComputeOpLowering<FusedRowsOp>,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,

@@ -173,6 +173,44 @@ std::string toCpp(const rt::FusedMapPlan &p) {
   return addMapMembers(init, p).add("steps", steps).str();
 }
 
+std::string toCpp(const rt::FusedRowsPlan &p) {
+  std::string steps = "{";
+  for (const rt::FusedRowStep &st : p.steps) {
+    steps += (steps.size() > 1 ? ", " : "");
+    steps += Init("weft::rt::FusedRowStep")
+                 .addBool("reduce", st.reduce)
+                 .add("reduceKind",
+                      "weft::rt::ReduceKind::" +
+                          lowering::capitalize(rt::reduceKindName(st.reduceKind)))
+                 .add("kind", "weft::rt::MapKind::" +
+                                  lowering::capitalize(rt::mapKindName(st.kind)))
+                 .add("a", st.a)
+                 .add("b", st.b)
+                 .add("scalar", lowering::formatDouble(st.scalar))
+                 .str();
+  }
+  steps += "}";
+  std::string full = "{";
+  for (size_t i = 0; i < p.full.size(); ++i)
+    full += std::string(i ? ", " : "") + (p.full[i] ? "true" : "false");
+  full += "}";
+  return Init("weft::rt::FusedRowsPlan")
+      .add("spec", cppString(p.spec))
+      .add("rowLetters", cppString(p.rowLetters))
+      .add("inShapes", toCpp(p.inShapes))
+      .add("outShape", toCpp(p.outShape))
+      .add("keptShape", toCpp(p.keptShape))
+      .add("inKeptStrides", toCpp(p.inKeptStrides))
+      .add("outKeptStrides", toCpp(p.outKeptStrides))
+      .add("rows", p.rows)
+      .add("rowLength", p.rowLength)
+      .add("inRowStrides", toCpp(p.inRowStrides))
+      .add("outRowStride", p.outRowStride)
+      .add("steps", steps)
+      .add("full", full)
+      .str();
+}
+
 std::string toCpp(const rt::EmbedPlan &p) {
   return Init("weft::rt::EmbedPlan")
       .add("spec", cppString(p.spec))

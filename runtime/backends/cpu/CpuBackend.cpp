@@ -4,6 +4,7 @@
 #include "weft/rt/BackendRegistry.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiCommunicator.h"
+#include "weft/rt/ThreadedCommunicator.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -11,7 +12,13 @@
 namespace weft::rt {
 
 CpuBackend::CpuBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
-  setCommunicator(std::make_unique<MpiCommunicator>(mesh, rank));
+  std::unique_ptr<Communicator> comm =
+      std::make_unique<MpiCommunicator>(mesh, rank);
+  // Asynchronous collectives (weft.async) move while the step computes
+  // only when something drives MPI: a progress thread.
+  if (wantCommThread(mesh.numDevices()))
+    comm = std::make_unique<ThreadedCommunicator>(std::move(comm));
+  setCommunicator(std::move(comm));
   const char *poison = std::getenv("WEFT_RT_POISON");
   poison_ = poison && *poison && std::string(poison) != "0";
 }

@@ -12,6 +12,7 @@
 #include "weft/rt/Error.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -332,7 +333,198 @@ void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
   }
 }
 
-/// The reduction loop, combining into `out` of the accumulation type A.
+//===--- Canonical reductions ---------------------------------------------//
+// ops::reduceCanonical's order, vectorized: a segment's 32 lanes are an
+// array of the accumulation type whose fixed-size loops the compiler maps
+// onto vector registers (4 zmm or 8 ymm of f64 for f32 input), each lane
+// combining its elements in order, so every variant gives the scalar
+// reference's bits. Compiled per ISA like the map loops.
+
+/// The accumulation type of storage type T.
+template <typename T> using AccOf = typename ops::AccumType<T>::type;
+
+/// ops::reduceLaneTree with every level's trip count a constant, so that
+/// the compiler unrolls it and keeps the lanes in vector registers (its
+/// loop over d goes through memory); the same combines in the same order.
+template <ReduceKind K, typename A, int D>
+WEFT_ALWAYS_INLINE inline void laneTreeLevels(A *acc) {
+  for (int i = 0; i < D; ++i)
+    acc[i] = ops::Reduce<K, A>::combine(acc[i], acc[i + D]);
+  if constexpr (D > 1)
+    laneTreeLevels<K, A, D / 2>(acc);
+}
+
+/// One segment of the canonical order: x[0..n) contiguous, n <=
+/// ops::kReduceSegment.
+template <ReduceKind K, typename T, typename A>
+WEFT_ALWAYS_INLINE inline A canonicalSegment(const T *x, int64_t n) {
+  using R = ops::Reduce<K, A>;
+  constexpr int kLanes = ops::kReduceLanes;
+  A acc[kLanes];
+  for (int j = 0; j < kLanes; ++j)
+    acc[j] = R::identity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j)
+      acc[j] = R::combine(acc[j], static_cast<A>(x[i + j]));
+  for (int j = 0; i + j < n; ++j)
+    acc[j] = R::combine(acc[j], static_cast<A>(x[i + j]));
+  laneTreeLevels<K, A, kLanes / 2>(acc);
+  return acc[0];
+}
+
+/// The levels above the first: the canonical reduction of m >= 1 contiguous
+/// partials. Few values (n / 2048 for a row of n), so one ISA serves.
+template <ReduceKind K, typename A> A canonicalPartials(const A *p, int64_t m) {
+  constexpr int64_t kSeg = ops::kReduceSegment;
+  if (m <= kSeg)
+    return canonicalSegment<K, A, A>(p, m);
+  std::vector<A> q(static_cast<std::size_t>(ops::reduceSegments(m)));
+  for (std::size_t s = 0; s < q.size(); ++s) {
+    const int64_t begin = static_cast<int64_t>(s) * kSeg;
+    q[s] = canonicalSegment<K, A, A>(p + begin, std::min(kSeg, m - begin));
+  }
+  return canonicalPartials<K, A>(q.data(), static_cast<int64_t>(q.size()));
+}
+
+/// canonicalSegment of x[0], x[stride], ..., x[(n-1) * stride], n <=
+/// ops::kReduceSegment: read in place when contiguous, else gathered first.
+template <ReduceKind K, typename T>
+WEFT_ALWAYS_INLINE inline AccOf<T>
+canonicalSegmentAt(const T *x, int64_t stride, int64_t n) {
+  if (stride == 1)
+    return canonicalSegment<K, T, AccOf<T>>(x, n);
+  alignas(64) T gathered[ops::kReduceSegment];
+  for (int64_t i = 0; i < n; ++i)
+    gathered[i] = x[i * stride];
+  return canonicalSegment<K, T, AccOf<T>>(gathered, n);
+}
+
+/// The canonical reduction of x[0], x[stride], ..., x[(n-1) * stride] in
+/// the accumulation type. (No lambdas here: their bodies would not take
+/// the ISA of the function this one is inlined into.)
+template <ReduceKind K, typename T>
+WEFT_ALWAYS_INLINE inline AccOf<T> canonicalRowBody(const T *x, int64_t stride,
+                                                    int64_t n) {
+  using A = AccOf<T>;
+  constexpr int64_t kSeg = ops::kReduceSegment;
+  if (n <= kSeg)
+    return canonicalSegmentAt<K, T>(x, stride, n);
+  const int64_t m = ops::reduceSegments(n);
+  A local[kSeg];
+  std::vector<A> heap;
+  A *part = local;
+  if (m > kSeg) {
+    heap.resize(static_cast<std::size_t>(m));
+    part = heap.data();
+  }
+  for (int64_t s = 0; s < m; ++s)
+    part[s] = canonicalSegmentAt<K, T>(x + s * kSeg * stride, stride,
+                                       std::min(kSeg, n - s * kSeg));
+  return canonicalPartials<K, A>(part, m);
+}
+
+/// `count` canonical row reductions (canonicalRowBody), rounded to T as the
+/// reduce stores them: out[r * outStride] for the row of n elements at
+/// x + r * pitch, its elements `stride` apart. Batched so that short rows
+/// (softmax over 64) pay one call per batch.
+template <typename T>
+using CanonicalRowsFn = void (*)(const T *x, int64_t stride, int64_t n,
+                                 int64_t count, int64_t pitch, T *out,
+                                 int64_t outStride);
+
+/// The per-ISA variants: one row per call of a function of its own (the
+/// compiler keeps the 32 lanes in registers there, not inlined into the
+/// loop over rows), the loop over rows around it.
+#define WEFT_CANONICAL_ROWS(SUFFIX, TARGET)                                    \
+  template <ReduceKind K, typename T>                                          \
+  TARGET __attribute__((noinline)) AccOf<T> canonicalRow##SUFFIX(              \
+      const T *x, int64_t stride, int64_t n) {                                 \
+    return canonicalRowBody<K, T>(x, stride, n);                               \
+  }                                                                            \
+  template <ReduceKind K, typename T>                                          \
+  TARGET void canonicalRows##SUFFIX(const T *x, int64_t stride, int64_t n,     \
+                                    int64_t count, int64_t pitch, T *out,      \
+                                    int64_t outStride) {                       \
+    for (int64_t r = 0; r < count; ++r)                                        \
+      out[r * outStride] = static_cast<T>(                                     \
+          canonicalRow##SUFFIX<K, T>(x + r * pitch, stride, n));               \
+  }
+WEFT_CANONICAL_ROWS(Base, )
+#if WEFT_CPU_MULTIVERSION
+WEFT_CANONICAL_ROWS(Avx512, __attribute__((target("avx512f"))))
+WEFT_CANONICAL_ROWS(Avx2, __attribute__((target("avx2"))))
+#endif
+#undef WEFT_CANONICAL_ROWS
+
+/// The row reductions of `kind` for the widest ISA the CPU has (as
+/// mapLoop).
+template <typename T> CanonicalRowsFn<T> canonicalRowsFor(ReduceKind kind) {
+  return ops::dispatchReduce(kind, [&]<ReduceKind K>() -> CanonicalRowsFn<T> {
+#if WEFT_CPU_MULTIVERSION
+    switch (hostIsa()) {
+    case Isa::Avx512:
+      return &canonicalRowsAvx512<K, T>;
+    case Isa::Avx2:
+      return &canonicalRowsAvx2<K, T>;
+    case Isa::Base:
+      break;
+    }
+#endif
+    return &canonicalRowsBase<K, T>;
+  });
+}
+
+/// A row-ordered reduction (reduceRowOrdered): each output's elements in
+/// reduced index order through the canonical row reduction, rounded to T.
+/// A single reduced dim is read in place, a batch of rows per line of the
+/// innermost kept dim; reduced dims that do not merge (kept ones between
+/// them, "ijk->j") are gathered into a row first.
+template <typename T>
+void reduceRowsLoop(ReduceKind kind, const ReducePlan &p, const T *in, T *out) {
+  const CanonicalRowsFn<T> rows = canonicalRowsFor<T>(kind);
+  Shape keptShape, redShape;
+  std::vector<int64_t> keptIn, keptOut, redIn;
+  for (std::size_t d = 0; d < p.shape.size(); ++d) {
+    if (p.outStrides[d] != 0) {
+      keptShape.push_back(p.shape[d]);
+      keptIn.push_back(p.inStrides[d]);
+      keptOut.push_back(p.outStrides[d]);
+    } else {
+      redShape.push_back(p.shape[d]);
+      redIn.push_back(p.inStrides[d]);
+    }
+  }
+  const int64_t n = numElements(redShape);
+  if (keptShape.empty()) { // one output
+    keptShape.push_back(1);
+    keptIn.push_back(0);
+    keptOut.push_back(0);
+  }
+  const int64_t inner = keptShape.back();
+  const int64_t pitch = keptIn.back(), outStride = keptOut.back();
+  Odometer<2> it(keptShape, {&keptIn, &keptOut});
+  if (redShape.size() == 1) {
+    for (int64_t done = 0; done < p.outElements; done += inner, it.next())
+      rows(in + it.off[0], 1, n, inner, pitch, out + it.off[1], outStride);
+    return;
+  }
+  std::vector<T> gathered(static_cast<std::size_t>(n));
+  const int64_t run = redShape.back(); // stride 1 (row-ordered)
+  for (int64_t done = 0; done < p.outElements; done += inner, it.next())
+    for (int64_t o = 0; o < inner; ++o) {
+      const T *x = in + it.off[0] + o * pitch;
+      Odometer<1> r(redShape, {&redIn});
+      for (int64_t g = 0; g < n; g += run, r.next())
+        std::memcpy(gathered.data() + g, x + r.off[0],
+                    static_cast<std::size_t>(run) * sizeof(T));
+      rows(gathered.data(), 1, n, 1, 0, out + it.off[1] + o * outStride, 0);
+    }
+}
+
+/// The sequential reduction loop (reductions that are not row-ordered),
+/// combining into `out` of the accumulation type A: each output's elements
+/// in reduced index order, from the identity.
 template <ReduceKind K, typename T, typename A>
 void reduceInto(const ReducePlan &p, const T *in, A *out) {
   using R = ops::Reduce<K, A>;
@@ -370,12 +562,12 @@ void reduceInto(const ReducePlan &p, const T *in, A *out) {
   }
 }
 
-/// f32 sums accumulate in f64 (ops::AccumType) whichever letters are
-/// reduced: over the innermost ones in a register, over outer ones (a bias
-/// gradient bd->d) in an f64 copy of the output.
+/// The reductions that are not row-ordered (over outer letters, as a bias
+/// gradient bd->d; row-ordered ones run reduceRowsLoop). f32 accumulates in
+/// f64 (ops::AccumType), in an f64 copy of the output.
 template <ReduceKind K, typename T>
 void reduceLoop(const ReducePlan &p, const T *in, T *out) {
-  using A = typename ops::AccumType<T>::type;
+  using A = AccOf<T>;
   if constexpr (std::is_same_v<A, T>) {
     reduceInto<K, T, T>(p, in, out);
   } else {
@@ -384,6 +576,251 @@ void reduceLoop(const ReducePlan &p, const T *in, T *out) {
     for (int64_t i = 0; i < p.outElements; ++i)
       out[i] = static_cast<T>(acc[i]);
   }
+}
+
+//===--- Fused rows -------------------------------------------------------//
+// A fused row chain (FusedRowsPlan) runs a tile of rows at a time: one row
+// when rows are long, else enough rows for about kRowsTile elements, so that
+// short rows (softmax over 64) pay each step's call once per tile. A full
+// value of the tile is one buffer of rows x rowLength elements, rows
+// back-to-back (a full input whose tile is not in that layout in memory is
+// gathered; a row value a full step reads is expanded along its row); row
+// values are arrays of T, one per row. Each full map step runs the span
+// loop of the fused maps over the tile (the unfused map's per-element
+// function, vectorized), a map of row values runs it over the tile's rows,
+// a reduction runs the canonical row reduction of the standalone reduce
+// (reduceRowsLoop) and rounds to T as it stores: the unfused chain's bits.
+
+constexpr int64_t kRowsTile = 1024;
+
+/// Rows per tile of a chain with rows of n elements.
+int64_t fusedRowsPerTile(int64_t n) {
+  return n > 0 && n < kRowsTile ? kRowsTile / n : 1;
+}
+
+/// The distance between two tile buffers: a tile of rows x n elements
+/// rounded up to 16 elements, so every buffer is 64-byte aligned (as the
+/// pool's tensors are) when the first is.
+int64_t fusedRowsPitch(int64_t n) {
+  return (fusedRowsPerTile(n) * n + 15) / 16 * 16;
+}
+
+/// Elements of scratch the loop needs for a plan: a tile buffer per input,
+/// per step and one for an expanded row value.
+std::size_t fusedRowsScratch(const FusedRowsPlan &p) {
+  std::size_t all = 0;
+  const std::size_t buffers = p.inShapes.size() + p.steps.size() + 1;
+  check(p.rowLength <= (int64_t(1) << 56) &&
+            !__builtin_mul_overflow(
+                static_cast<std::size_t>(fusedRowsPitch(p.rowLength)), buffers,
+                &all) &&
+            all <= (std::size_t(1) << 60),
+        "fused_rows '", p.spec, "': row buffers of ", p.rowLength,
+        " elements are too large");
+  return all;
+}
+
+template <typename T>
+WEFT_ALWAYS_INLINE inline void
+fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
+                  T *out, T *scratch) {
+  const int inputs = static_cast<int>(p.inShapes.size());
+  const int steps = static_cast<int>(p.steps.size());
+  const int values = inputs + steps;
+  const int64_t n = p.rowLength;
+  if (p.rows == 0)
+    return;
+  const int64_t tileRows = fusedRowsPerTile(n), pitch = fusedRowsPitch(n);
+  // Buffers: value id's at scratch + id * pitch, then one for an expanded
+  // row value (a full map step has at most one row-value operand). The
+  // lambdas are inlined, so they take the ISA of the variant (below).
+  auto buffer = [&](int k) WEFT_ALWAYS_INLINE { return scratch + k * pitch; };
+
+  // Per step, resolved once: its loop.
+  enum class Kind { FullMap, RowMap, Reduce };
+  struct Step {
+    Kind kind;
+    FusedSpanFn<T> span;    // FullMap, RowMap
+    CanonicalRowsFn<T> row; // Reduce
+    int a, b;               // value ids (b: -1 for one operand)
+    double scalar;
+  };
+  std::vector<Step> plan(steps);
+  for (int j = 0; j < steps; ++j) {
+    const FusedRowStep &fs = p.steps[j];
+    Step &st = plan[j];
+    st.a = fs.a;
+    st.b = !fs.reduce && isBinary(fs.kind) ? fs.b : -1;
+    st.scalar = fs.scalar;
+    st.span = nullptr;
+    st.row = nullptr;
+    if (fs.reduce) {
+      st.kind = Kind::Reduce;
+      st.row = canonicalRowsFor<T>(fs.reduceKind);
+    } else {
+      st.kind = p.full[inputs + j] ? Kind::FullMap : Kind::RowMap;
+      st.span = fusedSpanFor<T>(fs.kind);
+    }
+  }
+
+  // The kept dims, walked row by row: an innermost extent-1 dim makes the
+  // odometer step over every kept dim. Offsets of inputs 0..inputs-1 and
+  // the result (at `inputs`).
+  Shape shape = p.keptShape;
+  shape.push_back(1);
+  std::vector<std::vector<int64_t>> strides;
+  for (int i = 0; i < inputs; ++i) {
+    strides.push_back(p.inKeptStrides[i]);
+    strides.back().push_back(0);
+  }
+  strides.push_back(p.outKeptStrides);
+  strides.back().push_back(0);
+  const std::vector<int64_t> zeros(shape.size(), 0);
+  Odometer<kMaxFusedInputs + 1> it(shape, {});
+  for (int i = 0; i <= kMaxFusedInputs; ++i)
+    it.strides[i] = i <= inputs ? &strides[i] : &zeros;
+
+  // Per row of the tile: offsets (off[k * tileRows + r]) and row values
+  // (rowValue[id * tileRows + r]). Per full value: its tile and the stride
+  // of its elements (rows are n apart in a tile of several rows).
+  std::vector<int64_t> off(static_cast<std::size_t>((inputs + 1) * tileRows));
+  std::vector<T> rowValue(static_cast<std::size_t>(values * tileRows));
+  const T *fullData[kMaxFusedInputs + kMaxFusedSteps];
+  int64_t fullStride[kMaxFusedInputs + kMaxFusedSteps];
+  const T zero = T(0);
+  // Operand `id` of a full step over `rows` rows: its tile, or a row value
+  // expanded along the rows (a broadcast scalar for one row).
+  auto fullOperand = [&](int id, int64_t rows, int64_t &stride)
+                         WEFT_ALWAYS_INLINE -> const T * {
+    if (id < 0) {
+      stride = 0;
+      return &zero;
+    }
+    if (p.full[id]) {
+      stride = fullStride[id];
+      return fullData[id];
+    }
+    const T *v = &rowValue[id * tileRows];
+    if (rows == 1) {
+      stride = 0;
+      return v;
+    }
+    T *e = buffer(values);
+    for (int64_t r = 0; r < rows; ++r)
+      std::fill(e + r * n, e + (r + 1) * n, v[r]);
+    stride = 1;
+    return e;
+  };
+  // Whether the tile's rows of operand k lie back-to-back in memory.
+  auto backToBack = [&](int k, int64_t rows) WEFT_ALWAYS_INLINE {
+    for (int64_t r = 1; r < rows; ++r)
+      if (off[k * tileRows + r] != off[k * tileRows] + r * n)
+        return false;
+    return true;
+  };
+
+  const bool fullResult = p.full[values - 1];
+  for (int64_t first = 0; first < p.rows; first += tileRows) {
+    const int64_t rows = std::min(tileRows, p.rows - first);
+    for (int64_t r = 0; r < rows; ++r, it.next())
+      for (int k = 0; k <= inputs; ++k)
+        off[k * tileRows + r] = it.off[k];
+    for (int i = 0; i < inputs; ++i) {
+      const T *x = static_cast<const T *>(in[i]);
+      const int64_t *o = &off[i * tileRows];
+      if (!p.full[i]) {
+        for (int64_t r = 0; r < rows; ++r)
+          rowValue[i * tileRows + r] = x[o[r]];
+        continue;
+      }
+      const int64_t rs = p.inRowStrides[i];
+      if (rows == 1 || (rs == 1 && backToBack(i, rows))) {
+        fullData[i] = x + o[0];
+        fullStride[i] = rows == 1 ? rs : 1;
+        continue;
+      }
+      T *g = buffer(i);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t e = 0; e < n; ++e)
+          g[r * n + e] = x[o[r] + e * rs];
+      fullData[i] = g;
+      fullStride[i] = 1;
+    }
+    // A full result is dense (kept letters, then the row): the tile's rows
+    // are back-to-back there.
+    T *result = out + off[inputs * tileRows];
+    for (int j = 0; j < steps; ++j) {
+      const Step &st = plan[j];
+      const int id = inputs + j;
+      switch (st.kind) {
+      case Kind::Reduce:
+        // A reduction reads a full value: rows n apart in a tile of
+        // several rows.
+        st.row(fullData[st.a], fullStride[st.a], n, rows, n,
+               &rowValue[id * tileRows], 1);
+        break;
+      case Kind::FullMap: {
+        int64_t sa = 0, sb = 0;
+        const T *x = fullOperand(st.a, rows, sa);
+        const T *y = fullOperand(st.b, rows, sb);
+        T *dst = j + 1 == steps ? result : buffer(id);
+        st.span(rows * n, x, sa, y, sb, dst, st.scalar);
+        fullData[id] = dst;
+        fullStride[id] = 1;
+        break;
+      }
+      case Kind::RowMap: {
+        const bool binary = st.b >= 0;
+        st.span(rows, &rowValue[st.a * tileRows], 1,
+                binary ? &rowValue[st.b * tileRows] : &zero, binary ? 1 : 0,
+                &rowValue[id * tileRows], st.scalar);
+        break;
+      }
+      }
+    }
+    if (!fullResult)
+      for (int64_t r = 0; r < rows; ++r)
+        out[off[inputs * tileRows + r]] = rowValue[(values - 1) * tileRows + r];
+  }
+}
+
+// The loop's own work (gathers, expansions, copies) per ISA too; the steps
+// call the span and row loops of the widest ISA in any case.
+template <typename T>
+void fusedRowsLoopBase(const FusedRowsPlan &p,
+                       const std::vector<const void *> &in, T *out,
+                       T *scratch) {
+  fusedRowsLoopBody<T>(p, in, out, scratch);
+}
+#if WEFT_CPU_MULTIVERSION
+template <typename T>
+__attribute__((target("avx512f"))) void
+fusedRowsLoopAvx512(const FusedRowsPlan &p, const std::vector<const void *> &in,
+                    T *out, T *scratch) {
+  fusedRowsLoopBody<T>(p, in, out, scratch);
+}
+template <typename T>
+__attribute__((target("avx2"))) void
+fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
+                  T *out, T *scratch) {
+  fusedRowsLoopBody<T>(p, in, out, scratch);
+}
+#endif
+
+template <typename T>
+void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
+                   T *out, T *scratch) {
+#if WEFT_CPU_MULTIVERSION
+  switch (hostIsa()) {
+  case Isa::Avx512:
+    return fusedRowsLoopAvx512<T>(p, in, out, scratch);
+  case Isa::Avx2:
+    return fusedRowsLoopAvx2<T>(p, in, out, scratch);
+  case Isa::Base:
+    break;
+  }
+#endif
+  fusedRowsLoopBase<T>(p, in, out, scratch);
 }
 
 template <typename T>
@@ -525,10 +962,36 @@ void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
   });
 }
 
+void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
+                                 const std::vector<const void *> &inputs,
+                                 void *out) {
+  // Backend::fusedRows checked the plan's structure.
+  check(inputs.size() == plan.inShapes.size(), "fused_rows '", plan.spec,
+        "': ", inputs.size(), " buffers for ", plan.inShapes.size(), " inputs");
+  dispatchFloat(dtype, "fused_rows", [&](auto zero) {
+    using T = decltype(zero);
+    // Row tiles: per thread, kept between calls and grown to the largest
+    // need (a row may be a vocabulary long, so not on the stack; not from
+    // the pool either, whose statistics are the tensors').
+    thread_local std::vector<T> scratch;
+    const std::size_t align = 64 / sizeof(T);
+    const std::size_t elements = fusedRowsScratch(plan) + align;
+    if (scratch.size() < elements)
+      scratch.resize(elements);
+    T *first = scratch.data();
+    while (reinterpret_cast<uintptr_t>(first) % 64 != 0)
+      ++first;
+    fusedRowsLoop<T>(plan, inputs, static_cast<T *>(out), first);
+  });
+}
+
 void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
                               DType dtype, const void *in, void *out) {
   dispatchFloat(dtype, "reduce", [&](auto zero) {
     using T = decltype(zero);
+    if (reduceRowOrdered(plan))
+      return reduceRowsLoop<T>(kind, plan, static_cast<const T *>(in),
+                               static_cast<T *>(out));
     ops::dispatchReduce(kind, [&]<ReduceKind K>() {
       reduceLoop<K, T>(plan, static_cast<const T *>(in), static_cast<T *>(out));
     });

@@ -59,6 +59,14 @@ public:
   void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                       const std::vector<const void *> &inputs,
                       void *out) override;
+  /// A warp per row, full values recomputed per element in each phase
+  /// (CudaKernels.cu); rows of at most 2048 x 2048 elements.
+  void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
+                       const std::vector<const void *> &inputs,
+                       void *out) override;
+  /// Row-ordered reductions in ops::reduceCanonical's order (a warp per
+  /// 2048-element segment, passes over the partials), others a thread per
+  /// output (CudaKernels.cu).
   void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
                     const void *in, void *out) override;
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,

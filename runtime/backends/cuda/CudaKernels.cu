@@ -206,80 +206,332 @@ template <typename Out, typename A> __device__ Out storeAcc(A acc) {
     return store<Out>(static_cast<typename Compute<Out>::type>(acc));
 }
 
-/// A reduction pass (planReduceLaunch): `Team` threads share an output
-/// (blockDim.x = 256, 256 / Team outputs per block), blockIdx.y is the
-/// segment of the reduced range [s * segLen, min(nRed, (s + 1) * segLen)).
-/// `kept` spans the outputs (strides: in, out), `red` the reduced dims
-/// (strides: in). With one segment the result goes to out[kept offset];
-/// with several, output o's partial of segment s to out[o * segments + s].
-template <ReduceKind K, typename In, typename Out, typename A, int Team>
-__global__ void reduceKernelT(Space kept, int64_t nOut, Space red,
-                              int64_t nRed, int64_t segLen, const In *in,
-                              Out *out) {
+/// Warps per 256-thread block in the warp-per-row kernels.
+constexpr int kWarpsPerBlock = 8;
+
+/// Blocks of kWarpsPerBlock warps for `items` warp-sized work items (the
+/// kernels loop over items with a grid stride, so any count is covered).
+dim3 warpGridFor(int64_t items) {
+  int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  return dim3(
+      static_cast<unsigned>(blocks < 65535 ? (blocks ? blocks : 1) : 65535));
+}
+
+/// The tree of ops::reduceCanonical across a warp: after it, lane 0 holds
+/// ops::reduceLaneTree of the 32 lanes' values (lane i combines lane i+d's
+/// value into its own for d = 16, 8, 4, 2, 1). Every lane must call it.
+template <ReduceKind K, typename A> __device__ A warpTree(A acc) {
+  for (int d = ops::kReduceLanes / 2; d > 0; d /= 2)
+    acc =
+        ops::Reduce<K, A>::combine(acc, __shfl_down_sync(0xffffffffu, acc, d));
+  return acc;
+}
+
+/// One pass of a row-ordered reduction in ops::reduceCanonical's order: a
+/// warp per (output o, segment s) of output o's nRed elements in segments
+/// of ops::kReduceSegment; lane j combines the segment's elements j, j+32,
+/// ... in order, then warpTree. `kept` spans the outputs (strides: in, out),
+/// `red` the reduced dims (strides: in). With one segment the result goes
+/// to out[kept out offset]; with several, output o's partial of segment s
+/// to out[o * segments + s] (rows that the next pass reduces).
+template <ReduceKind K, typename In, typename Out, typename A>
+__global__ void reduceRowsKernelT(Space kept, int64_t nOut, Space red,
+                                  int64_t nRed, int64_t segments, const In *in,
+                                  Out *out) {
   using R = ops::Reduce<K, A>;
-  constexpr int kPerBlock = 256 / Team;
-  int lane = threadIdx.x % Team;
-  int64_t o = blockIdx.x * int64_t(kPerBlock) + threadIdx.x / Team;
+  const int lane = threadIdx.x % ops::kReduceLanes;
+  const int64_t items = nOut * segments;
+  const int64_t warps = int64_t(gridDim.x) * kWarpsPerBlock;
+  // w is the same for every lane of a warp: the loop and the tree are
+  // warp-uniform.
+  for (int64_t w = blockIdx.x * int64_t(kWarpsPerBlock) +
+                   threadIdx.x / ops::kReduceLanes;
+       w < items; w += warps) {
+    const int64_t o = w / segments, s = w % segments;
+    int64_t ko[2];
+    offsets<2>(kept, o, ko);
+    const int64_t begin = s * ops::kReduceSegment;
+    const int64_t end =
+        begin + ops::kReduceSegment < nRed ? begin + ops::kReduceSegment : nRed;
+    A acc = R::identity();
+    if (red.rank == 1) {
+      const In *x = in + ko[0];
+      const int64_t st = red.stride[0][0];
+      for (int64_t r = begin + lane; r < end; r += ops::kReduceLanes)
+        acc = R::combine(acc, static_cast<A>(load(x[r * st])));
+    } else {
+      for (int64_t r = begin + lane; r < end; r += ops::kReduceLanes) {
+        int64_t ro[1];
+        offsets<1>(red, r, ro);
+        acc = R::combine(acc, static_cast<A>(load(in[ko[0] + ro[0]])));
+      }
+    }
+    acc = warpTree<K, A>(acc);
+    if (lane != 0)
+      continue;
+    if (segments == 1)
+      out[ko[1]] = storeAcc<Out>(acc);
+    else
+      out[w] = storeAcc<Out>(acc);
+  }
+}
+
+/// A pass of reduceRowsKernelT.
+template <ReduceKind K, typename In, typename Out, typename A>
+void launchReduceRows(const Space &kept, int64_t nOut, const Space &red,
+                      int64_t nRed, int64_t segments, const In *in, Out *out,
+                      cudaStream_t stream) {
+  reduceRowsKernelT<K, In, Out, A>
+      <<<warpGridFor(nOut * segments), kWarpsPerBlock * 32, 0, stream>>>(
+          kept, nOut, red, nRed, segments, in, out);
+}
+
+/// A device buffer of nOut * segments partials of A from the pool.
+template <typename A>
+std::shared_ptr<void> allocatePartials(BufferPool &pool, int64_t nOut,
+                                       int64_t segments) {
+  std::size_t count = 0, bytes = 0;
+  check(!__builtin_mul_overflow(static_cast<std::size_t>(nOut),
+                                static_cast<std::size_t>(segments), &count) &&
+            !__builtin_mul_overflow(count, sizeof(A), &bytes),
+        "reduce: ", nOut, " x ", segments, " partials overflow");
+  return pool.allocate(bytes);
+}
+
+/// Reduces the partials' rows [nOut, len] (output o's row at o * len, o in
+/// the order of the kept dims `keptShape`) in ops::reduceCanonical's order,
+/// a pass per level, into out at the offsets `keptOut`. Each buffer goes
+/// back to the pool after the launch that reads it: later work on this
+/// stream runs after that launch.
+template <ReduceKind K, typename T, typename A>
+void reducePartialRows(const Shape &keptShape,
+                       const std::vector<int64_t> &keptOut, int64_t nOut,
+                       std::shared_ptr<void> partials, int64_t len, T *out,
+                       BufferPool &pool, cudaStream_t stream) {
+  const std::vector<int64_t> unit{1};
+  while (true) {
+    std::vector<int64_t> rowIn(keptShape.size());
+    int64_t stride = len;
+    for (std::size_t d = keptShape.size(); d-- > 0;) {
+      rowIn[d] = stride;
+      stride *= keptShape[d];
+    }
+    Space keptRows = makeSpace(keptShape, {&rowIn, &keptOut});
+    const Shape row{len};
+    Space rowSpace = makeSpace(row, {&unit});
+    const A *src = static_cast<const A *>(partials.get());
+    const int64_t segments = ops::reduceSegments(len);
+    if (segments <= 1) {
+      launchReduceRows<K, A, T, A>(keptRows, nOut, rowSpace, len, 1, src, out,
+                                   stream);
+      return;
+    }
+    std::shared_ptr<void> next = allocatePartials<A>(pool, nOut, segments);
+    launchReduceRows<K, A, A, A>(keptRows, nOut, rowSpace, len, segments, src,
+                                 static_cast<A *>(next.get()), stream);
+    partials = std::move(next);
+    len = segments;
+  }
+}
+
+/// A pass of a reduction that is not row-ordered: a thread per output walks
+/// its elements of segment blockIdx.y, [s * segLen, min(nRed, (s + 1) *
+/// segLen)), in order (adjacent threads read adjacent addresses). `kept`
+/// spans the outputs (strides: in, out), `red` the reduced dims (strides:
+/// in). With one segment the result goes to out[kept offset]; with several,
+/// output o's partial of segment s to out[o * segments + s].
+template <ReduceKind K, typename In, typename Out, typename A>
+__global__ void reduceKernelT(Space kept, int64_t nOut, Space red, int64_t nRed,
+                              int64_t segLen, const In *in, Out *out) {
+  using R = ops::Reduce<K, A>;
+  int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (o >= nOut)
+    return;
   int64_t s = blockIdx.y;
   int64_t begin = s * segLen;
   int64_t end = begin + segLen < nRed ? begin + segLen : nRed;
-  int64_t ko[2] = {0, 0};
+  int64_t ko[2];
+  offsets<2>(kept, o, ko);
   A acc = R::identity();
-  if (o < nOut) {
-    offsets<2>(kept, o, ko);
-    for (int64_t r = begin + lane; r < end; r += Team) {
-      int64_t ro[1];
-      offsets<1>(red, r, ro);
-      acc = R::combine(acc, static_cast<A>(load(in[ko[0] + ro[0]])));
-    }
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t ro[1];
+    offsets<1>(red, r, ro);
+    acc = R::combine(acc, static_cast<A>(load(in[ko[0] + ro[0]])));
   }
-  if constexpr (Team > 1) {
-    // The tree: within each warp, then (a block's team) across warps.
-    for (int d = 16; d > 0; d /= 2)
-      acc = R::combine(acc, __shfl_down_sync(0xffffffffu, acc, d));
-    if constexpr (Team > 32) {
-      __shared__ A warpAcc[Team / 32];
-      if (lane % 32 == 0)
-        warpAcc[lane / 32] = acc;
-      __syncthreads();
-      if (lane == 0)
-        for (int w = 1; w < Team / 32; ++w)
-          acc = R::combine(acc, warpAcc[w]);
-    }
-  }
-  if (lane != 0 || o >= nOut)
-    return;
   if (gridDim.y == 1)
     out[ko[1]] = storeAcc<Out>(acc);
   else
     out[o * int64_t(gridDim.y) + s] = storeAcc<Out>(acc);
 }
 
-/// Launches one pass of reduceKernelT with the plan's team and segments.
+/// Launches pass 1 of reduceKernelT with the plan's segments.
 template <ReduceKind K, typename In, typename Out, typename A>
 void launchReduce(const ReduceLaunch &l, const Space &kept, int64_t nOut,
                   const Space &red, int64_t nRed, const In *in, Out *out,
                   cudaStream_t stream) {
-  int64_t perBlock = 256 / l.team;
-  int64_t blocks = (nOut + perBlock - 1) / perBlock;
-  check(blocks <= 0x7fffffff && l.segments <= 65535,
-        "reduce: launch of ", blocks, " x ", l.segments, " blocks too large");
+  int64_t blocks = (nOut + 255) / 256;
+  check(blocks <= 0x7fffffff && l.segments <= 65535, "reduce: launch of ",
+        blocks, " x ", l.segments,
+        " blocks exceeds the grid limits (2^31-1 x 65535)");
   dim3 grid(static_cast<unsigned>(blocks ? blocks : 1),
             static_cast<unsigned>(l.segments));
   int64_t segLen = l.segments > 1 ? l.segmentLength : nRed;
-  switch (l.team) {
-  case 1:
-    reduceKernelT<K, In, Out, A, 1>
-        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
-    break;
-  case 32:
-    reduceKernelT<K, In, Out, A, 32>
-        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
-    break;
-  default:
-    reduceKernelT<K, In, Out, A, 256>
-        <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
-    break;
+  reduceKernelT<K, In, Out, A>
+      <<<grid, 256, 0, stream>>>(kept, nOut, red, nRed, segLen, in, out);
+}
+
+//===--- Fused rows -------------------------------------------------------//
+
+/// A fused row chain (FusedRowsPlan) by value: the steps, which values are
+/// full, and per reduction (and for a full result) the values each element
+/// needs, as a bit mask over value ids.
+struct FusedRowsProgram {
+  struct Step {
+    int kind; // MapKind; for a reduction, its ReduceKind
+    int a, b; // value ids; b is -1 for one operand
+    double scalar;
+    bool reduce;
+    bool full;
+    /// A reduction: the full values (inputs and map steps, bit = value id)
+    /// that its operand's element depends on, all computed per element.
+    uint32_t need;
+  };
+  int inputs = 0;
+  int count = 0;
+  Step step[kMaxFusedSteps];
+  bool fullInput[kMaxFusedInputs];
+  int64_t rowStride[kMaxFusedInputs];
+  uint32_t resultNeed = 0; // a full result: what its element depends on
+  int64_t rows = 0;
+  int64_t rowLength = 0;
+  /// 0, as a kernel argument the compiler cannot see through (fusedRound).
+  uint64_t zero = 0;
+};
+
+/// The full values of element r of the row at `off` that `need` lists, in
+/// id order (each step's operands are computed before it): full inputs are
+/// loaded, map steps computed and rounded as the unfused map stores them.
+/// Row values in v are set already.
+template <typename T>
+__device__ void fusedRowsElement(const FusedRowsProgram &f,
+                                 const FusedInputs<T> &in, const int64_t *off,
+                                 int64_t r, uint32_t need,
+                                 typename Compute<T>::type *v) {
+  using C = typename Compute<T>::type;
+  for (int id = 0; id < f.inputs + f.count; ++id) {
+    if (!(need >> id & 1u))
+      continue;
+    if (id < f.inputs) {
+      v[id] = load(in.p[id][off[id] + r * f.rowStride[id]]);
+      continue;
+    }
+    const FusedRowsProgram::Step &st = f.step[id - f.inputs];
+    v[id] =
+        fusedRound<T>(applyFusedStep<C>(st.kind, v[st.a],
+                                        st.b >= 0 ? v[st.b] : C(0), st.scalar),
+                      f.zero);
+  }
+}
+
+/// A reduction step of fusedRowsKernelT over the warp's row (every lane
+/// calls it): ops::reduceCanonical of its operand's elements, each computed
+/// by fusedRowsElement. Per 2048-element segment, lane j combines elements
+/// j, j+32, ..., then warpTree; with several segments (at most
+/// ops::kReduceSegment of them, checked on the host) lane s % 32 combines
+/// segment s's partial, in order, and a last warpTree combines the lanes:
+/// the canonical order's second level. Returns the result, rounded to T as
+/// the unfused reduce stores it, in every lane.
+template <ReduceKind K, typename T>
+__device__ typename Compute<T>::type
+fusedRowReduce(const FusedRowsProgram &f, const FusedInputs<T> &in,
+               const int64_t *off, const FusedRowsProgram::Step &st,
+               typename Compute<T>::type *v) {
+  using C = typename Compute<T>::type;
+  using A = typename ops::AccumType<C>::type;
+  using R = ops::Reduce<K, A>;
+  const int lane = threadIdx.x % ops::kReduceLanes;
+  const int64_t n = f.rowLength;
+  const int64_t segments = n > 0 ? ops::reduceSegments(n) : 1;
+  A upper = R::identity(); // this lane's share of the segment partials
+  A result = R::identity();
+  for (int64_t sg = 0; sg < segments; ++sg) {
+    const int64_t begin = sg * ops::kReduceSegment;
+    const int64_t end =
+        begin + ops::kReduceSegment < n ? begin + ops::kReduceSegment : n;
+    A acc = R::identity();
+    for (int64_t r = begin + lane; r < end; r += ops::kReduceLanes) {
+      fusedRowsElement<T>(f, in, off, r, st.need, v);
+      acc = R::combine(acc, static_cast<A>(v[st.a]));
+    }
+    acc = warpTree<K, A>(acc);
+    if (segments == 1) {
+      result = acc;
+    } else {
+      const A partial = __shfl_sync(0xffffffffu, acc, 0);
+      if (sg % ops::kReduceLanes == lane)
+        upper = R::combine(upper, partial);
+    }
+  }
+  if (segments > 1)
+    result = warpTree<K, A>(upper);
+  result = __shfl_sync(0xffffffffu, result, 0);
+  return load(store<T>(static_cast<C>(result)));
+}
+
+/// A fused row chain: one warp per row (a grid-stride loop over rows). Row
+/// values are computed by every lane alike; full values are recomputed per
+/// element from the inputs in each phase (up to a reduction, fusedRowReduce,
+/// then the result), so no row buffer is needed. Values are held in the
+/// compute type, each step rounded as the unfused op stores it.
+template <typename T>
+__global__ void fusedRowsKernelT(FusedSpace s, FusedRowsProgram f,
+                                 FusedInputs<T> in, T *out) {
+  using C = typename Compute<T>::type;
+  const int lane = threadIdx.x % ops::kReduceLanes;
+  const int64_t warps = int64_t(gridDim.x) * kWarpsPerBlock;
+  const int64_t n = f.rowLength;
+  for (int64_t row = blockIdx.x * int64_t(kWarpsPerBlock) +
+                     threadIdx.x / ops::kReduceLanes;
+       row < f.rows; row += warps) {
+    int64_t off[kMaxFusedInputs + 1];
+    fusedOffsets(s, f.inputs + 1, row, off);
+    C v[kMaxFusedInputs + kMaxFusedSteps];
+    for (int k = 0; k < f.inputs; ++k)
+      v[k] = f.fullInput[k] ? C(0) : load(in.p[k][off[k]]);
+    for (int j = 0; j < f.count; ++j) {
+      const FusedRowsProgram::Step &st = f.step[j];
+      const int id = f.inputs + j;
+      if (st.full)
+        continue; // computed per element where needed
+      if (!st.reduce) {
+        v[id] = fusedRound<T>(applyFusedStep<C>(st.kind, v[st.a],
+                                                st.b >= 0 ? v[st.b] : C(0),
+                                                st.scalar),
+                              f.zero);
+        continue;
+      }
+      switch (static_cast<ReduceKind>(st.kind)) {
+      case ReduceKind::Sum:
+        v[id] = fusedRowReduce<ReduceKind::Sum, T>(f, in, off, st, v);
+        break;
+      case ReduceKind::Max:
+        v[id] = fusedRowReduce<ReduceKind::Max, T>(f, in, off, st, v);
+        break;
+      case ReduceKind::Min:
+        v[id] = fusedRowReduce<ReduceKind::Min, T>(f, in, off, st, v);
+        break;
+      }
+    }
+    const int last = f.inputs + f.count - 1;
+    if (!f.step[f.count - 1].full) {
+      if (lane == 0)
+        out[off[f.inputs]] = store<T>(v[last]);
+      continue;
+    }
+    for (int64_t r = lane; r < n; r += ops::kReduceLanes) {
+      fusedRowsElement<T>(f, in, off, r, f.resultNeed, v);
+      out[off[f.inputs] + r] = store<T>(v[last]);
+    }
   }
 }
 
@@ -574,49 +826,110 @@ void CudaBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
   }
   Space kept = makeSpace(keptShape, {&keptIn, &keptOut});
   Space red = makeSpace(redShape, {&redIn});
-  // The reduced elements are contiguous when the innermost reduced dim has
-  // stride 1 (mergeDims fused the reduced dims that can be).
-  bool contiguous = !redIn.empty() && redIn.back() == 1;
-  int64_t nOut = plan.outElements;
-  ReduceLaunch l =
-      planReduceLaunch(nOut, nRed, contiguous, residentThreads_);
+  const bool rowOrdered = reduceRowOrdered(plan);
+  const int64_t nOut = plan.outElements;
+  ReduceLaunch l = planReduceLaunch(nOut, nRed, rowOrdered, residentThreads_);
   dispatchType(dtype, "reduce", [&](auto zero) {
     using T = decltype(zero);
     using A = typename ops::AccumType<typename Compute<T>::type>::type;
+    const T *x = static_cast<const T *>(in);
+    T *y = static_cast<T *>(out);
     ops::dispatchReduce(kind, [&]<ReduceKind K>() {
-      if (l.segments == 1) {
-        launchReduce<K, T, T, A>(l, kept, nOut, red, nRed,
-                                 static_cast<const T *>(in),
-                                 static_cast<T *>(out), stream_);
+      if (rowOrdered && l.segments == 1) {
+        launchReduceRows<K, T, T, A>(kept, nOut, red, nRed, 1, x, y, stream_);
         return;
       }
-      // Pass 1: partials [nOut, segments] in the accumulation type; pass 2
-      // combines each output's row of partials. The scratch buffer goes back
-      // to the pool after the launches: later work on this stream runs after
-      // them.
-      // Segments are only planned when nOut * team < residentThreads_, so
-      // nOut * segments * sizeof(A) < 2^31 * 4096 * 8 cannot overflow.
-      auto partials = pool_->allocate(static_cast<std::size_t>(nOut) *
-                                      static_cast<std::size_t>(l.segments) *
-                                      sizeof(A));
-      A *part = static_cast<A *>(partials.get());
-      launchReduce<K, T, A, A>(l, kept, nOut, red, nRed,
-                               static_cast<const T *>(in), part, stream_);
-      std::vector<int64_t> rowIn(keptShape.size()), rowRed{1};
-      int64_t stride = l.segments;
-      for (std::size_t d = keptShape.size(); d-- > 0;) {
-        rowIn[d] = stride;
-        stride *= keptShape[d];
+      if (rowOrdered) {
+        // Pass 1: partials [nOut, segments] in the accumulation type, then
+        // the passes over their rows.
+        auto partials = allocatePartials<A>(*pool_, nOut, l.segments);
+        launchReduceRows<K, T, A, A>(kept, nOut, red, nRed, l.segments, x,
+                                     static_cast<A *>(partials.get()), stream_);
+        reducePartialRows<K, T, A>(keptShape, keptOut, nOut,
+                                   std::move(partials), l.segments, y, *pool_,
+                                   stream_);
+        return;
       }
-      Space keptRows = makeSpace(keptShape, {&rowIn, &keptOut});
-      Shape segShape{l.segments};
-      Space segs = makeSpace(segShape, {&rowRed});
-      ReduceLaunch l2 =
-          planReduceLaunch(nOut, l.segments, true, residentThreads_);
-      l2.segments = 1;
-      launchReduce<K, A, T, A>(l2, keptRows, nOut, segs, l.segments, part,
-                               static_cast<T *>(out), stream_);
+      if (l.segments == 1) {
+        launchReduce<K, T, T, A>(l, kept, nOut, red, nRed, x, y, stream_);
+        return;
+      }
+      // A thread per (output, segment), then the partials' rows in the
+      // canonical order. Segments are only planned when nOut <
+      // residentThreads_, so nOut * segments stays small.
+      auto partials = allocatePartials<A>(*pool_, nOut, l.segments);
+      launchReduce<K, T, A, A>(l, kept, nOut, red, nRed, x,
+                               static_cast<A *>(partials.get()), stream_);
+      reducePartialRows<K, T, A>(keptShape, keptOut, nOut, std::move(partials),
+                                 l.segments, y, *pool_, stream_);
     });
+  });
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
+                                  const std::vector<const void *> &inputs,
+                                  void *out) {
+  // Backend::fusedRows checked the plan's structure.
+  const int numInputs = static_cast<int>(plan.inShapes.size());
+  const int numSteps = static_cast<int>(plan.steps.size());
+  check(static_cast<int>(inputs.size()) == numInputs, "fused_rows '", plan.spec,
+        "': ", inputs.size(), " buffers for ", numInputs, " inputs");
+  if (plan.rows == 0)
+    return;
+  check(plan.rowLength <= ops::kReduceSegment * ops::kReduceSegment,
+        "fused_rows '", plan.spec, "': rows of ", plan.rowLength,
+        " elements are longer than the cuda kernel's limit of 2048 x 2048 = ",
+        ops::kReduceSegment * ops::kReduceSegment,
+        " (two levels of the canonical reduction order)");
+  check(plan.keptShape.size() <= kMaxRank,
+        "cuda kernels support rank <= ", kMaxRank, " after merging dims, got ",
+        plan.keptShape.size(), " kept dims");
+  FusedSpace s;
+  s.rank = static_cast<int>(plan.keptShape.size());
+  for (int d = 0; d < s.rank; ++d) {
+    s.shape[d] = plan.keptShape[d];
+    for (int k = 0; k < numInputs; ++k)
+      s.stride[k][d] = plan.inKeptStrides[k][d];
+    s.stride[numInputs][d] = plan.outKeptStrides[d];
+  }
+  FusedRowsProgram f;
+  f.inputs = numInputs;
+  f.count = numSteps;
+  f.rows = plan.rows;
+  f.rowLength = plan.rowLength;
+  // need[id]: the full values that full value id's element depends on.
+  std::vector<uint32_t> need(numInputs + numSteps, 0);
+  for (int k = 0; k < numInputs; ++k) {
+    f.fullInput[k] = plan.full[k];
+    f.rowStride[k] = plan.inRowStrides[k];
+    if (plan.full[k])
+      need[k] = 1u << k;
+  }
+  for (int j = 0; j < numSteps; ++j) {
+    const FusedRowStep &st = plan.steps[j];
+    const int id = numInputs + j;
+    FusedRowsProgram::Step &ps = f.step[j];
+    ps.reduce = st.reduce;
+    ps.full = plan.full[id];
+    ps.kind =
+        st.reduce ? static_cast<int>(st.reduceKind) : static_cast<int>(st.kind);
+    ps.a = st.a;
+    ps.b = !st.reduce && isBinary(st.kind) ? st.b : -1;
+    ps.scalar = st.scalar;
+    ps.need = st.reduce ? need[st.a] : 0;
+    if (ps.full)
+      need[id] = 1u << id | need[ps.a] | (ps.b >= 0 ? need[ps.b] : 0u);
+  }
+  f.resultNeed = need.back();
+  dispatchType(dtype, "fused_rows", [&](auto zero) {
+    using T = decltype(zero);
+    FusedInputs<T> in{};
+    for (int k = 0; k < numInputs; ++k)
+      in.p[k] = static_cast<const T *>(inputs[k]);
+    fusedRowsKernelT<T>
+        <<<warpGridFor(plan.rows), kWarpsPerBlock * 32, 0, stream_>>>(
+            s, f, in, static_cast<T *>(out));
   });
   WEFT_CUDA_CHECK(cudaGetLastError());
 }

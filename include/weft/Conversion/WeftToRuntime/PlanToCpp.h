@@ -20,6 +20,7 @@ namespace mlir::weft {
 std::string toCpp(const ::weft::rt::EinsumPlan &plan);
 std::string toCpp(const ::weft::rt::MapPlan &plan);
 std::string toCpp(const ::weft::rt::FusedMapPlan &plan);
+std::string toCpp(const ::weft::rt::FusedRowsPlan &plan);
 std::string toCpp(const ::weft::rt::ReducePlan &plan);
 std::string toCpp(const ::weft::rt::EmbedPlan &plan);
 std::string toCpp(const ::weft::rt::OneHotPlan &plan);

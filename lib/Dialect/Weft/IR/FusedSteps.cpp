@@ -41,7 +41,7 @@ bool parseValue(llvm::StringRef tok, unsigned numInputs, unsigned step,
 }
 
 bool parseStep(llvm::StringRef text, unsigned numInputs, unsigned index,
-               FusedMapStep &step, std::string &error) {
+               bool rowReductions, FusedMapStep &step, std::string &error) {
   text = text.trim();
   auto [lhs, rhs] = text.split('=');
   if (lhs.trim() != ("s" + llvm::Twine(index)).str()) {
@@ -57,6 +57,33 @@ bool parseStep(llvm::StringRef text, unsigned numInputs, unsigned index,
     return false;
   }
   llvm::StringRef kindName = rhs.take_front(open).trim();
+  llvm::StringRef argText = rhs.drop_front(open + 1).drop_back();
+  step.reduce = false;
+  if (kindName.starts_with("row_")) {
+    std::optional<ReductionKind> rk =
+        symbolizeReductionKind(kindName.drop_front(4));
+    if (!rk) {
+      error = ("unknown row reduction '" + kindName +
+               "' (row_sum, row_max, row_min)")
+                  .str();
+      return false;
+    }
+    if (!rowReductions) {
+      error = ("'" + kindName +
+               "' is a row reduction, which only weft.fused_rows has")
+                  .str();
+      return false;
+    }
+    step.reduce = true;
+    step.reduceKind = *rk;
+    step.b = -1;
+    step.scalar = 0.0;
+    if (argText.contains(',')) {
+      error = (kindName + " takes one value, got '" + rhs + "'").str();
+      return false;
+    }
+    return parseValue(argText.trim(), numInputs, index, step.a, error);
+  }
   std::optional<MapKind> kind = symbolizeMapKind(kindName);
   if (!kind) {
     error = ("unknown map kind '" + kindName + "'").str();
@@ -64,7 +91,7 @@ bool parseStep(llvm::StringRef text, unsigned numInputs, unsigned index,
   }
   step.kind = *kind;
   llvm::SmallVector<llvm::StringRef> args;
-  rhs.drop_front(open + 1).drop_back().split(args, ',');
+  argText.split(args, ',');
   unsigned arity = MapOp::getArity(*kind);
   bool scalar = MapOp::takesScalar(*kind);
   if (args.size() != arity + (scalar ? 1 : 0)) {
@@ -97,14 +124,15 @@ bool parseStep(llvm::StringRef text, unsigned numInputs, unsigned index,
 
 bool mlir::weft::parseFusedSteps(llvm::StringRef text, unsigned numInputs,
                                  llvm::SmallVectorImpl<FusedMapStep> &steps,
-                                 std::string &error) {
+                                 std::string &error, bool rowReductions) {
   steps.clear();
   llvm::SmallVector<llvm::StringRef> parts;
   text.split(parts, ';');
   for (auto [i, part] : llvm::enumerate(parts)) {
     FusedMapStep step;
     std::string why;
-    if (!parseStep(part, numInputs, static_cast<unsigned>(i), step, why)) {
+    if (!parseStep(part, numInputs, static_cast<unsigned>(i), rowReductions,
+                   step, why)) {
       error = "step " + std::to_string(i) + ": " + why;
       return false;
     }
@@ -126,6 +154,13 @@ std::string mlir::weft::printFusedSteps(llvm::ArrayRef<FusedMapStep> steps,
   for (auto [i, s] : llvm::enumerate(steps)) {
     if (i)
       os << "; ";
+    if (s.reduce) {
+      os << "s" << i << " = row_" << stringifyReductionKind(s.reduceKind)
+         << "(";
+      value(s.a);
+      os << ")";
+      continue;
+    }
     os << "s" << i << " = " << stringifyMapKind(s.kind) << "(";
     value(s.a);
     if (s.b >= 0) {
@@ -140,4 +175,69 @@ std::string mlir::weft::printFusedSteps(llvm::ArrayRef<FusedMapStep> steps,
     os << ")";
   }
   return text;
+}
+
+bool mlir::weft::analyzeFusedRows(const IndexSpec &spec, llvm::StringRef rows,
+                                  llvm::ArrayRef<FusedMapStep> steps,
+                                  FusedRowsLayout &layout,
+                                  std::string &error) {
+  auto fail = [&](const llvm::Twine &why) {
+    error = why.str();
+    return false;
+  };
+  if (rows.empty())
+    return fail("`rows` names no letter");
+  for (auto [i, c] : llvm::enumerate(rows))
+    if (rows.find(c, i + 1) != llvm::StringRef::npos)
+      return fail("row letter '" + llvm::Twine(c) + "' is repeated");
+  auto isRow = [&](char c) { return rows.contains(c); };
+  llvm::StringRef result = spec.result;
+  layout.rows = rows.str();
+  layout.fullResult = result.ends_with(rows);
+  layout.kept =
+      (layout.fullResult ? result.drop_back(rows.size()) : result).str();
+  for (char c : layout.kept)
+    if (isRow(c))
+      return fail("the result \"" + result + "\" holds the row letters \"" +
+                  rows + "\" but not as its trailing letters");
+  unsigned numInputs = spec.inputs.size();
+  layout.full.assign(numInputs, false);
+  for (auto [k, in] : llvm::enumerate(spec.inputs)) {
+    llvm::StringRef letters = in;
+    bool any = llvm::any_of(letters, isRow);
+    if (any && !letters.ends_with(rows))
+      return fail("operand #" + llvm::Twine(k) + " (\"" + letters +
+                  "\") holds row letters but not \"" + rows +
+                  "\" as its trailing letters");
+    for (char c : any ? letters.drop_back(rows.size()) : letters)
+      if (!llvm::StringRef(layout.kept).contains(c))
+        return fail("letter '" + llvm::Twine(c) + "' of operand #" +
+                    llvm::Twine(k) +
+                    " is neither a kept letter of the result nor a row letter");
+    layout.full[k] = any;
+  }
+  bool reduces = false;
+  for (auto [j, st] : llvm::enumerate(steps)) {
+    bool full;
+    if (st.reduce) {
+      if (!layout.full[st.a])
+        return fail("step " + llvm::Twine(j) + ": row_" +
+                    stringifyReductionKind(st.reduceKind) +
+                    " of a row value (it has no row letters to reduce)");
+      full = false;
+      reduces = true;
+    } else {
+      full = layout.full[st.a] || (st.b >= 0 && layout.full[st.b]);
+    }
+    layout.full.push_back(full);
+  }
+  if (!reduces)
+    return fail("has no row reduction (a chain of maps is a weft.fused_map)");
+  if (layout.full.back() != layout.fullResult)
+    return fail(layout.fullResult
+                    ? "the last step is a row value but the result \"" +
+                          result + "\" holds the row letters"
+                    : "the last step is full but the result \"" + result +
+                          "\" lacks the row letters \"" + rows + "\"");
+  return true;
 }

@@ -161,6 +161,8 @@ WEFT_VERIFY_TYPES(ReshapeOp)
 WEFT_VERIFY_TYPES(SliceOp)
 WEFT_VERIFY_TYPES(ConcatOp)
 WEFT_VERIFY_TYPES(FusedMapOp)
+WEFT_VERIFY_TYPES(FusedRowsOp)
+WEFT_VERIFY_TYPES(WaitOp)
 #undef WEFT_VERIFY_TYPES
 
 /// Looks up the mesh and axes of a collective and returns the group size.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/FusedSteps.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
@@ -286,6 +287,38 @@ LogicalResult FusedMapOp::verify() {
     return failure();
   if (failed(verifyNoReducedLetter(*this, *spec, "")))
     return failure();
+  return verifySameElementType(*this, getInputs().getTypes(), getType());
+}
+
+LogicalResult FusedRowsOp::verify() {
+  unsigned n = getInputs().size();
+  if (n < 1 || n > static_cast<unsigned>(::weft::rt::kMaxFusedInputs))
+    return emitOpError() << "takes 1 to " << ::weft::rt::kMaxFusedInputs
+                         << " operands, got " << n;
+  SmallVector<FusedMapStep> steps;
+  std::string error;
+  if (!parseFusedSteps(getSteps(), n, steps, error, /*rowReductions=*/true))
+    return emitOpError() << "steps: " << error;
+  if (steps.size() > static_cast<size_t>(::weft::rt::kMaxFusedSteps))
+    return emitOpError() << "has " << steps.size() << " steps, at most "
+                         << ::weft::rt::kMaxFusedSteps;
+  llvm::SmallBitVector read(n);
+  for (const FusedMapStep &st : steps)
+    for (int id : {st.a, st.b})
+      if (id >= 0 && id < static_cast<int>(n))
+        read.set(id);
+  if (!read.all())
+    return emitOpError() << "operand #" << read.find_first_unset()
+                         << " is read by no step";
+  // Every result letter comes from an operand: the runtime sizes the
+  // index space from the operands.
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getSpec(), getInputs().getTypes(), getType());
+  if (failed(spec))
+    return failure();
+  FusedRowsLayout layout;
+  if (!analyzeFusedRows(*spec, getRows(), steps, layout, error))
+    return emitOpError() << error;
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 
@@ -1172,6 +1205,29 @@ LogicalResult ShardOp::verify() {
 // Collectives: checks that need no mesh
 //===----------------------------------------------------------------------===//
 
+/// An asynchronous collective (`weft.async = N`, N >= 0 compute ops
+/// overlapping it) is read only by one weft.wait.
+static LogicalResult verifyAsync(Operation *op) {
+  Attribute attr = op->getAttr(kAsyncAttr);
+  if (!attr)
+    return success();
+  auto n = dyn_cast<IntegerAttr>(attr);
+  if (!n || n.getInt() < 0)
+    return op->emitOpError() << "`" << kAsyncAttr
+                             << "` must be a non-negative integer (the ops "
+                                "it overlaps), got "
+                             << attr;
+  if (isa<SliceShardOp>(op))
+    return op->emitOpError() << "does not communicate: it cannot be `"
+                             << kAsyncAttr << "`";
+  Value r = op->getResult(0);
+  if (!r.hasOneUse() || !isa<WaitOp>(*r.getUsers().begin()))
+    return op->emitOpError()
+           << "is asynchronous (`" << kAsyncAttr
+           << "`): its result must have exactly one use, a weft.wait";
+  return success();
+}
+
 /// Axes non-empty and unique, local-view types (no sharding encoding), same
 /// element type and rank, and `dims` in range.
 static LogicalResult verifyCollective(Operation *op, ArrayAttr axes,
@@ -1200,7 +1256,7 @@ static LogicalResult verifyCollective(Operation *op, ArrayAttr axes,
     if (d < 0 || d >= in.getRank())
       return op->emitOpError() << "dimension " << d
                                << " is out of range for rank " << in.getRank();
-  return success();
+  return verifyAsync(op);
 }
 
 LogicalResult AllReduceOp::verify() {
@@ -1221,6 +1277,17 @@ LogicalResult AllToAllOp::verify() {
     return failure();
   if (getSplitDim() == getConcatDim())
     return emitOpError() << "split and concat dimensions must differ";
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  Operation *def = getInput().getDefiningOp();
+  if (!def || !isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(def) ||
+      !def->hasAttr(kAsyncAttr))
+    return emitOpError() << "waits for an asynchronous collective (one with `"
+                         << kAsyncAttr << "`); its operand is not one";
+  if (def->getBlock() != (*this)->getBlock() || !def->isBeforeInBlock(*this))
+    return emitOpError() << "must follow its collective in the same block";
   return success();
 }
 

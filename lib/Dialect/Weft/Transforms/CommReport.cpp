@@ -37,6 +37,8 @@ struct Entry {
   SmallVector<StringRef> axisNames;
   int64_t elements = 0;
   int64_t bytes = 0;
+  /// Compute ops overlapping it (weft.async); -1 when synchronous.
+  int64_t overlap = -1;
 };
 
 static int64_t numElements(RankedTensorType t) {
@@ -96,6 +98,8 @@ struct WeftCommReportPass
         e.reduction = stringifyReductionKind(kind.getValue()).str();
       if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))
         e.reason = reason.getValue().str();
+      if (auto overlap = op->getAttrOfType<IntegerAttr>(kAsyncAttr))
+        e.overlap = overlap.getInt();
       if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
         e.location = llvm::formatv("{0}:{1}:{2}", loc.getFilename(),
                                    loc.getLine(), loc.getColumn())
@@ -132,6 +136,8 @@ struct WeftCommReportPass
                              {"location", e.location}};
         if (!e.reduction.empty())
           o["reduction"] = e.reduction;
+        if (e.overlap >= 0)
+          o["overlap_ops"] = e.overlap;
         list.push_back(std::move(o));
       }
       llvm::json::Object byAxis;
@@ -151,7 +157,12 @@ struct WeftCommReportPass
                             e.kind + (e.reduction.empty()
                                           ? ""
                                           : "(" + e.reduction + ")"),
-                            e.axes, e.shapeIn, e.shapeOut, e.bytes, e.reason);
+                            e.axes, e.shapeIn, e.shapeOut, e.bytes,
+                            e.overlap < 0
+                                ? e.reason
+                                : llvm::formatv("{0} [async, overlaps {1} op(s)]",
+                                                e.reason, e.overlap)
+                                      .str());
       for (auto &[axis, bytes] : perAxes)
         os << llvm::formatv("total over {0,-20} {1,14} bytes/device\n", axis,
                             bytes);

@@ -86,6 +86,12 @@ public:
   void fusedMap(const FusedMapPlan &plan,
                 const std::vector<const Tensor *> &inputs, Tensor &out,
                 std::string_view label = {});
+  /// A fused chain of maps and row reductions (planFusedRows), with
+  /// fusedMap's contract on inputs and out. Bit-identical to running the
+  /// steps as separate maps and reductions on the same backend.
+  void fusedRows(const FusedRowsPlan &plan,
+                 const std::vector<const Tensor *> &inputs, Tensor &out,
+                 std::string_view label = {});
   void reduce(ReduceKind kind, const ReducePlan &plan, const Tensor &in,
               Tensor &out, std::string_view label = {});
   /// Masked lookup of i32 ids in the table rows [rowOffset, rowOffset+rows).
@@ -159,6 +165,43 @@ public:
                      std::string_view label = {});
   void allToAll(const Tensor &in, Tensor &out, int splitDim, int concatDim,
                 const AxisList &axes, std::string_view label = {});
+  //===--- Asynchronous collectives (weft.async, issue 13) ----------------//
+  /// A collective in flight: the communication, the buffers it needs alive
+  /// (operand, result, packed copies) and its unpacking. Its result must
+  /// not be read, nor its operand written, before finish().
+  struct Pending {
+    std::unique_ptr<Work> work; // null: completed when started (one rank)
+    std::vector<Tensor> keep;   // alive until finish()
+    const void *recv = nullptr; // unpacked into `out` by finish() when set
+    CopyPlan unpack;
+    Tensor out;
+    std::string label, kind, detail;
+    double bytes = 0;
+    bool finished = false;
+  };
+  /// The start forms of the collectives above (same checks and results):
+  /// they return once the communication is under way. The communicator's
+  /// progress thread (ThreadedCommunicator) moves it meanwhile.
+  std::unique_ptr<Pending> startAllReduce(const Tensor &in, Tensor &out,
+                                          const AxisList &axes,
+                                          ReduceKind kind,
+                                          std::string_view label = {});
+  std::unique_ptr<Pending> startAllGather(const Tensor &in, Tensor &out,
+                                          int dim, const AxisList &axes,
+                                          std::string_view label = {});
+  std::unique_ptr<Pending> startReduceScatter(const Tensor &in, Tensor &out,
+                                              int dim, const AxisList &axes,
+                                              ReduceKind kind,
+                                              std::string_view label = {});
+  std::unique_ptr<Pending> startAllToAll(const Tensor &in, Tensor &out,
+                                         int splitDim, int concatDim,
+                                         const AxisList &axes,
+                                         std::string_view label = {});
+  /// Waits for `p` (idempotent), unpacks its result and profiles it: the
+  /// op's time is the wait (what the step paid), and the profiler adds the
+  /// time the communication was in flight to its overlap counters.
+  void finish(Pending &p);
+
   /// Copies `in` into `out`, the same elements in row-major order (shapes
   /// may differ: weft.reshape); both on this backend's device.
   void copy(const Tensor &in, Tensor &out, std::string_view label = {});
@@ -184,6 +227,10 @@ public:
   virtual void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                               const std::vector<const void *> &inputs,
                               void *out) = 0;
+  /// As fusedMapKernel, for a FusedRowsPlan.
+  virtual void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
+                               const std::vector<const void *> &inputs,
+                               void *out) = 0;
   virtual void embedKernel(const EmbedPlan &plan, DType dtype,
                            const int32_t *ids, const void *table, void *out,
                            int64_t rowOffset) = 0;
@@ -252,6 +299,12 @@ private:
   void recordOp(std::string_view label, const char *kind,
                 const std::string &detail, double t0, double flops,
                 double bytes);
+  /// A packed copy of `in` for an asynchronous send (its own buffer: the
+  /// comm-send scratch may be reused before the wait), or `in` itself.
+  Tensor packedCopy(const CollectivePlan &p, const Tensor &in);
+  std::unique_ptr<Pending> pending(std::string_view label, const char *kind,
+                                   std::string detail, double bytes,
+                                   const Tensor &in, const Tensor &out);
   double startOp();
 
   Mesh mesh_;

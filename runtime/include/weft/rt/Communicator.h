@@ -62,6 +62,9 @@ public:
   virtual void wait() = 0;
   /// True once the operation completed (never blocks).
   virtual bool isCompleted() = 0;
+  /// Seconds from the operation's start to its completion, once completed
+  /// and when the communicator knows (ThreadedCommunicator); -1 otherwise.
+  virtual double secondsInFlight() const { return -1; }
 };
 
 /// Called when a wait exceeds the communicator's timeout, with the message
@@ -143,13 +146,14 @@ public:
   /// A wait longer than `seconds` (0: no limit, the default) calls the
   /// handler (null: the default, print + MPI_Abort). Applies to waits
   /// started after the call.
-  void setTimeout(double seconds, CommTimeoutHandler handler = nullptr);
+  /// Virtual: a decorator (ThreadedCommunicator) forwards it.
+  virtual void setTimeout(double seconds, CommTimeoutHandler handler = nullptr);
   double timeout() const { return timeoutSeconds_; }
   /// Collective over the world (every rank must call it, after
   /// setTimeout): records whether no rank has a timeout, which lets the
   /// blocking forms use the library's blocking collectives. The program
   /// harness calls it once every rank loaded its inputs.
-  void agreeOnTimeout();
+  virtual void agreeOnTimeout();
   /// True when agreeOnTimeout() found no timeout on any rank.
   bool blockingAgreed() const { return blockingAgreed_; }
 

@@ -268,6 +268,96 @@ template <typename T> struct Reduce<ReduceKind::Min, T> {
 template <typename T> struct AccumType { using type = T; };
 template <> struct AccumType<float> { using type = double; };
 
+//===--- The canonical reduction order ------------------------------------===//
+//
+// Row-ordered reductions (reduceRowOrdered in ElementPlans.h) and the row
+// reductions of weft.fused_rows combine their n elements x[0..n), taken in
+// reduced index order, in one order that depends on n only, so the CPU
+// (vectorized) and the CUDA kernels (a warp per segment) agree bit for bit:
+//
+//   n <= kReduceSegment: 32 lane accumulators start at the identity; lane j
+//     combines x[j], x[j+32], x[j+64], ... in that order (acc = combine(acc,
+//     x)); then the tree: for d = 16, 8, 4, 2, 1, for i < d: acc[i] =
+//     combine(acc[i], acc[i+d]); the result is acc[0]. This is lane 0 of a
+//     warp after __shfl_down_sync(..., d) for d = 16 down to 1.
+//   n > kReduceSegment: p[s] = the above over segment s, x[s*2048 ..
+//     min(n, (s+1)*2048)), for each segment; the result is the canonical
+//     reduction of p (recursively, by the same rule).
+//
+// Since kReduceSegment is a multiple of kReduceLanes, element r always
+// lands in lane r % 32 of segment r / 2048.
+
+constexpr int kReduceLanes = 32;
+constexpr int64_t kReduceSegment = 2048;
+/// Levels of the recursion for any n < 2^63 (2048^6 = 2^66).
+constexpr int kReduceMaxLevels = 6;
+
+/// The tree of the canonical order over kReduceLanes accumulators, in place;
+/// returns acc[0].
+template <ReduceKind K, typename A> WEFT_HD inline A reduceLaneTree(A *acc) {
+  for (int d = kReduceLanes / 2; d > 0; d /= 2)
+    for (int i = 0; i < d; ++i)
+      acc[i] = Reduce<K, A>::combine(acc[i], acc[i + d]);
+  return acc[0];
+}
+
+/// The number of segments of kReduceSegment (the last may be shorter) that
+/// n values fill: the values the next level of the canonical order combines.
+WEFT_HD inline int64_t reduceSegments(int64_t n) {
+  return (n + kReduceSegment - 1) / kReduceSegment;
+}
+
+/// The scalar reference of the canonical order: combines load(0), ...,
+/// load(n-1) (each already in the accumulation type A) and returns the
+/// result in A. One pass, no allocation: each level of the recursion keeps
+/// its 32 lanes, and a level's finished segment is pushed to the level
+/// above as the next partial. Usable on host and device; the backends run
+/// faster forms of it (CpuKernels.cpp, CudaKernels.cu) that the tests check
+/// against this one.
+template <ReduceKind K, typename A, typename Load>
+WEFT_HD A reduceCanonical(int64_t n, Load load) {
+  using R = Reduce<K, A>;
+  // count[l]: values level l combines; the top level has one segment.
+  int64_t count[kReduceMaxLevels];
+  int top = 0;
+  count[0] = n < 0 ? 0 : n;
+  while (count[top] > kReduceSegment && top + 1 < kReduceMaxLevels) {
+    count[top + 1] = reduceSegments(count[top]);
+    ++top;
+  }
+  A acc[kReduceMaxLevels][kReduceLanes];
+  int64_t seen[kReduceMaxLevels]; // values combined so far, per level
+  for (int l = 0; l <= top; ++l) {
+    seen[l] = 0;
+    for (int j = 0; j < kReduceLanes; ++j)
+      acc[l][j] = R::identity();
+  }
+  for (int64_t r = 0; r < count[0]; ++r) {
+    A v = load(r);
+    for (int l = 0;; ++l) {
+      const int lane = static_cast<int>(seen[l] % kReduceLanes);
+      acc[l][lane] = R::combine(acc[l][lane], v);
+      ++seen[l];
+      // A level below the top passes its segment up when it is full or
+      // holds the level's last value.
+      if (l == top || (seen[l] % kReduceSegment != 0 && seen[l] != count[l]))
+        break;
+      v = reduceLaneTree<K, A>(acc[l]);
+      for (int j = 0; j < kReduceLanes; ++j)
+        acc[l][j] = R::identity();
+    }
+  }
+  return reduceLaneTree<K, A>(acc[top]);
+}
+
+/// reduceCanonical over x[0], x[stride], ..., x[(n-1) * stride], each
+/// converted to A.
+template <ReduceKind K, typename A, typename T>
+WEFT_HD A reduceCanonical(const T *x, int64_t n, int64_t stride = 1) {
+  return reduceCanonical<K, A>(
+      n, [=](int64_t r) { return static_cast<A>(x[r * stride]); });
+}
+
 /// Compute type of a storage type (half types compute in float).
 template <typename T> struct ComputeType { using type = T; };
 

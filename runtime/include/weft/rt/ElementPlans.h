@@ -70,6 +70,79 @@ FusedMapPlan planFusedMap(const std::string &spec,
                           const std::vector<Shape> &inShapes,
                           const Shape &outShape, std::vector<FusedStep> steps);
 
+/// A fused chain of maps and row reductions (weft.fused_rows, made by
+/// --weft-fuse-elementwise): softmax, RMSNorm, LayerNorm in one pass over
+/// each row. The iteration space is kept x row: the kept letters (outer)
+/// and the row letters `rowLetters` (the trailing letters of the space,
+/// merged into one dimension of `rowLength` elements). A value is either
+/// *full* (one element per (row, position): an input holding the row
+/// letters, a map of at least one full value) or a *row value* (one per
+/// row: an input without row letters, a reduction, a map of row values).
+/// Value ids as in FusedMapPlan: i < inputs is input i, inputs + j step j.
+/// A reduction step reads one full value and combines its row in
+/// ops::reduceCanonical's order, accumulating in ops::AccumType and
+/// rounding to the tensor dtype, as the unfused weft.reduce stores it; a map
+/// step rounds to the dtype too, so the fused op gives the unfused chain's
+/// bits. The last step is the result: full (outShape = kept + row letters)
+/// or a row value (outShape = the kept letters).
+///
+/// The unfused chain stores every full step as a dense tensor (kept + row
+/// letters), whose reduction is row-ordered (reduceRowOrdered): the same
+/// canonical order. A reduction reading a full *input* directly matches the
+/// unfused weft.reduce of that input when its row stride is 1 (the row
+/// letters trailing, as the compiler always makes them); of an input read at
+/// another stride (planFusedRows accepts one) the unfused reduce is not
+/// row-ordered, and the fused result still follows the canonical order.
+struct FusedRowStep {
+  bool reduce = false;                     // a row reduction of value `a`
+  ReduceKind reduceKind = ReduceKind::Sum; // when reduce
+  MapKind kind = MapKind::Add;             // when !reduce
+  int a = 0;
+  int b = -1; // -1: unary (and always for a reduction)
+  double scalar = 0.0;
+};
+struct FusedRowsPlan {
+  std::string spec;       // "bhts,bht->bhts": operand letters -> result
+  std::string rowLetters; // "s"
+  std::vector<Shape> inShapes;
+  Shape outShape;
+  /// The kept dims in result order, merged where adjacent dims' strides
+  /// merge for every input and the result (as planMap merges), extent-1
+  /// dims dropped; outer to inner (empty: one row).
+  Shape keptShape;
+  std::vector<std::vector<int64_t>> inKeptStrides; // per input, per kept dim
+  std::vector<int64_t> outKeptStrides;             // per kept dim
+  int64_t rows = 1;      // product of keptShape
+  int64_t rowLength = 1; // product of the row letters' sizes
+  /// Per input: stride along the merged row; 0 for a row value (an input
+  /// without the row letters).
+  std::vector<int64_t> inRowStrides;
+  /// 1 when the result is full (its row is contiguous), 0 when it is a row
+  /// value.
+  int64_t outRowStride = 0;
+  std::vector<FusedRowStep> steps; // the last one is the result
+  /// Per value id (inputs, then steps): true when full.
+  std::vector<bool> full;
+};
+
+/// Plans a fused row chain. `spec`'s result letters are the kept letters
+/// followed by `rowLetters` when the result is full, the kept letters alone
+/// when it is a row value; every kept letter is in some input. Every input
+/// holds either all row letters or none, and no letter outside the kept and
+/// row letters; a kept letter an input lacks is broadcast (stride 0). A full
+/// input's row letters must merge into one stride: its trailing letters in
+/// `rowLetters`' order (stride 1; what the compiler emits) or, say, a
+/// transposed operand "sb" for rows "s" (stride = b's extent). Checks the
+/// steps (1..kMaxFusedSteps, 1..kMaxFusedInputs inputs, kinds and arity, ids
+/// in range and lower than the step's own, a reduction of a full value,
+/// every input read, the last step full exactly when the result holds the
+/// row letters) and that the space's elements and f64 bytes fit in int64.
+/// Errors name the spec.
+FusedRowsPlan planFusedRows(const std::string &spec,
+                            const std::string &rowLetters,
+                            const std::vector<Shape> &inShapes,
+                            std::vector<FusedRowStep> steps);
+
 /// out[o] = reduce over the dims with outStride 0 of in. Iteration space is
 /// the input's dims in input order (simplified).
 struct ReducePlan {
@@ -86,26 +159,48 @@ struct ReducePlan {
 /// Result letters must be a subset of the input letters, in any order.
 ReducePlan planReduce(const std::string &spec, const Shape &inShape);
 
-/// How a device with `deviceThreads` resident threads splits a reduction
-/// (the CUDA backend launches it; tests check it on the CPU, and
+/// Whether a reduction is *row-ordered*: after the plan's dims are merged,
+/// the innermost reduced dim (outStride 0) has input stride 1, so each
+/// output's elements are rows of contiguous runs (softmax's max and sum over
+/// "bhts->bht", RMSNorm's "btd->bt", a loss's "ij->"). Both backends combine
+/// a row-ordered reduction in ops::reduceCanonical's order over the reduced
+/// index order (row-major over the reduced dims in input order), so the CPU
+/// and the CUDA backend agree bit for bit. Any other reduction (over outer
+/// letters only, as a bias gradient "bd->d", or with nothing to reduce)
+/// combines each output's elements sequentially in that order, from the
+/// identity, in ops::AccumType: the CPU's row-accumulating loop and the
+/// CUDA backend's thread per output, which agree while the CUDA backend does
+/// not cut the range into segments (planReduceLaunch).
+bool reduceRowOrdered(const ReducePlan &plan);
+
+/// How the CUDA backend launches a reduction (tests check it on the CPU, and
 /// ReduceLaunchTest replays its order with ElementOps.h's combine):
-/// - `team` threads (1, 32 or 256) share one output, each taking every
-///   team-th reduced element, then combine in a tree. A team is used when
-///   the reduced elements are contiguous (`reducedContiguous`) and there are
-///   more of them than a warp; otherwise one thread per output walks its
-///   elements while the adjacent threads read adjacent addresses.
-/// - When the outputs alone cannot fill the device, the reduced range is cut
-///   into `segments` pieces of `segmentLength` (the last may be shorter,
-///   none is empty): pass 1 writes one partial per (output, segment) in the
-///   accumulation type, pass 2 combines each output's partials in order.
-/// The split depends on the sizes only, so a result is reproducible.
+/// - Row-ordered (`rowOrdered`): ops::reduceCanonical's order. One warp
+///   (`team` = 32) per (output, segment of `segmentLength` =
+///   min(reducedElements, ops::kReduceSegment) elements), its lane j taking
+///   the segment's elements j, j+32, ... and the tree of __shfl_down_sync.
+///   With `segments` > 1, pass 1 writes the partials [outputs, segments] in
+///   the accumulation type; each further pass reduces those rows by the
+///   same rule (partials of partials) until one value per output is left:
+///   `passes` launches in all. Independent of the device.
+/// - Otherwise one thread per output (`team` = 1) walks its elements in
+///   order while adjacent threads read adjacent addresses. When the outputs
+///   alone cannot fill the device (`deviceThreads` resident threads), the
+///   reduced range is cut into `segments` pieces of `segmentLength` (the
+///   last may be shorter, none is empty): pass 1 writes one partial per
+///   (output, segment), and the row-ordered passes combine each output's
+///   row of partials in ops::reduceCanonical's order (`passes` in all). The
+///   split depends on the sizes and the device's thread count only, so a
+///   result is reproducible on one device; unsplit, it is the CPU's
+///   sequential order.
 struct ReduceLaunch {
   int team = 1;
   int64_t segments = 1;
   int64_t segmentLength = 0;
+  int passes = 1;
 };
 ReduceLaunch planReduceLaunch(int64_t outElements, int64_t reducedElements,
-                              bool reducedContiguous, int64_t deviceThreads);
+                              bool rowOrdered, int64_t deviceThreads);
 
 /// out[i] = table[(ids[i . idsStrides] - offset) * rowStride +
 ///                i . tableStrides] when the id is in [offset, offset+rows),

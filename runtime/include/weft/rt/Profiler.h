@@ -12,6 +12,9 @@
 
 namespace weft::rt {
 
+/// Whether an op kind is a collective ("all_reduce", ...).
+bool isCommKind(const std::string &kind);
+
 struct OpStats {
   std::string label; // e.g. "einsum btd,df->btf" or a compiler-given name
   std::string kind;  // "einsum", "map", "all_reduce", ...
@@ -26,15 +29,26 @@ class Profiler {
 public:
   void record(const std::string &label, const std::string &kind, double seconds,
               double flops, double bytesSent);
+  /// A collective's communication: `inFlight` seconds from its start to
+  /// its completion, `exposed` of which the step waited for (all of it for
+  /// a synchronous collective).
+  void recordOverlap(double inFlight, double exposed);
+  double commSeconds() const { return commSeconds_; }
+  double exposedCommSeconds() const { return exposedSeconds_; }
   const std::vector<OpStats> &ops() const { return ops_; }
   const OpStats *find(const std::string &label) const;
   void clear();
   /// Table of calls, time, GFLOP/s and bytes per op, plus totals.
-  void print(std::ostream &os, const std::string &title = "weft profile") const;
+  /// With communication recorded, also the per-step split (over `steps`
+  /// steps): compute, communication, and the part of it hidden behind
+  /// compute.
+  void print(std::ostream &os, const std::string &title = "weft profile",
+             int steps = 1) const;
 
 private:
   std::vector<OpStats> ops_;
   std::map<std::string, std::size_t> index_;
+  double commSeconds_ = 0, exposedSeconds_ = 0;
 };
 
 /// Monotonic wall clock in seconds.

@@ -130,11 +130,23 @@ public:
   void setOutput(std::size_t i, Tensor t) { outputs_.at(i) = std::move(t); }
   const std::vector<Tensor> &outputs() const { return outputs_; }
 
+  /// Asynchronous collectives started by the step and not waited for yet.
+  void addPending(std::unique_ptr<Backend::Pending> p) {
+    pending_.push_back(std::move(p));
+  }
+  /// Finishes the pending collective whose result is `t` (gen::wait);
+  /// throws Error when none is.
+  void finishPending(const Tensor &t);
+  /// Finishes every pending collective (the harness, after each step: a
+  /// collective must not outlive the step that started it).
+  void finishAllPending();
+
 private:
   Backend &backend_;
   std::vector<Tensor> inputs_;
   std::vector<bool> donated_;
   std::vector<Tensor> outputs_;
+  std::vector<std::unique_ptr<Backend::Pending>> pending_;
 };
 
 /// Helpers the generated step calls: each allocates its result, runs one
@@ -169,6 +181,15 @@ template <typename... Ins>
 Tensor fusedMap(StepContext &ctx, const FusedMapPlan &plan, const char *label,
                 const Ins &...ins) {
   return fusedMapParts(ctx, plan, label, {&ins...});
+}
+/// weft.fused_rows: as fusedMap, with a FusedRowsPlan (Backend::fusedRows).
+Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
+                      const char *label,
+                      std::initializer_list<const Tensor *> inputs);
+template <typename... Ins>
+Tensor fusedRows(StepContext &ctx, const FusedRowsPlan &plan,
+                 const char *label, const Ins &...ins) {
+  return fusedRowsParts(ctx, plan, label, {&ins...});
 }
 /// `vocabAxes` empty: the table holds every row. Otherwise this rank holds
 /// rows [i*R, (i+1)*R) where i is its position over `vocabAxes`.
@@ -255,6 +276,23 @@ Tensor reduceScatter(StepContext &ctx, const Tensor &in, int dim,
                      const Shape &outShape, const char *label);
 Tensor allToAll(StepContext &ctx, const Tensor &in, int splitDim, int concatDim,
                 const AxisList &axes, const Shape &outShape, const char *label);
+/// Start forms of the collectives above, for a weft.async collective: the
+/// result tensor comes back at once; its weft.wait calls gen::wait before
+/// anything reads it.
+Tensor startAllReduce(StepContext &ctx, const Tensor &in, const AxisList &axes,
+                      ReduceKind kind, bool inPlace, const char *label);
+Tensor startAllGather(StepContext &ctx, const Tensor &in, int dim,
+                      const AxisList &axes, const Shape &outShape,
+                      const char *label);
+Tensor startReduceScatter(StepContext &ctx, const Tensor &in, int dim,
+                          const AxisList &axes, ReduceKind kind,
+                          const Shape &outShape, const char *label);
+Tensor startAllToAll(StepContext &ctx, const Tensor &in, int splitDim,
+                     int concatDim, const AxisList &axes,
+                     const Shape &outShape, const char *label);
+/// weft.wait: completes the asynchronous collective whose result is `t`
+/// and returns `t`.
+Tensor wait(StepContext &ctx, const Tensor &t, const char *label);
 Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
                   const AxisList &axes, const Shape &outShape,
                   const char *label);

@@ -20,6 +20,9 @@ namespace mlir::weft {
 //===--- Side attributes of a signature ----------------------------------===//
 // Names come from the dialect's ODS (`discardableAttrs`).
 
+/// On a collective: started asynchronously, with this many compute ops
+/// before its weft.wait (--weft-schedule-collectives).
+inline constexpr llvm::StringLiteral kAsyncAttr = "weft.async";
 inline constexpr llvm::StringLiteral kGlobalTypeAttr =
     WeftDialect::GlobalTypeAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kNameAttr =

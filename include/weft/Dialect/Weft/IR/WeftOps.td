@@ -691,6 +691,43 @@ def Weft_FusedMapOp : Weft_Op<"fused_map", [Pure, Weft_LocalViewOnly]> {
   let hasVerifier = 1;
 }
 
+def Weft_FusedRowsOp : Weft_Op<"fused_rows", [Pure, Weft_LocalViewOnly]> {
+  let summary = "a chain of maps and row reductions computed one row at a time";
+  let description = [{
+    What `--weft-fuse-rows` makes of a softmax, an RMSNorm or a LayerNorm
+    on the local view: maps and reductions over the trailing letters
+    `rows` of one index space, computed one row at a time, so each operand
+    is read once and only the last value is written.
+
+    The index space is the kept letters followed by `rows`. A value is
+    *full* (an operand holding the row letters, as its trailing letters in
+    `rows`' order; a map of a full value) or a *row value*, one per row (an
+    operand without row letters; a reduction; a map of row values only).
+    `steps` is the chain as in `weft.fused_map`, plus the row reductions
+    `row_sum(v)`, `row_max(v)` and `row_min(v)` of a full value. `spec`
+    gives each operand's letters and the result's: the kept letters then
+    `rows` when the last step is full, the kept letters alone when it is a
+    row value. Every step is rounded to the element type and every
+    reduction combines in the runtime's fixed order, as the unfused
+    `weft.map` and `weft.reduce` do, so fusing never changes a bit. At
+    most 8 operands and 16 steps, at least one row reduction. Local view
+    only.
+
+    ```mlir
+    // softmax over s
+    %p = weft.fused_rows "bhts->bhts" rows "s" (%x)
+        steps "s0 = row_max(in0); s1 = sub(in0, s0); s2 = exp(s1); s3 = row_sum(s2); s4 = div(s2, s3)"
+        : (tensor<4x8x64x64xf32>) -> tensor<4x8x64x64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$spec, StrAttr:$rows,
+                       Variadic<Weft_FloatTensor>:$inputs, StrAttr:$steps);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec `rows` $rows ` ` `(` $inputs `)` `steps` $steps "
+                       "attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
 class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect,
                                              Weft_LocalViewOnly])> {
@@ -773,6 +810,33 @@ def Weft_AllToAllOp : Weft_CollectiveOp<"all_to_all"> {
   let assemblyFormat =
       "$input `on` $mesh `over` $axes `split` $split_dim `concat` $concat_dim "
       "attr-dict `:` type($input) `->` type($result)";
+}
+
+def Weft_WaitOp : Weft_Op<"wait", [Weft_LocalViewOnly,
+                                    AllTypesMatch<["input", "result"]>]> {
+  let summary = "where an asynchronous collective's result is ready";
+  let description = [{
+    `--weft-schedule-collectives` splits a collective in two: the collective
+    op, marked `weft.async = N`, starts the communication where it stands
+    (as early as its operand allows), and `weft.wait` is where its result
+    is needed (right before the first op that reads it). The N compute ops
+    between the two run while the data moves. An asynchronous collective's
+    only use is its `weft.wait`; the value is the collective's result.
+
+    ```mlir
+    %g = weft.all_reduce sum %p on @mesh over ["data"] {weft.async = 12 : i64}
+        : tensor<1024x1024xf32>
+    ...                                      // 12 ops overlap the all-reduce
+    %r = weft.wait %g : tensor<1024x1024xf32>
+    ```
+
+    The op has no declared memory effects, so no generic pass moves or
+    erases it.
+  }];
+  let arguments = (ins Weft_AnyTensor:$input);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable]> {

@@ -314,6 +314,58 @@ def WeftCombineCollectives : Pass<"weft-combine-collectives",
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftScheduleCollectives : Pass<"weft-schedule-collectives",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Start each collective as early and wait for it as late as data allow";
+  let description = [{
+    On the local view: each `weft.all_reduce`, `weft.all_gather`,
+    `weft.reduce_scatter` and `weft.all_to_all` of the function body moves
+    up to just after the op defining its operand (never above an earlier
+    collective: every rank starts a group's collectives in program order),
+    and a `weft.wait` goes right before the first op reading its result.
+    The collective records the compute ops between the two as
+    `weft.async = N` (the comm report prints it); the runtime starts it
+    asynchronously and runs those ops meanwhile. A collective whose result
+    is read by the next compute op stays synchronous where it was. First,
+    compute that depends on a collective and only feeds the results (a
+    training step's optimizer updates) sinks to the end, in order, so the
+    backward pass runs while the gradients move; and an all-gather starts no
+    earlier than the previous all-gather's result is needed (at most two
+    gathered weights alive, FSDP's prefetch of one). A function that has a
+    `weft.wait` already is left as it is. The values computed do not change
+    (test/e2e/schedule-bitwise.test); docs/overlap.md.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
+def WeftFuseRows : Pass<"weft-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Fuse softmax and norms (maps and row reductions) into weft.fused_rows";
+  let description = [{
+    On the local view (after partitioning: collectives are never fused
+    away, the comm report does not change), each `weft.reduce` over the
+    trailing letters of its input seeds a group over that index space
+    (kept letters, then row letters). The group grows
+
+    * downward while the current output's every use is one `weft.map` of
+      the space reading it whole (softmax's divide; a norm's rsqrt chain
+      and its multiply), then
+    * upward, breadth-first, over the `weft.map` and `weft.reduce`
+      producing a member's operand when every use of the producer is a
+      member reading its whole value in the space's order (softmax's exp,
+      read by the sum and the divide; the max reduction; a norm's square).
+
+    Exactly one value, the group's output, is used outside it, so nothing
+    is computed twice. Operands are kept when they hold all the row
+    letters, trailing and in order, or none (a bias `d` of rows `d` is an
+    operand; a transposed one is not and leaves the group unfused). A
+    group of two or more ops within 8 operands and 16 steps becomes one
+    `weft.fused_rows` at the output's position. Results are bit-identical
+    to the unfused program (same per-element math, same reduction order).
+    weftc runs it before `--weft-fuse-elementwise` (`--fuse`).
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftFuseElementwise : Pass<"weft-fuse-elementwise",
                                "::mlir::func::FuncOp"> {
   let summary = "Fuse chains of elementwise maps into weft.fused_map";

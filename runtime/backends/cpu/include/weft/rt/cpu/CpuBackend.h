@@ -37,6 +37,13 @@ public:
   void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                       const std::vector<const void *> &inputs,
                       void *out) override;
+  /// Tiles of rows (one row when rows are long) through per-thread
+  /// buffers, one per value (CpuKernels.cpp).
+  void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
+                       const std::vector<const void *> &inputs,
+                       void *out) override;
+  /// Row-ordered reductions in ops::reduceCanonical's order (vectorized),
+  /// others sequentially per output (CpuKernels.cpp).
   void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
                     const void *in, void *out) override;
   void embedKernel(const EmbedPlan &plan, DType dtype, const int32_t *ids,

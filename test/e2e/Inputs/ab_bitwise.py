@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Fused and unfused builds of one example compute the same bits.
+"""Two builds of one example, weftc's default and one with a pass turned
+off, compute the same bits.
 
-  fusion_bitwise.py EXAMPLE.mlir --bin BIN --work DIR [--np N:MESH ...]
-                    [--weftc-flag FLAG ...] [--steps S]
+  ab_bitwise.py EXAMPLE.mlir --bin BIN --work DIR [--np N:MESH ...]
+                [--weftc-flag FLAG ...] [--steps S]
+                [--off-flag --fuse=false] [--names fused,unfused]
 
-Builds EXAMPLE with weftc (fusion on, the default) and with --fuse=false,
-prints how many weft::rt::gen::fusedMap calls the fused program makes and
-how many map calls each has, then for every --np runs both on the same
-random inputs (--random-inputs 1, or --steps S of training) and compares
-every output file bit for bit (NaN bits included). Prints one line per
-rank count and output: `np=N OUT: fused vs unfused: identical`.
+Builds EXAMPLE with weftc (defaults: fusion and scheduling on) and with
+--off-flag (default --fuse=false), prints for each how many fused maps,
+fused rows, maps, reductions, asynchronous collectives (start calls) and
+waits its C++ calls, then for every --np runs both on the same random
+inputs (--random-inputs 1, or --steps S of training) and compares every
+output file bit for bit (NaN bits included). Prints one line per rank
+count and output: `np=N OUT: fused vs unfused: identical` (with --names).
 Exit 1 on any difference or failed stage.
 """
 import argparse
@@ -29,7 +32,7 @@ def run(cmd):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     if p.returncode != 0:
-        sys.exit("fusion_bitwise: failed (exit %d): %s\n%s" % (
+        sys.exit("ab_bitwise: failed (exit %d): %s\n%s" % (
             p.returncode, " ".join(cmd), p.stdout))
     return p.stdout
 
@@ -42,6 +45,8 @@ def main():
     ap.add_argument("--np", action="append", default=[], metavar="N:MESH")
     ap.add_argument("--weftc-flag", action="append", default=[])
     ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--off-flag", default="--fuse=false")
+    ap.add_argument("--names", default="fused,unfused")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     weftc = os.path.join(a.bin, "weftc")
@@ -51,14 +56,21 @@ def main():
         n, mesh = np_mesh.split(":", 1)
         mesh_flags = [] if mesh == "-" else ["--mesh", mesh]
         outs = {}
-        for variant, flags in (("fused", []), ("unfused", ["--fuse=false"])):
+        on, off = a.names.split(",")
+        for variant, flags in ((on, []), (off, [a.off_flag])):
             base = os.path.join(a.work, "%s-np%s" % (variant, n))
             common = [a.example] + a.weftc_flag + mesh_flags + flags
             if not counted:
                 cpp = run([weftc] + common + ["--emit=cpp"])
                 fused = len(re.findall(r"gen::fusedMap\(", cpp))
+                rows = len(re.findall(r"gen::fusedRows\(", cpp))
                 maps = len(re.findall(r"gen::map\(", cpp))
-                print("%s: %d fused ops, %d maps" % (variant, fused, maps))
+                reduces = len(re.findall(r"gen::reduce\(", cpp))
+                starts = len(re.findall(r"gen::start[A-Z]\w*\(", cpp))
+                waits = len(re.findall(r"gen::wait\(", cpp))
+                print("%s: %d fused ops, %d fused rows, %d maps, %d reductions,"
+                      " %d async collectives, %d waits"
+                      % (variant, fused, rows, maps, reduces, starts, waits))
             run([weftc] + common + ["-o", base])
             out_dir = base + "-out"
             args = ["--output-dir", out_dir, "--random-inputs", "1"]
@@ -67,14 +79,14 @@ def main():
             run(MPIRUN + ["-np", n, base] + args)
             outs[variant] = out_dir
         counted = True
-        for f in sorted(glob.glob(os.path.join(outs["fused"], "*.npy"))):
+        for f in sorted(glob.glob(os.path.join(outs[on], "*.npy"))):
             name = os.path.basename(f)[:-4]
             x = np.load(f)
-            y = np.load(os.path.join(outs["unfused"], name + ".npy"))
+            y = np.load(os.path.join(outs[off], name + ".npy"))
             same = (x.shape == y.shape and x.dtype == y.dtype and
                     x.tobytes() == y.tobytes())
-            print("np=%s %s: fused vs unfused: %s" % (
-                n, name, "identical" if same else "DIFFERENT"))
+            print("np=%s %s: %s vs %s: %s" % (
+                n, name, on, off, "identical" if same else "DIFFERENT"))
             status |= not same
     return status
 

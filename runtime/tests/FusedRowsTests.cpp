@@ -1,0 +1,408 @@
+//===- FusedRowsTests.cpp - Fused row chains against the unfused ops ------===//
+//
+// Backend::fusedRows (planFusedRows) against the same chain run as one
+// Backend::map or Backend::reduce per step on the same backend: the results
+// must match bit for bit (each step rounds to the dtype as the unfused op
+// stores it; the reductions of both follow ops::reduceCanonical).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+#include "weft/rt/EinsumSpec.h"
+#include "weft/rt/ElementOps.h"
+#include "weft/rt/ElementPlans.h"
+#include "weft/rt/Error.h"
+#include "weft/rt/Profiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace weft::rt;
+using namespace weft::rt::test;
+
+namespace {
+
+/// Runs on every dtype the backend maps (f16 and bf16 on CUDA; skipped
+/// where map lacks them).
+class FusedRowsTest : public ::testing::TestWithParam<DType> {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+    Backend &be = *testBackend();
+    try {
+      Tensor a = be.zeros(GetParam(), {2}), out = be.zeros(GetParam(), {2});
+      be.map(MapKind::Neg, planMap("i->i", {{2}}), a, nullptr, out);
+    } catch (const Error &e) {
+      GTEST_SKIP() << "no map of " << dtypeName(GetParam()) << " on "
+                   << be.name() << ": " << e.what();
+    }
+  }
+};
+
+FusedRowStep rowReduce(ReduceKind k, int a) {
+  return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
+}
+FusedRowStep rowMap(MapKind k, int a, int b = -1, double s = 0.0) {
+  return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
+}
+
+struct RowsCase {
+  std::string name;
+  std::string spec;
+  std::string rows;
+  std::vector<Shape> shapes;
+  std::vector<FusedRowStep> steps;
+  /// Nonzero: every 37th element of input 0 is +-big (sums whose bits
+  /// depend on the order of their additions, in f32 too).
+  double big = 0;
+};
+
+/// The chain of `c` as separate ops, one tensor per step: a reduction is
+/// "<its operand's letters>-><kept letters>", a map "<operands' letters>->
+/// <kept letters>[<row letters>]" (the row letters when an operand is full).
+Tensor runUnfusedRows(Backend &be, const RowsCase &c,
+                      const std::vector<Tensor> &inputs) {
+  EinsumSpec spec = EinsumSpec::parse(c.spec, 1, kMaxFusedInputs);
+  auto sizes = spec.letterSizes(c.shapes);
+  std::string kept = spec.output;
+  if (kept.size() >= c.rows.size() &&
+      kept.compare(kept.size() - c.rows.size(), c.rows.size(), c.rows) == 0)
+    kept.resize(kept.size() - c.rows.size());
+  auto shapeOf = [&](const std::string &letters) {
+    Shape s;
+    for (char ch : letters)
+      s.push_back(sizes.at(ch));
+    return s;
+  };
+  const DType dt = inputs[0].dtype;
+  std::vector<Tensor> values = inputs;
+  std::vector<std::string> letters = spec.inputs;
+  std::vector<bool> full;
+  for (const std::string &l : letters)
+    full.push_back(l.find(c.rows[0]) != std::string::npos);
+  for (const FusedRowStep &st : c.steps) {
+    if (st.reduce) {
+      ReducePlan plan =
+          planReduce(letters[st.a] + "->" + kept, values[st.a].shape);
+      Tensor out = be.empty(dt, plan.outShape);
+      be.reduce(st.reduceKind, plan, values[st.a], out);
+      values.push_back(out);
+      letters.push_back(kept);
+      full.push_back(false);
+      continue;
+    }
+    const bool binary = isBinary(st.kind);
+    const bool isFull = full[st.a] || (binary && full[st.b]);
+    const std::string result = isFull ? kept + c.rows : kept;
+    std::string mapSpec = letters[st.a];
+    std::vector<Shape> shapes = {values[st.a].shape};
+    if (binary) {
+      mapSpec += "," + letters[st.b];
+      shapes.push_back(values[st.b].shape);
+    }
+    Shape outShape = shapeOf(result);
+    MapPlan plan = planMap(mapSpec + "->" + result, shapes, &outShape);
+    Tensor out = be.empty(dt, outShape);
+    be.map(st.kind, plan, values[st.a], binary ? &values[st.b] : nullptr, out,
+           st.scalar);
+    values.push_back(out);
+    letters.push_back(result);
+    full.push_back(isFull);
+  }
+  return values.back();
+}
+
+/// Uploads `c`'s inputs: test values times `scale`, input i from seed
+/// 21 + i, with the special values `specials` cycled into input 0 every
+/// 7th element when given.
+std::vector<Tensor> rowsInputs(Backend &be, DType dt, const RowsCase &c,
+                               double scale,
+                               const std::vector<double> &specials = {}) {
+  std::vector<Tensor> inputs;
+  for (std::size_t i = 0; i < c.shapes.size(); ++i) {
+    auto v = testValues(numElements(c.shapes[i]), 21 + i);
+    for (auto &x : v)
+      x *= scale;
+    for (std::size_t k = 5; i == 0 && c.big != 0 && k < v.size(); k += 37)
+      v[k] = k % 2 ? c.big : -c.big;
+    for (std::size_t k = 0; i == 0 && !specials.empty() && k < v.size(); k += 7)
+      v[k] = specials[(k / 7) % specials.size()];
+    inputs.push_back(be.upload(hostFrom(dt, c.shapes[i], v)));
+  }
+  return inputs;
+}
+
+Tensor runFusedRows(Backend &be, const RowsCase &c,
+                    const std::vector<Tensor> &inputs) {
+  FusedRowsPlan plan = planFusedRows(c.spec, c.rows, c.shapes, c.steps);
+  std::vector<const Tensor *> ptrs;
+  for (const Tensor &t : inputs)
+    ptrs.push_back(&t);
+  Tensor out = be.empty(inputs[0].dtype, plan.outShape);
+  be.fusedRows(plan, ptrs, out);
+  return out;
+}
+
+using K = MapKind;
+using RK = ReduceKind;
+
+/// softmax over `rows` of a value (input 0): max, sub, exp, sum, div.
+std::vector<FusedRowStep> softmaxSteps(int inputs) {
+  const int x = 0, s = inputs;
+  return {rowReduce(RK::Max, x), rowMap(K::Sub, x, s), rowMap(K::Exp, s + 1),
+          rowReduce(RK::Sum, s + 2), rowMap(K::Div, s + 2, s + 3)};
+}
+
+/// The chains: softmax (short rows, a row longer than a 2048-element
+/// segment, a vocabulary), RMSNorm with its weight, LayerNorm, row-valued
+/// results (log-sum-exp, a scalar), two row letters, a transposed full
+/// input (read at a stride), kept letters transposed in an input that a
+/// reduction reads directly, a row-value input, empty spaces.
+std::vector<RowsCase> rowsCases() {
+  const double d256 = 1.0 / 256, d96 = 1.0 / 96, d64 = 1.0 / 64;
+  return {
+      {"softmax", "bhts->bhts", "s", {{2, 3, 5, 64}}, softmaxSteps(1)},
+      {"softmax_long", "bs->bs", "s", {{3, 5000}}, softmaxSteps(1)},
+      {"softmax_vocab", "bs->bs", "s", {{2, 50257}}, softmaxSteps(1)},
+      {"softmax_short", "bs->bs", "s", {{4, 3}}, softmaxSteps(1)},
+      {"rmsnorm",
+       "btd,d->btd",
+       "d",
+       {{2, 5, 256}, {256}},
+       {rowMap(K::Square, 0), rowReduce(RK::Sum, 2),
+        rowMap(K::Scale, 3, -1, d256), rowMap(K::Shift, 4, -1, 1e-5),
+        rowMap(K::Rsqrt, 5), rowMap(K::Mul, 0, 6), rowMap(K::Mul, 7, 1)}},
+      {"layernorm",
+       "btd,d,d->btd",
+       "d",
+       {{3, 4, 96}, {96}, {96}},
+       {rowReduce(RK::Sum, 0), rowMap(K::Scale, 3, -1, d96),
+        rowMap(K::Sub, 0, 4), rowMap(K::Square, 5), rowReduce(RK::Sum, 6),
+        rowMap(K::Scale, 7, -1, d96), rowMap(K::Shift, 8, -1, 1e-5),
+        rowMap(K::Rsqrt, 9), rowMap(K::Mul, 5, 10), rowMap(K::Mul, 11, 1),
+        rowMap(K::Add, 12, 2)}},
+      // log-sum-exp: max, sub, exp, sum, log, add max; a row value.
+      {"logsumexp",
+       "bts->bt",
+       "s",
+       {{2, 3, 100}},
+       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 1), rowMap(K::Exp, 2),
+        rowReduce(RK::Sum, 3), rowMap(K::Log, 4), rowMap(K::Add, 5, 1)}},
+      {"logsumexp_one_row",
+       "s->",
+       "s",
+       {{5000}},
+       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 1), rowMap(K::Exp, 2),
+        rowReduce(RK::Sum, 3), rowMap(K::Log, 4), rowMap(K::Add, 5, 1)}},
+      // RMS over two row letters (h, d) with a row-value gain g[b].
+      {"two_row_letters",
+       "bhd,b->bhd",
+       "hd",
+       {{3, 4, 16}, {3}},
+       {rowMap(K::Square, 0), rowReduce(RK::Sum, 2),
+        rowMap(K::Scale, 3, -1, d64), rowMap(K::Sqrt, 4), rowMap(K::Mul, 5, 1),
+        rowMap(K::Div, 0, 6)}},
+      // A transposed full input: rows of s read at stride b; a row-value
+      // input scales the result.
+      {"transposed",
+       "sb,b->bs",
+       "s",
+       {{300, 4}, {4}},
+       {rowMap(K::Mul, 0, 0), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3),
+        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Div, 5, 6),
+        rowMap(K::Mul, 7, 1)}},
+      {"transposed_long",
+       "sb,b->bs",
+       "s",
+       {{3000, 3}, {3}},
+       {rowMap(K::Mul, 0, 0), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3),
+        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Div, 5, 6),
+        rowMap(K::Mul, 7, 1)}},
+      // Kept letters transposed (t, b) in an input reduced directly, and a
+      // temperature per row: log-softmax of x * temp.
+      {"kept_transposed",
+       "tbs,bt->bts",
+       "s",
+       {{3, 2, 40}, {2, 3}},
+       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 2), rowMap(K::Mul, 3, 1),
+        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Log, 6),
+        rowMap(K::Sub, 4, 7)}},
+      // Row values from row values: min and max, their mean, broadcast back.
+      {"row_maps",
+       "bs->bs",
+       "s",
+       {{5, 70}},
+       {rowReduce(RK::Min, 0), rowReduce(RK::Max, 0), rowMap(K::Add, 1, 2),
+        rowMap(K::Scale, 3, -1, 0.5), rowMap(K::Sub, 0, 4)}},
+      // Sums of large values that cancel and small ones, some rows longer
+      // than a segment: the canonical order's bits, in f32 too.
+      {"cancelling_sums",
+       "bs->b",
+       "s",
+       {{4, 3000}},
+       {rowMap(K::Neg, 0), rowReduce(RK::Sum, 1), rowReduce(RK::Sum, 0),
+        rowMap(K::Add, 2, 3)},
+       std::ldexp(1.0, 40)},
+      {"cancelling_short",
+       "bs,b->bs",
+       "s",
+       {{6, 500}, {6}},
+       {rowMap(K::Mul, 0, 1), rowReduce(RK::Sum, 2), rowMap(K::Sub, 2, 3)},
+       std::ldexp(1.0, 40)},
+      {"empty_rows", "bs->bs", "s", {{0, 6}}, softmaxSteps(1)},
+      {"empty_row",
+       "bs->b",
+       "s",
+       {{3, 0}},
+       {rowReduce(RK::Sum, 0), rowMap(K::Shift, 1, -1, 2.0)}},
+  };
+}
+
+TEST_P(FusedRowsTest, BitIdenticalToUnfusedOps) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  for (const RowsCase &c : rowsCases()) {
+    SCOPED_TRACE(c.name + " " + c.spec + " [" + c.rows + "]");
+    std::vector<Tensor> inputs = rowsInputs(be, dt, c, 4.0);
+    expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                   be.download(runUnfusedRows(be, c, inputs)));
+  }
+}
+
+// Rows holding NaN, infinities and signed zeros (a row of -inf gives NaN
+// through inf - inf): they come through every step as the unfused ops give
+// them.
+TEST_P(FusedRowsTest, SpecialValuesBitIdentical) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const std::vector<double> specials = {NAN, INFINITY, -INFINITY, 0.0, -0.0};
+  for (const RowsCase &c : rowsCases()) {
+    SCOPED_TRACE(c.name + " " + c.spec + " [" + c.rows + "]");
+    std::vector<Tensor> inputs = rowsInputs(be, dt, c, 4.0, specials);
+    expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                   be.download(runUnfusedRows(be, c, inputs)));
+  }
+  // A row of -inf only, one of +inf only.
+  RowsCase c{"softmax_inf", "bs->bs", "s", {{2, 40}}, softmaxSteps(1)};
+  std::vector<double> v(80, -INFINITY);
+  std::fill(v.begin() + 40, v.end(), INFINITY);
+  std::vector<Tensor> inputs = {be.upload(hostFrom(dt, {2, 40}, v))};
+  expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                 be.download(runUnfusedRows(be, c, inputs)));
+}
+
+TEST_P(FusedRowsTest, RejectsMismatchesAndProfiles) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  FusedRowsPlan plan = planFusedRows(
+      "bs,b->bs", "s", {{2, 3}, {2}},
+      {rowMap(K::Mul, 0, 1), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3)});
+  Tensor a = be.zeros(dt, {2, 3}), b = be.zeros(dt, {2});
+  Tensor out = be.zeros(dt, {2, 3});
+  EXPECT_THROW(be.fusedRows(plan, {&a}, out), Error); // too few inputs
+  EXPECT_THROW(be.fusedRows(plan, {&a, &b, &b}, out), Error);
+  EXPECT_THROW(be.fusedRows(plan, {&b, &a}, out), Error); // shapes swapped
+  EXPECT_THROW(be.fusedRows(plan, {&a, nullptr}, out), Error);
+  Tensor wrongOut = be.zeros(dt, {3, 2});
+  EXPECT_THROW(be.fusedRows(plan, {&a, &b}, wrongOut), Error);
+  Tensor other = be.zeros(dt == DType::F64 ? DType::F32 : DType::F64, {2});
+  EXPECT_THROW(be.fusedRows(plan, {&a, &other}, out), Error); // dtype
+  EXPECT_THROW(be.fusedRows(plan, {&out, &b}, out), Error);   // in place
+  Tensor ia = be.zeros(DType::I32, {2, 3}), ib = be.zeros(DType::I32, {2});
+  Tensor iout = be.zeros(DType::I32, {2, 3});
+  EXPECT_THROW(be.fusedRows(plan, {&ia, &ib}, iout), Error); // not a float
+  // A plan whose arrays disagree with its steps (generated code copies
+  // planFusedRows' fields; a hand-edited one is caught before a kernel).
+  FusedRowsPlan broken = plan;
+  broken.steps[1].a = 1; // a reduction of a row value
+  EXPECT_THROW(be.fusedRows(broken, {&a, &b}, out), Error);
+  broken = plan;
+  broken.full.pop_back();
+  EXPECT_THROW(be.fusedRows(broken, {&a, &b}, out), Error);
+  broken = plan;
+  broken.inRowStrides.clear();
+  EXPECT_THROW(be.fusedRows(broken, {&a, &b}, out), Error);
+
+  // Profiled as kind "fused", under its label or the steps, spec and rows.
+  Profiler prof;
+  be.setProfiler(&prof);
+  be.fusedRows(plan, {&a, &b}, out, "scaled_shift");
+  be.fusedRows(plan, {&a, &b}, out);
+  be.setProfiler(nullptr);
+  const OpStats *named = prof.find("scaled_shift");
+  ASSERT_NE(named, nullptr);
+  EXPECT_EQ(named->kind, "fused");
+  const OpStats *unnamed = prof.find("fused mul+max+sub bs,b->bs [s]");
+  ASSERT_NE(unnamed, nullptr);
+  EXPECT_EQ(unnamed->kind, "fused");
+  EXPECT_EQ(unnamed->calls, 1);
+}
+
+// A reduction reading a strided full input directly (a transposed
+// operand; the compiler never emits one, and the unfused weft.reduce of it
+// is not row-ordered): the canonical order over the row's elements, from
+// short rows (tiles of several rows on the CPU) to rows of several segments.
+TEST_P(FusedRowsTest, ReductionOfAStridedInputIsCanonical) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  for (int64_t n : {100, 3000, 5000})
+    for (RK k : {RK::Sum, RK::Max, RK::Min}) {
+      SCOPED_TRACE(std::to_string(n) + " " + reduceKindName(k));
+      const Shape shape = {n, 3}; // "sb": row s of column b at stride 3
+      RowsCase c{"strided", "sb->b", "s", {shape}, {rowReduce(k, 0)}, 0.0};
+      std::vector<double> v = testValues(3 * n, 5);
+      for (int64_t i = 0; i < 3 * n; i += 37) // sums that show the order
+        v[i] = std::ldexp(i % 2 ? 1.0 : -1.0, 30);
+      Tensor host = hostFrom(dt, shape, v);
+      v = toDoubles(host);
+      std::vector<double> want(3);
+      for (int64_t b = 0; b < 3; ++b) {
+        auto load = [&](int64_t r) { return v[r * 3 + b]; };
+        want[b] = k == RK::Sum ? ops::reduceCanonical<RK::Sum, double>(n, load)
+                  : k == RK::Max
+                      ? ops::reduceCanonical<RK::Max, double>(n, load)
+                      : ops::reduceCanonical<RK::Min, double>(n, load);
+      }
+      std::vector<Tensor> inputs = {be.upload(host)};
+      expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                     hostFrom(dt, {3}, want));
+    }
+}
+
+// A row of 2048 * 2048 + 5 elements: three levels of the canonical order.
+// The CPU gives the unfused reduce's bits; the CUDA kernel, whose warp
+// holds two levels, refuses it with a clear error.
+TEST_P(FusedRowsTest, RowsLongerThanTwoLevels) {
+  Backend &be = *testBackend();
+  DType dt = GetParam();
+  const int64_t n = 2048 * 2048 + 5;
+  RowsCase c{"sum_of_squares",
+             "s->",
+             "s",
+             {{n}},
+             {rowMap(K::Square, 0), rowReduce(RK::Sum, 1)}};
+  std::vector<Tensor> inputs = rowsInputs(be, dt, c, 1.0);
+  if (be.device() != Device::Host) {
+    try {
+      runFusedRows(be, c, inputs);
+      ADD_FAILURE() << "no error for a row of " << n << " elements";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("2048 x 2048"), std::string::npos)
+          << e.what();
+    }
+    return;
+  }
+  expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                 be.download(runUnfusedRows(be, c, inputs)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FusedRowsTest,
+                         ::testing::Values(DType::F32, DType::F64, DType::F16,
+                                           DType::BF16),
+                         [](const auto &info) {
+                           return std::string(dtypeName(info.param));
+                         });
+
+} // namespace
