@@ -12,9 +12,14 @@ Variants, each compiled by weftc and run with mpirun -np 2:
   sync         --schedule=false --combine-bytes=0: every gradient alone,
                synchronous where the partitioner put it
   buckets      --schedule=false (weftc's buckets, synchronous)
-  scheduled    the default: buckets, started early, waited for late, on
-               the communicator's progress thread
-  sched-25MiB  the default with DDP's 25 MiB buckets
+  scheduled    the default: buckets, started early, waited for late; the
+               runtime gives MPI a progress thread only when a core is free
+               (fewer ranks than cores on the node), so on a node whose
+               every core runs a rank the collectives run at their start
+  sched+thread the same with the progress thread forced on
+               (WEFT_RT_COMM_THREAD=1): the overlap a free core would give,
+               paid for here by the compute
+  sched-25MiB  sched+thread with DDP's 25 MiB buckets
 The variants run interleaved, R rounds, each a `--steps S --profile` run
 (the first step warms up and is not profiled); the table gives the median
 step time over rounds [min, max], the ratio to `sync`, and from the
@@ -39,11 +44,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "pml",
           "ob1", "--bind-to", "none"]
-VARIANTS = [
-    ("sync", ["--schedule=false", "--combine-bytes=0"]),
-    ("buckets", ["--schedule=false"]),
-    ("scheduled", []),
-    ("sched-25MiB", ["--combine-bytes=26214400"]),
+VARIANTS = [  # name, weftc flags, environment of the run
+    ("sync", ["--schedule=false", "--combine-bytes=0"], {}),
+    ("buckets", ["--schedule=false"], {}),
+    ("scheduled", [], {}),
+    ("sched+thread", [], {"WEFT_RT_COMM_THREAD": "1"}),
+    ("sched-25MiB", ["--combine-bytes=26214400"], {"WEFT_RT_COMM_THREAD": "1"}),
 ]
 STEP_RE = re.compile(r"median step time ([0-9.]+) ms")
 OVERLAP_RE = re.compile(
@@ -93,14 +99,15 @@ def main():
             else:
                 sys.exit("unknown program %r (mlp12, t1)" % prog)
             exes = {}
-            for name, vflags in VARIANTS:
+            for name, vflags, venv in VARIANTS:
                 exe = os.path.join(work, "%s-%s" % (prog, name))
                 sh([weftc, src, "-o", exe] + flags + vflags)
                 rep = sh([weftc, src, "--emit=local", "--comm-report", "-o",
                           os.devnull] + flags + vflags)
                 m = re.search(r"total (\d+) collective", rep)
                 asyncs = rep.count("[async, overlaps")
-                exes[name] = (exe, "%s coll., %d async" % (m.group(1), asyncs))
+                exes[name] = (exe, "%s coll., %d async" % (m.group(1), asyncs),
+                              venv)
             programs.append((prog, exes))
 
         print("== %s  nproc %d  cpu: %s" % (
@@ -117,9 +124,11 @@ def main():
             for prog, exes in programs:
                 order = list(exes) if r % 2 == 0 else list(reversed(exes))
                 for name in order:
-                    out = sh(MPIRUN + ["-np", str(a.np), exes[name][0],
-                                       "--random-inputs", "1", "--steps",
-                                       str(a.steps), "--profile"], env=env)
+                    out = sh(MPIRUN + ["-np", str(a.np)] +
+                             sum((["-x", k] for k in exes[name][2]), []) +
+                             [exes[name][0], "--random-inputs", "1", "--steps",
+                              str(a.steps), "--profile"],
+                             env=dict(env, **exes[name][2]))
                     st = STEP_RE.search(out)
                     ov = OVERLAP_RE.search(out)
                     if not st or not ov:
@@ -133,7 +142,7 @@ def main():
             print("   round %d/%d done" % (r + 1, a.rounds), flush=True)
         print("== load average at end: %s" % " ".join(
             "%.2f" % x for x in os.getloadavg()))
-        print("\n%-7s %-12s %-20s %26s %24s %13s %11s %11s" % (
+        print("\n%-7s %-13s %-20s %26s %24s %13s %11s %11s" % (
             "program", "variant", "collectives", "step ms", "ratio to sync",
             "comm ms/step", "hidden %", "exposed ms"))
         for prog, exes in programs:
@@ -141,7 +150,7 @@ def main():
             for name in exes:
                 d = res[(prog, name)]
                 ratios = [t / b for t, b in zip(d["t"], base)]
-                print("%-7s %-12s %-20s %26s %24s %13.3f %11.1f %11.3f" % (
+                print("%-7s %-13s %-20s %26s %24s %13.3f %11.1f %11.3f" % (
                     prog, name, exes[name][1], rng(d["t"]), rng(ratios),
                     statistics.median(d["comm"]), statistics.median(d["hid"]),
                     statistics.median(d["exp"])))

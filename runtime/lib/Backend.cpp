@@ -707,6 +707,20 @@ Tensor Backend::packedCopy(const CollectivePlan &p, const Tensor &in) {
   return t;
 }
 
+bool Backend::asyncCollectives() {
+  // Groups of one never communicate; otherwise the communicator decides.
+  return mesh_.numDevices() > 1 && communicator().progressesAsync();
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::completed(const std::function<void()> &run, const Tensor &out) {
+  run(); // Profiled as the blocking collective it is.
+  auto p = std::make_unique<Pending>();
+  p->out = out; // gen::wait finds it by its result
+  p->finished = true;
+  return p;
+}
+
 std::unique_ptr<Backend::Pending>
 Backend::pending(std::string_view label, const char *kind, std::string detail,
                  double bytes, const Tensor &in, const Tensor &out) {
@@ -726,6 +740,8 @@ Backend::pending(std::string_view label, const char *kind, std::string detail,
 std::unique_ptr<Backend::Pending>
 Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
                         ReduceKind kind, std::string_view label) {
+  if (!asyncCollectives())
+    return completed([&] { allReduce(in, out, axes, kind, label); }, out);
   const char *op = "all_reduce";
   checkTensor(in, in.dtype, in.shape, device(), op, "operand");
   checkTensor(out, in.dtype, in.shape, device(), op, "result");
@@ -748,6 +764,8 @@ Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
 std::unique_ptr<Backend::Pending>
 Backend::startAllGather(const Tensor &in, Tensor &out, int dim,
                         const AxisList &axes, std::string_view label) {
+  if (!asyncCollectives())
+    return completed([&] { allGather(in, out, dim, axes, label); }, out);
   const char *op = "all_gather";
   const GroupPlan &g = group(axes);
   CollectivePlan cp = planAllGather(in.shape, dim, g.size);
@@ -780,6 +798,8 @@ std::unique_ptr<Backend::Pending>
 Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
                             const AxisList &axes, ReduceKind kind,
                             std::string_view label) {
+  if (!asyncCollectives())
+    return completed([&] { reduceScatter(in, out, dim, axes, kind, label); }, out);
   const char *op = "reduce_scatter";
   const GroupPlan &g = group(axes);
   CollectivePlan cp = planReduceScatter(in.shape, dim, g.size);
@@ -808,6 +828,8 @@ std::unique_ptr<Backend::Pending>
 Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
                        int concatDim, const AxisList &axes,
                        std::string_view label) {
+  if (!asyncCollectives())
+    return completed([&] { allToAll(in, out, splitDim, concatDim, axes, label); }, out);
   const char *op = "all_to_all";
   const GroupPlan &g = group(axes);
   CollectivePlan cp = planAllToAll(in.shape, splitDim, concatDim, g.size);

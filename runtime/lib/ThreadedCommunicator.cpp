@@ -32,7 +32,7 @@ constexpr auto kPollInterval = std::chrono::microseconds(20);
 class ThreadWork final : public Work {
 public:
   ThreadWork(std::shared_ptr<ThreadedCommunicator::Ticket> t,
-             const Communicator &comm, CommOp op, const GroupPlan *group)
+             ThreadedCommunicator &comm, CommOp op, const GroupPlan *group)
       : ticket_(std::move(t)), comm_(comm), op_(op), group_(group) {}
   ~ThreadWork() override {
     // Buffers must not be released under a collective in flight.
@@ -46,6 +46,11 @@ public:
   void wait() override {
     if (waited_)
       return;
+    // Rather than wait for the thread to be scheduled, run what is queued
+    // up to this operation here (in order; the thread may be busy or
+    // descheduled on a machine whose cores all compute).
+    if (comm_.timeout() == 0)
+      comm_.helpWith(*ticket_);
     std::unique_lock<std::mutex> lock(ticket_->m);
     double limit = comm_.timeout();
     if (limit > 0) {
@@ -80,7 +85,7 @@ public:
 
 private:
   std::shared_ptr<ThreadedCommunicator::Ticket> ticket_;
-  const Communicator &comm_;
+  ThreadedCommunicator &comm_;
   CommOp op_;
   const GroupPlan *group_;
   bool waited_ = false;
@@ -135,7 +140,7 @@ void ThreadedCommunicator::loop() {
   };
   std::vector<Running> running;
   for (;;) {
-    std::deque<std::pair<std::shared_ptr<Ticket>, Start>> starts;
+    std::deque<Queued> starts;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] {
@@ -150,26 +155,9 @@ void ThreadedCommunicator::loop() {
       std::lock_guard<std::mutex> mpi(mpi_);
       // Start in submission order: every rank submits a group's
       // collectives in program order.
-      for (auto &[ticket, start] : starts) {
-        {
-          std::lock_guard<std::mutex> lock(ticket->m);
-          ticket->startedAt = Clock::now();
-        }
-        try {
-          std::unique_ptr<Work> work = start();
-          if (work) {
-            running.push_back({ticket, std::move(work)});
-          } else { // Completed by a blocking call.
-            finish(*ticket, nullptr);
-            std::lock_guard<std::mutex> lock(mutex_);
-            --inFlight_;
-          }
-        } catch (...) {
-          finish(*ticket, std::current_exception());
-          std::lock_guard<std::mutex> lock(mutex_);
-          --inFlight_;
-        }
-      }
+      for (Queued &q : starts)
+        if (std::unique_ptr<Work> work = runQueued(q))
+          running.push_back({q.ticket, std::move(work)});
       for (std::size_t i = 0; i < running.size();) {
         bool done = false;
         std::exception_ptr error;
@@ -195,14 +183,56 @@ void ThreadedCommunicator::loop() {
   }
 }
 
+std::unique_ptr<Work> ThreadedCommunicator::runQueued(Queued &q) {
+  {
+    std::lock_guard<std::mutex> lock(q.ticket->m);
+    q.ticket->startedAt = Clock::now();
+  }
+  try {
+    std::unique_ptr<Work> work = q.start();
+    if (work)
+      return work; // In flight: the thread tests it.
+    finish(*q.ticket, nullptr); // Completed by a blocking call.
+  } catch (...) {
+    finish(*q.ticket, std::current_exception());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  --inFlight_;
+  return nullptr;
+}
+
+void ThreadedCommunicator::helpWith(Ticket &t) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(t.m);
+      if (t.done)
+        return;
+    }
+    // mpi_ before mutex_ (the thread's order): once we hold it, the thread
+    // cannot start anything, so taking the queue's front keeps the order.
+    std::unique_lock<std::mutex> mpi(mpi_, std::try_to_lock);
+    if (!mpi.owns_lock())
+      return; // The thread is in MPI: it will get to `t`.
+    Queued q;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (queue_.empty() || !queue_.front().blocking)
+        return;
+      q = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    runQueued(q);
+  }
+}
+
 std::unique_ptr<Work> ThreadedCommunicator::submit(CommOp op,
                                                    const GroupPlan *group,
-                                                   Start start) {
+                                                   Start start, bool blocking) {
   auto ticket = std::make_shared<Ticket>();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     check(!stop_, commOpName(op), ": the communicator is shutting down");
-    queue_.emplace_back(ticket, std::move(start));
+    queue_.push_back({ticket, std::move(start), blocking});
     ++inFlight_;
   }
   wake_.notify_all();
@@ -227,10 +257,14 @@ void ThreadedCommunicator::runBlocking(CommOp op, const GroupPlan *group,
   // (Never the nonblocking form here: MPI does not match a blocking
   // collective on one rank with a nonblocking one on another, and a rank
   // with nothing in flight runs the blocking form directly.)
-  submit(op, group, [&blocking] {
-    blocking();
-    return std::unique_ptr<Work>();
-  })->wait();
+  submit(
+      op, group,
+      [&blocking] {
+        blocking();
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true)
+      ->wait();
 }
 
 std::unique_ptr<Work>
@@ -243,7 +277,7 @@ ThreadedCommunicator::startAllReduce(const void *send, void *recv,
     // and the thread is the one that waits.
     inner_->allReduce(send, recv, count, dtype, kind, group);
     return std::unique_ptr<Work>();
-  });
+  }, /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
@@ -256,7 +290,7 @@ ThreadedCommunicator::startAllGather(const void *send, void *recv,
     // and the thread is the one that waits.
     inner_->allGather(send, recv, chunk, dtype, group);
     return std::unique_ptr<Work>();
-  });
+  }, /*blocking=*/true);
 }
 
 std::unique_ptr<Work> ThreadedCommunicator::startReduceScatter(
@@ -268,7 +302,7 @@ std::unique_ptr<Work> ThreadedCommunicator::startReduceScatter(
     // and the thread is the one that waits.
     inner_->reduceScatter(send, recv, chunk, dtype, kind, group);
     return std::unique_ptr<Work>();
-  });
+  }, /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
@@ -281,15 +315,16 @@ ThreadedCommunicator::startAllToAll(const void *send, void *recv,
     // and the thread is the one that waits.
     inner_->allToAll(send, recv, chunk, dtype, group);
     return std::unique_ptr<Work>();
-  });
+  }, /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
 ThreadedCommunicator::startGatherBytesToRoot(const void *send, void *recv,
                                              std::size_t bytes) {
-  return submit(CommOp::GatherToRoot, nullptr, [=, this] {
-    return inner_->startGatherBytesToRoot(send, recv, bytes);
-  });
+  return submit(
+      CommOp::GatherToRoot, nullptr,
+      [=, this] { return inner_->startGatherBytesToRoot(send, recv, bytes); },
+      /*blocking=*/false);
 }
 
 void ThreadedCommunicator::allReduce(const void *send, void *recv,
@@ -328,12 +363,18 @@ void ThreadedCommunicator::allToAll(const void *send, void *recv,
 bool wantCommThread(int64_t worldSize) {
   if (worldSize <= 1 || !mpiActive())
     return false;
-  const char *env = std::getenv("WEFT_RT_COMM_THREAD");
-  if (env && std::string(env) == "0")
-    return false;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
-  return provided >= MPI_THREAD_SERIALIZED;
+  if (provided < MPI_THREAD_SERIALIZED)
+    return false;
+  const char *env = std::getenv("WEFT_RT_COMM_THREAD");
+  if (env && *env)
+    return std::string(env) != "0";
+  int64_t local = worldSize;
+  if (const char *l = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    local = std::strtoll(l, nullptr, 10);
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores > 0 && local > 0 && local < static_cast<int64_t>(cores);
 }
 
 } // namespace weft::rt

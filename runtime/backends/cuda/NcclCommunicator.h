@@ -38,6 +38,8 @@ public:
 
   const char *name() const override { return "nccl"; }
   Device device() const override { return Device::Cuda; }
+  /// NCCL runs on the communicator's own stream.
+  bool progressesAsync() const override { return true; }
 
   std::unique_ptr<Work> startAllReduce(const void *send, void *recv,
                                        int64_t count, DType dtype,

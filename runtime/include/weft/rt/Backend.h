@@ -22,6 +22,7 @@
 #include "weft/rt/Tensor.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -180,8 +181,10 @@ public:
     bool finished = false;
   };
   /// The start forms of the collectives above (same checks and results):
-  /// they return once the communication is under way. The communicator's
-  /// progress thread (ThreadedCommunicator) moves it meanwhile.
+  /// they return once the communication is under way, moved meanwhile by
+  /// the communicator (Communicator::progressesAsync: NCCL's stream, MPI's
+  /// progress thread). A communicator that cannot makes them run the
+  /// blocking collective at once (the Pending comes back finished).
   std::unique_ptr<Pending> startAllReduce(const Tensor &in, Tensor &out,
                                           const AxisList &axes,
                                           ReduceKind kind,
@@ -305,6 +308,11 @@ private:
   std::unique_ptr<Pending> pending(std::string_view label, const char *kind,
                                    std::string detail, double bytes,
                                    const Tensor &in, const Tensor &out);
+  /// Whether start forms really start (Communicator::progressesAsync).
+  bool asyncCollectives();
+  /// A Pending already finished: `run` did the blocking collective.
+  std::unique_ptr<Pending> completed(const std::function<void()> &run,
+                                     const Tensor &out);
   double startOp();
 
   Mesh mesh_;

@@ -84,6 +84,11 @@ public:
   virtual const char *name() const = 0;
   /// Where the buffers of the collectives live.
   virtual Device device() const = 0;
+  /// Whether a started operation moves while the caller computes (NCCL's
+  /// own stream, MPI behind a progress thread). When not, Backend's start
+  /// forms run the collective at once: a plain nonblocking MPI collective
+  /// would only move inside the wait, slower than the blocking call.
+  virtual bool progressesAsync() const { return false; }
 
   //===--- Asynchronous forms ----------------------------------------------//
   // Chunks of the communication buffer are ordered by group position

@@ -46,6 +46,7 @@ public:
 
   const char *name() const override { return inner_->name(); }
   Device device() const override { return inner_->device(); }
+  bool progressesAsync() const override { return true; }
 
   std::unique_ptr<Work> startAllReduce(const void *send, void *recv,
                                        int64_t count, DType dtype,
@@ -84,10 +85,25 @@ public:
 
   /// An operation's shared state (public for the Work it hands out).
   struct Ticket;
+  /// Runs queued blocking operations on the calling thread, in order, up
+  /// to `t`, when the progress thread is not in MPI (a waiting thread
+  /// helps instead of waiting to be scheduled). Returns when `t` is done,
+  /// the queue's front is not blocking, or the thread is busy.
+  void helpWith(Ticket &t);
 
 private:
+  /// Starts the operation: returns its Work while in flight, null once it
+  /// completed (a blocking call) or failed (its ticket carries the error).
   using Start = std::function<std::unique_ptr<Work>()>;
-  std::unique_ptr<Work> submit(CommOp op, const GroupPlan *group, Start start);
+  struct Queued {
+    std::shared_ptr<Ticket> ticket;
+    Start start;
+    bool blocking = false; // completes inside start()
+  };
+  std::unique_ptr<Work> submit(CommOp op, const GroupPlan *group, Start start,
+                               bool blocking);
+  /// Runs `q.start` (mpi_ held): finishes its ticket unless in flight.
+  std::unique_ptr<Work> runQueued(Queued &q);
   /// Runs `blocking` here when nothing is queued or in flight, else on the
   /// thread after them, and waits.
   void runBlocking(CommOp op, const GroupPlan *group,
@@ -98,7 +114,7 @@ private:
   std::mutex mutex_;    // the queue, counts and stop flag
   std::mutex mpi_;      // held around every call into the inner communicator
   std::condition_variable wake_;
-  std::deque<std::pair<std::shared_ptr<Ticket>, Start>> queue_;
+  std::deque<Queued> queue_;
   int inFlight_ = 0; // started by the thread, not completed
   bool stop_ = false;
   std::thread thread_;
@@ -106,7 +122,11 @@ private:
 
 /// Whether the CPU backend should put its MPI communicator behind a
 /// progress thread: more than one rank, MPI provides at least
-/// MPI_THREAD_SERIALIZED, and WEFT_RT_COMM_THREAD is not "0".
+/// MPI_THREAD_SERIALIZED, and a core is free for it (fewer ranks on this
+/// node, OMPI_COMM_WORLD_LOCAL_SIZE, than hardware threads: on a node whose
+/// every core computes, the thread's copies would take time from the
+/// compute; measured in docs/overlap.md). WEFT_RT_COMM_THREAD=1 forces it
+/// on, =0 off.
 bool wantCommThread(int64_t worldSize);
 
 } // namespace weft::rt
