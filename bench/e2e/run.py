@@ -89,7 +89,9 @@ def gemm_plans(cpp):
 
 
 STEP_RE = re.compile(r"step time: median ([0-9.]+) ms, min ([0-9.]+) ms, max ([0-9.]+) ms")
-ROW_RE = re.compile(r"^(#\d+ .*?)\s{2,}(\S+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s*$", re.M)
+# The label column is 40 wide and truncated, so one space may separate it
+# from the kind; the four numeric columns anchor the row.
+ROW_RE = re.compile(r"^(#\d+ .*?)\s+(\S+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s*$", re.M)
 
 
 def step_ms(out):
