@@ -254,31 +254,44 @@ void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
              0);
 }
 
+namespace {
+/// The checks of a fused op's tensors (weft.fused_map, weft.fused_rows):
+/// one float tensor per plan input of its shape, none the result's buffer
+/// (a fused op reads inputs after it wrote earlier outputs: never in
+/// place), and the result. Returns the inputs' buffers.
+std::vector<const void *>
+checkFusedTensors(const char *what, const std::string &spec,
+                  const std::vector<Shape> &inShapes, const Shape &outShape,
+                  const std::vector<const Tensor *> &inputs, const Tensor &out,
+                  Device device) {
+  const char *op = "fused";
+  check(!inShapes.empty() && inputs.size() == inShapes.size(), what, " '",
+        spec, "': got ", inputs.size(), " input tensors, the plan has ",
+        inShapes.size(), " inputs");
+  check(isFloat(out.dtype), what, " '", spec, "' of ", dtypeName(out.dtype),
+        " is not supported");
+  std::vector<const void *> data;
+  data.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check(inputs[i] != nullptr, what, " '", spec, "': input ", i, " is null");
+    std::string name = "input " + std::to_string(i);
+    checkTensor(*inputs[i], out.dtype, inShapes[i], device, op, name.c_str());
+    check(out.numElements() == 0 || inputs[i]->data != out.data, what, " '",
+          spec, "': input ", i, " is the result's buffer");
+    data.push_back(inputs[i]->data);
+  }
+  checkTensor(out, out.dtype, outShape, device, op, "result");
+  return data;
+}
+} // namespace
+
 void Backend::fusedMap(const FusedMapPlan &plan,
                        const std::vector<const Tensor *> &inputs, Tensor &out,
                        std::string_view label) {
   const char *op = "fused";
-  check(!plan.inShapes.empty() && inputs.size() == plan.inShapes.size(),
-        "fused_map '", plan.spec, "': got ", inputs.size(),
-        " input tensors, the plan has ", plan.inShapes.size(), " inputs");
-  check(isFloat(out.dtype), "fused_map '", plan.spec, "' of ",
-        dtypeName(out.dtype), " is not supported");
-  std::vector<const void *> data;
-  data.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check(inputs[i] != nullptr, "fused_map '", plan.spec, "': input ", i,
-          " is null");
-    std::string what = "input " + std::to_string(i);
-    checkTensor(*inputs[i], out.dtype, plan.inShapes[i], device(), op,
-                what.c_str());
-    // Elementwise in place (an input read at the output's positions) would
-    // be safe on some backends only; the pass never asks for it.
-    check(out.numElements() == 0 || inputs[i]->data != out.data,
-          "fused_map '", plan.spec, "': input ", i,
-          " is the result's buffer");
-    data.push_back(inputs[i]->data);
-  }
-  checkTensor(out, out.dtype, plan.outShape, device(), op, "result");
+  std::vector<const void *> data = checkFusedTensors(
+      "fused_map", plan.spec, plan.inShapes, plan.outShape, inputs, out,
+      device());
   double t0 = startOp();
   fusedMapKernel(plan, out.dtype, data, out.data);
   if (profiler_) {
@@ -333,26 +346,9 @@ void Backend::fusedRows(const FusedRowsPlan &plan,
                         const std::vector<const Tensor *> &inputs, Tensor &out,
                         std::string_view label) {
   const char *op = "fused";
-  check(!plan.inShapes.empty() && inputs.size() == plan.inShapes.size(),
-        "fused_rows '", plan.spec, "': got ", inputs.size(),
-        " input tensors, the plan has ", plan.inShapes.size(), " inputs");
-  check(isFloat(out.dtype), "fused_rows '", plan.spec, "' of ",
-        dtypeName(out.dtype), " is not supported");
-  std::vector<const void *> data;
-  data.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check(inputs[i] != nullptr, "fused_rows '", plan.spec, "': input ", i,
-          " is null");
-    std::string what = "input " + std::to_string(i);
-    checkTensor(*inputs[i], out.dtype, plan.inShapes[i], device(), op,
-                what.c_str());
-    // A row's later steps read full inputs after earlier rows are written:
-    // never in place.
-    check(out.numElements() == 0 || inputs[i]->data != out.data, "fused_rows '",
-          plan.spec, "': input ", i, " is the result's buffer");
-    data.push_back(inputs[i]->data);
-  }
-  checkTensor(out, out.dtype, plan.outShape, device(), op, "result");
+  std::vector<const void *> data = checkFusedTensors(
+      "fused_rows", plan.spec, plan.inShapes, plan.outShape, inputs, out,
+      device());
   checkFusedRowsPlan(plan);
   double t0 = startOp();
   fusedRowsKernel(plan, out.dtype, data, out.data);

@@ -260,26 +260,38 @@ LogicalResult MapOp::verify() {
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 
-LogicalResult FusedMapOp::verify() {
-  unsigned n = getInputs().size();
-  if (n < 1 || n > static_cast<unsigned>(::weft::rt::kMaxFusedInputs))
-    return emitOpError() << "takes 1 to " << ::weft::rt::kMaxFusedInputs
-                         << " operands, got " << n;
-  SmallVector<FusedMapStep> steps;
+/// The checks weft.fused_map and weft.fused_rows share: the operand
+/// count, the step text (row reductions for fused_rows), the step count,
+/// and every operand read by some step. Fills `steps`.
+static LogicalResult verifyFusedSteps(Operation *op, unsigned numInputs,
+                                      StringRef text, bool rowReductions,
+                                      SmallVectorImpl<FusedMapStep> &steps) {
+  if (numInputs < 1 ||
+      numInputs > static_cast<unsigned>(::weft::rt::kMaxFusedInputs))
+    return op->emitOpError() << "takes 1 to " << ::weft::rt::kMaxFusedInputs
+                             << " operands, got " << numInputs;
   std::string error;
-  if (!parseFusedSteps(getSteps(), n, steps, error))
-    return emitOpError() << "steps: " << error;
+  if (!parseFusedSteps(text, numInputs, steps, error, rowReductions))
+    return op->emitOpError() << "steps: " << error;
   if (steps.size() > static_cast<size_t>(::weft::rt::kMaxFusedSteps))
-    return emitOpError() << "has " << steps.size() << " steps, at most "
-                         << ::weft::rt::kMaxFusedSteps;
-  llvm::SmallBitVector read(n);
+    return op->emitOpError() << "has " << steps.size() << " steps, at most "
+                             << ::weft::rt::kMaxFusedSteps;
+  llvm::SmallBitVector read(numInputs);
   for (const FusedMapStep &st : steps)
     for (int id : {st.a, st.b})
-      if (id >= 0 && id < static_cast<int>(n))
+      if (id >= 0 && id < static_cast<int>(numInputs))
         read.set(id);
   if (!read.all())
-    return emitOpError() << "operand #" << read.find_first_unset()
-                         << " is read by no step";
+    return op->emitOpError() << "operand #" << read.find_first_unset()
+                             << " is read by no step";
+  return success();
+}
+
+LogicalResult FusedMapOp::verify() {
+  SmallVector<FusedMapStep> steps;
+  if (failed(verifyFusedSteps(*this, getInputs().size(), getSteps(),
+                              /*rowReductions=*/false, steps)))
+    return failure();
   FailureOr<IndexSpec> spec =
       verifyLetters(*this, getSpec(), getInputs().getTypes(), getType(),
                     /*allowBroadcast=*/true);
@@ -291,25 +303,11 @@ LogicalResult FusedMapOp::verify() {
 }
 
 LogicalResult FusedRowsOp::verify() {
-  unsigned n = getInputs().size();
-  if (n < 1 || n > static_cast<unsigned>(::weft::rt::kMaxFusedInputs))
-    return emitOpError() << "takes 1 to " << ::weft::rt::kMaxFusedInputs
-                         << " operands, got " << n;
   SmallVector<FusedMapStep> steps;
+  if (failed(verifyFusedSteps(*this, getInputs().size(), getSteps(),
+                              /*rowReductions=*/true, steps)))
+    return failure();
   std::string error;
-  if (!parseFusedSteps(getSteps(), n, steps, error, /*rowReductions=*/true))
-    return emitOpError() << "steps: " << error;
-  if (steps.size() > static_cast<size_t>(::weft::rt::kMaxFusedSteps))
-    return emitOpError() << "has " << steps.size() << " steps, at most "
-                         << ::weft::rt::kMaxFusedSteps;
-  llvm::SmallBitVector read(n);
-  for (const FusedMapStep &st : steps)
-    for (int id : {st.a, st.b})
-      if (id >= 0 && id < static_cast<int>(n))
-        read.set(id);
-  if (!read.all())
-    return emitOpError() << "operand #" << read.find_first_unset()
-                         << " is read by no step";
   // Every result letter comes from an operand: the runtime sizes the
   // index space from the operands.
   FailureOr<IndexSpec> spec =
