@@ -695,6 +695,16 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
 
 //===--- Asynchronous collectives -----------------------------------------===//
 
+void *Backend::receiveBuffer(Pending &p, const CollectivePlan &cp) {
+  if (!cp.unpackOutput)
+    return p.out.data;
+  Tensor r = empty(p.out.dtype, p.out.shape);
+  p.keep.push_back(r);
+  p.recv = r.data;
+  p.unpack = cp.unpack;
+  return r.data;
+}
+
 Tensor Backend::packedCopy(const CollectivePlan &p, const Tensor &in) {
   if (!p.packInput)
     return in;
@@ -777,14 +787,7 @@ Backend::startAllGather(const Tensor &in, Tensor &out, int dim,
     copyThrough(in, out);
     return p;
   }
-  void *recv = out.data;
-  if (cp.unpackOutput) {
-    Tensor r = empty(in.dtype, out.shape);
-    recv = r.data;
-    p->keep.push_back(r);
-    p->recv = recv;
-    p->unpack = cp.unpack;
-  }
+  void *recv = receiveBuffer(*p, cp);
   p->work = communicator().startAllGather(in.data, recv, cp.chunkElements,
                                           in.dtype, g);
   return p;
@@ -844,14 +847,7 @@ Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
   }
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
-  void *recv = out.data;
-  if (cp.unpackOutput) {
-    Tensor r = empty(in.dtype, out.shape);
-    recv = r.data;
-    p->keep.push_back(r);
-    p->recv = recv;
-    p->unpack = cp.unpack;
-  }
+  void *recv = receiveBuffer(*p, cp);
   p->work = communicator().startAllToAll(send.data, recv, cp.chunkElements,
                                          in.dtype, g);
   return p;

@@ -47,6 +47,20 @@ std::string testBackendSkipReason() {
   return gSkip;
 }
 
+std::string mapSkipReason(DType dtype) {
+  if (!testBackend())
+    return testBackendSkipReason();
+  Backend &be = *testBackend();
+  try {
+    Tensor a = be.zeros(dtype, {2}), out = be.zeros(dtype, {2});
+    be.map(MapKind::Neg, planMap("i->i", {{2}}), a, nullptr, out);
+  } catch (const Error &e) {
+    return "no map of " + std::string(dtypeName(dtype)) + " on " + be.name() +
+           ": " + e.what();
+  }
+  return "";
+}
+
 std::vector<double> naiveEvaluate(
     const std::vector<std::string> &inLetters, const std::vector<Shape> &shapes,
     const std::vector<const std::vector<double> *> &inputs,

@@ -24,6 +24,9 @@ namespace weft::rt::test {
 /// or null when it is unavailable (tests then skip with a message).
 Backend *testBackend();
 std::string testBackendSkipReason();
+/// Why a test over `dtype`'s maps must skip: no test backend, or the
+/// backend does not map `dtype` (f16 and bf16 only on CUDA). Empty: run.
+std::string mapSkipReason(DType dtype);
 
 /// Deterministic values in [-1, 1) (a small LCG, independent of Rng.h).
 inline std::vector<double> testValues(int64_t n, uint64_t seed) {

@@ -305,6 +305,9 @@ private:
   /// A packed copy of `in` for an asynchronous send (its own buffer: the
   /// comm-send scratch may be reused before the wait), or `in` itself.
   Tensor packedCopy(const CollectivePlan &p, const Tensor &in);
+  /// Where an asynchronous collective receives into: `p.out`, or a buffer
+  /// of its own that finish() unpacks into `p.out` when the plan unpacks.
+  void *receiveBuffer(Pending &p, const CollectivePlan &cp);
   std::unique_ptr<Pending> pending(std::string_view label, const char *kind,
                                    std::string detail, double bytes,
                                    const Tensor &in, const Tensor &out);
