@@ -140,7 +140,6 @@ void ThreadedCommunicator::loop() {
   };
   std::vector<Running> running;
   for (;;) {
-    std::deque<Queued> starts;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] {
@@ -148,11 +147,22 @@ void ThreadedCommunicator::loop() {
       });
       if (stop_ && queue_.empty() && running.empty())
         return;
-      starts.swap(queue_);
     }
-    bool progressed = !starts.empty();
+    std::deque<Queued> starts;
+    bool progressed = false;
     {
+      // mpi_ before taking the queue: a waiting thread (helpWith) runs the
+      // queue's front only while holding mpi_, so operations taken here
+      // cannot be overtaken by one submitted after them. (Taking the queue
+      // first let a later blocking operation run on the waiting thread
+      // before the earlier ones this thread had taken: two ranks then
+      // entered two collectives in different orders and hung.)
       std::lock_guard<std::mutex> mpi(mpi_);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        starts.swap(queue_);
+      }
+      progressed = !starts.empty();
       // Start in submission order: every rank submits a group's
       // collectives in program order.
       for (Queued &q : starts)

@@ -152,6 +152,23 @@ void Harness::writeOutputs() {
     fail(firstError);
 }
 
+// The allocator's high-water mark over everything the run held (inputs,
+// intermediates, collective buffers), max and min over ranks.
+void Harness::reportMemory(const char *what) const {
+  if (!opts_.memoryReport)
+    return;
+  BufferPool::Stats st = be_->memoryStats();
+  unsigned long long mine[2] = {st.peakRequestedBytes, st.peakLiveBytes};
+  unsigned long long mx[2], mn[2];
+  MPI_Reduce(mine, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, mn, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
+  if (rank_ == 0)
+    std::cout << "weft memory: peak live bytes per device: max " << mx[0]
+              << ", min " << mn[0] << " over " << size_
+              << " rank(s) (tensor bytes; in pool size classes: max " << mx[1]
+              << ")" << what << std::endl;
+}
+
 int Harness::run(int argc, char **argv) {
   // 1. The command line and the mesh: the same on every rank, so every rank
   //    reports the same error and no communication is needed.
@@ -261,22 +278,7 @@ int Harness::run(int argc, char **argv) {
   if (!agree(ok, "writing outputs"))
     return 1;
 
-  // The allocator's high-water mark over everything the run held (inputs,
-  // intermediates, collective buffers), max and min over ranks.
-  if (opts_.memoryReport) {
-    BufferPool::Stats st = be_->memoryStats();
-    unsigned long long mine[2] = {st.peakRequestedBytes, st.peakLiveBytes};
-    unsigned long long mx[2], mn[2];
-    MPI_Reduce(mine, mx, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0,
-               MPI_COMM_WORLD);
-    MPI_Reduce(mine, mn, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0,
-               MPI_COMM_WORLD);
-    if (rank_ == 0)
-      std::cout << "weft memory: peak live bytes per device: max " << mx[0]
-                << ", min " << mn[0] << " over " << size_
-                << " rank(s) (tensor bytes; in pool size classes: max "
-                << mx[1] << ")" << std::endl;
-  }
+  reportMemory("");
 
   // The step time: with --profile after the per-op table (the profiler
   // synchronizes around every op, so it includes that), and without it

@@ -44,6 +44,9 @@ private:
   /// Creates `dir` and checks it is writable (rank 0).
   void checkOutputDir(const std::string &dir);
   void writeOutputs();
+  /// With --memory-report, prints the allocator's high-water mark per
+  /// device (max and min over ranks) on rank 0. Collective.
+  void reportMemory(const char *what) const;
   /// `local` of output `t`, all-reduced over its partial axes if it has any.
   Tensor reducePartial(const ProgramTensor &t, Tensor local);
 

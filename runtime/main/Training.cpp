@@ -266,6 +266,9 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
   Profiler prof;
   std::vector<double> times;
   int64_t first = startStep_ + 1, last = startStep_ + opts_.steps;
+  // --memory-report measures the steps: what they hold (inputs included)
+  // and allocate, not the loading of the inputs.
+  be_->resetMemoryPeak();
   try {
     for (int64_t t = first; t <= last; ++t) {
       setStepInputs(t);
@@ -273,6 +276,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
         be_->setProfiler(&prof); // The first step warms the buffer pool.
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = wallSeconds();
+      ctx_->clearOutputs();
       info_.step(*ctx_);
       ctx_->finishAllPending();
       double loss = std::nan("");
@@ -318,6 +322,9 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
+
+  // The high-water mark of the steps (before the writes below download).
+  reportMemory(" over the training steps");
 
   // The final parameters (--output-dir) and a checkpoint (--save).
   ok = true;

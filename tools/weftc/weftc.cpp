@@ -137,6 +137,14 @@ static cl::opt<bool> schedule(
              "(the budget's estimate is of the unscheduled order)"),
     cl::init(true), cl::cat(weftcCat));
 
+static cl::opt<bool> rematGathers(
+    "remat-gathers",
+    cl::desc("FSDP: gather a split weight again for its backward use instead "
+             "of keeping the forward's gathered copy alive "
+             "(--weft-remat-gathers): at most two gathered weights alive, "
+             "for one more all-gather per reused weight"),
+    cl::init(false), cl::cat(weftcCat));
+
 static cl::opt<bool> fuse(
     "fuse",
     cl::desc("Fuse softmax and norms into one pass over each row "
@@ -501,6 +509,11 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                                std::to_string(combineBytes) + "}")))
       return 1;
   }
+  if (rematGathers && registered("weft-remat-gathers")) {
+    Stage s("weft-remat-gathers");
+    if (failed(runPipeline(*module, "func.func(weft-remat-gathers)")))
+      return 1;
+  }
   // A memory budget's estimate is of the partitioner's order: starting
   // collectives earlier keeps buffers alive longer, so with a budget the
   // schedule runs only when asked for (--schedule).
@@ -613,7 +626,7 @@ int main(int argc, char **argv) {
       "\nStages: parse -> --weft-propagate -> --weft-pad-uneven -> "
       "--weft-partition -> "
       "--weft-optimize-collectives -> --weft-combine-collectives -> "
-      "--weft-schedule-collectives -> "
+      "[--weft-remat-gathers ->] --weft-schedule-collectives -> "
       "--weft-fuse-rows -> --weft-fuse-elementwise -> --weft-lower-to-runtime -> C++ -> "
       "executable. A local-view input (weft.global_type attributes) skips "
       "the first three. Run the executable with --help for its options.\n");

@@ -25,11 +25,13 @@ static bool isCallTo(Operation *op, StringRef callee) {
 void lowering::releaseDeadValues(emitc::FuncOp step,
                                  const RuntimeTypeConverter &types) {
   Block &body = step.getBody().front();
-  // The inputs belong to the step context, which keeps them alive across
-  // iterations.
+  // Inputs too: the step context keeps an input alive across iterations
+  // (releasing the step's reference only drops a count), except a donated
+  // one (a training step's parameter or state), whose buffer the step then
+  // frees at its last use instead of at the end of the step: an updated
+  // parameter does not coexist with its old value for the rest of the step.
   auto releasable = [&](Value v) {
-    return v.getType() == types.getTensorType() &&
-           !isCallTo(v.getDefiningOp(), kInputCallee);
+    return v.getType() == types.getTensorType();
   };
   DenseMap<Value, Operation *> lastUser;
   for (Operation &op : body)

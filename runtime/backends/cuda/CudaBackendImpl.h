@@ -85,6 +85,7 @@ public:
   void topKKernel(const TopKPlan &plan, const void *x, const void *payload,
                   void *out) override;
   BufferPool::Stats memoryStats() const override { return pool_->stats(); }
+  void resetMemoryPeak() override { pool_->resetPeak(); }
 
 private:
   std::shared_ptr<BufferPool> pool_;

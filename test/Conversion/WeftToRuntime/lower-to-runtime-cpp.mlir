@@ -41,12 +41,15 @@ func.func @mlp(
 // CHECK-NEXT: weft::rt::Tensor [[W2:v[0-9]+]] = weft::rt::gen::input([[CTX]], 2);
 // CHECK-NEXT: // #0 weft.einsum at lower-to-runtime-cpp.mlir:{{[0-9]+}}
 // CHECK-NEXT: weft::rt::Tensor [[H:v[0-9]+]] = weft::rt::gen::einsum([[CTX]], weft_plan0(), [[X]], [[W1]], "#0 einsum btd,df->btf");
+// CHECK-NEXT: weft::rt::gen::release([[X]]);
+// CHECK-NEXT: weft::rt::gen::release([[W1]]);
 // CHECK-NEXT: // #1 weft.map at
 // CHECK-NEXT: weft::rt::Tensor [[A:v[0-9]+]] = weft::rt::gen::map([[CTX]], weft::rt::MapKind::Relu, weft_plan1(), [[H]], 0.0, "#1 map relu btf->btf");
 // CHECK-NEXT: weft::rt::gen::release([[H]]);
 // CHECK-NEXT: // #2 weft.einsum at
 // CHECK-NEXT: weft::rt::Tensor [[P:v[0-9]+]] = weft::rt::gen::einsum([[CTX]], weft_plan2(), [[A]], [[W2]], "#2 einsum btf,fd->btd");
 // CHECK-NEXT: weft::rt::gen::release([[A]]);
+// CHECK-NEXT: weft::rt::gen::release([[W2]]);
 // CHECK-NEXT: // #3 weft.all_reduce at
 // CHECK-NEXT: weft::rt::Tensor [[Y:v[0-9]+]] = weft::rt::gen::allReduce([[CTX]], [[P]], weft::rt::AxisList{0}, weft::rt::ReduceKind::Sum, true, "#3 all_reduce sum [model]");
 // CHECK-NEXT: weft::rt::gen::release([[P]]);

@@ -4,10 +4,11 @@ off, compute the same bits.
 
   ab_bitwise.py EXAMPLE.mlir --bin BIN --work DIR [--np N:MESH ...]
                 [--weftc-flag FLAG ...] [--steps S]
-                [--off-flag --fuse=false] [--names fused,unfused]
+                [--off-flag --fuse=false] [--on-flag FLAG]
+                [--names fused,unfused]
 
-Builds EXAMPLE with weftc (defaults: fusion and scheduling on) and with
---off-flag (default --fuse=false), prints for each how many fused maps,
+Builds EXAMPLE with weftc (defaults: fusion and scheduling on, plus
+--on-flag if given) and with --off-flag (default --fuse=false), prints for each how many fused maps,
 fused rows, maps, reductions, asynchronous collectives (start calls) and
 waits its C++ calls, then for every --np runs both on the same random
 inputs (--random-inputs 1, or --steps S of training) and compares every
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--weftc-flag", action="append", default=[])
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--off-flag", default="--fuse=false")
+    ap.add_argument("--on-flag", default="")
     ap.add_argument("--names", default="fused,unfused")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -57,7 +59,8 @@ def main():
         mesh_flags = [] if mesh == "-" else ["--mesh", mesh]
         outs = {}
         on, off = a.names.split(",")
-        for variant, flags in ((on, []), (off, [a.off_flag])):
+        on_flags = [a.on_flag] if a.on_flag else []
+        for variant, flags in ((on, on_flags), (off, [a.off_flag])):
             base = os.path.join(a.work, "%s-np%s" % (variant, n))
             common = [a.example] + a.weftc_flag + mesh_flags + flags
             if not counted:

@@ -154,9 +154,13 @@ LogicalResult Differentiator::run() {
             << " does not reach the loss: its gradient is zero";
       g = b.create<ConstantOp>(loc, withoutSharding(type), b.getF64FloatAttr(0.0));
     }
-    // The gradient takes the parameter's layout when it has one.
-    if (getSharding(type) && g.getType() != type)
-      g = b.create<ShardOp>(loc, type, g);
+    // The gradient takes the parameter's layout when it has one; the
+    // constraint's location names the parameter (comm report reasons).
+    if (getSharding(type) && g.getType() != type) {
+      std::string what = "gradient of " + getArgNameOr(func, i);
+      g = b.create<ShardOp>(NameLoc::get(b.getStringAttr(what), loc), type,
+                            g);
+    }
     results.push_back(g);
     resultTypes.push_back(g.getType());
   }

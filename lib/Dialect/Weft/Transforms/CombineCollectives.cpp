@@ -7,6 +7,15 @@
 // the vocabulary-parallel cross-entropy's two sums of one value per row,
 // or the partial sums of many small gradients, then pay it once.
 //
+// First, every all-reduce that may join a group moves up to right after the
+// op defining its operand, so program order becomes the order the operands
+// come to exist: the partitioner puts a gradient's all-reduce where the
+// function returns it (first parameter first), but the backward pass
+// produces the last layer's gradient first, and DDP's buckets fill in that
+// (backward) order, so the first bucket can start while the backward pass
+// still runs. Every rank runs the same program, so any static order of
+// collectives is one all ranks share.
+//
 // Members are taken in program order into groups. An all-reduce joins an
 // open group of its key when its operand does not depend on a member's
 // result. The combined collective replaces the members at the position of
@@ -143,9 +152,31 @@ Operation *combine(Group &g) {
   return lastCreated;
 }
 
+/// Moves every all-reduce of at most `maxBytes` up to right after its
+/// operand's definition (after those moved there before it).
+void hoistToOperands(Block &body, int64_t maxBytes) {
+  llvm::DenseMap<Operation *, Operation *> lastPlaced;
+  SmallVector<AllReduceOp> candidates;
+  for (Operation &op : body)
+    if (auto ar = dyn_cast<AllReduceOp>(op))
+      if (bytesOf(ar.getInput()) <= maxBytes)
+        candidates.push_back(ar);
+  for (AllReduceOp ar : candidates) {
+    Operation *def = ar.getInput().getDefiningOp();
+    while (def && def->getBlock() != &body)
+      def = def->getParentOp();
+    if (!def)
+      continue; // An argument: left where it is.
+    Operation *&after = lastPlaced[def];
+    ar->moveAfter(after ? after : def);
+    after = ar;
+  }
+}
+
 void combineFunction(func::FuncOp func, int64_t maxBytes) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return;
+  hoistToOperands(func.getBody().front(), maxBytes);
   SmallVector<Group> groups;
   for (Operation &op : func.getBody().front()) {
     // A reader of a member's result closes the group; its results depend

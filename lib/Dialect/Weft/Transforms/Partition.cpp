@@ -413,14 +413,18 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     return success();
   }
   if (auto shard = dyn_cast<ShardOp>(op)) {
+    // A constraint a pass made names what it constrains (--weft-autodiff:
+    // "gradient of W3"), so the comm report says whose bytes move.
+    std::string what = "weft.shard constraint";
+    Location loc = op->getLoc();
+    if (auto named = dyn_cast<NameLoc>(loc)) {
+      what += " (" + named.getName().str() + ")";
+      loc = named.getChildLoc();
+    }
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+      what += " at line " + std::to_string(fileLoc.getLine());
     FailureOr<Value> local =
-        getAs(shard.getInput(), layoutOf(shard.getType()), op,
-              "weft.shard constraint" +
-                  (isa<FileLineColLoc>(op->getLoc())
-                       ? " at line " +
-                             std::to_string(
-                                 cast<FileLineColLoc>(op->getLoc()).getLine())
-                       : std::string()));
+        getAs(shard.getInput(), layoutOf(shard.getType()), op, what);
     if (failed(local))
       return failure();
     available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});

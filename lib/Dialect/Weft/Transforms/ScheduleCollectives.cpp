@@ -16,12 +16,15 @@
 // rest of the step (the backward pass) then runs while the gradients move,
 // as in PyTorch DDP, where the optimizer steps after the backward pass.
 //
-// Collectives keep their relative order: a collective is never moved above
-// an earlier one. Every rank runs the same program, so every rank starts
-// the collectives of a group in the same order (what MPI and NCCL require);
-// keeping the program's order also keeps the report readable and the
-// bucket order of --weft-combine-collectives (backward order of the
-// gradients) the launch order.
+// Collectives start in the order their operands come to exist (all-gathers
+// in the order their results are needed, bounded as below), whatever order
+// the partitioner created them in: FSDP gradients are reduce-scattered where
+// the function returns them, last layer's last, yet the last layer's
+// gradient exists first. Every rank runs the same program, so every rank
+// starts the collectives of a group in the same (static) order, which is
+// what MPI and NCCL require; a collective's start never moves above the
+// one placed before it. Program order among gradients is backward order,
+// so the buckets of --weft-combine-collectives launch in backward order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +34,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
 
 namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTSCHEDULECOLLECTIVES
@@ -63,8 +69,8 @@ Operation *inBlock(Operation *op, Block *block) {
 
 /// Moves before the terminator, in order, every compute op that depends on
 /// a collective's result and whose users are all such ops or the
-/// terminator.
-void sinkTail(Block &body) {
+/// terminator; returns them.
+llvm::SmallPtrSet<Operation *, 32> sinkTail(Block &body) {
   Operation *terminator = body.getTerminator();
   // Sinkable: compute whose every user is sinkable or the terminator
   // (decided from the end, so users are decided first).
@@ -95,6 +101,122 @@ void sinkTail(Block &body) {
   }
   for (Operation *op : toSink)
     op->moveBefore(terminator);
+  return llvm::SmallPtrSet<Operation *, 32>(toSink.begin(), toSink.end());
+}
+
+/// Compute ops strictly between `from` and `to`.
+int64_t computeBetween(Operation *from, Operation *to) {
+  int64_t n = 0;
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (isCompute(op))
+      ++n;
+  return n;
+}
+
+/// FSDP's gradient shards: each asynchronous reduce-scatter is waited for
+/// before the next reduce-scatter starts, and the sunk ops that read its
+/// result (the optimizer's update of that shard) move right after the
+/// wait, as soon as their other operands exist. One reduce-scatter is in
+/// flight at a time (its window is the next layer's backward), and a
+/// gradient shard lives from its wait to its update instead of to the end
+/// of the step: without this every layer's full partial gradient (held by
+/// its reduce-scatter until the wait) or gradient shard would be alive at
+/// the end.
+void boundScatters(Block &body, ArrayRef<Operation *> scatters,
+                   const llvm::SmallPtrSet<Operation *, 32> &sunk) {
+  for (size_t k = 0; k + 1 < scatters.size(); ++k) {
+    Operation *c = scatters[k], *nextStart = scatters[k + 1];
+    if (!c->hasAttr(kAsyncAttr))
+      continue;
+    auto wait = cast<WaitOp>(*c->getResult(0).getUsers().begin());
+    if (!nextStart->isBeforeInBlock(wait))
+      continue;
+    wait->moveBefore(nextStart);
+    llvm::SmallPtrSet<Operation *, 8> moved{wait};
+    Operation *last = wait;
+    for (Operation *op = nextStart, *next; op; op = next) {
+      next = op->getNextNode();
+      if (!sunk.contains(op))
+        continue;
+      bool reads = false, ready = true;
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def)
+          continue; // an argument
+        if (moved.contains(def))
+          reads = true;
+        else if (def->getBlock() == &body && !def->isBeforeInBlock(wait))
+          ready = false;
+      }
+      if (!reads || !ready)
+        continue;
+      op->moveAfter(last);
+      last = op;
+      moved.insert(op);
+    }
+    int64_t overlap = computeBetween(c, wait);
+    if (overlap > 0) {
+      c->setAttr(kAsyncAttr,
+                 IntegerAttr::get(IntegerType::get(c->getContext(), 64),
+                                  overlap));
+    } else { // Nothing left to overlap: synchronous again.
+      wait.getResult().replaceAllUsesWith(c->getResult(0));
+      wait->erase();
+      c->removeAttr(kAsyncAttr);
+    }
+  }
+}
+
+/// The collectives of `body` in the order they start: the others by the
+/// position of their operand's definition, all-gathers by the position of
+/// their first reader, the two merged by earliest start (an all-gather
+/// starts no earlier than the previous all-gather's first reader); ties
+/// keep program order.
+SmallVector<Operation *> startOrder(Block &body) {
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  for (Operation &op : body)
+    position[&op] = next++;
+  const int64_t never = next; // no reader
+  struct Entry {
+    Operation *op;
+    int64_t def, firstUse, order;
+  };
+  SmallVector<Entry> gathers, others;
+  for (Operation &op : body) {
+    if (!isCommunication(&op))
+      continue;
+    Entry e{&op, -1, never, position.lookup(&op)};
+    if (Operation *def = inBlock(op.getOperand(0).getDefiningOp(), &body))
+      e.def = position.lookup(def);
+    for (Operation *user : op.getResult(0).getUsers())
+      if (Operation *u = inBlock(user, &body))
+        e.firstUse = std::min(e.firstUse, position.lookup(u));
+    (isa<AllGatherOp>(op) ? gathers : others).push_back(e);
+  }
+  llvm::stable_sort(gathers, [](const Entry &a, const Entry &b) {
+    return a.firstUse < b.firstUse;
+  });
+  llvm::stable_sort(others,
+                    [](const Entry &a, const Entry &b) { return a.def < b.def; });
+  SmallVector<Operation *> order;
+  size_t g = 0, o = 0;
+  int64_t floor = -1; // an all-gather starts after this position
+  while (g < gathers.size() || o < others.size()) {
+    bool takeGather = o == others.size();
+    if (!takeGather && g < gathers.size()) {
+      int64_t gk = std::max(gathers[g].def, floor), ok = others[o].def;
+      takeGather = gk < ok || (gk == ok && gathers[g].order < others[o].order);
+    }
+    if (takeGather) {
+      floor = std::max(floor, gathers[g].firstUse - 1);
+      order.push_back(gathers[g++].op);
+    } else {
+      order.push_back(others[o++].op);
+    }
+  }
+  return order;
 }
 
 struct ScheduleCollectivesPass
@@ -109,17 +231,17 @@ struct ScheduleCollectivesPass
     // hand): its order is kept as it is, which makes the pass idempotent.
     if (llvm::any_of(body, [](Operation &op) { return isa<WaitOp>(op); }))
       return;
-    sinkTail(body);
-    SmallVector<Operation *> collectives;
-    for (Operation &op : body)
-      if (isCommunication(&op))
-        collectives.push_back(&op);
+    llvm::SmallPtrSet<Operation *, 32> sunk = sinkTail(body);
+    SmallVector<Operation *> collectives = startOrder(body);
+    SmallVector<Operation *> scatters; // reduce-scatters in start order
     Operation *previous = nullptr; // the last collective placed
     // An all-gather starts no earlier than the previous all-gather's
     // result is needed: at most two gathered values (the one in use, the
     // one in flight) are alive at once, as FSDP prefetches one layer.
     Operation *gatherFloor = nullptr;
     for (Operation *c : collectives) {
+      if (isa<ReduceScatterOp>(c))
+        scatters.push_back(c);
       // Earliest start: after the operand's definition and the previous
       // collective, whichever is later.
       Operation *after = previous;
@@ -161,6 +283,7 @@ struct ScheduleCollectivesPass
       c->getResult(0).replaceAllUsesExcept(wait.getResult(), wait);
       c->setAttr(kAsyncAttr, b.getI64IntegerAttr(overlap));
     }
+    boundScatters(body, scatters, sunk);
   }
 };
 

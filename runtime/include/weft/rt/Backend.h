@@ -68,6 +68,8 @@ public:
   /// The allocator's counters (live bytes and their high-water mark), for
   /// `--memory-report`; zeros for a backend without a pool.
   virtual BufferPool::Stats memoryStats() const { return {}; }
+  /// Restarts memoryStats' high-water marks from the bytes live now.
+  virtual void resetMemoryPeak() {}
 
   //===--- Compute (local view) --------------------------------------------//
   /// `b` is null for a unary plan. `out` must have plan.outShape.

@@ -78,6 +78,12 @@ public:
   void close();
 
   Stats stats() const { return stats_; }
+  /// Restarts the high-water marks from what is live now (a training run
+  /// measures its steps, not the loading of its inputs).
+  void resetPeak() {
+    stats_.peakLiveBytes = stats_.liveBytes;
+    stats_.peakRequestedBytes = stats_.liveRequestedBytes;
+  }
 
   /// The class (allocation size) serving a request of `bytes`.
   static std::size_t classSize(std::size_t bytes);

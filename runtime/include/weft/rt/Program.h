@@ -129,6 +129,12 @@ public:
   const std::vector<Tensor> &inputs() const { return inputs_; }
   void setOutput(std::size_t i, Tensor t) { outputs_.at(i) = std::move(t); }
   const std::vector<Tensor> &outputs() const { return outputs_; }
+  /// Drops the previous step's outputs: an updated parameter is then held
+  /// only as the next step's (donated) input, and freed at its last use.
+  void clearOutputs() {
+    for (Tensor &t : outputs_)
+      t = Tensor();
+  }
 
   /// Asynchronous collectives started by the step and not waited for yet.
   void addPending(std::unique_ptr<Backend::Pending> p) {

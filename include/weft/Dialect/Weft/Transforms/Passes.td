@@ -314,6 +314,27 @@ def WeftCombineCollectives : Pass<"weft-combine-collectives",
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftRematGathers : Pass<"weft-remat-gathers", "::mlir::func::FuncOp"> {
+  let summary = "Gather a weight again for its backward use (FSDP's remat)";
+  let description = [{
+    On the local view, before `--weft-schedule-collectives`: an
+    `weft.all_gather` of a function argument (an FSDP-style weight shard)
+    whose result is read, then read again after another gathered value has
+    come into use (the first use of another `weft.all_gather` lies between
+    the two), is cloned right before the later use, which reads the clone.
+    The first copy is then released after its forward use and the clone
+    lives only around the backward use: with the schedule's bound on
+    all-gathers in flight, at most two gathered weights are alive at once,
+    as in PyTorch FSDP (`reshard_after_forward`). Each clone repeats its
+    gather's bytes; its `weft.reason` says "rematerialized" and where the
+    first copy was read. Values do not change. A function that has a
+    `weft.wait` already is left as it is. Off in weftc unless
+    `--remat-gathers`: by default every program keeps the minimum bytes.
+    docs/overlap.md.
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftScheduleCollectives : Pass<"weft-schedule-collectives",
                                    "::mlir::func::FuncOp"> {
   let summary = "Start each collective as early and wait for it as late as data allow";

@@ -64,6 +64,7 @@ public:
 
   BufferPool::Stats poolStats() const { return pool_->stats(); }
   BufferPool::Stats memoryStats() const override { return pool_->stats(); }
+  void resetMemoryPeak() override { pool_->resetPeak(); }
 
 private:
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
