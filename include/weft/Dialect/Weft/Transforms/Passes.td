@@ -295,8 +295,11 @@ def WeftCombineCollectives : Pass<"weft-combine-collectives",
     axes whose operands do not depend on each other's results become one
     all-reduce of their operands flattened and concatenated
     (`weft.reshape`, `weft.concat`), each result sliced back out
-    (`weft.slice`). A group is taken in program order and placed at its
-    last member; it closes at the first op that reads a member's result.
+    (`weft.slice`). Each candidate first moves up to right after its
+    operand's definition, so a group is taken in the order the operands
+    come to exist (a training step's gradients: backward order, DDP's
+    buckets); it is placed at its last member and closes at the first op
+    that reads a member's result.
     Each collective pays a latency however small it is: the
     vocabulary-parallel cross-entropy's two sums of one value per row then
     pay it once. The combined op's `weft.bytes_per_device` is the members'
@@ -341,9 +344,10 @@ def WeftScheduleCollectives : Pass<"weft-schedule-collectives",
   let description = [{
     On the local view: each `weft.all_reduce`, `weft.all_gather`,
     `weft.reduce_scatter` and `weft.all_to_all` of the function body moves
-    up to just after the op defining its operand (never above an earlier
-    collective: every rank starts a group's collectives in program order),
-    and a `weft.wait` goes right before the first op reading its result.
+    up to just after the op defining its operand, the collectives starting
+    in the order their operands come to exist (all-gathers in the order
+    their results are needed; a static order, the same on every rank), and
+    a `weft.wait` goes right before the first op reading its result.
     The collective records the compute ops between the two as
     `weft.async = N` (the comm report prints it); the runtime starts it
     asynchronously and runs those ops meanwhile. A collective whose result
@@ -352,8 +356,11 @@ def WeftScheduleCollectives : Pass<"weft-schedule-collectives",
     training step's optimizer updates) sinks to the end, in order, so the
     backward pass runs while the gradients move; and an all-gather starts no
     earlier than the previous all-gather's result is needed (at most two
-    gathered weights alive, FSDP's prefetch of one). A function that has a
-    `weft.wait` already is left as it is. The values computed do not change
+    gathered weights alive, FSDP's prefetch of one). Last, an asynchronous
+    reduce-scatter is waited for before the next reduce-scatter starts, and
+    the sunk ops reading its result (the update of that gradient shard)
+    move right after the wait. A function that has a `weft.wait` already is
+    left as it is. The values computed do not change
     (test/e2e/schedule-bitwise.test); docs/overlap.md.
   }];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
