@@ -20,22 +20,15 @@ import argparse
 import glob
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 
-MPIRUN = ["timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe",
-          "--mca", "pml", "ob1"]
+from runner import MPIRUN, run as run_stage
 
 
 def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    if p.returncode != 0:
-        sys.exit("ab_bitwise: failed (exit %d): %s\n%s" % (
-            p.returncode, " ".join(cmd), p.stdout))
-    return p.stdout
+    return run_stage(cmd, "ab_bitwise")
 
 
 def main():

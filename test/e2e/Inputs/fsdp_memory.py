@@ -29,21 +29,15 @@ Exit 1 when the remat build is over its bound or a stage fails.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
-MPIRUN = ["timeout", "120", "mpirun", "--allow-run-as-root", "--oversubscribe",
-          "--mca", "pml", "ob1"]
+from runner import MPIRUN, run as run_stage
+
 PEAK = re.compile(r"weft memory: peak live bytes per device: max (\d+)")
 
 
 def run(cmd, env=None):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, env=env)
-    if p.returncode != 0:
-        sys.exit("fsdp_memory: failed (exit %d): %s\n%s" % (
-            p.returncode, " ".join(cmd), p.stdout))
-    return p.stdout
+    return run_stage(cmd, "fsdp_memory", env)
 
 
 def main():

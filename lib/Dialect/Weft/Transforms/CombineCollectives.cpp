@@ -162,9 +162,7 @@ void hoistToOperands(Block &body, int64_t maxBytes) {
       if (bytesOf(ar.getInput()) <= maxBytes)
         candidates.push_back(ar);
   for (AllReduceOp ar : candidates) {
-    Operation *def = ar.getInput().getDefiningOp();
-    while (def && def->getBlock() != &body)
-      def = def->getParentOp();
+    Operation *def = ancestorInBlock(body, ar.getInput().getDefiningOp());
     if (!def)
       continue; // An argument: left where it is.
     Operation *&after = lastPlaced[def];

@@ -48,13 +48,6 @@ using namespace mlir::weft;
 
 namespace {
 
-/// The op of `block` that is or contains `op`.
-Operation *inBlock(Operation *op, Block *block) {
-  while (op && op->getBlock() != block)
-    op = op->getParentOp();
-  return op;
-}
-
 struct RematGathersPass
     : public mlir::weft::impl::WeftRematGathersBase<RematGathersPass> {
   void runOnOperation() override {
@@ -62,8 +55,8 @@ struct RematGathersPass
     if (func.isExternal())
       return;
     Block &body = func.getBody().front();
-    // A scheduled body (it has waits) keeps its order: remat runs first.
-    if (llvm::any_of(body, [](Operation &op) { return isa<WaitOp>(op); }))
+    // A scheduled body keeps its order: remat runs first.
+    if (isScheduled(body))
       return;
 
     llvm::DenseMap<Operation *, unsigned> position;
@@ -75,7 +68,7 @@ struct RematGathersPass
     auto usesOf = [&](AllGatherOp g) {
       SmallVector<std::pair<unsigned, OpOperand *>> uses;
       for (OpOperand &use : g.getResult().getUses())
-        if (Operation *u = inBlock(use.getOwner(), &body))
+        if (Operation *u = ancestorInBlock(body, use.getOwner()))
           uses.push_back({position.lookup(u), &use});
       llvm::stable_sort(uses, [](const auto &a, const auto &b) {
         return a.first < b.first;
@@ -83,9 +76,11 @@ struct RematGathersPass
       return uses;
     };
 
-    // Where each gathered value first comes into use, sorted.
+    // Where each gathered value first comes into use, sorted, and the
+    // gathers of arguments read more than once with their uses (a clone
+    // takes over uses of its own gather only, so these stay valid).
     SmallVector<unsigned> firstUses;
-    SmallVector<AllGatherOp> candidates;
+    SmallVector<std::pair<AllGatherOp, decltype(usesOf(nullptr))>> candidates;
     for (Operation &op : body) {
       auto g = dyn_cast<AllGatherOp>(&op);
       if (!g)
@@ -95,12 +90,11 @@ struct RematGathersPass
         firstUses.push_back(uses.front().first);
       auto arg = dyn_cast<BlockArgument>(g.getOperand());
       if (arg && arg.getOwner() == &body && uses.size() > 1)
-        candidates.push_back(g);
+        candidates.push_back({g, std::move(uses)});
     }
     llvm::sort(firstUses);
 
-    for (AllGatherOp g : candidates) {
-      auto uses = usesOf(g);
+    for (auto &[g, uses] : candidates) {
       unsigned last = uses.front().first;
       AllGatherOp current = g;
       for (auto [at, operand] : llvm::drop_begin(uses)) {
@@ -108,7 +102,7 @@ struct RematGathersPass
         // use and this one: gather again here.
         auto it = std::upper_bound(firstUses.begin(), firstUses.end(), last);
         if (it != firstUses.end() && *it < at) {
-          Operation *user = inBlock(operand->getOwner(), &body);
+          Operation *user = ancestorInBlock(body, operand->getOwner());
           OpBuilder b(user);
           current = cast<AllGatherOp>(b.clone(*g));
           std::string why =

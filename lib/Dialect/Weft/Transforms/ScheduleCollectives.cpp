@@ -60,13 +60,6 @@ bool isCompute(Operation *op) {
          !op->hasTrait<OpTrait::IsTerminator>();
 }
 
-/// The op of `block` that is or contains `op`.
-Operation *inBlock(Operation *op, Block *block) {
-  while (op && op->getBlock() != block)
-    op = op->getParentOp();
-  return op;
-}
-
 /// Moves before the terminator, in order, every compute op that depends on
 /// a collective's result and whose users are all such ops or the
 /// terminator; returns them.
@@ -79,7 +72,7 @@ llvm::SmallPtrSet<Operation *, 32> sinkTail(Block &body) {
     if (!isCompute(&op) || op.getNumRegions() != 0)
       continue;
     bool ok = llvm::all_of(op.getUsers(), [&](Operation *user) {
-      Operation *u = inBlock(user, &body);
+      Operation *u = ancestorInBlock(body, user);
       return u == terminator || sinkable.contains(u);
     });
     if (ok)
@@ -168,52 +161,65 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
   }
 }
 
+/// A collective of the body: the op of the body defining its operand (null
+/// for an argument) and its first reader (null when unused), with their
+/// positions before anything moves.
+struct Collective {
+  Operation *op, *def = nullptr, *firstUser = nullptr;
+  int64_t defAt = -1, firstUseAt, order;
+};
+
 /// The collectives of `body` in the order they start: the others by the
 /// position of their operand's definition, all-gathers by the position of
 /// their first reader, the two merged by earliest start (an all-gather
 /// starts no earlier than the previous all-gather's first reader); ties
-/// keep program order.
-SmallVector<Operation *> startOrder(Block &body) {
+/// keep program order. Moving collectives and adding waits keeps each
+/// one's `def` and `firstUser`.
+SmallVector<Collective> startOrder(Block &body) {
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t next = 0;
   for (Operation &op : body)
     position[&op] = next++;
   const int64_t never = next; // no reader
-  struct Entry {
-    Operation *op;
-    int64_t def, firstUse, order;
-  };
-  SmallVector<Entry> gathers, others;
+  SmallVector<Collective> gathers, others;
   for (Operation &op : body) {
     if (!isCommunication(&op))
       continue;
-    Entry e{&op, -1, never, position.lookup(&op)};
-    if (Operation *def = inBlock(op.getOperand(0).getDefiningOp(), &body))
-      e.def = position.lookup(def);
-    for (Operation *user : op.getResult(0).getUsers())
-      if (Operation *u = inBlock(user, &body))
-        e.firstUse = std::min(e.firstUse, position.lookup(u));
+    Collective e{&op};
+    e.firstUseAt = never;
+    e.order = position.lookup(&op);
+    e.def = ancestorInBlock(body, op.getOperand(0).getDefiningOp());
+    if (e.def)
+      e.defAt = position.lookup(e.def);
+    for (Operation *user : op.getResult(0).getUsers()) {
+      Operation *u = ancestorInBlock(body, user);
+      if (u && position.lookup(u) < e.firstUseAt) {
+        e.firstUser = u;
+        e.firstUseAt = position.lookup(u);
+      }
+    }
     (isa<AllGatherOp>(op) ? gathers : others).push_back(e);
   }
-  llvm::stable_sort(gathers, [](const Entry &a, const Entry &b) {
-    return a.firstUse < b.firstUse;
+  llvm::stable_sort(gathers, [](const Collective &a, const Collective &b) {
+    return a.firstUseAt < b.firstUseAt;
   });
-  llvm::stable_sort(others,
-                    [](const Entry &a, const Entry &b) { return a.def < b.def; });
-  SmallVector<Operation *> order;
+  llvm::stable_sort(others, [](const Collective &a, const Collective &b) {
+    return a.defAt < b.defAt;
+  });
+  SmallVector<Collective> order;
   size_t g = 0, o = 0;
   int64_t floor = -1; // an all-gather starts after this position
   while (g < gathers.size() || o < others.size()) {
     bool takeGather = o == others.size();
     if (!takeGather && g < gathers.size()) {
-      int64_t gk = std::max(gathers[g].def, floor), ok = others[o].def;
+      int64_t gk = std::max(gathers[g].defAt, floor), ok = others[o].defAt;
       takeGather = gk < ok || (gk == ok && gathers[g].order < others[o].order);
     }
     if (takeGather) {
-      floor = std::max(floor, gathers[g].firstUse - 1);
-      order.push_back(gathers[g++].op);
+      floor = std::max(floor, gathers[g].firstUseAt - 1);
+      order.push_back(gathers[g++]);
     } else {
-      order.push_back(others[o++].op);
+      order.push_back(others[o++]);
     }
   }
   return order;
@@ -229,36 +235,31 @@ struct ScheduleCollectivesPass
     Block &body = func.getBody().front();
     // A body with a weft.wait was scheduled already (by this pass or by
     // hand): its order is kept as it is, which makes the pass idempotent.
-    if (llvm::any_of(body, [](Operation &op) { return isa<WaitOp>(op); }))
+    if (isScheduled(body))
       return;
     llvm::SmallPtrSet<Operation *, 32> sunk = sinkTail(body);
-    SmallVector<Operation *> collectives = startOrder(body);
+    SmallVector<Collective> collectives = startOrder(body);
     SmallVector<Operation *> scatters; // reduce-scatters in start order
     Operation *previous = nullptr; // the last collective placed
     // An all-gather starts no earlier than the previous all-gather's
     // result is needed: at most two gathered values (the one in use, the
     // one in flight) are alive at once, as FSDP prefetches one layer.
     Operation *gatherFloor = nullptr;
-    for (Operation *c : collectives) {
+    for (const Collective &entry : collectives) {
+      Operation *c = entry.op;
       if (isa<ReduceScatterOp>(c))
         scatters.push_back(c);
       // Earliest start: after the operand's definition and the previous
       // collective, whichever is later.
       Operation *after = previous;
-      if (Operation *def = inBlock(c->getOperand(0).getDefiningOp(), &body))
-        if (!after || after->isBeforeInBlock(def))
-          after = def;
+      if (entry.def && (!after || after->isBeforeInBlock(entry.def)))
+        after = entry.def;
       bool gather = isa<AllGatherOp>(c);
       if (gather && gatherFloor &&
           (!after || after->isBeforeInBlock(gatherFloor)))
         after = gatherFloor;
       // Latest completion: right before the first op reading the result.
-      Operation *firstUser = nullptr;
-      for (Operation *user : c->getResult(0).getUsers()) {
-        Operation *u = inBlock(user, &body);
-        if (u && (!firstUser || u->isBeforeInBlock(firstUser)))
-          firstUser = u;
-      }
+      Operation *firstUser = entry.firstUser;
       previous = c;
       if (gather && firstUser)
         gatherFloor = firstUser->getPrevNode() ? firstUser->getPrevNode() : c;
@@ -267,7 +268,7 @@ struct ScheduleCollectivesPass
       int64_t overlap = 0;
       Operation *from = after ? after->getNextNode() : &body.front();
       for (Operation *op = from; op != firstUser; op = op->getNextNode())
-        if (op != c && isCompute(op))
+        if (isCompute(op)) // `c` is not: a collective
           ++overlap;
       if (overlap == 0)
         continue;

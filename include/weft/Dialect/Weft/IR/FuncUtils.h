@@ -121,6 +121,20 @@ FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
 FailureOr<func::FuncOp> selectFunction(ModuleOp module, StringRef entry,
                                        StringRef what, StringRef option);
 
+//===--- Schedules on the local view ---------------------------------------===//
+
+/// The op of `body` that is or contains `op` (null for a null `op`, e.g.
+/// the defining op of a block argument): Block::findAncestorOpInBlock.
+inline Operation *ancestorInBlock(Block &body, Operation *op) {
+  return op ? body.findAncestorOpInBlock(*op) : nullptr;
+}
+/// Whether `body` was scheduled (it holds a weft.wait): the passes that
+/// order collectives (--weft-remat-gathers, --weft-schedule-collectives)
+/// leave such a body as it is.
+inline bool isScheduled(Block &body) {
+  return llvm::any_of(body, [](Operation &op) { return isa<WaitOp>(op); });
+}
+
 } // namespace mlir::weft
 
 #endif // WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
