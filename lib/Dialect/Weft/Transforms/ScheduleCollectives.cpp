@@ -161,11 +161,11 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
   }
 }
 
-/// A collective of the body: the op of the body defining its operand (null
-/// for an argument) and its first reader (null when unused), with their
-/// positions before anything moves.
+/// A collective of the body: its first reader (null when unused), and the
+/// positions of that reader and of the op defining its operand (-1 for an
+/// argument) before anything moves.
 struct Collective {
-  Operation *op, *def = nullptr, *firstUser = nullptr;
+  Operation *op, *firstUser = nullptr;
   int64_t defAt = -1, firstUseAt, order;
 };
 
@@ -174,7 +174,8 @@ struct Collective {
 /// their first reader, the two merged by earliest start (an all-gather
 /// starts no earlier than the previous all-gather's first reader); ties
 /// keep program order. Moving collectives and adding waits keeps each
-/// one's `def` and `firstUser`.
+/// one's `firstUser`, not its operand's definition: a collective reading
+/// another one's result reads that one's weft.wait once it is placed.
 SmallVector<Collective> startOrder(Block &body) {
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t next = 0;
@@ -188,9 +189,9 @@ SmallVector<Collective> startOrder(Block &body) {
     Collective e{&op};
     e.firstUseAt = never;
     e.order = position.lookup(&op);
-    e.def = ancestorInBlock(body, op.getOperand(0).getDefiningOp());
-    if (e.def)
-      e.defAt = position.lookup(e.def);
+    if (Operation *def =
+            ancestorInBlock(body, op.getOperand(0).getDefiningOp()))
+      e.defAt = position.lookup(def);
     for (Operation *user : op.getResult(0).getUsers()) {
       Operation *u = ancestorInBlock(body, user);
       if (u && position.lookup(u) < e.firstUseAt) {
@@ -252,8 +253,10 @@ struct ScheduleCollectivesPass
       // Earliest start: after the operand's definition and the previous
       // collective, whichever is later.
       Operation *after = previous;
-      if (entry.def && (!after || after->isBeforeInBlock(entry.def)))
-        after = entry.def;
+      if (Operation *def =
+              ancestorInBlock(body, c->getOperand(0).getDefiningOp()))
+        if (!after || after->isBeforeInBlock(def))
+          after = def;
       bool gather = isa<AllGatherOp>(c);
       if (gather && gatherFloor &&
           (!after || after->isBeforeInBlock(gatherFloor)))
