@@ -230,6 +230,31 @@ void Backend::einsum(const std::string &spec, const Tensor &a, const Tensor *b,
   einsum(it->second, a, b, out, label);
 }
 
+namespace {
+/// Whether `in` may be `out`'s buffer or overlap it: only when it is the
+/// same buffer read element for element as the result is written (strides
+/// equal over the plan's iteration space), which every elementwise kernel
+/// allows (each element is read before it is written, by the same thread
+/// or lane). `inStrides` null: never (a fused row op reads a row again
+/// after writing it).
+void checkInPlace(const Tensor &in, const Tensor &out,
+                  const std::vector<int64_t> *inStrides,
+                  const std::vector<int64_t> &outStrides, const char *what,
+                  const std::string &spec, const char *name) {
+  if (in.numElements() == 0 || out.numElements() == 0)
+    return;
+  auto lo = [](const Tensor &t) { return static_cast<const char *>(t.data); };
+  bool overlap = lo(in) < lo(out) + out.bytes() && lo(out) < lo(in) + in.bytes();
+  if (!overlap)
+    return;
+  check(inStrides && in.data == out.data && in.bytes() == out.bytes() &&
+            *inStrides == outStrides,
+        what, " '", spec, "': ", name,
+        " overlaps the result's buffer but is not read element for element "
+        "as the result is written");
+}
+} // namespace
+
 void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
                   const Tensor *b, Tensor &out, double scalar,
                   std::string_view label) {
@@ -246,6 +271,14 @@ void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
   if (b)
     checkTensor(*b, a.dtype, plan.inShapes[1], device(), op, "operand 1");
   checkTensor(out, a.dtype, plan.outShape, device(), op, "result");
+  auto strides = [&](std::size_t i) {
+    return i < plan.inStrides.size() ? &plan.inStrides[i] : nullptr;
+  };
+  checkInPlace(a, out, strides(0), plan.outStrides, "map", plan.spec,
+               "operand 0");
+  if (b)
+    checkInPlace(*b, out, strides(1), plan.outStrides, "map", plan.spec,
+                 "operand 1");
   double t0 = startOp();
   mapKernel(kind, plan, a.dtype, a.data, b ? b->data : nullptr, out.data,
             scalar);
@@ -256,14 +289,17 @@ void Backend::map(MapKind kind, const MapPlan &plan, const Tensor &a,
 
 namespace {
 /// The checks of a fused op's tensors (weft.fused_map, weft.fused_rows):
-/// one float tensor per plan input of its shape, none the result's buffer
-/// (a fused op reads inputs after it wrote earlier outputs: never in
-/// place), and the result. Returns the inputs' buffers.
+/// one float tensor per plan input of its shape, none overlapping the
+/// result's buffer but as checkInPlace allows (`inStrides`, `outStrides`:
+/// a fused map's plan; null for fused rows, never in place), and the
+/// result. Returns the inputs' buffers.
 std::vector<const void *>
 checkFusedTensors(const char *what, const std::string &spec,
                   const std::vector<Shape> &inShapes, const Shape &outShape,
                   const std::vector<const Tensor *> &inputs, const Tensor &out,
-                  Device device) {
+                  Device device,
+                  const std::vector<std::vector<int64_t>> *inStrides,
+                  const std::vector<int64_t> &outStrides) {
   const char *op = "fused";
   check(!inShapes.empty() && inputs.size() == inShapes.size(), what, " '",
         spec, "': got ", inputs.size(), " input tensors, the plan has ",
@@ -276,8 +312,10 @@ checkFusedTensors(const char *what, const std::string &spec,
     check(inputs[i] != nullptr, what, " '", spec, "': input ", i, " is null");
     std::string name = "input " + std::to_string(i);
     checkTensor(*inputs[i], out.dtype, inShapes[i], device, op, name.c_str());
-    check(out.numElements() == 0 || inputs[i]->data != out.data, what, " '",
-          spec, "': input ", i, " is the result's buffer");
+    checkInPlace(*inputs[i], out,
+                 inStrides && i < inStrides->size() ? &(*inStrides)[i]
+                                                    : nullptr,
+                 outStrides, what, spec, name.c_str());
     data.push_back(inputs[i]->data);
   }
   checkTensor(out, out.dtype, outShape, device, op, "result");
@@ -291,7 +329,7 @@ void Backend::fusedMap(const FusedMapPlan &plan,
   const char *op = "fused";
   std::vector<const void *> data = checkFusedTensors(
       "fused_map", plan.spec, plan.inShapes, plan.outShape, inputs, out,
-      device());
+      device(), &plan.inStrides, plan.outStrides);
   double t0 = startOp();
   fusedMapKernel(plan, out.dtype, data, out.data);
   if (profiler_) {
@@ -348,7 +386,7 @@ void Backend::fusedRows(const FusedRowsPlan &plan,
   const char *op = "fused";
   std::vector<const void *> data = checkFusedTensors(
       "fused_rows", plan.spec, plan.inShapes, plan.outShape, inputs, out,
-      device());
+      device(), nullptr, {});
   checkFusedRowsPlan(plan);
   double t0 = startOp();
   fusedRowsKernel(plan, out.dtype, data, out.data);

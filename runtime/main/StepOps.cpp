@@ -38,28 +38,77 @@ Tensor constant(StepContext &ctx, DType dtype, const Shape &shape,
   return out;
 }
 
-Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
-           double scalar, const char *label) {
+/// The buffer an elementwise op writes its result into: the first input
+/// marked in `dying` that can take it (see Dying in Program.h), else a new
+/// one. `inStrides` and `outStrides` are the plan's, over one iteration
+/// space: equal strides mean the input is read element for element as the
+/// result is written, which every map kernel allows in place (each element
+/// is read before it is written, by the same lane or thread).
+static Tensor elementwiseResult(Backend &be, DType dtype, const Shape &outShape,
+                                Dying dying,
+                                std::initializer_list<const Tensor *> inputs,
+                                const std::vector<std::vector<int64_t>> &inStrides,
+                                const std::vector<int64_t> &outStrides) {
+  std::size_t i = 0;
+  for (const Tensor *in : inputs) {
+    const std::size_t k = i++;
+    if (k >= 32 || !((dying.mask >> k) & 1u) || k >= inStrides.size())
+      continue;
+    const Tensor &t = *in;
+    if (!t.storage || t.storage.use_count() != 1 || t.dtype != dtype ||
+        t.device != be.device() || t.shape != outShape ||
+        inStrides[k] != outStrides)
+      continue;
+    // Every operand reading this buffer (the value passed twice) must read
+    // it element for element too.
+    bool safe = true;
+    std::size_t j = 0;
+    for (const Tensor *other : inputs) {
+      const std::size_t o = j++;
+      if (other->storage == t.storage)
+        safe &= o < inStrides.size() && inStrides[o] == outStrides;
+    }
+    if (safe)
+      return t;
+  }
+  return be.empty(dtype, outShape);
+}
+
+Tensor map(StepContext &ctx, Dying dying, MapKind kind, const MapPlan &plan,
+           const Tensor &a, double scalar, const char *label) {
   Backend &be = ctx.backend();
-  Tensor out = be.empty(a.dtype, plan.outShape);
+  Tensor out = elementwiseResult(be, a.dtype, plan.outShape, dying, {&a},
+                                 plan.inStrides, plan.outStrides);
   be.map(kind, plan, a, nullptr, out, scalar, label);
   return out;
 }
 
-Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
-           const Tensor &b, const char *label) {
+Tensor map(StepContext &ctx, Dying dying, MapKind kind, const MapPlan &plan,
+           const Tensor &a, const Tensor &b, const char *label) {
   Backend &be = ctx.backend();
-  Tensor out = be.empty(a.dtype, plan.outShape);
+  Tensor out = elementwiseResult(be, a.dtype, plan.outShape, dying, {&a, &b},
+                                 plan.inStrides, plan.outStrides);
   be.map(kind, plan, a, &b, out, 0, label);
   return out;
 }
 
-Tensor fusedMapParts(StepContext &ctx, const FusedMapPlan &plan,
+Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
+           double scalar, const char *label) {
+  return map(ctx, Dying{}, kind, plan, a, scalar, label);
+}
+
+Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
+           const Tensor &b, const char *label) {
+  return map(ctx, Dying{}, kind, plan, a, b, label);
+}
+
+Tensor fusedMapParts(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
                      const char *label,
                      std::initializer_list<const Tensor *> inputs) {
   check(inputs.size() > 0, "fused_map '", plan.spec, "': no inputs");
   Backend &be = ctx.backend();
-  Tensor out = be.empty((*inputs.begin())->dtype, plan.outShape);
+  Tensor out = elementwiseResult(be, (*inputs.begin())->dtype, plan.outShape,
+                                 dying, inputs, plan.inStrides, plan.outStrides);
   be.fusedMap(plan, std::vector<const Tensor *>(inputs), out,
               label ? label : "");
   return out;

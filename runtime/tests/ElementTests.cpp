@@ -1404,7 +1404,13 @@ TEST_P(FusedMapTest, RejectsMismatchesAndProfiles) {
   EXPECT_THROW(be.fusedMap(plan, {&a, &b}, wrongOut), Error);
   Tensor other = be.zeros(dt == DType::F64 ? DType::F32 : DType::F64, {3});
   EXPECT_THROW(be.fusedMap(plan, {&a, &other}, out), Error); // dtype
-  EXPECT_THROW(be.fusedMap(plan, {&out, &b}, out), Error);   // in place
+  // In place only into an input read element for element (docs/runtime.md,
+  // In-place elementwise ops): `b` broadcast from the result's buffer is
+  // refused, the first input as the result is allowed.
+  Tensor bInOut = out;
+  bInOut.shape = {3};
+  EXPECT_THROW(be.fusedMap(plan, {&a, &bInOut}, out), Error);
+  EXPECT_NO_THROW(be.fusedMap(plan, {&out, &b}, out));
   Tensor ia = be.zeros(DType::I32, {2, 3}), ib = be.zeros(DType::I32, {3});
   Tensor iout = be.zeros(DType::I32, {2, 3});
   EXPECT_THROW(be.fusedMap(plan, {&ia, &ib}, iout), Error); // not a float

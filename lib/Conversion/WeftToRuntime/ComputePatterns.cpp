@@ -72,7 +72,7 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
     call.lit(formatDouble(op.getScalar() ? op.getScalar()->convertToDouble()
                                          : 0.0));
   call.label(("map " + kind + " " + spec).str());
-  call.replaceOp("weft::rt::gen::map");
+  call.replaceOp(kMapCallee);
   return success();
 }
 
@@ -99,7 +99,7 @@ LogicalResult lowerCompute(FusedMapOp op, FusedMapOp::Adaptor adaptor,
   call.label("fused " + kinds + " " + spec);
   for (Value v : adaptor.getInputs())
     call.value(v);
-  call.replaceOp("weft::rt::gen::fusedMap");
+  call.replaceOp(kFusedMapCallee);
   return success();
 }
 

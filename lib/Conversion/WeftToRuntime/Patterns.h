@@ -40,8 +40,13 @@ bool isCollectiveOp(Operation *op);
 
 /// Inserts `weft::rt::gen::release(v)` right after the last use of every
 /// tensor made in `step` (after its making when it has no use); a tensor
-/// the outputs use is released after the last output. Inputs are never
-/// released: the step context owns them.
+/// the outputs use is released after the last output. Inputs are released
+/// too: a donated one's buffer is freed there, the step context keeps the
+/// others alive.
+/// A map or fused map that is the last use of some of its tensor operands
+/// gets `weft::rt::gen::Dying{mask}` after the context (bit i: its i-th
+/// tensor operand), so the runtime may write the result into such an
+/// operand's buffer when nothing else holds it (docs/runtime.md).
 void releaseDeadValues(emitc::FuncOp step,
                        const RuntimeTypeConverter &types);
 

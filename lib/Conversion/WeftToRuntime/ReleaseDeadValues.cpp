@@ -22,6 +22,42 @@ static bool isCallTo(Operation *op, StringRef callee) {
   return call && call.getCallee() == callee;
 }
 
+/// Marks the tensor operands of a map or fused map call that are their
+/// value's last use: `weft::rt::gen::Dying{0b...}` right after the step
+/// context (bit i: the i-th tensor operand). The runtime writes the result
+/// into one of them when its buffer is held by nothing else and is read
+/// element for element (StepOps.cpp); whether the shapes allow it is the
+/// runtime's check, which sees the plan (a value passed twice is marked at
+/// each place; the runtime reuses it only when both read it element for
+/// element).
+static void markDyingOperands(emitc::CallOpaqueOp call,
+                              const DenseMap<Value, Operation *> &lastUser,
+                              const RuntimeTypeConverter &types) {
+  if (call.getCallee() != kMapCallee && call.getCallee() != kFusedMapCallee)
+    return;
+  unsigned mask = 0, bit = 0;
+  for (Value v : call.getOperands()) {
+    if (v.getType() != types.getTensorType())
+      continue;
+    if (bit >= 32)
+      return;
+    if (lastUser.lookup(v) == call.getOperation())
+      mask |= 1u << bit;
+    ++bit;
+  }
+  ArrayAttr args = call.getArgsAttr();
+  if (mask == 0 || !args || args.empty())
+    return;
+  std::string bits;
+  for (unsigned i = bit; i-- > 0;)
+    bits += (mask >> i) & 1 ? '1' : '0';
+  SmallVector<Attribute> marked(args.begin(), args.end());
+  marked.insert(marked.begin() + 1,
+                emitc::OpaqueAttr::get(call.getContext(),
+                                       "weft::rt::gen::Dying{0b" + bits + "}"));
+  call.setArgsAttr(ArrayAttr::get(call.getContext(), marked));
+}
+
 void lowering::releaseDeadValues(emitc::FuncOp step,
                                  const RuntimeTypeConverter &types) {
   Block &body = step.getBody().front();
@@ -56,6 +92,8 @@ void lowering::releaseDeadValues(emitc::FuncOp step,
           atEnd.insert(v);
       continue;
     }
+    if (auto call = dyn_cast<emitc::CallOpaqueOp>(op))
+      markDyingOperands(call, lastUser, types);
     // Operands whose last use this is, in order, then results nobody uses.
     llvm::SetVector<Value> dead;
     for (Value v : op->getOperands())

@@ -28,6 +28,8 @@ namespace mlir::weft::lowering {
 inline constexpr llvm::StringLiteral kInputCallee = "weft::rt::gen::input";
 inline constexpr llvm::StringLiteral kOutputCallee = "weft::rt::gen::output";
 inline constexpr llvm::StringLiteral kReleaseCallee = "weft::rt::gen::release";
+inline constexpr llvm::StringLiteral kMapCallee = "weft::rt::gen::map";
+inline constexpr llvm::StringLiteral kFusedMapCallee = "weft::rt::gen::fusedMap";
 
 //===--- Types ------------------------------------------------------------===//
 

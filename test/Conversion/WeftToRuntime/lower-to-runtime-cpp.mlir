@@ -44,7 +44,7 @@ func.func @mlp(
 // CHECK-NEXT: weft::rt::gen::release([[X]]);
 // CHECK-NEXT: weft::rt::gen::release([[W1]]);
 // CHECK-NEXT: // #1 weft.map at
-// CHECK-NEXT: weft::rt::Tensor [[A:v[0-9]+]] = weft::rt::gen::map([[CTX]], weft::rt::MapKind::Relu, weft_plan1(), [[H]], 0.0, "#1 map relu btf->btf");
+// CHECK-NEXT: weft::rt::Tensor [[A:v[0-9]+]] = weft::rt::gen::map([[CTX]], weft::rt::gen::Dying{0b1}, weft::rt::MapKind::Relu, weft_plan1(), [[H]], 0.0, "#1 map relu btf->btf");
 // CHECK-NEXT: weft::rt::gen::release([[H]]);
 // CHECK-NEXT: // #2 weft.einsum at
 // CHECK-NEXT: weft::rt::Tensor [[P:v[0-9]+]] = weft::rt::gen::einsum([[CTX]], weft_plan2(), [[A]], [[W2]], "#2 einsum btf,fd->btd");

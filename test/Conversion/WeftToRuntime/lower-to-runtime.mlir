@@ -62,14 +62,14 @@ func.func @step(
 // %p dies at the all-reduce, which therefore runs in place.
 // CHECK: %[[S:.*]] = call_opaque "weft::rt::gen::allReduce"(%[[CTX]], %[[P]]) {args = [0 : index, 1 : index, #emitc.opaque<"weft::rt::AxisList{1}">, #emitc.opaque<"weft::rt::ReduceKind::Sum">, #emitc.opaque<"true">, #emitc.opaque<"\22#1 all_reduce sum [model] (partial)\22">]}
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[P]])
-// CHECK: %[[R:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[S]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Relu">, #emitc.opaque<"weft_plan1()">, 1 : index, #emitc.opaque<"0.0">
+// CHECK: %[[R:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[S]]) {args = [0 : index, #emitc.opaque<"weft::rt::gen::Dying{0b1}">, #emitc.opaque<"weft::rt::MapKind::Relu">, #emitc.opaque<"weft_plan1()">, 1 : index, #emitc.opaque<"0.0">
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[S]])
-// CHECK: %[[T:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[R]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Shift">, #emitc.opaque<"weft_plan2()">, 1 : index, #emitc.opaque<"0.5">
+// CHECK: %[[T:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[R]]) {args = [0 : index, #emitc.opaque<"weft::rt::gen::Dying{0b1}">, #emitc.opaque<"weft::rt::MapKind::Shift">, #emitc.opaque<"weft_plan2()">, 1 : index, #emitc.opaque<"0.5">
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[R]])
 // %t is used twice: it lives until the subtraction.
 // CHECK: %[[M:.*]] = call_opaque "weft::rt::gen::reduce"(%[[CTX]], %[[T]]) {args = [0 : index, #emitc.opaque<"weft::rt::ReduceKind::Max">, #emitc.opaque<"weft_plan3()">, 1 : index
 // CHECK-NOT: release"(%[[T]])
-// CHECK: %[[Q:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[T]], %[[M]]) {args = [0 : index, #emitc.opaque<"weft::rt::MapKind::Sub">, #emitc.opaque<"weft_plan4()">, 1 : index, 2 : index
+// CHECK: %[[Q:.*]] = call_opaque "weft::rt::gen::map"(%[[CTX]], %[[T]], %[[M]]) {args = [0 : index, #emitc.opaque<"weft::rt::gen::Dying{0b11}">, #emitc.opaque<"weft::rt::MapKind::Sub">, #emitc.opaque<"weft_plan4()">, 1 : index, 2 : index
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[T]])
 // CHECK-NEXT: call_opaque "weft::rt::gen::release"(%[[M]])
 // CHECK: %[[G:.*]] = call_opaque "weft::rt::gen::sliceShard"(%[[CTX]], %[[Q]]) {args = [0 : index, 1 : index, #emitc.opaque<"0">, #emitc.opaque<"weft::rt::AxisList{0}">, #emitc.opaque<"weft::rt::Shape{2, 6}">

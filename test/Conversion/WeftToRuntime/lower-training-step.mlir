@@ -12,7 +12,10 @@
 // CHECK: static const weft::rt::MapPlan &[[BCAST:weft_plan[0-9]+]]() {
 // CHECK-NEXT: static const weft::rt::MapPlan plan = weft::rt::MapPlan{.spec = "->ab", .inShapes = {{[{][{][}][}]}}, .outShape = {2, 3}
 // CHECK: weft::rt::gen::constant(v1, weft::rt::DType::F32, weft::rt::Shape{2, 3}, [[FILL]](), 0.5, "#0 constant 0.5"
-// CHECK: weft::rt::gen::map(v1, weft::rt::MapKind::Scale, [[BCAST]](),
+// CHECK: weft::rt::gen::map(v1, weft::rt::gen::Dying{0b1}, weft::rt::MapKind::Scale, [[BCAST]](),
+// The update is the last use of the parameter and of %u: the runtime may
+// write the new parameter into the donated old one's buffer.
+// CHECK: weft::rt::gen::map(v1, weft::rt::gen::Dying{0b11}, weft::rt::MapKind::Sub,
 // CHECK: .name = "w", {{.*}}.role = weft::rt::TensorRole(1)}
 // CHECK: .name = "m_w", {{.*}}.role = weft::rt::TensorRole(2)}
 // CHECK: .name = "step", {{.*}}.role = weft::rt::TensorRole(3)}

@@ -15,12 +15,11 @@ its start call) and prints, per build:
   np=N remat: peak M bytes, bound B: within
   np=N no-remat: peak M bytes, bound B: over
 
-The bound, from sizes only (nothing the runtime reports):
-  P/p           the parameter shards (the step's inputs),
+The bound is the issue's (parameters / p + two layers' gathered weights
++ activations), from sizes only (nothing the runtime reports):
+  P/p           the parameter shards (the step's inputs; SGD's update
+                writes the new shard into the old one's buffer, in place),
   + 2 L         two layers' gathered weights (one in use, one in flight),
-  + 2 L/p       one layer's gradient shard between its reduce-scatter and
-                its update, and that update's output (SGD's update is not
-                in place),
   + A           every activation-shaped value of the per-rank program
                 (--emit=local), counted as if all were alive at once,
 where L = d*d*4 bytes is one layer's weight, P = L * layers and p = N.
@@ -69,8 +68,7 @@ def main():
             acts = sum(1 for line in local.splitlines()
                        if re.match(r"\s*%\S+ = weft\.", line)
                        and line.rstrip().endswith(act_type))
-            bound = (layer * a.layers // n + 2 * layer + 2 * layer // n +
-                     acts * (b // n) * d * 4)
+            bound = layer * a.layers // n + 2 * layer + acts * (b // n) * d * 4
             exe = os.path.join(a.work, "%s-np%d" % (name, n))
             run(common + ["-o", exe])
             out = run(MPIRUN + ["-np", str(n), exe, "--random-inputs", "1",

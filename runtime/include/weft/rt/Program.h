@@ -177,16 +177,40 @@ Tensor map(StepContext &ctx, MapKind kind, const MapPlan &plan, const Tensor &a,
            const Tensor &b, const char *label);
 Tensor reduce(StepContext &ctx, ReduceKind kind, const ReducePlan &plan,
               const Tensor &in, const char *label);
+
+/// The tensor operands of a call that are their value's last use (bit i:
+/// the call's i-th tensor operand), marked by the lowering
+/// (releaseDeadValues). A map or fused map given one writes its result into
+/// the first marked operand that can take it: nothing else holds its buffer
+/// (the step's variable is the only owner: not an input the context keeps,
+/// not a collective's buffer in flight), it has the result's dtype and
+/// shape, and the plan reads it element for element as the result is
+/// written (its strides are the result's; so must be those of any other
+/// operand passing the same value). Else the result gets a new buffer, as
+/// without the mark.
+struct Dying {
+  unsigned mask = 0;
+};
+Tensor map(StepContext &ctx, Dying dying, MapKind kind, const MapPlan &plan,
+           const Tensor &a, double scalar, const char *label);
+Tensor map(StepContext &ctx, Dying dying, MapKind kind, const MapPlan &plan,
+           const Tensor &a, const Tensor &b, const char *label);
+
 /// weft.fused_map: the chain of `plan` (planFusedMap) over `inputs`, one
 /// per plan input, in a new tensor of the first input's dtype and
-/// plan.outShape (Backend::fusedMap).
-Tensor fusedMapParts(StepContext &ctx, const FusedMapPlan &plan,
+/// plan.outShape (Backend::fusedMap), or in place of a dying input.
+Tensor fusedMapParts(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
                      const char *label,
                      std::initializer_list<const Tensor *> inputs);
 template <typename... Ins>
 Tensor fusedMap(StepContext &ctx, const FusedMapPlan &plan, const char *label,
                 const Ins &...ins) {
-  return fusedMapParts(ctx, plan, label, {&ins...});
+  return fusedMapParts(ctx, Dying{}, plan, label, {&ins...});
+}
+template <typename... Ins>
+Tensor fusedMap(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
+                const char *label, const Ins &...ins) {
+  return fusedMapParts(ctx, dying, plan, label, {&ins...});
 }
 /// weft.fused_rows: as fusedMap, with a FusedRowsPlan (Backend::fusedRows).
 Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
