@@ -200,6 +200,54 @@ static cl::opt<double>
                   cl::desc("Clip the gradients' global norm (0: off)"),
                   cl::init(0), cl::cat(trainCat));
 
+/// An optimizer option given where it does nothing is an error, not a
+/// silent no-op: without --train (--grad applies no optimizer), or for the
+/// other optimizer (--momentum is SGD's, --beta1/--beta2/--eps AdamW's).
+/// --micro-batches needs --grad or --train.
+static bool checkTrainingOptions() {
+  struct Opt {
+    const char *name;
+    bool given;
+    const char *onlyFor; // nullptr: either optimizer
+  };
+  const Opt opts[] = {
+      {"lr", trainLr.getNumOccurrences() > 0, nullptr},
+      {"weight-decay", trainWeightDecay.getNumOccurrences() > 0, nullptr},
+      {"clip-norm", trainClipNorm.getNumOccurrences() > 0, nullptr},
+      {"zero1-axis", zeroAxis.getNumOccurrences() > 0, nullptr},
+      {"momentum", trainMomentum.getNumOccurrences() > 0, "sgd"},
+      {"beta1", trainBeta1.getNumOccurrences() > 0, "adamw"},
+      {"beta2", trainBeta2.getNumOccurrences() > 0, "adamw"},
+      {"eps", trainEps.getNumOccurrences() > 0, "adamw"},
+  };
+  bool training = train.getNumOccurrences() > 0;
+  if (training && train != "adamw" && train != "sgd")
+    return true; // Reported with the other --train checks.
+  for (const Opt &o : opts) {
+    if (!o.given)
+      continue;
+    if (!training) {
+      llvm::errs() << "weftc: error: --" << o.name
+                   << " is an optimizer option: it needs --train"
+                   << (gradOnly ? " (--grad returns the gradients and applies "
+                                  "no optimizer)"
+                                : "")
+                   << "\n";
+      return false;
+    }
+    if (o.onlyFor && train != o.onlyFor) {
+      llvm::errs() << "weftc: error: --" << o.name << " is an option of --train="
+                   << o.onlyFor << ", not of --train=" << train << "\n";
+      return false;
+    }
+  }
+  if (microBatches.getNumOccurrences() && !training && !gradOnly) {
+    llvm::errs() << "weftc: error: --micro-batches needs --train or --grad\n";
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 /// Times and reports (with -v) one stage.
@@ -350,6 +398,8 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     weftc::attachSourceNames(*module, state);
   }
 
+  if (!checkTrainingOptions())
+    return 1;
   if (gradOnly || train.getNumOccurrences()) {
     if (gradOnly && train.getNumOccurrences()) {
       llvm::errs() << "weftc: error: --grad and --train exclude each other "
@@ -403,15 +453,6 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                              "func.func(weft-optimizer{" + options + "})")))
         return 1;
     }
-  } else if (trainLr.getNumOccurrences() || trainBeta1.getNumOccurrences() ||
-             trainBeta2.getNumOccurrences() || trainEps.getNumOccurrences() ||
-             trainWeightDecay.getNumOccurrences() ||
-             trainMomentum.getNumOccurrences() ||
-             trainClipNorm.getNumOccurrences() ||
-             microBatches.getNumOccurrences() || zeroAxis.getNumOccurrences()) {
-    llvm::errs() << "weftc: error: optimizer options (and --micro-batches) "
-                    "need --train or --grad\n";
-    return 1;
   }
 
   bool local = mlir::weft::isLocalView(*module);
