@@ -11,26 +11,12 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-/// The global vocabulary of `op`: its local size, times the group size of
-/// its block axes in the local view (saturating; the verifier bounds both).
+/// The ids `op` may look up: the logical vocabulary a padded one records
+/// (--weft-pad-uneven), else the global block extent.
 static int64_t vocabulary(BlockIndexedOpInterface op) {
-  // A padded vocabulary (--weft-pad-uneven): only its first rows are ids.
   if (auto n = op->getAttrOfType<IntegerAttr>(kVocabSizeAttr))
     return n.getInt();
-  int64_t rows = op.getLocalBlockSize();
-  if (!op.getLocalBlockMesh() || !op.getLocalBlockAxes())
-    return rows;
-  auto mesh =
-      SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getLocalBlockMesh());
-  if (!mesh)
-    return rows;
-  SmallVector<int64_t> sizes{rows};
-  for (Attribute axis : op.getLocalBlockAxes())
-    if (std::optional<int64_t> size =
-            mesh.getAxisSize(cast<StringAttr>(axis).getValue()))
-      sizes.push_back(*size);
-  return boundedProduct(sizes, std::numeric_limits<int64_t>::max())
-      .value_or(std::numeric_limits<int64_t>::max());
+  return getGlobalBlockSize(op);
 }
 
 int64_t mlir::weft::getIdBound(func::FuncOp func, unsigned argIndex) {

@@ -2,7 +2,10 @@
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -197,4 +200,21 @@ FailureOr<func::FuncOp> mlir::weft::selectFunction(ModuleOp module,
   if (!funcs.empty())
     diag << " (" << someNames(funcs) << "); choose one with " << option;
   return failure();
+}
+
+int64_t mlir::weft::getGlobalBlockSize(BlockIndexedOpInterface op) {
+  int64_t rows = op.getLocalBlockSize();
+  if (!op.getLocalBlockMesh() || !op.getLocalBlockAxes())
+    return rows;
+  auto mesh =
+      SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getLocalBlockMesh());
+  if (!mesh)
+    return rows;
+  SmallVector<int64_t> sizes{rows};
+  for (Attribute axis : op.getLocalBlockAxes())
+    if (auto name = dyn_cast<StringAttr>(axis))
+      if (std::optional<int64_t> size = mesh.getAxisSize(name.getValue()))
+        sizes.push_back(*size);
+  return boundedProduct(sizes, std::numeric_limits<int64_t>::max())
+      .value_or(std::numeric_limits<int64_t>::max());
 }

@@ -67,6 +67,11 @@ inline constexpr llvm::StringLiteral kLogicalShapeAttr =
 /// vocabulary --weft-pad-uneven padded: the valid ids are [0, n).
 inline constexpr llvm::StringLiteral kVocabSizeAttr =
     WeftDialect::VocabSizeAttrHelper::getNameStr();
+/// The global extent of a block-indexed op's block letter (its vocabulary,
+/// pads included): the local size times the group size of its block axes
+/// in the local view, saturating at INT64_MAX; the local size when the
+/// mesh or an axis is unknown.
+int64_t getGlobalBlockSize(BlockIndexedOpInterface op);
 
 /// The `weft.global_type` of argument / result `i` (null: none).
 TypeAttr getArgGlobalType(func::FuncOp func, unsigned i);

@@ -72,6 +72,8 @@ def Weft_Dialect : Dialect {
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;
+  // `weft.vocab_size` on the ops that carry it (OperationAttrVerification.cpp).
+  let hasOperationAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Defined beside the attributes, where their storage is complete.
