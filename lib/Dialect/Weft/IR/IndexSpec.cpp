@@ -11,18 +11,23 @@ static bool isLetter(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/// Checks one term: letters only, each at most once.
-static bool checkTerm(StringRef term, StringRef what, std::string &error) {
+/// Checks one term: letters only, each at most once. `operand` is the
+/// term's operand index, -1 for the result (named only in an error).
+static bool checkTerm(StringRef term, int operand, std::string &error) {
+  auto what = [&] {
+    return operand < 0 ? std::string("the result")
+                       : "operand #" + std::to_string(operand);
+  };
   for (size_t i = 0; i < term.size(); ++i) {
     char c = term[i];
     if (!isLetter(c)) {
-      error = (Twine("unexpected character '") + Twine(c) + "' in " + what +
+      error = (Twine("unexpected character '") + Twine(c) + "' in " + what() +
                " \"" + term + "\" (letters are a-z and A-Z)")
                   .str();
       return false;
     }
     if (term.substr(0, i).contains(c)) {
-      error = (Twine("letter '") + Twine(c) + "' appears twice in " + what +
+      error = (Twine("letter '") + Twine(c) + "' appears twice in " + what() +
                " \"" + term + "\"")
                   .str();
       return false;
@@ -50,11 +55,11 @@ FailureOr<IndexSpec> IndexSpec::parse(StringRef text, std::string &error,
   lhs.split(terms, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
   for (auto [i, term] : llvm::enumerate(terms)) {
     term = term.trim();
-    if (!checkTerm(term, ("operand #" + Twine(i)).str(), error))
+    if (!checkTerm(term, static_cast<int>(i), error))
       return failure();
     spec.inputs.push_back(term.str());
   }
-  if (!checkTerm(rhs, "the result", error))
+  if (!checkTerm(rhs, -1, error))
     return failure();
   spec.result = rhs.str();
   for (char c : spec.result) {

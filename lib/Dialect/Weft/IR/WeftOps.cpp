@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -131,33 +132,42 @@ static FailureOr<IndexSpec> verifyLetters(Operation *op, StringRef text,
            << " operand term(s) but the op has " << inputs.size()
            << " operand(s)";
 
-  struct Seen {
-    int64_t size;
-    std::string where;
+  // Per letter: its size and where it was first seen (operand index, or
+  // -1: the result). The texts are built only for an error: this runs for
+  // every op after every pass.
+  std::array<int64_t, 256> sizeOf;
+  std::array<int, 256> seenIn;
+  sizeOf.fill(-1);
+  auto where = [](int tensor) {
+    return tensor < 0 ? std::string("the result")
+                      : "operand #" + std::to_string(tensor);
   };
-  llvm::DenseMap<char, Seen> sizes;
-  auto check = [&](StringRef letters, Type type,
-                   const std::string &where) -> LogicalResult {
+  auto check = [&](StringRef letters, Type type, int tensor) -> LogicalResult {
     auto shaped = cast<ShapedType>(type);
     if (static_cast<int64_t>(letters.size()) != shaped.getRank())
       return op->emitOpError()
-             << where << " has rank " << shaped.getRank()
+             << where(tensor) << " has rank " << shaped.getRank()
              << " but the spec names " << letters.size() << " dimension(s) (\""
              << letters << "\")";
     for (auto [i, c] : llvm::enumerate(letters)) {
       int64_t size = shaped.getDimSize(i);
-      auto [it, inserted] = sizes.try_emplace(c, Seen{size, where});
-      if (!inserted && it->second.size != size)
+      unsigned char u = static_cast<unsigned char>(c);
+      if (sizeOf[u] == -1) {
+        sizeOf[u] = size;
+        seenIn[u] = tensor;
+      } else if (sizeOf[u] != size) {
         return op->emitOpError()
-               << "letter '" << c << "' has size " << it->second.size << " in "
-               << it->second.where << " but size " << size << " in " << where;
+               << "letter '" << c << "' has size " << sizeOf[u] << " in "
+               << where(seenIn[u]) << " but size " << size << " in "
+               << where(tensor);
+      }
     }
     return success();
   };
   for (auto [i, type] : llvm::enumerate(inputs))
-    if (failed(check(spec->inputs[i], type, "operand #" + std::to_string(i))))
+    if (failed(check(spec->inputs[i], type, static_cast<int>(i))))
       return failure();
-  if (failed(check(spec->result, result, "the result")))
+  if (failed(check(spec->result, result, -1)))
     return failure();
   return spec;
 }

@@ -257,6 +257,22 @@ public:
     return false;
   }
 
+  /// The id of layout `want` of `val` kept partial as layout `cur` is
+  /// (an operand the op accepts partial), interned once per triple: the DP
+  /// asks for it on every transition.
+  int keepPartial(int val, int want, int cur) {
+    auto [it, inserted] =
+        keptPartial.try_emplace(std::make_tuple(val, want, cur), -1);
+    if (inserted) {
+      Layout req = values[val].layouts[want];
+      const Layout &from = values[val].layouts[cur];
+      req.partialAxes = from.partialAxes;
+      req.partialKind = from.partialKind;
+      it->second = intern(val, req);
+    }
+    return it->second;
+  }
+
   /// Applies choice `c` of step `k` to `st`, adding its seconds to `cost`.
   /// False when the choice has no plan from `st`. `resultId` receives the
   /// layout id of the value the step defines.
@@ -297,13 +313,8 @@ public:
       for (auto [i, val] : llvm::enumerate(step.operands)) {
         Entry *e = entries[i];
         int want = ch.required[i];
-        if (rule.keepsPartial(i, accepted)) {
-          Layout req = values[val].layouts[want];
-          const Layout &cur = values[val].layouts[e->id];
-          req.partialAxes = cur.partialAxes;
-          req.partialKind = cur.partialKind;
-          want = intern(val, req);
-        }
+        if (rule.keepsPartial(i, accepted))
+          want = keepPartial(val, want, e->id);
         if (unsigned(want) == e->id ||
             (want < int(kMaskBits) && (e->mask >> want) & 1))
           continue;
@@ -327,16 +338,26 @@ public:
         const Layout &acc =
             values[step.operands[accepted]]
                 .layouts[entries[accepted]->id];
-        resId = intern(step.result, rule.naturalResult(ch.map, &acc));
+        auto key = std::make_tuple(int(k), int(c), accepted,
+                                   int(entries[accepted]->id));
+        auto [it, inserted] = naturalWithPartial.try_emplace(key, -1);
+        if (inserted)
+          it->second = intern(step.result, rule.naturalResult(ch.map, &acc));
+        resId = it->second;
       }
       const SValue &res = values[step.result];
       if (res.fixedId < 0 && res.lastUse == std::numeric_limits<int>::max() &&
           res.layouts[resId].isPartial()) {
         // A returned value the search lays out (a free boundary) is never
         // partial: the function's caller reads whole values.
-        Layout whole = res.layouts[resId];
-        whole.partialAxes.clear();
-        int wholeId = intern(step.result, whole);
+        auto [it, inserted] =
+            wholeOf.try_emplace(std::make_pair(step.result, resId), -1);
+        if (inserted) {
+          Layout whole = res.layouts[resId];
+          whole.partialAxes.clear();
+          it->second = intern(step.result, whole);
+        }
+        int wholeId = it->second;
         double t = reshardSeconds(step.result, resId, wholeId);
         if (t == kInf)
           return false;
@@ -720,6 +741,12 @@ public:
   const AxisWeights &weights;
   std::map<std::tuple<const void *, int, int>, double> reshardCache;
   llvm::StringMap<int> globalLayoutIds;
+  /// Memos of apply's interning (see keepPartial): (val, want, cur) -> id;
+  /// (step, choice, accepted operand, its layout id) -> result id; (val,
+  /// partial id) -> its whole layout's id.
+  llvm::DenseMap<std::tuple<int, int, int>, int> keptPartial;
+  llvm::DenseMap<std::tuple<int, int, int, int>, int> naturalWithPartial;
+  llvm::DenseMap<std::pair<int, int>, int> wholeOf;
 };
 
 std::string formatSeconds(double s) {
