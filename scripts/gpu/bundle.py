@@ -45,6 +45,11 @@ TRAINING = {
     "dropout_mlp": {"data": "test/training/dropout_reference.py",
                     "reference": "test/training/dropout_reference.py",
                     "names": "W1,W2"},
+    # FSDP (fsdp-mlp.test): on one GPU the unsharded step, whose SGD update
+    # runs in place (maps written into a dying operand's buffer).
+    "fsdp_mlp": {"data": "test/training/fsdp_reference.py",
+                 "reference": "test/training/fsdp_reference.py",
+                 "names": "W1,W2,W3,W4"},
     # T2's numpy reference evaluates one step's loss from given parameters
     # (t2-lm.test): step 1's loss is checked against it, the 20 steps'
     # losses and final parameters cuda against cpu.
