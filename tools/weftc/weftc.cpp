@@ -200,11 +200,23 @@ static cl::opt<double>
                   cl::desc("Clip the gradients' global norm (0: off)"),
                   cl::init(0), cl::cat(trainCat));
 
-/// An optimizer option given where it does nothing is an error, not a
-/// silent no-op: without --train (--grad applies no optimizer), or for the
-/// other optimizer (--momentum is SGD's, --beta1/--beta2/--eps AdamW's).
-/// --micro-batches needs --grad or --train.
+/// The training options' own errors, before any input is read: --train's
+/// optimizer, --grad and --train together, and an optimizer option given
+/// where it does nothing (not a silent no-op): without --train (--grad
+/// applies no optimizer), or for the other optimizer (--momentum is SGD's,
+/// --beta1/--beta2/--eps AdamW's). --micro-batches needs --grad or --train.
 static bool checkTrainingOptions() {
+  bool training = train.getNumOccurrences() > 0;
+  if (gradOnly && training) {
+    llvm::errs() << "weftc: error: --grad and --train exclude each other "
+                    "(--train includes the gradients)\n";
+    return false;
+  }
+  if (training && train != "adamw" && train != "sgd") {
+    llvm::errs() << "weftc: error: --train expects adamw or sgd, got '"
+                 << train << "'\n";
+    return false;
+  }
   struct Opt {
     const char *name;
     bool given;
@@ -220,9 +232,6 @@ static bool checkTrainingOptions() {
       {"beta2", trainBeta2.getNumOccurrences() > 0, "adamw"},
       {"eps", trainEps.getNumOccurrences() > 0, "adamw"},
   };
-  bool training = train.getNumOccurrences() > 0;
-  if (training && train != "adamw" && train != "sgd")
-    return true; // Reported with the other --train checks.
   for (const Opt &o : opts) {
     if (!o.given)
       continue;
@@ -373,6 +382,8 @@ LogicalResult checkOutputs() {
 }
 
 int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  if (!checkTrainingOptions())
+    return 1;
   // Parse and verify, recording SSA names for the inputs and outputs.
   OwningOpRef<ModuleOp> module;
   {
@@ -398,19 +409,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     weftc::attachSourceNames(*module, state);
   }
 
-  if (!checkTrainingOptions())
-    return 1;
   if (gradOnly || train.getNumOccurrences()) {
-    if (gradOnly && train.getNumOccurrences()) {
-      llvm::errs() << "weftc: error: --grad and --train exclude each other "
-                      "(--train includes the gradients)\n";
-      return 1;
-    }
-    if (train.getNumOccurrences() && train != "adamw" && train != "sgd") {
-      llvm::errs() << "weftc: error: --train expects adamw or sgd, got '"
-                   << train << "'\n";
-      return 1;
-    }
     bool trained =
         llvm::any_of(module->getOps<func::FuncOp>(), [](func::FuncOp f) {
           for (unsigned i = 0; i < f.getNumArguments(); ++i)

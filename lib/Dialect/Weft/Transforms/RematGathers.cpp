@@ -51,13 +51,11 @@ namespace {
 struct RematGathersPass
     : public mlir::weft::impl::WeftRematGathersBase<RematGathersPass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    Block &body = func.getBody().front();
     // A scheduled body keeps its order: remat runs first.
-    if (isScheduled(body))
+    Block *unscheduled = unscheduledBody(getOperation());
+    if (!unscheduled)
       return;
+    Block &body = *unscheduled;
 
     llvm::DenseMap<Operation *, unsigned> position;
     unsigned next = 0;

@@ -230,14 +230,12 @@ struct ScheduleCollectivesPass
     : public mlir::weft::impl::WeftScheduleCollectivesBase<
           ScheduleCollectivesPass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    Block &body = func.getBody().front();
     // A body with a weft.wait was scheduled already (by this pass or by
     // hand): its order is kept as it is, which makes the pass idempotent.
-    if (isScheduled(body))
+    Block *unscheduled = unscheduledBody(getOperation());
+    if (!unscheduled)
       return;
+    Block &body = *unscheduled;
     llvm::SmallPtrSet<Operation *, 32> sunk = sinkTail(body);
     SmallVector<Collective> collectives = startOrder(body);
     SmallVector<Operation *> scatters; // reduce-scatters in start order

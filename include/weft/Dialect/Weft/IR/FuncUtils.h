@@ -139,6 +139,15 @@ inline Operation *ancestorInBlock(Block &body, Operation *op) {
 inline bool isScheduled(Block &body) {
   return llvm::any_of(body, [](Operation &op) { return isa<WaitOp>(op); });
 }
+/// The body of `func` those passes may reorder: null for an external
+/// function or a scheduled body (by a pass or by hand), whose order they
+/// keep, which also makes them idempotent.
+inline Block *unscheduledBody(func::FuncOp func) {
+  if (func.isExternal())
+    return nullptr;
+  Block &body = func.getBody().front();
+  return isScheduled(body) ? nullptr : &body;
+}
 
 } // namespace mlir::weft
 
