@@ -2,7 +2,9 @@
 
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -36,8 +38,36 @@ static bool checkTerm(StringRef term, int operand, std::string &error) {
   return true;
 }
 
+static FailureOr<IndexSpec> parseUncached(StringRef text, std::string &error,
+                                          bool allowBroadcast);
+
+/// Most specs each thread remembers; past it the memo starts over.
+static constexpr unsigned kMaxMemoizedSpecs = 4096;
+
 FailureOr<IndexSpec> IndexSpec::parse(StringRef text, std::string &error,
                                       bool allowBroadcast) {
+  // Every op's verifier and sharding rule parses its spec, after every
+  // pass; a program has few distinct specs. Parsed specs are memoized per
+  // thread (passes run on many threads), keyed by the flag and the text;
+  // errors are not memoized.
+  thread_local llvm::StringMap<IndexSpec> memo;
+  llvm::SmallString<32> key;
+  key.push_back(allowBroadcast ? 'b' : '-');
+  key.append(text);
+  auto it = memo.find(key);
+  if (it != memo.end())
+    return it->second;
+  FailureOr<IndexSpec> spec = parseUncached(text, error, allowBroadcast);
+  if (succeeded(spec)) {
+    if (memo.size() >= kMaxMemoizedSpecs)
+      memo.clear();
+    memo.try_emplace(key, *spec);
+  }
+  return spec;
+}
+
+static FailureOr<IndexSpec> parseUncached(StringRef text, std::string &error,
+                                          bool allowBroadcast) {
   StringRef trimmed = text.trim();
   size_t arrow = trimmed.find("->");
   if (arrow == StringRef::npos) {

@@ -51,15 +51,20 @@ public:
 private:
   LogicalResult checkPropagated();
   /// The local value of `global` in layout `target`, resharding from the
-  /// cheapest materialized layout if needed. Inserts before `user`.
+  /// cheapest materialized layout if needed. Inserts before `user`. `why`
+  /// (the start of each collective's weft.reason) is called only when a
+  /// collective is inserted.
   FailureOr<Value> getAs(Value global, const Layout &target, Operation *user,
-                         const std::string &why);
+                         llvm::function_ref<std::string()> why);
   LogicalResult partitionOp(Operation *op);
   RankedTensorType localType(RankedTensorType global, const Layout &layout);
   void setDimBlocks(Operation *local, const Layout &layout);
   Value addScanOffsets(CumsumOp local, const Layout &layout);
   LogicalResult partitionTopK(TopKOp op, const ShardingRule &rule,
                               LetterMap map);
+  /// Records how the printer names each global value (%arg0, %3, %5#1),
+  /// for reasons and errors; run before the function changes.
+  void nameValues();
   std::string name(Value v) { return names.lookup(v); }
   /// The global type of `v` (arguments are retyped to local early).
   RankedTensorType globalType(Value v) { return globalTypes.lookup(v); }
@@ -161,8 +166,52 @@ LogicalResult Partitioner::checkPropagated() {
   return success();
 }
 
+void Partitioner::nameValues() {
+  Block &body = func.getBody().front();
+  // The printer's numbering, without building an AsmState (a sixth of this
+  // pass on a long chain): entry arguments %argN, then one number per op
+  // with results, %N#i for result i > 0 of a multi-result op. That holds
+  // when no op names its results itself (OpAsmOpInterface) or has regions;
+  // otherwise ask the printer.
+  bool plain = func.getBody().hasOneBlock() &&
+               llvm::all_of(body, [](Operation &op) {
+                 return op.getNumRegions() == 0 &&
+                        (isa<func::ReturnOp>(op) ||
+                         isa_and_nonnull<WeftDialect>(op.getDialect())) &&
+                        !isa<OpAsmOpInterface>(op);
+               });
+  if (!plain) {
+    AsmState state(func);
+    auto record = [&](Value value) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      value.printAsOperand(os, state);
+      names[value] = s;
+    };
+    for (BlockArgument arg : func.getArguments())
+      record(arg);
+    func.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        record(r);
+    });
+    return;
+  }
+  for (BlockArgument arg : body.getArguments())
+    names[arg] = "%arg" + std::to_string(arg.getArgNumber());
+  unsigned next = 0;
+  for (Operation &op : body) {
+    if (op.getNumResults() == 0)
+      continue;
+    std::string base = "%" + std::to_string(next++);
+    names[op.getResult(0)] = base;
+    for (unsigned i = 1; i < op.getNumResults(); ++i)
+      names[op.getResult(i)] = base + "#" + std::to_string(i);
+  }
+}
+
 FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
-                                    Operation *user, const std::string &why) {
+                                    Operation *user,
+                                    llvm::function_ref<std::string()> why) {
   SmallVector<Materialized, 1> &versions = available[global];
   for (const Materialized &m : versions)
     if (m.layout == target)
@@ -235,7 +284,7 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
     }
     if (step.kind != ReshardStep::SliceShard) {
       created->setAttr(kReasonAttr,
-                       builder.getStringAttr(why + ": " + name(global) + " " +
+                       builder.getStringAttr(why() + ": " + name(global) + " " +
                                              curLayout.str(false) + " -> " +
                                              target.str(false)));
       created->setAttr(
@@ -243,7 +292,7 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
     WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted " << *created
-                            << " (" << why << ")\n");
+                            << " (" << why() << ")\n");
     cur = created->getResult(0);
   }
   versions.push_back({target, cur});
@@ -292,13 +341,13 @@ Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
   ArrayAttr axesAttr = builder.getStrArrayAttr(axisNames);
 
   builder.setInsertionPointAfter(local);
-  Value totals = builder.create<ReduceOp>(loc, tensor(kept), ReductionKind::Sum,
+  Value totals = ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
                                           all + "->" + rest, local.getInput());
-  Value column = builder.create<MapOp>(loc, tensor(one), MapKind::Scale,
+  Value column = MapOp::create(builder, loc, tensor(one), MapKind::Scale,
                                        rest + "->" + all, ValueRange{totals},
                                        builder.getF64FloatAttr(1.0));
   auto gather =
-      builder.create<AllGatherOp>(loc, tensor(gathered), column, mesh.getRef(),
+      AllGatherOp::create(builder, loc, tensor(gathered), column, mesh.getRef(),
                                   axesAttr, builder.getI64IntegerAttr(d));
   std::string why = "block totals of " + lineOf(local) + " (dim " +
                     std::to_string(d) + " scanned over " + axesStr(axes, false) +
@@ -308,15 +357,15 @@ Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
                   builder.getI64IntegerAttr((p - 1) *
                                             tensor(one).getNumElements() *
                                             elementBytes(type)));
-  Value before = builder.create<CumsumOp>(
+  Value before = CumsumOp::create(builder, 
       loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
       builder.getUnitAttr(), local.getReverseAttr());
   Value mine =
-      builder.create<SliceShardOp>(loc, tensor(one), before, mesh.getRef(),
+      SliceShardOp::create(builder, loc, tensor(one), before, mesh.getRef(),
                                    axesAttr, builder.getI64IntegerAttr(d));
-  Value offset = builder.create<ReduceOp>(loc, tensor(kept), ReductionKind::Sum,
+  Value offset = ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
                                           all + "->" + rest, mine);
-  return builder.create<MapOp>(loc, type, MapKind::Add,
+  return MapOp::create(builder, loc, type, MapKind::Add,
                                all + "," + rest + "->" + all,
                                ValueRange{local.getResult(), offset},
                                FloatAttr());
@@ -337,8 +386,9 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
   SmallVector<Value, 2> operands;
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
     FailureOr<Value> local =
-        getAs(op->getOperand(i), rule.requiredLayout(i, map), op,
-              "operand #" + std::to_string(i) + " of " + why);
+        getAs(op->getOperand(i), rule.requiredLayout(i, map), op, [&] {
+          return "operand #" + std::to_string(i) + " of " + why;
+        });
     if (failed(local))
       return failure();
     operands.push_back(*local);
@@ -353,7 +403,7 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
   };
   builder.setInsertionPoint(op);
   auto select = [&](Value x, Value payload, int64_t count) -> Value {
-    return builder.create<TopKOp>(
+    return TopKOp::create(builder, 
         op.getLoc(), sized(cast<RankedTensorType>(x.getType()), count), x,
         payload, op.getDimAttr(), builder.getI64IntegerAttr(count));
   };
@@ -366,7 +416,7 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
     SmallVector<StringRef> names(axes.begin(), axes.end());
     auto gather = [&](Value v) -> Value {
       auto t = cast<RankedTensorType>(v.getType());
-      auto g = builder.create<AllGatherOp>(
+      auto g = AllGatherOp::create(builder, 
           op.getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
           builder.getStrArrayAttr(names), builder.getI64IntegerAttr(d));
       g->setAttr(kReasonAttr,
@@ -404,8 +454,10 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     for (OpOperand &operand : ret->getOpOperands()) {
       Value global = operand.get();
       FailureOr<Value> local =
-          getAs(global, layoutOf(globalType(global)), op,
-                "function result #" + std::to_string(operand.getOperandNumber()));
+          getAs(global, layoutOf(globalType(global)), op, [&] {
+            return "function result #" +
+                   std::to_string(operand.getOperandNumber());
+          });
       if (failed(local))
         return failure();
       operand.set(*local);
@@ -424,7 +476,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
       what += " at line " + std::to_string(fileLoc.getLine());
     FailureOr<Value> local =
-        getAs(shard.getInput(), layoutOf(shard.getType()), op, what);
+        getAs(shard.getInput(), layoutOf(shard.getType()), op,
+              [&] { return what; });
     if (failed(local))
       return failure();
     available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
@@ -443,10 +496,11 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     SmallVector<Value> localOperands;
     for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
       auto type = cast<RankedTensorType>(globalType(operand));
-      FailureOr<Value> local = getAs(operand,
-                                     Layout::getReplicated(type.getRank()), op,
-                                     "operand #" + std::to_string(i) + " of " +
-                                         lineOf(op) + " (read whole)");
+      FailureOr<Value> local =
+          getAs(operand, Layout::getReplicated(type.getRank()), op, [&] {
+            return "operand #" + std::to_string(i) + " of " + lineOf(op) +
+                   " (read whole)";
+          });
       if (failed(local))
         return failure();
       localOperands.push_back(*local);
@@ -483,17 +537,19 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     operandPtrs.push_back(&l);
   int accepted = rule->acceptedPartialOperand(operandPtrs, *map);
 
-  std::string letters = "letters {";
-  bool first = true;
-  for (char c : rule->getLetters()) {
-    auto it = map->find(c);
-    if (it == map->end() || it->second.empty())
-      continue;
-    letters += (first ? "" : ", ") + std::string(1, c) + " = " +
-               axesStr(it->second, false);
-    first = false;
-  }
-  letters += "}";
+  auto letters = [&] {
+    std::string text = "letters {";
+    bool first = true;
+    for (char c : rule->getLetters()) {
+      auto it = map->find(c);
+      if (it == map->end() || it->second.empty())
+        continue;
+      text += (first ? "" : ", ") + std::string(1, c) + " = " +
+              axesStr(it->second, false);
+      first = false;
+    }
+    return text + "}";
+  };
 
   // Local operands by position: one value may be several operands, each in
   // its own layout (`map mul "i,j->ij" (%a, %a)`).
@@ -504,10 +560,10 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       req.partialAxes = operandLayouts[i].partialAxes;
       req.partialKind = operandLayouts[i].partialKind;
     }
-    FailureOr<Value> local =
-        getAs(operand, req, op,
-              "operand #" + std::to_string(i) + " of " + lineOf(op) + " (" +
-                  letters + ")");
+    FailureOr<Value> local = getAs(operand, req, op, [&] {
+      return "operand #" + std::to_string(i) + " of " + lineOf(op) + " (" +
+             letters() + ")";
+    });
     if (failed(local))
       return failure();
     localOperands.push_back(*local);
@@ -546,15 +602,10 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
 LogicalResult Partitioner::run() {
   if (failed(checkPropagated()))
     return failure();
-  // Names of the global values, for the reasons.
-  AsmState state(func);
+  nameValues();
   auto record = [&](Value v) {
     if (auto t = dyn_cast<RankedTensorType>(v.getType()))
       globalTypes[v] = t;
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    v.printAsOperand(os, state);
-    names[v] = s;
   };
   for (BlockArgument arg : func.getArguments())
     record(arg);

@@ -77,6 +77,9 @@ std::string Propagator::describeOrigin(Value v) {
 void Propagator::explainDecision(Operation *op, const ShardingRule &rule,
                                  ArrayRef<Candidate> candidates,
                                  const Candidate *best) {
+  totalCost += best->cost;
+  if (!explain)
+    return;
   const LetterMap &map = best->letters;
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -118,5 +121,4 @@ void Propagator::explainDecision(Operation *op, const ShardingRule &rule,
     }
   }
   explanations[op] = text;
-  totalCost += best->cost;
 }

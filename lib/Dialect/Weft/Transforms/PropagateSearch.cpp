@@ -36,10 +36,13 @@
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -80,8 +83,8 @@ constexpr double kMinGainSeconds = 1e-8;
 struct SValue {
   Value value;
   RankedTensorType type;
-  /// Interned layouts; an id is an index.
-  std::vector<Layout> layouts;
+  /// Interned layouts (owned by Search::globalLayouts); an id is an index.
+  std::vector<const Layout *> layouts;
   /// Per local id: the id over all values (Search::internGlobal), and back.
   std::vector<int> globalIds;
   llvm::DenseMap<int, int> idOfGlobal;
@@ -94,11 +97,14 @@ struct SValue {
   bool isArg = false;
   /// Per local id: bytes of one device's block.
   std::vector<double> bytes;
+  /// Per local id: whether the layout splits a dimension unevenly.
+  std::vector<char> uneven;
 };
 
 /// One choice of a step.
 struct Choice {
-  LetterMap map;
+  /// Owned by the Search (its per-signature templates or extraMaps).
+  const LetterMap *map = nullptr;
   /// Seconds of the op's own work under `map` (0 for an argument).
   double compute = 0;
   /// Per operand: the layout id `map` requires (not partial).
@@ -170,15 +176,28 @@ public:
     return it->second;
   }
 
-  int intern(int val, const Layout &l) {
+  int intern(int val, const Layout &l) { return internId(val, internGlobal(l)); }
+
+  /// The local id of global layout `global` for `val`, added on first use.
+  int internId(int val, int global) {
     SValue &s = values[val];
-    int global = internGlobal(l);
     auto [it, inserted] = s.idOfGlobal.try_emplace(global, s.layouts.size());
     if (!inserted)
       return it->second;
-    s.layouts.push_back(l);
+    const Layout &l = globalLayouts[global];
+    s.layouts.push_back(&l);
     s.globalIds.push_back(global);
-    s.bytes.push_back(blockBytes(s.type, l));
+    auto [bit, binserted] = blockCache.try_emplace(
+        std::make_pair(s.type.getAsOpaquePointer(), global),
+        std::make_pair(0.0, false));
+    if (binserted) {
+      bool uneven = false;
+      for (unsigned d = 0; d < l.dims.size(); ++d)
+        uneven |= s.type.getDimSize(d) % mesh.getGroupSize(l.dims[d]) != 0;
+      bit->second = {blockBytes(s.type, l), uneven};
+    }
+    s.bytes.push_back(bit->second.first);
+    s.uneven.push_back(bit->second.second);
     return s.layouts.size() - 1;
   }
 
@@ -198,7 +217,9 @@ public:
       key += std::to_string(int(l.partialKind));
     }
     auto [it, inserted] = globalLayoutIds.try_emplace(key,
-                                                      globalLayoutIds.size());
+                                                      globalLayouts.size());
+    if (inserted)
+      globalLayouts.push_back(l);
     return it->second;
   }
 
@@ -215,7 +236,7 @@ public:
       return it->second;
     double t = 0;
     FailureOr<ReshardPlan> plan =
-        planReshard(s.layouts[from], s.layouts[to], s.type, mesh);
+        planReshard(*s.layouts[from], *s.layouts[to], s.type, mesh);
     if (failed(plan)) {
       t = kInf;
     } else {
@@ -239,7 +260,9 @@ public:
   /// same split, as the pads would not divide another group.
   bool unevenConflict(int val, int primary, int want) {
     const SValue &s = values[val];
-    const Layout &from = s.layouts[primary], &to = s.layouts[want];
+    if (!s.uneven[primary])
+      return false;
+    const Layout &from = *s.layouts[primary], &to = *s.layouts[want];
     for (unsigned d = 0; d < from.dims.size(); ++d)
       if (s.type.getDimSize(d) % mesh.getGroupSize(from.dims[d]) != 0 &&
           !to.dims[d].empty() && to.dims[d] != from.dims[d])
@@ -248,14 +271,7 @@ public:
   }
 
   /// Whether layout `id` of `val` splits a dimension unevenly.
-  bool isUneven(int val, int id) {
-    const SValue &s = values[val];
-    const Layout &l = s.layouts[id];
-    for (unsigned d = 0; d < l.dims.size(); ++d)
-      if (s.type.getDimSize(d) % mesh.getGroupSize(l.dims[d]) != 0)
-        return true;
-    return false;
-  }
+  bool isUneven(int val, int id) const { return values[val].uneven[id]; }
 
   /// The id of layout `want` of `val` kept partial as layout `cur` is
   /// (an operand the op accepts partial), interned once per triple: the DP
@@ -264,8 +280,8 @@ public:
     auto [it, inserted] =
         keptPartial.try_emplace(std::make_tuple(val, want, cur), -1);
     if (inserted) {
-      Layout req = values[val].layouts[want];
-      const Layout &from = values[val].layouts[cur];
+      Layout req = *values[val].layouts[want];
+      const Layout &from = *values[val].layouts[cur];
       req.partialAxes = from.partialAxes;
       req.partialKind = from.partialKind;
       it->second = intern(val, req);
@@ -302,13 +318,13 @@ public:
         if (!e)
           return false; // Defined by nothing before (cannot happen).
         entries.push_back(e);
-        anyPartial |= values[val].layouts[e->id].isPartial();
+        anyPartial |= values[val].layouts[e->id]->isPartial();
       }
       if (anyPartial) {
         SmallVector<const Layout *, 3> layouts;
         for (auto [i, val] : llvm::enumerate(step.operands))
-          layouts.push_back(&values[val].layouts[entries[i]->id]);
-        accepted = rule.acceptedPartialOperand(layouts, ch.map);
+          layouts.push_back(values[val].layouts[entries[i]->id]);
+        accepted = rule.acceptedPartialOperand(layouts, *ch.map);
       }
       for (auto [i, val] : llvm::enumerate(step.operands)) {
         Entry *e = entries[i];
@@ -336,24 +352,24 @@ public:
       resId = ch.natural;
       if (accepted >= 0) {
         const Layout &acc =
-            values[step.operands[accepted]]
-                .layouts[entries[accepted]->id];
+            *values[step.operands[accepted]]
+                 .layouts[entries[accepted]->id];
         auto key = std::make_tuple(int(k), int(c), accepted,
                                    int(entries[accepted]->id));
         auto [it, inserted] = naturalWithPartial.try_emplace(key, -1);
         if (inserted)
-          it->second = intern(step.result, rule.naturalResult(ch.map, &acc));
+          it->second = intern(step.result, rule.naturalResult(*ch.map, &acc));
         resId = it->second;
       }
       const SValue &res = values[step.result];
       if (res.fixedId < 0 && res.lastUse == std::numeric_limits<int>::max() &&
-          res.layouts[resId].isPartial()) {
+          res.layouts[resId]->isPartial()) {
         // A returned value the search lays out (a free boundary) is never
         // partial: the function's caller reads whole values.
         auto [it, inserted] =
             wholeOf.try_emplace(std::make_pair(step.result, resId), -1);
         if (inserted) {
-          Layout whole = res.layouts[resId];
+          Layout whole = *res.layouts[resId];
           whole.partialAxes.clear();
           it->second = intern(step.result, whole);
         }
@@ -477,8 +493,23 @@ public:
     std::vector<int> curNode{-1};
     std::vector<double> curCost{0};
     Result r;
-    std::string key;
-    std::unordered_map<std::string, unsigned> seen;
+    // States of the next layer by content: hash -> first index, then a
+    // chain through `sameHash`.
+    llvm::DenseMap<uint64_t, unsigned> seen;
+    std::vector<int> sameHash;
+    // The top bit cleared: DenseMap reserves ~0 and ~0 - 1.
+    auto hashOf = [](const State &st) -> uint64_t {
+      return uint64_t(llvm::hash_value(llvm::ArrayRef<char>(
+                 reinterpret_cast<const char *>(st.data()),
+                 st.size() * sizeof(Entry)))) >>
+             1;
+    };
+    auto sameState = [](const State &a, const State &b) {
+      return a.size() == b.size() &&
+             std::memcmp(a.data(), b.data(), a.size() * sizeof(Entry)) == 0;
+    };
+    std::vector<State> next;
+    std::vector<Node> nodes;
     uint64_t transitionsLeft = kMaxTransitions;
     // The nodes kept for the trace back bound every layer's states.
     beam = std::min<int64_t>(
@@ -514,23 +545,36 @@ public:
       }
       uint64_t work = cur.size() * steps[k].choices.size();
       transitionsLeft -= std::min(transitionsLeft, work);
-      std::vector<State> next;
-      std::vector<Node> nodes;
+      next.clear();
+      nodes.clear();
+      sameHash.clear();
       for (unsigned s = 0; s < cur.size(); ++s) {
         for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
           State st = cur[s];
           double cost = curCost[s];
           if (!apply(st, k, c, cost))
             continue;
-          key.assign(reinterpret_cast<const char *>(st.data()),
-                     st.size() * sizeof(Entry));
-          auto [it, inserted] = seen.try_emplace(key, next.size());
-          if (inserted) {
+          auto [it, inserted] = seen.try_emplace(hashOf(st), next.size());
+          int found = -1;
+          if (!inserted) {
+            int last = it->second;
+            for (int i = last; i >= 0; i = sameHash[i]) {
+              last = i;
+              if (sameState(next[i], st)) {
+                found = i;
+                break;
+              }
+            }
+            if (found < 0)
+              sameHash[last] = next.size();
+          }
+          if (found < 0) {
             next.push_back(std::move(st));
             nodes.push_back({cost, curNode[s], c});
-          } else if (cost < nodes[it->second].cost -
+            sameHash.push_back(-1);
+          } else if (cost < nodes[found].cost -
                                 1e-12 * std::max(1.0, std::abs(cost))) {
-            nodes[it->second] = {cost, curNode[s], c};
+            nodes[found] = {cost, curNode[s], c};
           }
         }
       }
@@ -673,28 +717,57 @@ public:
     return true;
   }
 
-  /// enumerateMaps with each map's compute seconds, memoized per op
-  /// signature (kind, letters, types): the layers of a chain share them.
-  const std::vector<std::pair<LetterMap, double>> &
-  mapsOf(const ShardingRule &rule) {
+  /// One letter map of an op signature with what the search needs of it.
+  struct MapTemplate {
+    LetterMap map;
+    /// mapKey(map).
+    std::string key;
+    /// Seconds of the op's own work under `map`.
+    double compute = 0;
+    /// Per operand: the global id of the layout `map` requires.
+    SmallVector<int, 3> required;
+    /// The global id of the result's layout when no operand stays partial.
+    int natural = -1;
+  };
+
+  /// enumerateMaps with each map's compute seconds and layouts, memoized
+  /// per op signature (kind, reduction, letters, types, splittable
+  /// letters): the layers of a chain share them.
+  const std::vector<MapTemplate> &templatesOf(const ShardingRule &rule) {
     std::string key = rule.getOp()->getName().getStringRef().str();
+    if (std::optional<ReductionKind> kind = rule.getReductionKind())
+      key.append("/").append(std::to_string(int(*kind)));
     for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
-      key += "|" + rule.getTensorLetters(i).str() + ":";
+      key += "|";
+      key += rule.getTensorLetters(i);
+      key += ":";
       key += std::to_string(reinterpret_cast<uintptr_t>(
           rule.getTensor(i).getType().getAsOpaquePointer()));
     }
     key += "|";
     for (char c : rule.getLetters())
       key.push_back(rule.canSplit(c) ? c : '_');
-    auto [it, inserted] = mapsCache.try_emplace(key);
+    auto [it, inserted] = templateCache.try_emplace(key);
     if (inserted)
-      for (LetterMap &m : enumerateMaps(rule)) {
-        double t = computeSeconds(rule, m);
-        it->second.push_back({std::move(m), t});
-      }
+      for (LetterMap &m : enumerateMaps(rule))
+        it->second.push_back(makeTemplate(rule, std::move(m)));
     return it->second;
   }
-  std::map<std::string, std::vector<std::pair<LetterMap, double>>> mapsCache;
+  std::map<std::string, std::vector<MapTemplate>> templateCache;
+
+  MapTemplate makeTemplate(const ShardingRule &rule, LetterMap m) {
+    MapTemplate t;
+    t.key = mapKey(m);
+    t.compute = computeSeconds(rule, m);
+    for (unsigned i = 0; i < rule.getNumOperands(); ++i)
+      t.required.push_back(internGlobal(rule.requiredLayout(i, m)));
+    t.natural = internGlobal(rule.naturalResult(m, nullptr));
+    t.map = std::move(m);
+    return t;
+  }
+  /// Letter maps of choices that no template holds (greedy's map where
+  /// enumerateMaps did not list it); a deque keeps their addresses.
+  std::deque<MapTemplate> extraMaps;
 
   /// Every letter map of `rule` over the mesh's axes of size > 1 (each axis
   /// on one splittable letter or none, a letter's axes in mesh order),
@@ -739,8 +812,13 @@ public:
   const Mesh &mesh;
   const MachineProfile &profile;
   const AxisWeights &weights;
-  std::map<std::tuple<const void *, int, int>, double> reshardCache;
+  llvm::DenseMap<std::tuple<const void *, int, int>, double> reshardCache;
   llvm::StringMap<int> globalLayoutIds;
+  /// Per global id: the layout (a deque: SValue::layouts points into it).
+  std::deque<Layout> globalLayouts;
+  /// (type, global id) -> (block bytes, uneven).
+  llvm::DenseMap<std::pair<const void *, int>, std::pair<double, bool>>
+      blockCache;
   /// Memos of apply's interning (see keepPartial): (val, want, cur) -> id;
   /// (step, choice, accepted operand, its layout id) -> result id; (val,
   /// partial id) -> its whole layout's id.
@@ -858,29 +936,30 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
           if (!l->dims[d].empty())
             greedyMap[c] = l->dims[d];
     }
-    std::vector<std::pair<LetterMap, double>> maps;
-    if (!isa<ShardOp>(step.op))
-      maps = search.mapsOf(rule);
+    static const std::vector<Search::MapTemplate> kNoMaps;
+    const std::vector<Search::MapTemplate> &maps =
+        isa<ShardOp>(step.op) ? kNoMaps : search.templatesOf(rule);
     std::string greedyKey = mapKey(greedyMap);
-    auto pos = llvm::find_if(maps, [&](const auto &m) {
-      return mapKey(m.first) == greedyKey;
-    });
-    if (pos != maps.end()) {
-      std::rotate(maps.begin(), pos, pos + 1); // Greedy's first.
-    } else {
-      maps.insert(maps.begin(),
-                  {greedyMap, search.computeSeconds(rule, greedyMap)});
-    }
-    for (const auto &[m, compute] : maps) {
-      Choice ch;
-      ch.map = m;
-      ch.compute = compute;
+    auto pos = llvm::find_if(
+        maps, [&](const Search::MapTemplate &m) { return m.key == greedyKey; });
+    auto addChoice = [&](const Search::MapTemplate &t) {
+      Choice &ch = step.choices.emplace_back();
+      ch.map = &t.map;
+      ch.compute = t.compute;
       for (unsigned i = 0; i < rule.getNumOperands(); ++i)
-        ch.required.push_back(
-            search.intern(step.operands[i], rule.requiredLayout(i, m)));
-      ch.natural = search.intern(step.result, rule.naturalResult(m, nullptr));
-      step.choices.push_back(std::move(ch));
-    }
+        ch.required.push_back(search.internId(step.operands[i], t.required[i]));
+      ch.natural = search.internId(step.result, t.natural);
+    };
+    // Greedy's map first.
+    step.choices.reserve(maps.size() + (pos == maps.end()));
+    if (pos != maps.end())
+      addChoice(*pos);
+    else
+      addChoice(search.extraMaps.emplace_back(
+          search.makeTemplate(rule, greedyMap)));
+    for (auto it = maps.begin(); it != maps.end(); ++it)
+      if (it != pos)
+        addChoice(*it);
   }
   // Argument choices: every layout a reader can require, the greedy layout
   // first.
@@ -916,9 +995,9 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       const SValue &res = search.values[step.result];
       auto it = llvm::find_if(step.choices, [&](const Choice &ch) {
         if (step.op)
-          return llvm::all_of(ch.map,
+          return llvm::all_of(*ch.map,
                               [](auto &e) { return e.second.empty(); });
-        return res.layouts[ch.natural].getUsedAxes().empty();
+        return res.layouts[ch.natural]->getUsedAxes().empty();
       });
       if (it == step.choices.end())
         break;
@@ -998,10 +1077,10 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     for (auto [k, step] : llvm::enumerate(search.steps)) {
       const SValue &res = search.values[step.result];
       ValueState &s = states[res.value];
-      s.layout = store(res.layouts[resultIds[k]]);
+      s.layout = store(*res.layouts[resultIds[k]]);
       if (step.op) {
         if (ShardingRule::hasSplit(step.op))
-          step.rule->writeSplit(step.choices[plan[k]].map);
+          step.rule->writeSplit(*step.choices[plan[k]].map);
         s.origin = {Origin::Computed, step.op};
       }
     }
@@ -1015,13 +1094,13 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       std::string text;
       llvm::raw_string_ostream os(text);
       const Choice &chosen = step.choices[plan[k]];
-      os << "global search: letters " << letterMapStr(rule, chosen.map)
+      os << "global search: letters " << letterMapStr(rule, *chosen.map)
          << (plan[k] == kGreedyChoice ? " (as greedy)"
                                               : " (greedy chose " +
                                                     letterMapStr(
                                                         rule,
-                                                        step.choices[kGreedyChoice]
-                                                            .map) +
+                                                        *step.choices[kGreedyChoice]
+                                                             .map) +
                                                     ")")
          << ", compute " << formatSeconds(chosen.compute);
       if (search.steps.size() <= 400) {
@@ -1032,7 +1111,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
             continue;
           alt[k] = c;
           std::optional<double> cost = search.evaluate(alt);
-          os << "\n  " << letterMapStr(rule, step.choices[c].map) << ": ";
+          os << "\n  " << letterMapStr(rule, *step.choices[c].map) << ": ";
           if (cost)
             os << "+" << formatSeconds(*cost - planCostSeconds);
           else

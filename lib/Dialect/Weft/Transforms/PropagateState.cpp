@@ -11,6 +11,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+
 #define DEBUG_TYPE "weft-propagate"
 
 using namespace mlir;
@@ -113,12 +115,34 @@ LogicalResult Propagator::computeOrder() {
 }
 
 void Propagator::writeBack() {
+  // Building a ShardingAttr uniques every axis name and list; the values of
+  // a program share few layouts. The key is the layout's axis names by
+  // address and length: equal keys are equal layouts.
+  std::map<SmallVector<uintptr_t, 16>, ShardingAttr> attrs;
+  auto attrOf = [&](const Layout &l) {
+    SmallVector<uintptr_t, 16> key;
+    auto add = [&](ArrayRef<StringRef> axes) {
+      for (StringRef a : axes)
+        key.append({reinterpret_cast<uintptr_t>(a.data()), a.size()});
+      key.push_back(0);
+    };
+    for (const AxisList &axes : l.dims)
+      add(axes);
+    key.push_back(uintptr_t(l.partialKind));
+    add(l.partialAxes);
+    auto [it, inserted] = attrs.try_emplace(std::move(key));
+    if (inserted)
+      it->second = l.getAttr(mesh.getRef());
+    return it->second;
+  };
   auto retype = [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     ValueState &s = states[v];
-    Layout l = s.layout ? *s.layout : Layout::getReplicated(type.getRank());
-    v.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
-                                    l.getAttr(mesh.getRef())));
+    ShardingAttr attr =
+        s.layout ? attrOf(*s.layout)
+                 : attrOf(Layout::getReplicated(type.getRank()));
+    v.setType(
+        RankedTensorType::get(type.getShape(), type.getElementType(), attr));
   };
   for (BlockArgument arg : func.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
