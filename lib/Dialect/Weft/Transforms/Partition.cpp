@@ -72,7 +72,9 @@ private:
   func::FuncOp func;
   const Mesh &mesh;
   OpBuilder builder;
-  llvm::DenseMap<Value, SmallVector<Materialized, 1>> available;
+  /// No inline element: a Layout is large, and an inline one would make
+  /// every bucket of this map (one per global value) a few hundred bytes.
+  llvm::DenseMap<Value, SmallVector<Materialized, 0>> available;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, RankedTensorType> globalTypes;
   /// weft.top_k's gathered candidate values, by (local input, dim, k per
@@ -212,7 +214,7 @@ void Partitioner::nameValues() {
 FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
                                     Operation *user,
                                     llvm::function_ref<std::string()> why) {
-  SmallVector<Materialized, 1> &versions = available[global];
+  SmallVector<Materialized, 0> &versions = available[global];
   for (const Materialized &m : versions)
     if (m.layout == target)
       return m.local;

@@ -79,14 +79,17 @@ constexpr unsigned kGreedyChoice = 0;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
 
-/// A value the search gives a layout.
+/// A value the search gives a layout. Most values have a few layouts: the
+/// per-id vectors keep four inline, and the map back from global ids is
+/// built only past kLinearIds (a linear scan before).
+constexpr unsigned kLinearIds = 8;
 struct SValue {
   Value value;
   RankedTensorType type;
   /// Interned layouts (owned by Search::globalLayouts); an id is an index.
-  std::vector<const Layout *> layouts;
+  SmallVector<const Layout *, 4> layouts;
   /// Per local id: the id over all values (Search::internGlobal), and back.
-  std::vector<int> globalIds;
+  SmallVector<int, 4> globalIds;
   llvm::DenseMap<int, int> idOfGlobal;
   /// The annotated layout's id, or -1.
   int fixedId = -1;
@@ -96,9 +99,9 @@ struct SValue {
   /// every input first), so its bytes count for the whole program.
   bool isArg = false;
   /// Per local id: bytes of one device's block.
-  std::vector<double> bytes;
+  SmallVector<double, 4> bytes;
   /// Per local id: whether the layout splits a dimension unevenly.
-  std::vector<char> uneven;
+  SmallVector<char, 4> uneven;
 };
 
 /// One choice of a step.
@@ -181,9 +184,19 @@ public:
   /// The local id of global layout `global` for `val`, added on first use.
   int internId(int val, int global) {
     SValue &s = values[val];
-    auto [it, inserted] = s.idOfGlobal.try_emplace(global, s.layouts.size());
-    if (!inserted)
-      return it->second;
+    if (s.globalIds.size() <= kLinearIds) {
+      for (auto [id, g] : llvm::enumerate(s.globalIds))
+        if (g == global)
+          return id;
+      if (s.globalIds.size() == kLinearIds)
+        for (auto [id, g] : llvm::enumerate(s.globalIds))
+          s.idOfGlobal[g] = id;
+    }
+    if (s.globalIds.size() >= kLinearIds) {
+      auto [it, inserted] = s.idOfGlobal.try_emplace(global, s.layouts.size());
+      if (!inserted)
+        return it->second;
+    }
     const Layout &l = globalLayouts[global];
     s.layouts.push_back(&l);
     s.globalIds.push_back(global);
@@ -869,6 +882,10 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     return val;
   };
   llvm::DenseMap<Value, int> argStep;
+  // Every value and step is an argument or an op's result: reserved, as
+  // their members are copied, not moved, when a vector grows.
+  search.values.reserve(func.getNumArguments() + order.size());
+  search.steps.reserve(func.getNumArguments() + order.size());
   for (auto [k, op] : llvm::enumerate(order)) {
     const ShardingRule &rule = rules[k];
     // Arguments without an annotation: a choice step before the first
