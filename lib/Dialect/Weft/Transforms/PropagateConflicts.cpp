@@ -130,8 +130,11 @@ void Propagator::decide(Operation *op) {
       req.partialAxes = states[v].layout->partialAxes;
       req.partialKind = states[v].layout->partialKind;
     }
-    if (*states[v].layout != req && !llvm::is_contained(requested[v], req))
-      requested[v].push_back(req);
+    if (*states[v].layout != req) {
+      SmallVector<Layout, 0> &paid = requested[v];
+      if (!llvm::is_contained(paid, req))
+        paid.push_back(std::move(req));
+    }
   }
 
   explainDecision(op, rule, candidates, best);

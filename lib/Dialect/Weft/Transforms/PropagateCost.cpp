@@ -66,7 +66,9 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
       return;
     }
     double cost = planCost(*plan, weights);
-    bool reused = llvm::is_contained(requested.lookup(v), to);
+    auto paid = requested.find(v);
+    bool reused =
+        paid != requested.end() && llvm::is_contained(paid->second, to);
     // An operand resharded to a layout that other undecided consumers may
     // also take is materialized once: each consumer bears its share.
     unsigned sharers = isOperand && !reused ? sharersOf(v, to, rule.getOp())

@@ -74,11 +74,18 @@ LogicalResult Propagator::computeOrder() {
   index.reserve(numOps);
   states.reserve(numOps + func.getNumArguments());
   order.reserve(numOps);
-  // Every op must be one propagation knows.
+  // Every op must be one propagation knows. The rules are built here once,
+  // in program order, and moved into `rules` in the canonical order below.
+  std::vector<std::optional<ShardingRule>> ruleAt;
+  llvm::DenseMap<Operation *, unsigned> position;
+  ruleAt.reserve(numOps);
+  position.reserve(numOps);
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!ShardingRule::get(&op))
+    position[&op] = ruleAt.size();
+    ruleAt.push_back(ShardingRule::get(&op));
+    if (!ruleAt.back())
       return op.emitOpError() << "is not handled by weft-propagate (only weft "
                                  "index-letter ops and weft.shard are)";
   }
@@ -87,6 +94,7 @@ LogicalResult Propagator::computeOrder() {
 
   // Depth-first post-order from the return's operands, iteratively.
   llvm::DenseSet<Operation *> visited;
+  visited.reserve(numOps);
   auto visitFrom = [&](Operation *root) {
     if (isa<func::ReturnOp>(root) || !visited.insert(root).second)
       return;
@@ -101,7 +109,7 @@ LogicalResult Propagator::computeOrder() {
       }
       index[op] = order.size();
       order.push_back(op);
-      rules.push_back(*ShardingRule::get(op));
+      rules.push_back(std::move(*ruleAt[position.find(op)->second]));
       stack.pop_back();
     }
   };

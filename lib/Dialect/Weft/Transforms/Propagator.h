@@ -24,8 +24,8 @@
 #include "mlir/IR/AsmState.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
 
-#include <deque>
 #include <memory>
 #include <queue>
 #include <set>
@@ -43,7 +43,7 @@ struct Origin {
 };
 
 /// Kept small (the map of states is the pass's hottest data); layouts live
-/// in a deque that never moves them.
+/// in a store that never moves them.
 struct ValueState {
   const Layout *layout = nullptr;
   bool fixed = false;
@@ -129,9 +129,12 @@ private:
   std::unique_ptr<AsmState> asmState;
 
   llvm::DenseMap<Value, ValueState> states;
-  std::deque<Layout> layoutStore;
+  /// Layouts never move once stored. A bump allocator, not a deque: a
+  /// Layout is large, and libstdc++'s deque allocates a node per element
+  /// of that size.
+  llvm::SpecificBumpPtrAllocator<Layout> layoutStore;
   const Layout *store(Layout l) {
-    return &layoutStore.emplace_back(std::move(l));
+    return new (layoutStore.Allocate()) Layout(std::move(l));
   }
   SmallVector<Operation *> order;
   llvm::DenseMap<Operation *, unsigned> index;
@@ -162,7 +165,9 @@ private:
   llvm::DenseMap<Operation *, std::string> explanations;
   double totalCost = 0;
   /// Reshards already paid for: (value, target layout).
-  llvm::DenseMap<Value, SmallVector<Layout, 1>> requested;
+  /// (No inline element: a Layout is large, and this map has a bucket per
+  /// resharded value.)
+  llvm::DenseMap<Value, SmallVector<Layout, 0>> requested;
 };
 
 } // namespace mlir::weft::propagate
