@@ -77,6 +77,8 @@ private:
   llvm::DenseMap<Value, SmallVector<Materialized, 0>> available;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, RankedTensorType> globalTypes;
+  /// Global ops partitioned in place (partitionOp's general case).
+  llvm::DenseSet<Operation *> keptInPlace;
   /// weft.top_k's gathered candidate values, by (local input, dim, k per
   /// block): two selections of one input (values, and indices by a
   /// payload) gather its candidates once.
@@ -571,14 +573,19 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     localOperands.push_back(*local);
   }
 
+  // The op becomes its local form in place (its global result type is in
+  // globalTypes; later global readers look their operands up there): no
+  // clone to allocate, no global op to erase.
   builder.setInsertionPoint(op);
-  Operation *localOp = builder.clone(*op);
-  localOp->setOperands(localOperands);
+  Operation *localOp = op;
+  keptInPlace.insert(op);
   Layout natural = rule->naturalResult(
       *map, accepted >= 0 ? &operandLayouts[accepted] : nullptr);
   Value result = op->getResult(0);
-  localOp->getResult(0).setType(
-      localType(cast<RankedTensorType>(result.getType()), natural));
+  RankedTensorType resultType =
+      localType(cast<RankedTensorType>(result.getType()), natural);
+  localOp->setOperands(localOperands);
+  localOp->getResult(0).setType(resultType);
   // pad_fill compares global indices: it records each dimension's axes.
   if (isa<PadFillOp>(localOp))
     setDimBlocks(localOp, natural);
@@ -640,9 +647,10 @@ LogicalResult Partitioner::run() {
   for (Operation *op : globalOps)
     if (failed(partitionOp(op)))
       return failure();
-  // Erase the global ops, users first.
+  // Erase the global ops, users first (those partitioned in place are
+  // local now).
   for (Operation *op : llvm::reverse(globalOps))
-    if (!isa<func::ReturnOp>(op))
+    if (!isa<func::ReturnOp>(op) && !keptInPlace.contains(op))
       op->erase();
 
   Operation *ret = func.getBody().front().getTerminator();
