@@ -309,11 +309,13 @@ public:
              int *resultId = nullptr) {
     Step &step = steps[k];
     const Choice &ch = step.choices[c];
+    // Entries are sorted by value index.
     auto find = [&](int val) -> Entry * {
-      for (Entry &e : st)
-        if (e.val == unsigned(val))
-          return &e;
-      return nullptr;
+      Entry *e = llvm::lower_bound(st, unsigned(val),
+                                   [](const Entry &a, unsigned v) {
+                                     return a.val < v;
+                                   });
+      return e != st.end() && e->val == unsigned(val) ? e : nullptr;
     };
     int resId;
     if (!step.op) {
@@ -415,8 +417,10 @@ public:
     if (memoryBudget > 0 &&
         !withinBudget(st, step, resId, resultLive))
       return false;
-    for (int val : step.dying)
-      llvm::erase_if(st, [&](const Entry &e) { return e.val == unsigned(val); });
+    if (!step.dying.empty())
+      llvm::erase_if(st, [&](const Entry &e) {
+        return llvm::is_contained(step.dying, int(e.val));
+      });
     return true;
   }
 
@@ -510,12 +514,17 @@ public:
     // chain through `sameHash`.
     llvm::DenseMap<uint64_t, unsigned> seen;
     std::vector<int> sameHash;
-    // The top bit cleared: DenseMap reserves ~0 and ~0 - 1.
+    // A multiply-xorshift mix per entry (hash_combine over the bytes was
+    // an eighth of the search on big states); the top bit cleared:
+    // DenseMap reserves ~0 and ~0 - 1.
     auto hashOf = [](const State &st) -> uint64_t {
-      return uint64_t(llvm::hash_value(llvm::ArrayRef<char>(
-                 reinterpret_cast<const char *>(st.data()),
-                 st.size() * sizeof(Entry)))) >>
-             1;
+      uint64_t h = 0x9e3779b97f4a7c15ull ^ st.size();
+      for (const Entry &e : st) {
+        uint64_t x = (uint64_t(e.val) << 32 | e.id) ^ (e.mask * 0xff51afd7ed558ccdull);
+        h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+        h ^= h >> 29;
+      }
+      return h >> 1;
     };
     auto sameState = [](const State &a, const State &b) {
       return a.size() == b.size() &&
@@ -523,6 +532,7 @@ public:
     };
     std::vector<State> next;
     std::vector<Node> nodes;
+    State st;
     uint64_t transitionsLeft = kMaxTransitions;
     // The nodes kept for the trace back bound every layer's states.
     beam = std::min<int64_t>(
@@ -563,7 +573,9 @@ public:
       sameHash.clear();
       for (unsigned s = 0; s < cur.size(); ++s) {
         for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
-          State st = cur[s];
+          // A scratch state: its heap buffer (states of more than 8 live
+          // values) is reused across transitions.
+          st.assign(cur[s].begin(), cur[s].end());
           double cost = curCost[s];
           if (!apply(st, k, c, cost))
             continue;
@@ -582,7 +594,7 @@ public:
               sameHash[last] = next.size();
           }
           if (found < 0) {
-            next.push_back(std::move(st));
+            next.push_back(st);
             nodes.push_back({cost, curNode[s], c});
             sameHash.push_back(-1);
           } else if (cost < nodes[found].cost -
