@@ -12,11 +12,12 @@ the hidden activation's shape, kept where u > 0.25. --fixed-mask draws
 step 0's mask every step (what a program without the offset would do):
 the test checks that the compiled program does NOT match that.
 """
-import argparse
 import os
 import sys
 
 import numpy as np
+
+import reference_cli
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numpy"))
 import weft_numpy  # noqa: E402
@@ -71,20 +72,12 @@ def train(data, steps, save, fixed):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", help="write the data set to this directory")
-    p.add_argument("--data", help="train on the data set in this directory")
-    p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--save", help="save the trained parameters here")
+    p = reference_cli.parser(__doc__)
     p.add_argument("--fixed-mask", action="store_true",
                    help="step 0's mask every step (the no-offset program)")
-    a = p.parse_args()
-    if not a.out and not a.data:
-        p.error("give --out DIR (write the data) or --data DIR (train)")
-    if a.out:
-        write_data(a.out)
-    if a.data:
-        train(a.data, a.steps, a.save, a.fixed_mask)
+    reference_cli.run(
+        p, write_data,
+        lambda a: train(a.data, a.steps, a.save, a.fixed_mask))
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ Writes the data (x, y [2, 16, 32]: step t reads batch (t-1) mod 2; W1..W4
 [--save OUT], printing `step t loss L` (the loss before the step's update)
 per step. Float64, gradients derived by hand (no Weft code).
 """
-import argparse
 import os
 
 import numpy as np
+
+import reference_cli
 
 B, D, LAYERS, LR = 16, 32, 4, 5.0
 C = 1 / np.sqrt(D)
@@ -55,18 +56,9 @@ def train(data, steps, save):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", help="write the data set to this directory")
-    p.add_argument("--data", help="train on the data set in this directory")
-    p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--save", help="save the trained parameters here")
-    a = p.parse_args()
-    if not a.out and not a.data:
-        p.error("give --out DIR (write the data) or --data DIR (train)")
-    if a.out:
-        write_data(a.out)
-    if a.data:
-        train(a.data, a.steps, a.save)
+    p = reference_cli.parser(__doc__)
+    reference_cli.run(p, write_data,
+                      lambda a: train(a.data, a.steps, a.save))
 
 
 if __name__ == "__main__":

@@ -170,6 +170,16 @@ LogicalResult Partitioner::checkPropagated() {
   return success();
 }
 
+/// Calls `fn` on every argument of `func`, then every op result.
+static void forEachValue(func::FuncOp func, function_ref<void(Value)> fn) {
+  for (BlockArgument arg : func.getArguments())
+    fn(arg);
+  func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      fn(r);
+  });
+}
+
 void Partitioner::nameValues() {
   Block &body = func.getBody().front();
   // The printer's numbering, without building an AsmState (a sixth of this
@@ -177,26 +187,20 @@ void Partitioner::nameValues() {
   // with results, %N#i for result i > 0 of a multi-result op. That holds
   // when no op names its results itself (OpAsmOpInterface) or has regions;
   // otherwise ask the printer.
-  bool plain = func.getBody().hasOneBlock() &&
-               llvm::all_of(body, [](Operation &op) {
-                 return op.getNumRegions() == 0 &&
-                        (isa<func::ReturnOp>(op) ||
-                         isa_and_nonnull<WeftDialect>(op.getDialect())) &&
-                        !isa<OpAsmOpInterface>(op);
-               });
+  bool plain =
+      func.getBody().hasOneBlock() && llvm::all_of(body, [](Operation &op) {
+        return op.getNumRegions() == 0 &&
+               (isa<func::ReturnOp>(op) ||
+                isa_and_nonnull<WeftDialect>(op.getDialect())) &&
+               !isa<OpAsmOpInterface>(op);
+      });
   if (!plain) {
     AsmState state(func);
-    auto record = [&](Value value) {
+    forEachValue(func, [&](Value value) {
       std::string s;
       llvm::raw_string_ostream os(s);
       value.printAsOperand(os, state);
       names[value] = s;
-    };
-    for (BlockArgument arg : func.getArguments())
-      record(arg);
-    func.walk([&](Operation *op) {
-      for (Value r : op->getResults())
-        record(r);
     });
     return;
   }
@@ -295,8 +299,8 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
           kBytesPerDeviceAttr,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
-    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted " << *created
-                            << " (" << why() << ")\n");
+    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted " << *created << " ("
+                            << why() << ")\n");
     cur = created->getResult(0);
   }
   versions.push_back({target, cur});
@@ -345,14 +349,15 @@ Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
   ArrayAttr axesAttr = builder.getStrArrayAttr(axisNames);
 
   builder.setInsertionPointAfter(local);
-  Value totals = ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
-                                          all + "->" + rest, local.getInput());
+  Value totals =
+      ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
+                       all + "->" + rest, local.getInput());
   Value column = MapOp::create(builder, loc, tensor(one), MapKind::Scale,
-                                       rest + "->" + all, ValueRange{totals},
-                                       builder.getF64FloatAttr(1.0));
+                               rest + "->" + all, ValueRange{totals},
+                               builder.getF64FloatAttr(1.0));
   auto gather =
       AllGatherOp::create(builder, loc, tensor(gathered), column, mesh.getRef(),
-                                  axesAttr, builder.getI64IntegerAttr(d));
+                          axesAttr, builder.getI64IntegerAttr(d));
   std::string why = "block totals of " + lineOf(local) + " (dim " +
                     std::to_string(d) + " scanned over " + axesStr(axes, false) +
                     ")";
@@ -361,18 +366,17 @@ Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
                   builder.getI64IntegerAttr((p - 1) *
                                             tensor(one).getNumElements() *
                                             elementBytes(type)));
-  Value before = CumsumOp::create(builder, 
-      loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
+  Value before = CumsumOp::create(
+      builder, loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
       builder.getUnitAttr(), local.getReverseAttr());
   Value mine =
       SliceShardOp::create(builder, loc, tensor(one), before, mesh.getRef(),
-                                   axesAttr, builder.getI64IntegerAttr(d));
-  Value offset = ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
-                                          all + "->" + rest, mine);
+                           axesAttr, builder.getI64IntegerAttr(d));
+  Value offset = ReduceOp::create(builder, loc, tensor(kept),
+                                  ReductionKind::Sum, all + "->" + rest, mine);
   return MapOp::create(builder, loc, type, MapKind::Add,
-                               all + "," + rest + "->" + all,
-                               ValueRange{local.getResult(), offset},
-                               FloatAttr());
+                       all + "," + rest + "->" + all,
+                       ValueRange{local.getResult(), offset}, FloatAttr());
 }
 
 /// weft.top_k: the selected dimension whole on every rank. Along a split
@@ -390,9 +394,8 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
   SmallVector<Value, 2> operands;
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
     FailureOr<Value> local =
-        getAs(op->getOperand(i), rule.requiredLayout(i, map), op, [&] {
-          return "operand #" + std::to_string(i) + " of " + why;
-        });
+        getAs(op->getOperand(i), rule.requiredLayout(i, map), op,
+              [&] { return "operand #" + std::to_string(i) + " of " + why; });
     if (failed(local))
       return failure();
     operands.push_back(*local);
@@ -407,9 +410,9 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
   };
   builder.setInsertionPoint(op);
   auto select = [&](Value x, Value payload, int64_t count) -> Value {
-    return TopKOp::create(builder, 
-        op.getLoc(), sized(cast<RankedTensorType>(x.getType()), count), x,
-        payload, op.getDimAttr(), builder.getI64IntegerAttr(count));
+    return TopKOp::create(
+        builder, op.getLoc(), sized(cast<RankedTensorType>(x.getType()), count),
+        x, payload, op.getDimAttr(), builder.getI64IntegerAttr(count));
   };
   Value payload = operands.size() > 1 ? operands[1] : Value();
   Value result;
@@ -420,8 +423,8 @@ LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
     SmallVector<StringRef> names(axes.begin(), axes.end());
     auto gather = [&](Value v) -> Value {
       auto t = cast<RankedTensorType>(v.getType());
-      auto g = AllGatherOp::create(builder, 
-          op.getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
+      auto g = AllGatherOp::create(
+          builder, op.getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
           builder.getStrArrayAttr(names), builder.getI64IntegerAttr(d));
       g->setAttr(kReasonAttr,
                  builder.getStringAttr("top-k candidates of " + why +
@@ -479,9 +482,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     }
     if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
       what += " at line " + std::to_string(fileLoc.getLine());
-    FailureOr<Value> local =
-        getAs(shard.getInput(), layoutOf(shard.getType()), op,
-              [&] { return what; });
+    FailureOr<Value> local = getAs(shard.getInput(), layoutOf(shard.getType()),
+                                   op, [&] { return what; });
     if (failed(local))
       return failure();
     available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
@@ -576,7 +578,6 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   // The op becomes its local form in place (its global result type is in
   // globalTypes; later global readers look their operands up there): no
   // clone to allocate, no global op to erase.
-  builder.setInsertionPoint(op);
   Operation *localOp = op;
   keptInPlace.insert(op);
   Layout natural = rule->naturalResult(
@@ -612,15 +613,9 @@ LogicalResult Partitioner::run() {
   if (failed(checkPropagated()))
     return failure();
   nameValues();
-  auto record = [&](Value v) {
+  forEachValue(func, [&](Value v) {
     if (auto t = dyn_cast<RankedTensorType>(v.getType()))
       globalTypes[v] = t;
-  };
-  for (BlockArgument arg : func.getArguments())
-    record(arg);
-  func.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      record(r);
   });
 
   // Arguments become local; their global type moves to an attribute.

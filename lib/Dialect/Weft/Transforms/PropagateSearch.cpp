@@ -36,7 +36,6 @@
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -45,9 +44,8 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <tuple>
 #include <numeric>
-#include <unordered_map>
+#include <tuple>
 
 #define DEBUG_TYPE "weft-propagate"
 
@@ -179,7 +177,9 @@ public:
     return it->second;
   }
 
-  int intern(int val, const Layout &l) { return internId(val, internGlobal(l)); }
+  int intern(int val, const Layout &l) {
+    return internId(val, internGlobal(l));
+  }
 
   /// The local id of global layout `global` for `val`, added on first use.
   int internId(int val, int global) {
@@ -229,8 +229,8 @@ public:
         key.append(a.data(), a.size()).push_back(',');
       key += std::to_string(int(l.partialKind));
     }
-    auto [it, inserted] = globalLayoutIds.try_emplace(key,
-                                                      globalLayouts.size());
+    auto [it, inserted] =
+        globalLayoutIds.try_emplace(key, globalLayouts.size());
     if (inserted)
       globalLayouts.push_back(l);
     return it->second;
@@ -311,10 +311,10 @@ public:
     const Choice &ch = step.choices[c];
     // Entries are sorted by value index.
     auto find = [&](int val) -> Entry * {
-      Entry *e = llvm::lower_bound(st, unsigned(val),
-                                   [](const Entry &a, unsigned v) {
-                                     return a.val < v;
-                                   });
+      Entry *e =
+          llvm::lower_bound(st, unsigned(val), [](const Entry &a, unsigned v) {
+            return a.val < v;
+          });
       return e != st.end() && e->val == unsigned(val) ? e : nullptr;
     };
     int resId;
@@ -367,8 +367,7 @@ public:
       resId = ch.natural;
       if (accepted >= 0) {
         const Layout &acc =
-            *values[step.operands[accepted]]
-                 .layouts[entries[accepted]->id];
+            *values[step.operands[accepted]].layouts[entries[accepted]->id];
         auto key = std::make_tuple(int(k), int(c), accepted,
                                    int(entries[accepted]->id));
         auto [it, inserted] = naturalWithPartial.try_emplace(key, -1);
@@ -520,7 +519,8 @@ public:
     auto hashOf = [](const State &st) -> uint64_t {
       uint64_t h = 0x9e3779b97f4a7c15ull ^ st.size();
       for (const Entry &e : st) {
-        uint64_t x = (uint64_t(e.val) << 32 | e.id) ^ (e.mask * 0xff51afd7ed558ccdull);
+        uint64_t x =
+            (uint64_t(e.val) << 32 | e.id) ^ (e.mask * 0xff51afd7ed558ccdull);
         h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
         h ^= h >> 29;
       }
@@ -984,8 +984,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     if (pos != maps.end())
       addChoice(*pos);
     else
-      addChoice(search.extraMaps.emplace_back(
-          search.makeTemplate(rule, greedyMap)));
+      addChoice(
+          search.extraMaps.emplace_back(search.makeTemplate(rule, greedyMap)));
     for (auto it = maps.begin(); it != maps.end(); ++it)
       if (it != pos)
         addChoice(*it);
@@ -1124,13 +1124,11 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       llvm::raw_string_ostream os(text);
       const Choice &chosen = step.choices[plan[k]];
       os << "global search: letters " << letterMapStr(rule, *chosen.map)
-         << (plan[k] == kGreedyChoice ? " (as greedy)"
-                                              : " (greedy chose " +
-                                                    letterMapStr(
-                                                        rule,
-                                                        *step.choices[kGreedyChoice]
-                                                             .map) +
-                                                    ")")
+         << (plan[k] == kGreedyChoice
+                 ? " (as greedy)"
+                 : " (greedy chose " +
+                       letterMapStr(rule, *step.choices[kGreedyChoice].map) +
+                       ")")
          << ", compute " << formatSeconds(chosen.compute);
       if (search.steps.size() <= 400) {
         os << "\nwith the rest of the plan held:";

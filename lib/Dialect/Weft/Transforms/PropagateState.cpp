@@ -146,9 +146,9 @@ void Propagator::writeBack() {
   auto retype = [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
     ValueState &s = states[v];
-    ShardingAttr attr =
-        s.layout ? attrOf(*s.layout)
-                 : attrOf(Layout::getReplicated(type.getRank()));
+    ShardingAttr attr = s.layout
+                            ? attrOf(*s.layout)
+                            : attrOf(Layout::getReplicated(type.getRank()));
     v.setType(
         RankedTensorType::get(type.getShape(), type.getElementType(), attr));
   };
