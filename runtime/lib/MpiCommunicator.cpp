@@ -2,10 +2,13 @@
 
 #include "weft/rt/MpiCommunicator.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/MpiReduceScatter.h"
 
 #include <chrono>
 #include <climits>
+#include <functional>
 #include <thread>
+#include <vector>
 
 namespace weft::rt {
 
@@ -13,13 +16,18 @@ namespace {
 
 class MpiWork final : public Work {
 public:
-  MpiWork(MPI_Request request, const Communicator &comm, CommOp op,
-          const GroupPlan *group)
-      : request_(request), comm_(comm), op_(op), group_(group) {}
+  /// `finish` (may be empty) runs once, on this rank, after every request
+  /// completed: the local part of an operation made of messages.
+  MpiWork(std::vector<MPI_Request> requests, const Communicator &comm,
+          CommOp op, const GroupPlan *group,
+          std::function<void()> finish = {})
+      : requests_(std::move(requests)), comm_(comm), op_(op), group_(group),
+        finish_(std::move(finish)) {}
 
   ~MpiWork() override {
-    if (!done_ && mpiActive())
-      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    if (!done_ && mpiActive() && !requests_.empty())
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
+                  MPI_STATUSES_IGNORE);
   }
 
   void wait() override {
@@ -30,22 +38,34 @@ public:
       waitUntil(std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(limit)));
-    if (!done_)
-      checkMpi(MPI_Wait(&request_, MPI_STATUS_IGNORE), commOpName(op_));
-    done_ = true;
+    if (!done_) {
+      checkMpi(MPI_Waitall(static_cast<int>(requests_.size()),
+                           requests_.data(), MPI_STATUSES_IGNORE),
+               commOpName(op_));
+      complete();
+    }
   }
 
   bool isCompleted() override {
     if (!done_) {
       int flag = 0;
-      checkMpi(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), commOpName(op_));
-      done_ = flag != 0;
+      checkMpi(MPI_Testall(static_cast<int>(requests_.size()),
+                           requests_.data(), &flag, MPI_STATUSES_IGNORE),
+               commOpName(op_));
+      if (flag)
+        complete();
     }
     return done_;
   }
 
 private:
-  /// Tests until the request completes or the deadline passes (then the
+  void complete() {
+    done_ = true;
+    if (finish_)
+      finish_();
+  }
+
+  /// Tests until the requests complete or the deadline passes (then the
   /// communicator's timeout handler runs). Spins first, then sleeps 50 us
   /// between tests so a long wait does not take a core from the others.
   void waitUntil(std::chrono::steady_clock::time_point deadline) {
@@ -61,10 +81,11 @@ private:
     }
   }
 
-  MPI_Request request_;
+  std::vector<MPI_Request> requests_;
   const Communicator &comm_;
   CommOp op_;
   const GroupPlan *group_;
+  std::function<void()> finish_;
   bool done_ = false;
 };
 
@@ -72,7 +93,8 @@ private:
 
 std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
                                   CommOp op, const GroupPlan *group) {
-  return std::make_unique<MpiWork>(request, comm, op, group);
+  return std::make_unique<MpiWork>(std::vector<MPI_Request>{request}, comm,
+                                   op, group);
 }
 
 std::unique_ptr<Work> startMpiGatherBytesToRoot(const Communicator &comm,
@@ -131,14 +153,20 @@ std::unique_ptr<Work>
 MpiCommunicator::startReduceScatter(const void *send, void *recv, int64_t chunk,
                                     DType dtype, ReduceKind kind,
                                     const GroupPlan &group) {
-  const CommOp op = CommOp::ReduceScatter;
-  MPI_Op mop = mpiOp(kind, dtype);
-  MPI_Request req;
-  checkMpi(MPI_Ireduce_scatter_block(send, recv, mpiCount(chunk, op),
-                                     mpiType(dtype), mop, groups_.get(group),
-                                     &req),
-           "MPI_Ireduce_scatter_block");
-  return makeMpiWork(req, *this, op, &group);
+  // A direct exchange (MpiReduceScatter.h); the Work owns its scratch.
+  struct State {
+    DirectReduceScatter exchange;
+    std::vector<char> scratch;
+  };
+  auto state = std::make_shared<State>(State{
+      DirectReduceScatter(send, recv, chunk, dtype, kind, groups_.get(group)),
+      {}});
+  state->scratch.resize(state->exchange.scratchBytes());
+  state->exchange.post(state->scratch.data());
+  std::vector<MPI_Request> requests = state->exchange.requests();
+  return std::make_unique<MpiWork>(std::move(requests), *this,
+                                   CommOp::ReduceScatter, &group,
+                                   [state] { state->exchange.finish(); });
 }
 
 std::unique_ptr<Work> MpiCommunicator::startAllToAll(const void *send,
@@ -184,11 +212,18 @@ void MpiCommunicator::reduceScatter(const void *send, void *recv,
                                     ReduceKind kind, const GroupPlan &group) {
   if (!useBlocking())
     return Communicator::reduceScatter(send, recv, chunk, dtype, kind, group);
-  checkMpi(MPI_Reduce_scatter_block(send, recv,
-                                    mpiCount(chunk, CommOp::ReduceScatter),
-                                    mpiType(dtype), mpiOp(kind, dtype),
-                                    groups_.get(group)),
-           "MPI_Reduce_scatter_block");
+  // A direct exchange (MpiReduceScatter.h), not MPI_Reduce_scatter_block;
+  // the scratch is kept from call to call.
+  DirectReduceScatter exchange(send, recv, chunk, dtype, kind,
+                               groups_.get(group));
+  if (scratch_.size() < exchange.scratchBytes())
+    scratch_.resize(exchange.scratchBytes());
+  exchange.post(scratch_.data());
+  std::vector<MPI_Request> &requests = exchange.requests();
+  checkMpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                       MPI_STATUSES_IGNORE),
+           "reduce_scatter");
+  exchange.finish();
 }
 
 void MpiCommunicator::allToAll(const void *send, void *recv, int64_t chunk,

@@ -262,6 +262,53 @@ TEST_F(Collectives, ReduceScatterEveryDim) {
   });
 }
 
+/// The MPI communicator's reduce-scatter (a direct exchange,
+/// MpiReduceScatter.h) sums in group-rank order: c_0 + c_1 + ... in float,
+/// the same bits from the blocking form, the started form and two started
+/// together on one group (their messages must not cross).
+TEST_F(Collectives, ReduceScatterSumsInGroupOrder) {
+  if (gKind != BackendKind::Cpu)
+    GTEST_SKIP() << "the fixed order is the MPI communicator's";
+  forEachMeshAndAxes([&](Backend &be, const Mesh &mesh, const AxisList &axes,
+                         const std::vector<int64_t> &members, int64_t pos) {
+    GroupPlan g = planGroup(mesh, axes, gRank);
+    const int64_t p = members.size(), chunk = 37;
+    // Contribution of group position q to tensor `name`: fractions whose
+    // float sum depends on the order.
+    auto contribution = [&](const char *name, int64_t q) {
+      T3 t = inputOf(name, members[q], {p * chunk, 1, 1});
+      std::vector<float> v(t.v.size());
+      for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>(t.v[i]) * 0.1f / static_cast<float>(q + 3);
+      return v;
+    };
+    auto want = [&](const char *name) {
+      std::vector<float> acc(chunk);
+      for (int64_t q = 0; q < p; ++q) {
+        std::vector<float> c = contribution(name, q);
+        for (int64_t i = 0; i < chunk; ++i)
+          acc[i] = q == 0 ? c[pos * chunk + i] : acc[i] + c[pos * chunk + i];
+      }
+      return acc;
+    };
+    std::vector<float> a = contribution("rso1", pos),
+                       b = contribution("rso2", pos);
+    std::vector<float> ya(chunk, -1), yb(chunk, -1), yBlocking(chunk, -1);
+    Communicator &c = be.communicator();
+    auto wa = c.startReduceScatter(a.data(), ya.data(), chunk, DType::F32,
+                                   ReduceKind::Sum, g);
+    auto wb = c.startReduceScatter(b.data(), yb.data(), chunk, DType::F32,
+                                   ReduceKind::Sum, g);
+    wb->wait();
+    wa->wait();
+    c.reduceScatter(a.data(), yBlocking.data(), chunk, DType::F32,
+                    ReduceKind::Sum, g);
+    EXPECT_EQ(ya, want("rso1")) << listStr(mesh, axes);
+    EXPECT_EQ(yb, want("rso2")) << listStr(mesh, axes);
+    EXPECT_EQ(yBlocking, ya) << listStr(mesh, axes);
+  });
+}
+
 TEST_F(Collectives, AllToAllEveryDimPair) {
   forEachMeshAndAxes([&](Backend &be, const Mesh &mesh, const AxisList &axes,
                          const std::vector<int64_t> &members, int64_t pos) {

@@ -1,9 +1,10 @@
 //===- MpiCommunicator.h - Nonblocking MPI collectives ----------*- C++ -*-===//
 //
 // The CPU backend's communicator: MPI_Iallreduce, MPI_Iallgather,
-// MPI_Ireduce_scatter_block, MPI_Ialltoall and MPI_Igather on the group
-// communicators of MpiGroups, over host memory. A Work is the MPI_Request;
-// the buffers must stay alive until it is waited for (Communicator.h).
+// MPI_Ialltoall and MPI_Igather on the group communicators of MpiGroups,
+// over host memory, and reduce-scatter as a direct exchange of messages
+// (MpiReduceScatter.h). A Work is the MPI requests; the buffers must stay
+// alive until it is waited for (Communicator.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "weft/rt/Communicator.h"
 #include "weft/rt/MpiComm.h"
+
+#include <vector>
 
 namespace weft::rt {
 
@@ -54,6 +57,8 @@ public:
 private:
   bool useBlocking() const;
   MpiGroups groups_;
+  /// The blocking reduce-scatter's receive buffers, kept between calls.
+  std::vector<char> scratch_;
 };
 
 /// An MPI request as Work: wait() is MPI_Wait, or with a timeout set on
