@@ -177,6 +177,65 @@ TEST(FloatExp, WithinTwoUlpOverTheWholeRange) {
   EXPECT_LE(worst, 2) << "at x = " << worstAt;
 }
 
+/// ops::fexpNormal, the form the CPU's exp loops run on spans whose every
+/// element is in ops::fexpNormalRange, gives ops::fexp's bits there: every
+/// 61st float of [-86, 88] and the range's edges; the range ends where it
+/// says.
+TEST(FloatExp, NormalFormIsFexpInItsRange) {
+  int64_t checked = 0, mismatches = 0;
+  float firstBad = 0;
+  auto checkOne = [&](float x) {
+    ASSERT_TRUE(ops::fexpNormalRange(x)) << x;
+    float a = ops::fexp(x), b = ops::fexpNormal(x);
+    ++checked;
+    if (std::memcmp(&a, &b, 4) != 0 && mismatches++ == 0)
+      firstBad = x;
+  };
+  for (float start : {0.0f, -0.0f}) {
+    int32_t bits;
+    std::memcpy(&bits, &start, 4);
+    float limit = std::signbit(start) ? -86.0f : 88.0f;
+    for (;; bits += 61) {
+      float x;
+      std::memcpy(&x, &bits, 4);
+      if (std::fabs(x) > std::fabs(limit))
+        break;
+      checkOne(x);
+    }
+    checkOne(limit);
+  }
+  EXPECT_GT(checked, 30000000);
+  EXPECT_EQ(mismatches, 0) << "first at x = " << firstBad;
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {std::nextafter(88.0f, inf), std::nextafter(-86.0f, -inf),
+                  inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                  -std::numeric_limits<float>::quiet_NaN(), 100.0f, -100.0f})
+    EXPECT_FALSE(ops::fexpNormalRange(x)) << x;
+}
+
+/// The backend's exp loop (which takes the normal form on spans in range)
+/// gives ops::fexp's bits element for element: a span in range, the same
+/// span with one element out of range (-inf, a denormal result, NaN,
+/// overflow), under every ISA variant the test runs with.
+TEST(FloatExp, MapLoopGivesFexpBits) {
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  const int64_t n = 1000;
+  for (float odd : {0.0f, -std::numeric_limits<float>::infinity(), -103.0f,
+                    std::numeric_limits<float>::quiet_NaN(), 89.0f}) {
+    Tensor x = be.empty(DType::F32, {n}), y = be.empty(DType::F32, {n});
+    for (int64_t i = 0; i < n; ++i)
+      x.ptr<float>()[i] = static_cast<float>(i % 97) * -0.7f + 20.0f;
+    if (odd != 0.0f)
+      x.ptr<float>()[n / 2] = odd;
+    be.map(MapKind::Exp, planMap("i->i", {{n}}), x, nullptr, y);
+    for (int64_t i = 0; i < n; ++i) {
+      float want = ops::fexp(x.ptr<float>()[i]), got = y.ptr<float>()[i];
+      ASSERT_EQ(std::memcmp(&want, &got, 4), 0)
+          << "x[" << i << "] = " << x.ptr<float>()[i] << " with " << odd;
+    }
+  }
+}
+
 TEST(FloatExp, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(ops::fexp(0.0f), 1.0f);

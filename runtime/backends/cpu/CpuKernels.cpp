@@ -59,6 +59,38 @@ template <int N> struct Odometer {
   }
 };
 
+/// Exp over a contiguous span of floats: when every element is in
+/// ops::fexpNormalRange (softmax's x - max without masked entries, any
+/// moderate argument) the span runs ops::fexpNormal, the same operations as
+/// ops::fexp without its special cases' blends, hence the same bits at about
+/// half the work; otherwise ops::fexp. The check is one vectorized pass (an
+/// or-reduction); both exp loops vectorize.
+WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
+  uint32_t outside = 0;
+  for (int64_t i = 0; i < n; ++i)
+    outside |= static_cast<uint32_t>(!ops::fexpNormalRange(a[i]));
+  if (outside == 0)
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = ops::fexpNormal(a[i]);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = ops::fexp(a[i]);
+}
+
+/// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
+/// second operand (a unary map's zero), with expSpan for f32 exp.
+template <MapKind K, typename T>
+WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b,
+                                              T *o, double s) {
+  if constexpr (K == MapKind::Exp && std::is_same_v<T, float>) {
+    expSpan(n, a, o);
+  } else {
+    using Op = ops::Map<K, T>;
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = Op::apply(a[i], b, s);
+  }
+}
+
 template <MapKind K, typename T>
 WEFT_ALWAYS_INLINE inline void mapLoopBody(const MapPlan &p, const T *a,
                                            const T *b, T *out, double s) {
@@ -89,8 +121,7 @@ WEFT_ALWAYS_INLINE inline void mapLoopBody(const MapPlan &p, const T *a,
       for (int64_t i = 0; i < inner; ++i)
         o[i] = Op::apply(x[i], y[i], s);
     else if (ia == 1 && ib == 0)
-      for (int64_t i = 0; i < inner; ++i)
-        o[i] = Op::apply(x[i], y[0], s);
+      spanWithScalar<K, T>(inner, x, y[0], o, s);
     else if (ia == 0 && ib == 1)
       for (int64_t i = 0; i < inner; ++i)
         o[i] = Op::apply(x[0], y[i], s);
@@ -180,8 +211,7 @@ WEFT_ALWAYS_INLINE inline void fusedSpanBody(int64_t n, const T *a, int64_t sa,
     for (int64_t i = 0; i < n; ++i)
       o[i] = Op::apply(a[i], b[i], s);
   else if (sa == 1 && sb == 0)
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = Op::apply(a[i], b[0], s);
+    spanWithScalar<K, T>(n, a, b[0], o, s);
   else if (sa == 0 && sb == 1)
     for (int64_t i = 0; i < n; ++i)
       o[i] = Op::apply(a[0], b[i], s);

@@ -127,15 +127,13 @@ WEFT_HD inline float fblend(bool c, float a, float b) {
   uint32_t m = 0u - static_cast<uint32_t>(c);
   return fbits((fbitsOf(a) & m) | (fbitsOf(b) & ~m));
 }
-WEFT_HD inline float fexp(float x) {
-  // hi = 88.72283935546875f (0x42b17218): exp(x) rounds to +inf for x > hi
-  // (and at hi, which the scaling below gets right); lo =
-  // -103.97208404541015625f (0xc2cff1b5): exp(x) rounds to 0 for x < lo.
-  uint32_t ux = fbitsOf(x);
-  bool over = static_cast<int32_t>(ux) > 0x42b17218; // x > hi, or +NaN
-  bool under = ux > 0xc2cff1b5u;                     // x < lo, or -NaN
-  bool nan = (ux & 0x7fffffffu) > 0x7f800000u;
-  float xc = fblend(over | under, 0.0f, x);
+/// fexp's reduction and polynomial of xc (in range): 2^k * p = exp(xc),
+/// p in [0.7, 1.42], k in [-150, 128].
+struct ExpParts {
+  float p;
+  int32_t k;
+};
+WEFT_HD inline ExpParts fexpParts(float xc) {
   // k = round(x / ln2) (round to nearest via the 1.5 * 2^23 trick).
   const float shifter = 12582912.0f;
   float kf = (xc * 1.44269504088896341f + shifter) - shifter;
@@ -148,13 +146,30 @@ WEFT_HD inline float fexp(float x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * z + r + 1.0f;                 // in [0.7, 1.42]
-  int32_t k = static_cast<int32_t>(kf); // in [-150, 128]
-  // Normal result: p * 2^k1 * 2^k2 (two factors so that k = 128 works).
-  int32_t kn = k > -125 ? k : -125;
-  int32_t k1 = kn >> 1, k2 = kn - k1; // each in [-63, 64]
-  float y = p * fbits(static_cast<uint32_t>(k1 + 127) << 23) *
-            fbits(static_cast<uint32_t>(k2 + 127) << 23);
+  p = p * z + r + 1.0f; // in [0.7, 1.42]
+  return {p, static_cast<int32_t>(kf)};
+}
+/// The normal result p * 2^k for k in [-125, 128]: two factors so that
+/// k = 128 works.
+WEFT_HD inline float fexpScaleNormal(float p, int32_t k) {
+  int32_t k1 = k >> 1, k2 = k - k1; // each in [-63, 64]
+  return p * fbits(static_cast<uint32_t>(k1 + 127) << 23) *
+         fbits(static_cast<uint32_t>(k2 + 127) << 23);
+}
+WEFT_HD inline float fexp(float x) {
+  // hi = 88.72283935546875f (0x42b17218): exp(x) rounds to +inf for x > hi
+  // (and at hi, which the scaling below gets right); lo =
+  // -103.97208404541015625f (0xc2cff1b5): exp(x) rounds to 0 for x < lo.
+  uint32_t ux = fbitsOf(x);
+  bool over = static_cast<int32_t>(ux) > 0x42b17218; // x > hi, or +NaN
+  bool under = ux > 0xc2cff1b5u;                     // x < lo, or -NaN
+  bool nan = (ux & 0x7fffffffu) > 0x7f800000u;
+  float xc = fblend(over | under, 0.0f, x);
+  ExpParts e = fexpParts(xc);
+  const float p = e.p;
+  const int32_t k = e.k;
+  // Normal result: p * 2^k1 * 2^k2.
+  float y = fexpScaleNormal(p, k > -125 ? k : -125);
   // Denormal (or smallest binade) result, k <= -126: the bits are
   // n = round(m), m = p * 2^(k+149) in [0.35, 1.42 * 2^23]. Below 2^23 adding
   // 2^23 rounds m to an integer in the low mantissa bits; above, m already
@@ -169,6 +184,25 @@ WEFT_HD inline float fexp(float x) {
   y = fblend(over, INFINITY, y);
   y = fblend(under, 0.0f, y);
   return fblend(nan, x, y);
+}
+/// Whether fexpNormal(x) is fexp(x): x in [-86, 88] (then k = round(x /
+/// ln2) is in [-124, 127], the result normal, no special case applies).
+/// Compares bit patterns as integers, as fexp does, branch-free so that a
+/// loop over it vectorizes: non-negative x up to 88 (0x42b00000), negative
+/// x down to -86 (0xc2ac0000).
+WEFT_HD inline bool fexpNormalRange(float x) {
+  uint32_t ux = fbitsOf(x);
+  uint32_t neg = 0u - (ux >> 31);
+  uint32_t limit = 0x42b00000u ^ ((0x42b00000u ^ 0xc2ac0000u) & neg);
+  return ux <= limit;
+}
+/// fexp for x where fexpNormalRange(x) holds: the same operations on the
+/// same values without the special cases' blends, so the same bits at
+/// about half the operations. The CPU's exp loops run it on blocks whose
+/// every element is in range (CpuKernels.cpp, expSpan).
+WEFT_HD inline float fexpNormal(float x) {
+  ExpParts e = fexpParts(x);
+  return fexpScaleNormal(e.p, e.k);
 }
 WEFT_HD inline double fexp(double x) { return exp(x); }
 WEFT_HD inline float flog(float x) { return logf(x); }

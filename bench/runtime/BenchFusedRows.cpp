@@ -1,0 +1,153 @@
+//===- BenchFusedRows.cpp - Fused row chains: ns per element --------------===//
+//
+// Times Backend::fusedRows on the row chains of P6 and P9 (softmax over
+// rows of 64 at b = 4 and b = 16, RMSNorm over rows of 256) and on long
+// rows, and the same chains run unfused (one map or reduce per step, the
+// way an unfused program runs them), on the CPU backend: median of 41
+// runs, alternating, in ns per element of the chain's input. Checks that
+// both give the same bits first. Not a test: nothing passes or fails on
+// timing. `--fused-only N` runs the fused chains only, N times each (for a
+// profiler).
+//
+//   OPENBLAS_NUM_THREADS=1 taskset -c 1 build/runtime/bench/weft-rt-bench-fused-rows
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/rt/Backend.h"
+#include "weft/rt/ElementPlans.h"
+#include "weft/rt/Profiler.h"
+#include "weft/rt/Rng.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace weft::rt;
+
+namespace {
+
+FusedRowStep rowReduce(ReduceKind k, int a) {
+  return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
+}
+FusedRowStep rowMap(MapKind k, int a, int b = -1, double s = 0.0) {
+  return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
+}
+
+struct Case {
+  const char *name;
+  Shape shape;    // of the input; the row is the last dim
+  bool rmsnorm;   // else softmax
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int fusedOnly = 0;
+  if (argc == 3 && std::strcmp(argv[1], "--fused-only") == 0)
+    fusedOnly = std::max(1, std::atoi(argv[2]));
+  auto be = createBackend(BackendKind::Cpu, Mesh({{"x", 1}}), 0);
+  const std::vector<Case> cases = {
+      {"softmax [4,8,64] x 64 (P6/P9 b=4)", {4, 8, 64, 64}, false},
+      {"softmax [16,8,64] x 64 (P9 b=16)", {16, 8, 64, 64}, false},
+      {"softmax [64] x 4096", {64, 4096}, false},
+      {"rmsnorm [16,64] x 256 (P9 b=16)", {16, 64, 256}, true},
+  };
+  std::printf("%-36s %12s %12s %8s\n", "chain", "fused ns/el", "unfused ns/el",
+              "ratio");
+  for (const Case &c : cases) {
+    const int rank = static_cast<int>(c.shape.size());
+    const std::string all = std::string("abcd").substr(0, rank);
+    const std::string kept = all.substr(0, rank - 1);
+    const std::string row = all.substr(rank - 1);
+    Shape keptShape(c.shape.begin(), c.shape.end() - 1);
+    int64_t n = 1;
+    for (int64_t d : c.shape)
+      n *= d;
+    Tensor x = be->empty(DType::F32, c.shape);
+    {
+      Tensor h = hostTensor(DType::F32, c.shape);
+      for (int64_t i = 0; i < n; ++i)
+        h.ptr<float>()[i] =
+            static_cast<float>(randomUniform(7, 1, static_cast<uint64_t>(i))) *
+                4.0f -
+            2.0f;
+      x = be->upload(h);
+    }
+    std::vector<FusedRowStep> steps;
+    if (!c.rmsnorm) // max, sub, exp, sum, div
+      steps = {rowReduce(ReduceKind::Max, 0), rowMap(MapKind::Sub, 0, 1),
+               rowMap(MapKind::Exp, 2), rowReduce(ReduceKind::Sum, 3),
+               rowMap(MapKind::Div, 3, 4)};
+    else // square, sum, scale, shift, rsqrt, mul
+      steps = {rowMap(MapKind::Square, 0),
+               rowReduce(ReduceKind::Sum, 1),
+               rowMap(MapKind::Scale, 2, -1, 1.0 / c.shape.back()),
+               rowMap(MapKind::Shift, 3, -1, 1e-5),
+               rowMap(MapKind::Rsqrt, 4),
+               rowMap(MapKind::Mul, 0, 5)};
+    FusedRowsPlan plan =
+        planFusedRows(all + "->" + all, row, {c.shape}, steps);
+    Tensor fused = be->empty(DType::F32, c.shape);
+    // The unfused chain: value id -> tensor.
+    std::vector<Tensor> vals(1 + steps.size());
+    std::vector<bool> isFull(1 + steps.size(), true);
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      const FusedRowStep &st = steps[j];
+      isFull[1 + j] = st.reduce ? false
+                                : (isFull[st.a] || (st.b >= 0 && isFull[st.b]));
+      vals[1 + j] = be->empty(DType::F32, isFull[1 + j] ? c.shape : keptShape);
+    }
+    auto unfused = [&] {
+      vals[0] = x;
+      for (std::size_t j = 0; j < steps.size(); ++j) {
+        const FusedRowStep &st = steps[j];
+        const std::string la = isFull[st.a] ? all : kept;
+        const std::string lr = isFull[1 + j] ? all : kept;
+        if (st.reduce) {
+          be->reduce(st.reduceKind, planReduce(la + "->" + kept, c.shape),
+                     vals[st.a], vals[1 + j]);
+          continue;
+        }
+        std::string spec = la;
+        std::vector<Shape> shapes{vals[st.a].shape};
+        if (st.b >= 0) {
+          spec += "," + std::string(isFull[st.b] ? all : kept);
+          shapes.push_back(vals[st.b].shape);
+        }
+        be->map(st.kind, planMap(spec + "->" + lr, shapes), vals[st.a],
+                st.b >= 0 ? &vals[st.b] : nullptr, vals[1 + j], st.scalar);
+      }
+    };
+    auto runFused = [&] { be->fusedRows(plan, {&x}, fused); };
+    runFused();
+    if (fusedOnly) {
+      for (int r = 0; r < fusedOnly; ++r)
+        runFused();
+      continue;
+    }
+    unfused();
+    Tensor a = be->download(fused), b = be->download(vals.back());
+    const bool same =
+        std::memcmp(a.data, b.data, static_cast<std::size_t>(n) * 4) == 0;
+    std::vector<double> tf, tu;
+    for (int r = 0; r < 41; ++r) {
+      double t0 = wallSeconds();
+      runFused();
+      double t1 = wallSeconds();
+      unfused();
+      double t2 = wallSeconds();
+      tf.push_back(t1 - t0);
+      tu.push_back(t2 - t1);
+    }
+    std::sort(tf.begin(), tf.end());
+    std::sort(tu.begin(), tu.end());
+    const double f = tf[20] / n * 1e9, u = tu[20] / n * 1e9;
+    std::printf("%-36s %12.3f %12.3f %8.3f%s\n", c.name, f, u, f / u,
+                same ? "" : "  BITS DIFFER");
+  }
+  return 0;
+}
