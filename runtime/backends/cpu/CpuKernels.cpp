@@ -59,22 +59,30 @@ template <int N> struct Odometer {
   }
 };
 
-/// Exp over a contiguous span of floats: when every element is in
-/// ops::fexpNormalRange (softmax's x - max without masked entries, any
-/// moderate argument) the span runs ops::fexpNormal, the same operations as
-/// ops::fexp without its special cases' blends, hence the same bits at about
-/// half the work; otherwise ops::fexp. The check is one vectorized pass (an
-/// or-reduction); both exp loops vectorize.
+/// Exp over a contiguous span of floats, in chunks of 256: a chunk whose
+/// every element is in ops::fexpNormalRange (softmax's x - max away from
+/// masked entries, any moderate argument) runs ops::fexpNormal, the same
+/// operations as ops::fexp without its special cases' blends, hence the same
+/// bits at about half the work; other chunks run ops::fexp. The check is
+/// one vectorized pass over the chunk (an or-reduction), and both exp loops
+/// vectorize; a chunk is long enough to pipeline, short enough that one
+/// masked entry costs little.
 WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
-  uint32_t outside = 0;
-  for (int64_t i = 0; i < n; ++i)
-    outside |= static_cast<uint32_t>(!ops::fexpNormalRange(a[i]));
-  if (outside == 0)
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = ops::fexpNormal(a[i]);
-  else
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = ops::fexp(a[i]);
+  constexpr int64_t kChunk = 256;
+  for (int64_t c = 0; c < n; c += kChunk) {
+    const int64_t len = std::min(kChunk, n - c);
+    const float *x = a + c;
+    float *y = o + c;
+    uint32_t outside = 0;
+    for (int64_t i = 0; i < len; ++i)
+      outside |= static_cast<uint32_t>(!ops::fexpNormalRange(x[i]));
+    if (outside == 0)
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = ops::fexpNormal(x[i]);
+    else
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = ops::fexp(x[i]);
+  }
 }
 
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
