@@ -14,6 +14,13 @@ shapes (b=4) and 4x larger (b=16, see make_variant.py), measures:
   diagnostic: (a)'s executable again with glibc's heap never trimmed
       (GLIBC_TUNABLES), which shows what per-step page faults cost.
 
+Inputs: `--inputs uniform` (the default, as every earlier run) gives the
+executables `--random-inputs 1`, uniform in [-1, 1); P6's attention
+scores then spread over hundreds and its softmax is one-hot, which takes
+the exp's full form (docs/runtime.md). `--inputs normal` draws what
+jax_compare.py draws (numpy, seed 14, normal * 0.1, float32), saved as .npy
+and given with `--input` (the same files to the 1- and 2-rank runs).
+
 Everything runs with OPENBLAS_NUM_THREADS=1 (one BLAS thread per process)
 and `mpirun --bind-to none`. The three measurements of a case are taken in
 the same round, alternating their order every round; each process reports
@@ -24,6 +31,7 @@ A benchmark, not a test: nothing here passes or fails on timing.
 
 usage: bench/e2e/run.py [--rounds R] [--iters N] [--warmup W]
                         [--programs p1,p6,p9] [--scales 1,4] [--no-build]
+                        [--inputs uniform|normal]
 """
 import argparse
 import datetime
@@ -110,6 +118,24 @@ def profile_by_kind(out):
     return kinds
 
 
+def normal_inputs(help_text, folder):
+    """--input arguments for every input the executable's --help lists,
+    drawn as jax_compare.py draws them (numpy, seed 14, normal * 0.1,
+    float32) into FOLDER/NAME.npy."""
+    import numpy as np
+    from jax_compare import exe_signature
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(14)
+    args = []
+    for name, dtype, shape in exe_signature(help_text)[0]:
+        if dtype != "f32":
+            sys.exit(f"--inputs normal: input {name} is {dtype}, not f32")
+        path = os.path.join(folder, name + ".npy")
+        np.save(path, (rng.standard_normal(shape) * 0.1).astype(np.float32))
+        args += ["--input", f"{name}={path}"]
+    return args
+
+
 def fmt_range(vals, digits=3):
     return f"{statistics.median(vals):.{digits}f} [{min(vals):.{digits}f}, {max(vals):.{digits}f}]"
 
@@ -125,6 +151,9 @@ def main():
     ap.add_argument("--scales", default="1,4")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--keep", help="keep the generated files in this directory")
+    ap.add_argument("--inputs", choices=("uniform", "normal"), default="uniform",
+                    help="uniform: --random-inputs 1; normal: numpy normal * 0.1 .npy files "
+                         "(seed 14, as jax_compare.py)")
     a = ap.parse_args()
 
     build = a.build
@@ -168,7 +197,13 @@ def main():
                     f.write("# label m n k transA transB lda ldb ldc strideA strideB strideC batch"
                             " outerBatch outerStrideA outerStrideB outerStrideC\n")
                     f.write("\n".join(plans) + "\n")
+                if a.inputs == "uniform":
+                    inputs = ["--random-inputs", "1"]
+                else:
+                    inputs = normal_inputs(sh([base[:-5] + "-1", "--help"], env=env),
+                                           base[:-5] + "-in")
                 cases.append(dict(tag=tag, name=f"{NAMES.get(prog, prog)} b={4 * scale}",
+                                  inputs=inputs,
                                   one=base[:-5] + "-1", two=two[:-5],
                                   gemms=base[:-5] + ".gemms", nplans=len(plans), comm=comm,
                                   t1=[], td=[], t2=[], tk=[], r1=[], r2=[], rk=[], kinds=[],
@@ -187,12 +222,12 @@ def main():
               f"({a.warmup} warmup + {a.iters} timed steps) per measurement")
         print(f"== load average at start: {open('/proc/loadavg').read().split()[:3]}", flush=True)
 
-        harness = ["--random-inputs", "1", "--iters", str(a.iters), "--warmup", str(a.warmup),
-                   "--profile"]
+        print(f"== inputs: {a.inputs}", flush=True)
+        harness = ["--iters", str(a.iters), "--warmup", str(a.warmup), "--profile"]
         for r in range(a.rounds):
             for c in cases:
                 def one():
-                    out = sh(MPIRUN + ["-np", "1", c["one"]] + harness, env=env)
+                    out = sh(MPIRUN + ["-np", "1", c["one"]] + c["inputs"] + harness, env=env)
                     c["t1"].append(step_ms(out))
                     c["kinds"].append({k: v / a.iters for k, v in profile_by_kind(out).items()})
 
@@ -202,13 +237,14 @@ def main():
                     c["td"].append(step_ms(out))
 
                 def kept():  # diagnostic: the same run with glibc's heap never trimmed
-                    out = sh(MPIRUN + ["-x", "GLIBC_TUNABLES", "-np", "1", c["one"]] + harness,
+                    out = sh(MPIRUN + ["-x", "GLIBC_TUNABLES", "-np", "1", c["one"]] +
+                             c["inputs"] + harness,
                              env=dict(env, GLIBC_TUNABLES=KEEP_HEAP))
                     c["tk"].append(step_ms(out))
                     c["kinds_k"].append({k: v / a.iters for k, v in profile_by_kind(out).items()})
 
                 def two():
-                    out = sh(MPIRUN + ["-np", "2", c["two"]] + harness, env=env)
+                    out = sh(MPIRUN + ["-np", "2", c["two"]] + c["inputs"] + harness, env=env)
                     c["t2"].append(step_ms(out))
 
                 for f in ([one, dgemm, kept, two] if r % 2 == 0 else [two, kept, dgemm, one]):

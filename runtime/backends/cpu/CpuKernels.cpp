@@ -426,28 +426,30 @@ template <ReduceKind K, typename A> A canonicalPartials(const A *p, int64_t m) {
 }
 
 /// canonicalSegment of x[0], x[stride], ..., x[(n-1) * stride], n <=
-/// ops::kReduceSegment: read in place when contiguous, else gathered first.
+/// ops::kReduceSegment, gathered into a buffer first (a strided row).
 template <ReduceKind K, typename T>
 WEFT_ALWAYS_INLINE inline AccOf<T>
-canonicalSegmentAt(const T *x, int64_t stride, int64_t n) {
-  if (stride == 1)
-    return canonicalSegment<K, T, AccOf<T>>(x, n);
+canonicalSegmentGathered(const T *x, int64_t stride, int64_t n) {
   alignas(64) T gathered[ops::kReduceSegment];
   for (int64_t i = 0; i < n; ++i)
     gathered[i] = x[i * stride];
   return canonicalSegment<K, T, AccOf<T>>(gathered, n);
 }
 
-/// The canonical reduction of x[0], x[stride], ..., x[(n-1) * stride] in
-/// the accumulation type. (No lambdas here: their bodies would not take
-/// the ISA of the function this one is inlined into.)
+/// The canonical reduction of a row longer than one segment: its segments'
+/// partials (contiguous segments inlined here, in the caller's ISA; strided
+/// ones through `gathered`), then canonicalPartials.
+// GCC (12) warns that `local` may be read uninitialized: m >= 2 partials
+// are written before canonicalPartials reads them; zeroing 16 KiB per row
+// to quiet it would cost what the row costs.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 template <ReduceKind K, typename T>
-WEFT_ALWAYS_INLINE inline AccOf<T> canonicalRowBody(const T *x, int64_t stride,
-                                                    int64_t n) {
+WEFT_ALWAYS_INLINE inline AccOf<T>
+canonicalLongRowBody(const T *x, int64_t stride, int64_t n,
+                     AccOf<T> (*gathered)(const T *, int64_t, int64_t)) {
   using A = AccOf<T>;
   constexpr int64_t kSeg = ops::kReduceSegment;
-  if (n <= kSeg)
-    return canonicalSegmentAt<K, T>(x, stride, n);
   const int64_t m = ops::reduceSegments(n);
   A local[kSeg];
   std::vector<A> heap;
@@ -456,29 +458,52 @@ WEFT_ALWAYS_INLINE inline AccOf<T> canonicalRowBody(const T *x, int64_t stride,
     heap.resize(static_cast<std::size_t>(m));
     part = heap.data();
   }
-  for (int64_t s = 0; s < m; ++s)
-    part[s] = canonicalSegmentAt<K, T>(x + s * kSeg * stride, stride,
-                                       std::min(kSeg, n - s * kSeg));
+  for (int64_t s = 0; s < m; ++s) {
+    const T *seg = x + s * kSeg * stride;
+    const int64_t len = std::min(kSeg, n - s * kSeg);
+    part[s] = stride == 1 ? canonicalSegment<K, T, A>(seg, len)
+                          : gathered(seg, stride, len);
+  }
   return canonicalPartials<K, A>(part, m);
 }
+#pragma GCC diagnostic pop
 
-/// `count` canonical row reductions (canonicalRowBody), rounded to T as the
-/// reduce stores them: out[r * outStride] for the row of n elements at
-/// x + r * pitch, its elements `stride` apart. Batched so that short rows
-/// (softmax over 64) pay one call per batch.
+/// `count` canonical row reductions, rounded to T as the reduce stores
+/// them: out[r * outStride] for the row of n elements at x + r * pitch, its
+/// elements `stride` apart. Batched so that short rows (softmax over 64)
+/// pay one call per batch.
 template <typename T>
 using CanonicalRowsFn = void (*)(const T *x, int64_t stride, int64_t n,
                                  int64_t count, int64_t pitch, T *out,
                                  int64_t outStride);
 
-/// The per-ISA variants: one row per call of a function of its own (the
-/// compiler keeps the 32 lanes in registers there, not inlined into the
-/// loop over rows), the loop over rows around it.
+/// The per-ISA variants. A contiguous row of at most one segment (the
+/// common case: softmax and norm rows) runs in canonicalRow, a function of
+/// its own whose small frame keeps the 32 lanes in registers (not inlined
+/// into the loop over rows); strided rows and rows longer than a segment go
+/// to functions of their own, whose buffers (a gathered segment, the
+/// segments' partials) would otherwise put 8-16 KiB on every call's frame.
+/// (No lambdas: their bodies would not take the variant's ISA.)
 #define WEFT_CANONICAL_ROWS(SUFFIX, TARGET)                                    \
+  template <ReduceKind K, typename T>                                          \
+  TARGET __attribute__((noinline)) AccOf<T> canonicalGathered##SUFFIX(         \
+      const T *x, int64_t stride, int64_t n) {                                 \
+    return canonicalSegmentGathered<K, T>(x, stride, n);                       \
+  }                                                                            \
+  template <ReduceKind K, typename T>                                          \
+  TARGET __attribute__((noinline)) AccOf<T> canonicalLongRow##SUFFIX(          \
+      const T *x, int64_t stride, int64_t n) {                                 \
+    return canonicalLongRowBody<K, T>(x, stride, n,                            \
+                                      &canonicalGathered##SUFFIX<K, T>);       \
+  }                                                                            \
   template <ReduceKind K, typename T>                                          \
   TARGET __attribute__((noinline)) AccOf<T> canonicalRow##SUFFIX(              \
       const T *x, int64_t stride, int64_t n) {                                 \
-    return canonicalRowBody<K, T>(x, stride, n);                               \
+    if (n > ops::kReduceSegment)                                               \
+      return canonicalLongRow##SUFFIX<K, T>(x, stride, n);                     \
+    if (stride != 1)                                                           \
+      return canonicalGathered##SUFFIX<K, T>(x, stride, n);                    \
+    return canonicalSegment<K, T, AccOf<T>>(x, n);                             \
   }                                                                            \
   template <ReduceKind K, typename T>                                          \
   TARGET void canonicalRows##SUFFIX(const T *x, int64_t stride, int64_t n,     \
