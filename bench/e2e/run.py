@@ -122,7 +122,10 @@ def normal_inputs(help_text, folder):
     """--input arguments for every input the executable's --help lists,
     drawn as jax_compare.py draws them (numpy, seed 14, normal * 0.1,
     float32) into FOLDER/NAME.npy."""
-    import numpy as np
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("--inputs normal needs numpy (Debian's python3-numpy: /usr/bin/python3)")
     from jax_compare import exe_signature
     os.makedirs(folder, exist_ok=True)
     rng = np.random.default_rng(14)
