@@ -152,7 +152,8 @@ std::vector<FusedRowStep> softmaxSteps(int inputs) {
 /// segment, a vocabulary), RMSNorm with its weight, LayerNorm, row-valued
 /// results (log-sum-exp, a scalar), two row letters, a transposed full
 /// input (read at a stride), kept letters transposed in an input that a
-/// reduction reads directly, a row-value input, empty spaces.
+/// reduction reads directly, a row-value input, a row value as a full
+/// step's first operand, empty spaces.
 std::vector<RowsCase> rowsCases() {
   const double d256 = 1.0 / 256, d96 = 1.0 / 96, d64 = 1.0 / 64;
   return {
@@ -160,6 +161,15 @@ std::vector<RowsCase> rowsCases() {
       {"softmax_long", "bs->bs", "s", {{3, 5000}}, softmaxSteps(1)},
       {"softmax_vocab", "bs->bs", "s", {{2, 50257}}, softmaxSteps(1)},
       {"softmax_short", "bs->bs", "s", {{4, 3}}, softmaxSteps(1)},
+      // The row value as the first operand of a full step (a span per row
+      // with a broadcast first operand): max(x) - x, then its row sum
+      // divided by it, over several rows of a tile.
+      {"row_value_first",
+       "bs->bs",
+       "s",
+       {{6, 50}},
+       {rowReduce(RK::Max, 0), rowMap(K::Sub, 1, 0), rowReduce(RK::Sum, 2),
+        rowMap(K::Div, 3, 2)}},
       {"rmsnorm",
        "btd,d->btd",
        "d",

@@ -823,13 +823,33 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
                &rowValue[id * tileRows], 1);
         break;
       case Kind::FullMap: {
+        T *dst = j + 1 == steps ? result : buffer(id);
+        fullData[id] = dst;
+        fullStride[id] = 1;
+        // A full value and a row value (softmax's sub and div) over several
+        // rows: a span per row with the row value as a broadcast scalar,
+        // rather than expanding it along the rows first.
+        const int rowOperand = st.b < 0          ? -1
+                               : !p.full[st.a] ? st.a
+                               : !p.full[st.b] ? st.b
+                                               : -1;
+        const int fullOp = rowOperand == st.a ? st.b : st.a;
+        if (rows > 1 && rowOperand >= 0 && p.full[fullOp] &&
+            fullStride[fullOp] == 1) {
+          const T *f = fullData[fullOp];
+          const T *v = &rowValue[rowOperand * tileRows];
+          for (int64_t r = 0; r < rows; ++r) {
+            if (rowOperand == st.b)
+              st.span(n, f + r * n, 1, v + r, 0, dst + r * n, st.scalar);
+            else
+              st.span(n, v + r, 0, f + r * n, 1, dst + r * n, st.scalar);
+          }
+          break;
+        }
         int64_t sa = 0, sb = 0;
         const T *x = fullOperand(st.a, rows, sa);
         const T *y = fullOperand(st.b, rows, sb);
-        T *dst = j + 1 == steps ? result : buffer(id);
         st.span(rows * n, x, sa, y, sb, dst, st.scalar);
-        fullData[id] = dst;
-        fullStride[id] = 1;
         break;
       }
       case Kind::RowMap: {
