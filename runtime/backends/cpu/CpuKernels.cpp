@@ -647,10 +647,13 @@ void reduceLoop(const ReducePlan &p, const T *in, T *out) {
 // short rows (softmax over 64) pay each step's call once per tile. A full
 // value of the tile is one buffer of rows x rowLength elements, rows
 // back-to-back (a full input whose tile is not in that layout in memory is
-// gathered; a row value a full step reads is expanded along its row); row
-// values are arrays of T, one per row. Each full map step runs the span
-// loop of the fused maps over the tile (the unfused map's per-element
-// function, vectorized), a map of row values runs it over the tile's rows,
+// gathered); row values are arrays of T, one per row. Each full map step
+// runs the span loop of the fused maps over the tile (the unfused map's
+// per-element function, vectorized); one whose other operand is a row
+// value (softmax's sub and div) runs it per row with the row value as a
+// broadcast scalar (it is expanded along the rows only where the full
+// operand's tile is not contiguous), a map of row values runs it over the
+// tile's rows,
 // a reduction runs the canonical row reduction of the standalone reduce
 // (reduceRowsLoop) and rounds to T as it stores: the unfused chain's bits.
 
