@@ -9,7 +9,8 @@
 // timing. `--fused-only N` runs the fused chains only, N times each (for a
 // profiler).
 //
-//   OPENBLAS_NUM_THREADS=1 taskset -c 1 build/runtime/bench/weft-rt-bench-fused-rows
+//   OPENBLAS_NUM_THREADS=1 taskset -c 1
+//   build/runtime/bench/weft-rt-bench-fused-rows
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +20,8 @@
 #include "weft/rt/Rng.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -39,8 +40,8 @@ FusedRowStep rowMap(MapKind k, int a, int b = -1, double s = 0.0) {
 
 struct Case {
   const char *name;
-  Shape shape;    // of the input; the row is the last dim
-  bool rmsnorm;   // else softmax
+  Shape shape;  // of the input; the row is the last dim
+  bool rmsnorm; // else softmax
 };
 
 } // namespace
@@ -89,16 +90,15 @@ int main(int argc, char **argv) {
                rowMap(MapKind::Shift, 3, -1, 1e-5),
                rowMap(MapKind::Rsqrt, 4),
                rowMap(MapKind::Mul, 0, 5)};
-    FusedRowsPlan plan =
-        planFusedRows(all + "->" + all, row, {c.shape}, steps);
+    FusedRowsPlan plan = planFusedRows(all + "->" + all, row, {c.shape}, steps);
     Tensor fused = be->empty(DType::F32, c.shape);
     // The unfused chain: value id -> tensor.
     std::vector<Tensor> vals(1 + steps.size());
     std::vector<bool> isFull(1 + steps.size(), true);
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const FusedRowStep &st = steps[j];
-      isFull[1 + j] = st.reduce ? false
-                                : (isFull[st.a] || (st.b >= 0 && isFull[st.b]));
+      isFull[1 + j] =
+          st.reduce ? false : (isFull[st.a] || (st.b >= 0 && isFull[st.b]));
       vals[1 + j] = be->empty(DType::F32, isFull[1 + j] ? c.shape : keptShape);
     }
     auto unfused = [&] {
@@ -115,7 +115,8 @@ int main(int argc, char **argv) {
         std::string spec = la;
         std::vector<Shape> shapes{vals[st.a].shape};
         if (st.b >= 0) {
-          spec += "," + std::string(isFull[st.b] ? all : kept);
+          spec += ',';
+          spec += isFull[st.b] ? all : kept;
           shapes.push_back(vals[st.b].shape);
         }
         be->map(st.kind, planMap(spec + "->" + lr, shapes), vals[st.a],

@@ -13,7 +13,8 @@
 // element difference to OpenBLAS as a sanity check. Not a test: nothing
 // passes or fails on timing. Needs AVX-512F; says so and exits 0 without.
 //
-//   OPENBLAS_NUM_THREADS=1 taskset -c 1 build/runtime/bench/weft-rt-bench-gemm-probe
+//   OPENBLAS_NUM_THREADS=1 taskset -c 1
+//   build/runtime/bench/weft-rt-bench-gemm-probe
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,8 +51,7 @@ tile(int64_t kc, const float *A, int64_t rsA, int64_t csA, const float *B,
   }
   for (int i = 0; i < mr; ++i) {
     _mm_prefetch(reinterpret_cast<const char *>(C + i * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char *>(C + i * ldc + 16),
-                 _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(C + i * ldc + 16), _MM_HINT_T0);
   }
   for (int64_t k = 0; k < kc; ++k) {
     __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
@@ -67,9 +67,10 @@ tile(int64_t kc, const float *A, int64_t rsA, int64_t csA, const float *B,
   }
   const __mmask16 m0 =
       nr >= 16 ? 0xffff : static_cast<__mmask16>((1u << nr) - 1);
-  const __mmask16 m1 = nr >= 32   ? 0xffff
-                       : nr <= 16 ? 0
-                                  : static_cast<__mmask16>((1u << (nr - 16)) - 1);
+  const __mmask16 m1 = nr >= 32 ? 0xffff
+                       : nr <= 16
+                           ? 0
+                           : static_cast<__mmask16>((1u << (nr - 16)) - 1);
   for (int i = 0; i < mr; ++i) {
     float *c = C + i * ldc;
     if (accumulate) {
@@ -144,8 +145,10 @@ int main() {
               openblas_get_num_threads());
   std::printf("%-22s %12s %12s %8s %10s\n", "m x n x k", "openblas GF/s",
               "probe GF/s", "ratio", "max diff");
-  const int64_t shapes[][3] = {{1024, 256, 256}, {1024, 1024, 256},
-                               {1024, 256, 1024}, {256, 1024, 256},
+  const int64_t shapes[][3] = {{1024, 256, 256},
+                               {1024, 1024, 256},
+                               {1024, 256, 1024},
+                               {256, 1024, 256},
                                {256, 256, 1024}};
   constexpr int R = 8, rounds = 15;
   Probe probe;
@@ -178,7 +181,8 @@ int main() {
     double diff = 0;
     for (int i = 0; i < R; ++i)
       for (int64_t e = 0; e < m * n; ++e)
-        diff = std::max(diff, static_cast<double>(std::fabs(C[i][e] - D[i][e])));
+        diff =
+            std::max(diff, static_cast<double>(std::fabs(C[i][e] - D[i][e])));
     const double flop = 2.0 * m * n * k, b = tb[rounds / 2], p = tp[rounds / 2];
     char name[64];
     std::snprintf(name, sizeof(name), "%lld x %lld x %lld",

@@ -19,8 +19,7 @@ public:
   /// `finish` (may be empty) runs once, on this rank, after every request
   /// completed: the local part of an operation made of messages.
   MpiWork(std::vector<MPI_Request> requests, const Communicator &comm,
-          CommOp op, const GroupPlan *group,
-          std::function<void()> finish = {})
+          CommOp op, const GroupPlan *group, std::function<void()> finish = {})
       : requests_(std::move(requests)), comm_(comm), op_(op), group_(group),
         finish_(std::move(finish)) {}
 
@@ -39,8 +38,8 @@ public:
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(limit)));
     if (!done_) {
-      checkMpi(MPI_Waitall(static_cast<int>(requests_.size()),
-                           requests_.data(), MPI_STATUSES_IGNORE),
+      checkMpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
+                           MPI_STATUSES_IGNORE),
                commOpName(op_));
       complete();
     }
@@ -49,8 +48,8 @@ public:
   bool isCompleted() override {
     if (!done_) {
       int flag = 0;
-      checkMpi(MPI_Testall(static_cast<int>(requests_.size()),
-                           requests_.data(), &flag, MPI_STATUSES_IGNORE),
+      checkMpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(),
+                           &flag, MPI_STATUSES_IGNORE),
                commOpName(op_));
       if (flag)
         complete();
@@ -93,8 +92,8 @@ private:
 
 std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
                                   CommOp op, const GroupPlan *group) {
-  return std::make_unique<MpiWork>(std::vector<MPI_Request>{request}, comm,
-                                   op, group);
+  return std::make_unique<MpiWork>(std::vector<MPI_Request>{request}, comm, op,
+                                   group);
 }
 
 std::unique_ptr<Work> startMpiGatherBytesToRoot(const Communicator &comm,

@@ -40,8 +40,8 @@ const char *DirectReduceScatter::slot(int q) const {
     return send_ + static_cast<std::size_t>(q) * chunkBytes_;
   if (q == 0)
     return recv_;
-  return scratch_ + static_cast<std::size_t>(q < rank_ ? q : q - 1) *
-                        chunkBytes_;
+  return scratch_ +
+         static_cast<std::size_t>(q < rank_ ? q : q - 1) * chunkBytes_;
 }
 
 void DirectReduceScatter::post(char *scratch) {

@@ -144,6 +144,23 @@ int64_t ulps(float a, float b) {
   return std::abs(static_cast<int64_t>(ia) - ib);
 }
 
+/// Calls f(x) for every n-th float (bit pattern) from +0 up to `hi` and
+/// from -0 down to `lo` (lo <= 0 <= hi).
+template <typename F> void everyNthFloat(int32_t n, float lo, float hi, F f) {
+  for (float start : {0.0f, -0.0f}) {
+    int32_t bits;
+    std::memcpy(&bits, &start, 4);
+    const float limit = std::signbit(start) ? lo : hi;
+    for (;; bits += n) {
+      float x;
+      std::memcpy(&x, &bits, 4);
+      if (std::fabs(x) > std::fabs(limit))
+        break;
+      f(x);
+    }
+  }
+}
+
 TEST(FloatExp, WithinTwoUlpOverTheWholeRange) {
   // Every 61st float (bit pattern) of [-104, 89], both signs: about 35
   // million values including denormal results, the overflow edge and
@@ -159,18 +176,7 @@ TEST(FloatExp, WithinTwoUlpOverTheWholeRange) {
       worstAt = x;
     }
   };
-  for (float start : {0.0f, -0.0f}) {
-    int32_t bits;
-    std::memcpy(&bits, &start, 4);
-    float limit = start == 0.0f && !std::signbit(start) ? 89.0f : -104.0f;
-    for (;; bits += 61) {
-      float x;
-      std::memcpy(&x, &bits, 4);
-      if (std::fabs(x) > std::fabs(limit))
-        break;
-      checkOne(x);
-    }
-  }
+  everyNthFloat(61, -104.0f, 89.0f, checkOne);
   for (float x : {88.72283f, 88.722839f, 88.72283935546875f, -87.33654f,
                   -103.27893f, -103.97207f, -103.972084f, 1e-30f, -1e-30f})
     checkOne(x);
@@ -191,24 +197,14 @@ TEST(FloatExp, NormalFormIsFexpInItsRange) {
     if (std::memcmp(&a, &b, 4) != 0 && mismatches++ == 0)
       firstBad = x;
   };
-  for (float start : {0.0f, -0.0f}) {
-    int32_t bits;
-    std::memcpy(&bits, &start, 4);
-    float limit = std::signbit(start) ? -86.0f : 88.0f;
-    for (;; bits += 61) {
-      float x;
-      std::memcpy(&x, &bits, 4);
-      if (std::fabs(x) > std::fabs(limit))
-        break;
-      checkOne(x);
-    }
-    checkOne(limit);
-  }
+  everyNthFloat(61, -86.0f, 88.0f, checkOne);
+  checkOne(-86.0f);
+  checkOne(88.0f);
   EXPECT_GT(checked, 30000000);
   EXPECT_EQ(mismatches, 0) << "first at x = " << firstBad;
   const float inf = std::numeric_limits<float>::infinity();
-  for (float x : {std::nextafter(88.0f, inf), std::nextafter(-86.0f, -inf),
-                  inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+  for (float x : {std::nextafter(88.0f, inf), std::nextafter(-86.0f, -inf), inf,
+                  -inf, std::numeric_limits<float>::quiet_NaN(),
                   -std::numeric_limits<float>::quiet_NaN(), 100.0f, -100.0f})
     EXPECT_FALSE(ops::fexpNormalRange(x)) << x;
 }

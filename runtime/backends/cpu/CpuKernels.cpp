@@ -88,8 +88,8 @@ WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
 /// second operand (a unary map's zero), with expSpan for f32 exp.
 template <MapKind K, typename T>
-WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b,
-                                              T *o, double s) {
+WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
+                                              double s) {
   if constexpr (K == MapKind::Exp && std::is_same_v<T, float>) {
     expSpan(n, a, o);
   } else {
@@ -832,7 +832,7 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         // A full value and a row value (softmax's sub and div) over several
         // rows: a span per row with the row value as a broadcast scalar,
         // rather than expanding it along the rows first.
-        const int rowOperand = st.b < 0          ? -1
+        const int rowOperand = st.b < 0        ? -1
                                : !p.full[st.a] ? st.a
                                : !p.full[st.b] ? st.b
                                                : -1;
