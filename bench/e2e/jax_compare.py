@@ -166,6 +166,23 @@ def exe_signature(help_text):
     return sections["inputs"], sections["outputs"]
 
 
+def draw_inputs(np, named_shapes, folder, seed=14):
+    """The inputs of a case: for each (name, shape), numpy's normal * 0.1 as
+    float32 (one generator seeded `seed`, in order), saved as FOLDER/NAME.npy.
+    Returns the arrays and the executable's --input arguments (run.py's
+    `--inputs normal` draws the same)."""
+    rng = np.random.default_rng(seed)
+    os.makedirs(folder, exist_ok=True)
+    arrays, args = [], []
+    for name, shape in named_shapes:
+        x = (rng.standard_normal(shape) * 0.1).astype(np.float32)
+        path = os.path.join(folder, name + ".npy")
+        np.save(path, x)
+        arrays.append(x)
+        args += ["--input", f"{name}={path}"]
+    return arrays, args
+
+
 def openblas_core(exe):
     """openblas_get_corename() of the libopenblas the executable loads (read
     in a child process, with the same environment as the Weft runs)."""
@@ -396,19 +413,12 @@ def main():
                                           f"graph's {sig}")
                         for t, (n, _, _) in zip(mine, theirs):
                             t["exe_name"] = n
-                    rng = np.random.default_rng(a.seed)
-                    inputs = []
-                    os.makedirs(base + "-in", exist_ok=True)
-                    for t in fn["inputs"]:
-                        x = (rng.standard_normal(t["shape"]) * 0.1).astype(np.float32)
-                        np.save(os.path.join(base + "-in", t["exe_name"] + ".npy"), x)
-                        inputs.append(x)
+                    inputs, input_args = draw_inputs(
+                        np, [(t["exe_name"], t["shape"]) for t in fn["inputs"]],
+                        base + "-in", a.seed)
                     f = jax_function(fn, jnp)
                     cases.append(dict(prog=prog, tag=tag, name=name, exe=base, fn=fn, f=f,
-                                      inputs=inputs,
-                                      input_args=[arg for t in fn["inputs"] for arg in (
-                                          "--input", f"{t['exe_name']}="
-                                          f"{os.path.join(base + '-in', t['exe_name'] + '.npy')}")],
+                                      inputs=inputs, input_args=input_args,
                                       tw=[], tj=[], ratio=[]))
                 except Failure as e:
                     print(f"{name}: ERROR {e}", flush=True)

@@ -126,17 +126,13 @@ def normal_inputs(help_text, folder):
         import numpy as np
     except ImportError:
         sys.exit("--inputs normal needs numpy (Debian's python3-numpy: /usr/bin/python3)")
-    from jax_compare import exe_signature
-    os.makedirs(folder, exist_ok=True)
-    rng = np.random.default_rng(14)
-    args = []
+    from jax_compare import draw_inputs, exe_signature
+    named_shapes = []
     for name, dtype, shape in exe_signature(help_text)[0]:
         if dtype != "f32":
             sys.exit(f"--inputs normal: input {name} is {dtype}, not f32")
-        path = os.path.join(folder, name + ".npy")
-        np.save(path, (rng.standard_normal(shape) * 0.1).astype(np.float32))
-        args += ["--input", f"{name}={path}"]
-    return args
+        named_shapes.append((name, shape))
+    return draw_inputs(np, named_shapes, folder)[1]
 
 
 def fmt_range(vals, digits=3):

@@ -18,7 +18,7 @@
 #include <cblas.h>
 #include <cstdio>
 #include <functional>
-#include <tuple>
+#include <string>
 #include <vector>
 
 using namespace weft::rt;
@@ -68,62 +68,58 @@ int main(int argc, char **argv) {
     std::printf("%-28s %12s %12s %8s\n", "case", "runtime(ms)", "direct(ms)",
                 "ratio");
   for (int64_t mib : {1, 4}) {
+    const int reps = 101;
+    // Times the runtime's form against the direct MPI call and prints a row.
+    auto report = [&](const std::string &label,
+                      const std::function<void()> &runtime,
+                      const std::function<void()> &direct) {
+      auto [tr, td] = medianSeconds(runtime, direct, reps);
+      if (mpi.rank() == 0)
+        std::printf("%-28s %12.3f %12.3f %8.3f\n", label.c_str(), tr * 1e3,
+                    td * 1e3, tr / td);
+    };
+    const std::string size = std::to_string(mib) + " MiB";
     int64_t n = mib * 1024 * 1024 / 4;
     Tensor x = be->zeros(DType::F32, {n}), y = be->empty(DType::F32, {n});
     for (int64_t i = 0; i < n; ++i)
       x.ptr<float>()[i] = static_cast<float>(i % 13);
-    int reps = 101;
-    auto [tr, td] =
-        medianSeconds([&] { be->allReduce(x, y, {0}, ReduceKind::Sum); },
-                      [&] {
-                        MPI_Allreduce(x.data, y.data, static_cast<int>(n),
-                                      MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-                      },
-                      reps);
-    if (mpi.rank() == 0)
-      std::printf("all_reduce %lld MiB%-12s %12.3f %12.3f %8.3f\n",
-                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
+    report(
+        "all_reduce " + size,
+        [&] { be->allReduce(x, y, {0}, ReduceKind::Sum); },
+        [&] {
+          MPI_Allreduce(x.data, y.data, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                        MPI_COMM_WORLD);
+        });
     // all-gather: each rank contributes n/p elements, the result is n.
     int64_t chunk = n / p;
     Tensor s = be->zeros(DType::F32, {chunk, 1});
     Tensor g = be->empty(DType::F32, {chunk * p, 1});
-    std::tie(tr, td) = medianSeconds(
-        [&] { be->allGather(s, g, 0, {0}); },
+    report(
+        "all_gather " + size + " result", [&] { be->allGather(s, g, 0, {0}); },
         [&] {
           MPI_Allgather(s.data, static_cast<int>(chunk), MPI_FLOAT, g.data,
                         static_cast<int>(chunk), MPI_FLOAT, MPI_COMM_WORLD);
-        },
-        reps);
-    if (mpi.rank() == 0)
-      std::printf("all_gather %lld MiB result%-5s %12.3f %12.3f %8.3f\n",
-                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
-    // reduce-scatter: each rank contributes n elements, keeps n/p summed.
-    Tensor r = be->empty(DType::F32, {chunk, 1});
+        });
+    // reduce-scatter: each rank contributes chunk * p elements, keeps chunk
+    // summed; all-to-all: chunk * p elements in and out on every rank.
     Tensor xs = be->zeros(DType::F32, {chunk * p, 1});
     for (int64_t i = 0; i < chunk * p; ++i)
       xs.ptr<float>()[i] = static_cast<float>(i % 13);
-    std::tie(tr, td) = medianSeconds(
+    Tensor r = be->empty(DType::F32, {chunk, 1});
+    report(
+        "reduce_scatter " + size + " input",
         [&] { be->reduceScatter(xs, r, 0, {0}, ReduceKind::Sum); },
         [&] {
           MPI_Reduce_scatter_block(xs.data, r.data, static_cast<int>(chunk),
                                    MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        },
-        reps);
-    if (mpi.rank() == 0)
-      std::printf("reduce_scatter %lld MiB input%-1s %12.3f %12.3f %8.3f\n",
-                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
-    // all-to-all: n elements in and out on every rank.
+        });
     Tensor a = be->empty(DType::F32, {chunk * p, 1});
-    std::tie(tr, td) = medianSeconds(
-        [&] { be->allToAll(xs, a, 0, 0, {0}); },
+    report(
+        "all_to_all " + size, [&] { be->allToAll(xs, a, 0, 0, {0}); },
         [&] {
           MPI_Alltoall(xs.data, static_cast<int>(chunk), MPI_FLOAT, a.data,
                        static_cast<int>(chunk), MPI_FLOAT, MPI_COMM_WORLD);
-        },
-        reps);
-    if (mpi.rank() == 0)
-      std::printf("all_to_all %lld MiB%-12s %12.3f %12.3f %8.3f\n",
-                  static_cast<long long>(mib), "", tr * 1e3, td * 1e3, tr / td);
+        });
   }
   return 0;
 }

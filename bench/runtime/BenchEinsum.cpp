@@ -10,6 +10,8 @@
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/Profiler.h"
 
+#include "BenchUtil.h"
+
 #include <algorithm>
 #include <cblas.h>
 #include <cstdio>
@@ -19,28 +21,6 @@
 using namespace weft::rt;
 
 namespace {
-
-/// Median times of `f` and `g`, measured alternately so that load from
-/// other processes affects both alike.
-std::pair<double, double> medianSeconds(const std::function<void()> &f,
-                                        const std::function<void()> &g,
-                                        int reps) {
-  f(); // warm up
-  g();
-  std::vector<double> tf, tg;
-  for (int i = 0; i < reps; ++i) {
-    double t0 = wallSeconds();
-    f();
-    double t1 = wallSeconds();
-    g();
-    double t2 = wallSeconds();
-    tf.push_back(t1 - t0);
-    tg.push_back(t2 - t1);
-  }
-  std::sort(tf.begin(), tf.end());
-  std::sort(tg.begin(), tg.end());
-  return {tf[tf.size() / 2], tg[tg.size() / 2]};
-}
 
 struct BenchCase {
   const char *name;
@@ -178,8 +158,8 @@ int main() {
                         C + (bb * 8 + h) * 64 * 64, 64);
       };
     }
-    auto [tr, td] =
-        medianSeconds([&] { be->einsum(plan, a, &b, out); }, direct, reps);
+    auto [tr, td] = weft::bench::medianSeconds(
+        [&] { be->einsum(plan, a, &b, out); }, direct, reps);
     std::printf("%-40s %12.3f %12.3f %8.3f %9.2f\n", c.name, tr * 1e3, td * 1e3,
                 tr / td, flops / tr * 1e-9);
   }

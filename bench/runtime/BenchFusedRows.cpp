@@ -19,6 +19,8 @@
 #include "weft/rt/Profiler.h"
 #include "weft/rt/Rng.h"
 
+#include "BenchUtil.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -30,13 +32,6 @@
 using namespace weft::rt;
 
 namespace {
-
-FusedRowStep rowReduce(ReduceKind k, int a) {
-  return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
-}
-FusedRowStep rowMap(MapKind k, int a, int b = -1, double s = 0.0) {
-  return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
-}
 
 struct Case {
   const char *name;
@@ -80,16 +75,17 @@ int main(int argc, char **argv) {
     }
     std::vector<FusedRowStep> steps;
     if (!c.rmsnorm) // max, sub, exp, sum, div
-      steps = {rowReduce(ReduceKind::Max, 0), rowMap(MapKind::Sub, 0, 1),
-               rowMap(MapKind::Exp, 2), rowReduce(ReduceKind::Sum, 3),
-               rowMap(MapKind::Div, 3, 4)};
+      steps = {fusedRowReduce(ReduceKind::Max, 0),
+               fusedRowMap(MapKind::Sub, 0, 1), fusedRowMap(MapKind::Exp, 2),
+               fusedRowReduce(ReduceKind::Sum, 3),
+               fusedRowMap(MapKind::Div, 3, 4)};
     else // square, sum, scale, shift, rsqrt, mul
-      steps = {rowMap(MapKind::Square, 0),
-               rowReduce(ReduceKind::Sum, 1),
-               rowMap(MapKind::Scale, 2, -1, 1.0 / c.shape.back()),
-               rowMap(MapKind::Shift, 3, -1, 1e-5),
-               rowMap(MapKind::Rsqrt, 4),
-               rowMap(MapKind::Mul, 0, 5)};
+      steps = {fusedRowMap(MapKind::Square, 0),
+               fusedRowReduce(ReduceKind::Sum, 1),
+               fusedRowMap(MapKind::Scale, 2, -1, 1.0 / c.shape.back()),
+               fusedRowMap(MapKind::Shift, 3, -1, 1e-5),
+               fusedRowMap(MapKind::Rsqrt, 4),
+               fusedRowMap(MapKind::Mul, 0, 5)};
     FusedRowsPlan plan = planFusedRows(all + "->" + all, row, {c.shape}, steps);
     Tensor fused = be->empty(DType::F32, c.shape);
     // The unfused chain: value id -> tensor.
@@ -134,19 +130,8 @@ int main(int argc, char **argv) {
     Tensor a = be->download(fused), b = be->download(vals.back());
     const bool same =
         std::memcmp(a.data, b.data, static_cast<std::size_t>(n) * 4) == 0;
-    std::vector<double> tf, tu;
-    for (int r = 0; r < 41; ++r) {
-      double t0 = wallSeconds();
-      runFused();
-      double t1 = wallSeconds();
-      unfused();
-      double t2 = wallSeconds();
-      tf.push_back(t1 - t0);
-      tu.push_back(t2 - t1);
-    }
-    std::sort(tf.begin(), tf.end());
-    std::sort(tu.begin(), tu.end());
-    const double f = tf[20] / n * 1e9, u = tu[20] / n * 1e9;
+    auto [tf, tu] = weft::bench::medianSeconds(runFused, unfused, 41);
+    const double f = tf / n * 1e9, u = tu / n * 1e9;
     std::printf("%-36s %12.3f %12.3f %8.3f%s\n", c.name, f, u, f / u,
                 same ? "" : "  BITS DIFFER");
   }

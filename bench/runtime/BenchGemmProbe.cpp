@@ -94,6 +94,8 @@ struct Probe {
     std::free(pa);
     std::free(pb);
   }
+  Probe(const Probe &) = delete;
+  Probe &operator=(const Probe &) = delete;
   void gemm(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
             const float *B, int64_t ldb, float *C, int64_t ldc) {
     for (int64_t jc = 0; jc < n; jc += NC) {

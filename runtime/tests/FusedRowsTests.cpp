@@ -34,13 +34,6 @@ protected:
   }
 };
 
-FusedRowStep rowReduce(ReduceKind k, int a) {
-  return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
-}
-FusedRowStep rowMap(MapKind k, int a, int b = -1, double s = 0.0) {
-  return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
-}
-
 struct RowsCase {
   std::string name;
   std::string spec;
@@ -144,8 +137,9 @@ using RK = ReduceKind;
 /// softmax over `rows` of a value (input 0): max, sub, exp, sum, div.
 std::vector<FusedRowStep> softmaxSteps(int inputs) {
   const int x = 0, s = inputs;
-  return {rowReduce(RK::Max, x), rowMap(K::Sub, x, s), rowMap(K::Exp, s + 1),
-          rowReduce(RK::Sum, s + 2), rowMap(K::Div, s + 2, s + 3)};
+  return {fusedRowReduce(RK::Max, x), fusedRowMap(K::Sub, x, s),
+          fusedRowMap(K::Exp, s + 1), fusedRowReduce(RK::Sum, s + 2),
+          fusedRowMap(K::Div, s + 2, s + 3)};
 }
 
 /// The chains: softmax (short rows, a row longer than a 2048-element
@@ -168,98 +162,107 @@ std::vector<RowsCase> rowsCases() {
        "bs->bs",
        "s",
        {{6, 50}},
-       {rowReduce(RK::Max, 0), rowMap(K::Sub, 1, 0), rowReduce(RK::Sum, 2),
-        rowMap(K::Div, 3, 2)}},
+       {fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 1, 0),
+        fusedRowReduce(RK::Sum, 2), fusedRowMap(K::Div, 3, 2)}},
       {"rmsnorm",
        "btd,d->btd",
        "d",
        {{2, 5, 256}, {256}},
-       {rowMap(K::Square, 0), rowReduce(RK::Sum, 2),
-        rowMap(K::Scale, 3, -1, d256), rowMap(K::Shift, 4, -1, 1e-5),
-        rowMap(K::Rsqrt, 5), rowMap(K::Mul, 0, 6), rowMap(K::Mul, 7, 1)}},
+       {fusedRowMap(K::Square, 0), fusedRowReduce(RK::Sum, 2),
+        fusedRowMap(K::Scale, 3, -1, d256), fusedRowMap(K::Shift, 4, -1, 1e-5),
+        fusedRowMap(K::Rsqrt, 5), fusedRowMap(K::Mul, 0, 6),
+        fusedRowMap(K::Mul, 7, 1)}},
       {"layernorm",
        "btd,d,d->btd",
        "d",
        {{3, 4, 96}, {96}, {96}},
-       {rowReduce(RK::Sum, 0), rowMap(K::Scale, 3, -1, d96),
-        rowMap(K::Sub, 0, 4), rowMap(K::Square, 5), rowReduce(RK::Sum, 6),
-        rowMap(K::Scale, 7, -1, d96), rowMap(K::Shift, 8, -1, 1e-5),
-        rowMap(K::Rsqrt, 9), rowMap(K::Mul, 5, 10), rowMap(K::Mul, 11, 1),
-        rowMap(K::Add, 12, 2)}},
+       {fusedRowReduce(RK::Sum, 0), fusedRowMap(K::Scale, 3, -1, d96),
+        fusedRowMap(K::Sub, 0, 4), fusedRowMap(K::Square, 5),
+        fusedRowReduce(RK::Sum, 6), fusedRowMap(K::Scale, 7, -1, d96),
+        fusedRowMap(K::Shift, 8, -1, 1e-5), fusedRowMap(K::Rsqrt, 9),
+        fusedRowMap(K::Mul, 5, 10), fusedRowMap(K::Mul, 11, 1),
+        fusedRowMap(K::Add, 12, 2)}},
       // log-sum-exp: max, sub, exp, sum, log, add max; a row value.
       {"logsumexp",
        "bts->bt",
        "s",
        {{2, 3, 100}},
-       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 1), rowMap(K::Exp, 2),
-        rowReduce(RK::Sum, 3), rowMap(K::Log, 4), rowMap(K::Add, 5, 1)}},
+       {fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 0, 1),
+        fusedRowMap(K::Exp, 2), fusedRowReduce(RK::Sum, 3),
+        fusedRowMap(K::Log, 4), fusedRowMap(K::Add, 5, 1)}},
       {"logsumexp_one_row",
        "s->",
        "s",
        {{5000}},
-       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 1), rowMap(K::Exp, 2),
-        rowReduce(RK::Sum, 3), rowMap(K::Log, 4), rowMap(K::Add, 5, 1)}},
+       {fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 0, 1),
+        fusedRowMap(K::Exp, 2), fusedRowReduce(RK::Sum, 3),
+        fusedRowMap(K::Log, 4), fusedRowMap(K::Add, 5, 1)}},
       // RMS over two row letters (h, d) with a row-value gain g[b].
       {"two_row_letters",
        "bhd,b->bhd",
        "hd",
        {{3, 4, 16}, {3}},
-       {rowMap(K::Square, 0), rowReduce(RK::Sum, 2),
-        rowMap(K::Scale, 3, -1, d64), rowMap(K::Sqrt, 4), rowMap(K::Mul, 5, 1),
-        rowMap(K::Div, 0, 6)}},
+       {fusedRowMap(K::Square, 0), fusedRowReduce(RK::Sum, 2),
+        fusedRowMap(K::Scale, 3, -1, d64), fusedRowMap(K::Sqrt, 4),
+        fusedRowMap(K::Mul, 5, 1), fusedRowMap(K::Div, 0, 6)}},
       // A transposed full input: rows of s read at stride b; a row-value
       // input scales the result.
       {"transposed",
        "sb,b->bs",
        "s",
        {{300, 4}, {4}},
-       {rowMap(K::Mul, 0, 0), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3),
-        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Div, 5, 6),
-        rowMap(K::Mul, 7, 1)}},
+       {fusedRowMap(K::Mul, 0, 0), fusedRowReduce(RK::Max, 2),
+        fusedRowMap(K::Sub, 2, 3), fusedRowMap(K::Exp, 4),
+        fusedRowReduce(RK::Sum, 5), fusedRowMap(K::Div, 5, 6),
+        fusedRowMap(K::Mul, 7, 1)}},
       {"transposed_long",
        "sb,b->bs",
        "s",
        {{3000, 3}, {3}},
-       {rowMap(K::Mul, 0, 0), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3),
-        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Div, 5, 6),
-        rowMap(K::Mul, 7, 1)}},
+       {fusedRowMap(K::Mul, 0, 0), fusedRowReduce(RK::Max, 2),
+        fusedRowMap(K::Sub, 2, 3), fusedRowMap(K::Exp, 4),
+        fusedRowReduce(RK::Sum, 5), fusedRowMap(K::Div, 5, 6),
+        fusedRowMap(K::Mul, 7, 1)}},
       // Kept letters transposed (t, b) in an input reduced directly, and a
       // temperature per row: log-softmax of x * temp.
       {"kept_transposed",
        "tbs,bt->bts",
        "s",
        {{3, 2, 40}, {2, 3}},
-       {rowReduce(RK::Max, 0), rowMap(K::Sub, 0, 2), rowMap(K::Mul, 3, 1),
-        rowMap(K::Exp, 4), rowReduce(RK::Sum, 5), rowMap(K::Log, 6),
-        rowMap(K::Sub, 4, 7)}},
+       {fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 0, 2),
+        fusedRowMap(K::Mul, 3, 1), fusedRowMap(K::Exp, 4),
+        fusedRowReduce(RK::Sum, 5), fusedRowMap(K::Log, 6),
+        fusedRowMap(K::Sub, 4, 7)}},
       // Row values from row values: min and max, their mean, broadcast back.
       {"row_maps",
        "bs->bs",
        "s",
        {{5, 70}},
-       {rowReduce(RK::Min, 0), rowReduce(RK::Max, 0), rowMap(K::Add, 1, 2),
-        rowMap(K::Scale, 3, -1, 0.5), rowMap(K::Sub, 0, 4)}},
+       {fusedRowReduce(RK::Min, 0), fusedRowReduce(RK::Max, 0),
+        fusedRowMap(K::Add, 1, 2), fusedRowMap(K::Scale, 3, -1, 0.5),
+        fusedRowMap(K::Sub, 0, 4)}},
       // Sums of large values that cancel and small ones, some rows longer
       // than a segment: the canonical order's bits, in f32 too.
       {"cancelling_sums",
        "bs->b",
        "s",
        {{4, 3000}},
-       {rowMap(K::Neg, 0), rowReduce(RK::Sum, 1), rowReduce(RK::Sum, 0),
-        rowMap(K::Add, 2, 3)},
+       {fusedRowMap(K::Neg, 0), fusedRowReduce(RK::Sum, 1),
+        fusedRowReduce(RK::Sum, 0), fusedRowMap(K::Add, 2, 3)},
        std::ldexp(1.0, 40)},
       {"cancelling_short",
        "bs,b->bs",
        "s",
        {{6, 500}, {6}},
-       {rowMap(K::Mul, 0, 1), rowReduce(RK::Sum, 2), rowMap(K::Sub, 2, 3)},
+       {fusedRowMap(K::Mul, 0, 1), fusedRowReduce(RK::Sum, 2),
+        fusedRowMap(K::Sub, 2, 3)},
        std::ldexp(1.0, 40)},
       {"empty_rows", "bs->bs", "s", {{0, 6}}, softmaxSteps(1)},
       {"empty_row",
        "bs->b",
        "s",
        {{3, 0}},
-       {rowReduce(RK::Sum, 0), rowMap(K::Shift, 1, -1, 2.0)}},
+       {fusedRowReduce(RK::Sum, 0), fusedRowMap(K::Shift, 1, -1, 2.0)}},
   };
 }
 
@@ -299,9 +302,10 @@ TEST_P(FusedRowsTest, SpecialValuesBitIdentical) {
 TEST_P(FusedRowsTest, RejectsMismatchesAndProfiles) {
   Backend &be = *testBackend();
   DType dt = GetParam();
-  FusedRowsPlan plan = planFusedRows(
-      "bs,b->bs", "s", {{2, 3}, {2}},
-      {rowMap(K::Mul, 0, 1), rowReduce(RK::Max, 2), rowMap(K::Sub, 2, 3)});
+  FusedRowsPlan plan =
+      planFusedRows("bs,b->bs", "s", {{2, 3}, {2}},
+                    {fusedRowMap(K::Mul, 0, 1), fusedRowReduce(RK::Max, 2),
+                     fusedRowMap(K::Sub, 2, 3)});
   Tensor a = be.zeros(dt, {2, 3}), b = be.zeros(dt, {2});
   Tensor out = be.zeros(dt, {2, 3});
   EXPECT_THROW(be.fusedRows(plan, {&a}, out), Error); // too few inputs
@@ -354,7 +358,7 @@ TEST_P(FusedRowsTest, ReductionOfAStridedInputIsCanonical) {
     for (RK k : {RK::Sum, RK::Max, RK::Min}) {
       SCOPED_TRACE(std::to_string(n) + " " + reduceKindName(k));
       const Shape shape = {n, 3}; // "sb": row s of column b at stride 3
-      RowsCase c{"strided", "sb->b", "s", {shape}, {rowReduce(k, 0)}, 0.0};
+      RowsCase c{"strided", "sb->b", "s", {shape}, {fusedRowReduce(k, 0)}, 0.0};
       std::vector<double> v = testValues(3 * n, 5);
       for (int64_t i = 0; i < 3 * n; i += 37) // sums that show the order
         v[i] = std::ldexp(i % 2 ? 1.0 : -1.0, 30);
@@ -385,7 +389,7 @@ TEST_P(FusedRowsTest, RowsLongerThanTwoLevels) {
              "s->",
              "s",
              {{n}},
-             {rowMap(K::Square, 0), rowReduce(RK::Sum, 1)}};
+             {fusedRowMap(K::Square, 0), fusedRowReduce(RK::Sum, 1)}};
   std::vector<Tensor> inputs = rowsInputs(be, dt, c, 1.0);
   if (be.device() != Device::Host) {
     try {

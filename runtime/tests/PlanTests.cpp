@@ -651,18 +651,13 @@ TEST(TopKPlan, Errors) {
 
 // A fused row chain's plan: kept dims merged, row strides, full flags.
 TEST(FusedRowsPlan, SoftmaxRmsNormAndRowValues) {
-  auto reduce = [](ReduceKind k, int a) {
-    return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
-  };
-  auto map = [](MapKind k, int a, int b = -1, double s = 0.0) {
-    return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
-  };
   using K = MapKind;
   // Softmax over s: b, h, t merge into one kept dim of 2*3*4 rows.
   FusedRowsPlan p = planFusedRows(
       "bhts->bhts", "s", {{2, 3, 4, 5}},
-      {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1), map(K::Exp, 2),
-       reduce(ReduceKind::Sum, 3), map(K::Div, 3, 4)});
+      {fusedRowReduce(ReduceKind::Max, 0), fusedRowMap(K::Sub, 0, 1),
+       fusedRowMap(K::Exp, 2), fusedRowReduce(ReduceKind::Sum, 3),
+       fusedRowMap(K::Div, 3, 4)});
   EXPECT_EQ(p.spec, "bhts->bhts");
   EXPECT_EQ(p.rowLetters, "s");
   EXPECT_EQ(p.outShape, (Shape{2, 3, 4, 5}));
@@ -680,10 +675,12 @@ TEST(FusedRowsPlan, SoftmaxRmsNormAndRowValues) {
 
   // RMSNorm with a weight over rows "d" (the weight: stride 0 along the
   // kept dims, a full input).
-  p = planFusedRows("btd,d->btd", "d", {{2, 3, 8}, {8}},
-                    {map(K::Square, 0), reduce(ReduceKind::Sum, 2),
-                     map(K::Scale, 3, -1, 0.125), map(K::Shift, 4, -1, 1e-5),
-                     map(K::Rsqrt, 5), map(K::Mul, 0, 6), map(K::Mul, 7, 1)});
+  p = planFusedRows(
+      "btd,d->btd", "d", {{2, 3, 8}, {8}},
+      {fusedRowMap(K::Square, 0), fusedRowReduce(ReduceKind::Sum, 2),
+       fusedRowMap(K::Scale, 3, -1, 0.125), fusedRowMap(K::Shift, 4, -1, 1e-5),
+       fusedRowMap(K::Rsqrt, 5), fusedRowMap(K::Mul, 0, 6),
+       fusedRowMap(K::Mul, 7, 1)});
   EXPECT_EQ(p.keptShape, (Shape{6}));
   EXPECT_EQ(p.inKeptStrides, (std::vector<std::vector<int64_t>>{{8}, {0}}));
   EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1, 1}));
@@ -693,9 +690,10 @@ TEST(FusedRowsPlan, SoftmaxRmsNormAndRowValues) {
   // A row-valued result (log-sum-exp), two row letters, a row-value input
   // and a transposed kept letter: t, b do not merge.
   p = planFusedRows("tbhd,bt->bt", "hd", {{3, 2, 4, 5}, {2, 3}},
-                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 2),
-                     map(K::Exp, 3), reduce(ReduceKind::Sum, 4), map(K::Log, 5),
-                     map(K::Add, 6, 2), map(K::Mul, 7, 1)});
+                    {fusedRowReduce(ReduceKind::Max, 0),
+                     fusedRowMap(K::Sub, 0, 2), fusedRowMap(K::Exp, 3),
+                     fusedRowReduce(ReduceKind::Sum, 4), fusedRowMap(K::Log, 5),
+                     fusedRowMap(K::Add, 6, 2), fusedRowMap(K::Mul, 7, 1)});
   EXPECT_EQ(p.outShape, (Shape{2, 3}));
   EXPECT_EQ(p.keptShape, (Shape{2, 3}));
   EXPECT_EQ(p.rows, 6);
@@ -708,27 +706,30 @@ TEST(FusedRowsPlan, SoftmaxRmsNormAndRowValues) {
   EXPECT_FALSE(p.full.back());
 
   // A transposed full input: the row is read at stride b.
-  p = planFusedRows(
-      "sb->bs", "s", {{7, 3}},
-      {map(K::Exp, 0), reduce(ReduceKind::Sum, 1), map(K::Div, 1, 2)});
+  p = planFusedRows("sb->bs", "s", {{7, 3}},
+                    {fusedRowMap(K::Exp, 0), fusedRowReduce(ReduceKind::Sum, 1),
+                     fusedRowMap(K::Div, 1, 2)});
   EXPECT_EQ(p.keptShape, (Shape{3}));
   EXPECT_EQ(p.inKeptStrides, (std::vector<std::vector<int64_t>>{{1}}));
   EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{3}));
   EXPECT_EQ(p.outKeptStrides, (std::vector<int64_t>{7}));
 
   // One row (no kept letters), extent-1 row letters, an empty space.
-  p = planFusedRows("s->", "s", {{9}}, {reduce(ReduceKind::Min, 0)});
+  p = planFusedRows("s->", "s", {{9}}, {fusedRowReduce(ReduceKind::Min, 0)});
   EXPECT_TRUE(p.keptShape.empty());
   EXPECT_EQ(p.rows, 1);
   EXPECT_EQ(p.rowLength, 9);
-  p = planFusedRows("bsu->bsu", "su", {{4, 1, 6}},
-                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1)});
+  p = planFusedRows(
+      "bsu->bsu", "su", {{4, 1, 6}},
+      {fusedRowReduce(ReduceKind::Max, 0), fusedRowMap(K::Sub, 0, 1)});
   EXPECT_EQ(p.rowLength, 6);
   EXPECT_EQ(p.inRowStrides, (std::vector<int64_t>{1}));
-  p = planFusedRows("bs->bs", "s", {{0, 6}},
-                    {reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1)});
+  p = planFusedRows(
+      "bs->bs", "s", {{0, 6}},
+      {fusedRowReduce(ReduceKind::Max, 0), fusedRowMap(K::Sub, 0, 1)});
   EXPECT_EQ(p.rows, 0);
-  p = planFusedRows("bs->b", "s", {{4, 0}}, {reduce(ReduceKind::Sum, 0)});
+  p = planFusedRows("bs->b", "s", {{4, 0}},
+                    {fusedRowReduce(ReduceKind::Sum, 0)});
   EXPECT_EQ(p.rows, 4);
   EXPECT_EQ(p.rowLength, 0);
 }
@@ -745,16 +746,11 @@ TEST(FusedRowsPlan, Errors) {
   auto has = [](const std::string &m, const char *part) {
     return m.find(part) != std::string::npos;
   };
-  auto reduce = [](ReduceKind k, int a) {
-    return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
-  };
-  auto map = [](MapKind k, int a, int b = -1, double s = 0.0) {
-    return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
-  };
   using K = MapKind;
   const std::vector<FusedRowStep> softmax = {
-      reduce(ReduceKind::Max, 0), map(K::Sub, 0, 1), map(K::Exp, 2),
-      reduce(ReduceKind::Sum, 3), map(K::Div, 3, 4)};
+      fusedRowReduce(ReduceKind::Max, 0), fusedRowMap(K::Sub, 0, 1),
+      fusedRowMap(K::Exp, 2), fusedRowReduce(ReduceKind::Sum, 3),
+      fusedRowMap(K::Div, 3, 4)};
   auto plan = [&](const char *spec, const char *rows, std::vector<Shape> shapes,
                   std::vector<FusedRowStep> steps) {
     return message([&] { planFusedRows(spec, rows, shapes, steps); });
@@ -775,7 +771,8 @@ TEST(FusedRowsPlan, Errors) {
                      "trailing letters"))
       << m;
   m = plan("bst,bs->bst", "st", {{2, 3, 4}, {2, 3}},
-           {map(K::Add, 0, 1), reduce(ReduceKind::Sum, 2), map(K::Sub, 2, 3)});
+           {fusedRowMap(K::Add, 0, 1), fusedRowReduce(ReduceKind::Sum, 2),
+            fusedRowMap(K::Sub, 2, 3)});
   EXPECT_TRUE(has(m, "input 1 'bs' holds some of the row letters 'st' but "
                      "not all"))
       << m;
@@ -783,7 +780,7 @@ TEST(FusedRowsPlan, Errors) {
   EXPECT_TRUE(has(m, "input 0 'bsx': letter 'x' is neither a kept letter of "
                      "the result nor a row letter"))
       << m;
-  m = plan("b->b", "s", {{2}}, {map(K::Exp, 0)});
+  m = plan("b->b", "s", {{2}}, {fusedRowMap(K::Exp, 0)});
   EXPECT_TRUE(has(m, "no input holds the row letters")) << m;
   m = plan("s->bs", "s", {{3}}, softmax);
   EXPECT_TRUE(has(m, "result letter 'b' is in no input")) << m;
@@ -810,44 +807,46 @@ TEST(FusedRowsPlan, Errors) {
   // and the last step's kind.
   m = plan("bs->bs", "s", {{2, 3}}, {});
   EXPECT_TRUE(has(m, "has 0 steps, expected 1 to 16")) << m;
-  std::vector<FusedRowStep> many = {map(K::Exp, 0)};
+  std::vector<FusedRowStep> many = {fusedRowMap(K::Exp, 0)};
   while (many.size() <= static_cast<std::size_t>(kMaxFusedSteps))
-    many.push_back(map(K::Neg, static_cast<int>(many.size())));
+    many.push_back(fusedRowMap(K::Neg, static_cast<int>(many.size())));
   m = plan("bs->bs", "s", {{2, 3}}, many);
   EXPECT_TRUE(has(m, "has 17 steps, expected 1 to 16")) << m;
   m = plan("s,s,s,s,s,s,s,s,s->s", "s", std::vector<Shape>(9, {4}),
-           {map(K::Add, 0, 1)});
+           {fusedRowMap(K::Add, 0, 1)});
   EXPECT_TRUE(has(m, "has 9 operands, expected 1 to 8")) << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {map(static_cast<K>(99), 0)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowMap(static_cast<K>(99), 0)});
   EXPECT_TRUE(has(m, "step 0 has invalid kind 99")) << m;
-  m = plan("bs->b", "s", {{2, 3}}, {reduce(static_cast<ReduceKind>(7), 0)});
+  m = plan("bs->b", "s", {{2, 3}},
+           {fusedRowReduce(static_cast<ReduceKind>(7), 0)});
   EXPECT_TRUE(has(m, "step 0 is a reduction of invalid kind 7")) << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Add, 0)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowMap(K::Add, 0)});
   EXPECT_TRUE(has(m, "step 0 (add) reads value -1 as its second operand")) << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Exp, 0, 0)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowMap(K::Exp, 0, 0)});
   EXPECT_TRUE(has(m, "step 0 (exp) takes one operand but has a second "
                      "operand 0"))
       << m;
-  FusedRowStep twoOperands = reduce(ReduceKind::Sum, 0);
+  FusedRowStep twoOperands = fusedRowReduce(ReduceKind::Sum, 0);
   twoOperands.b = 0;
   m = plan("bs->b", "s", {{2, 3}}, {twoOperands});
   EXPECT_TRUE(has(m, "step 0 (row_sum) takes one operand")) << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Add, 0, 1)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowMap(K::Add, 0, 1)});
   EXPECT_TRUE(has(m, "step 0 (add) reads value 1 as its second operand, but "
                      "only values 0 to 0 exist"))
       << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {map(K::Exp, -1)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowMap(K::Exp, -1)});
   EXPECT_TRUE(has(m, "reads value -1 as its first operand")) << m;
-  m = plan("bs->b", "s", {{2, 3}},
-           {reduce(ReduceKind::Sum, 0), reduce(ReduceKind::Max, 1)});
+  m = plan(
+      "bs->b", "s", {{2, 3}},
+      {fusedRowReduce(ReduceKind::Sum, 0), fusedRowReduce(ReduceKind::Max, 1)});
   EXPECT_TRUE(has(m, "step 1 (row_max) reduces value 1, a row value")) << m;
-  m = plan("bs,b->bs", "s", {{2, 3}, {2}}, {map(K::Exp, 0)});
+  m = plan("bs,b->bs", "s", {{2, 3}, {2}}, {fusedRowMap(K::Exp, 0)});
   EXPECT_TRUE(has(m, "input 1 'b' is read by no step")) << m;
-  m = plan("bs->bs", "s", {{2, 3}}, {reduce(ReduceKind::Sum, 0)});
+  m = plan("bs->bs", "s", {{2, 3}}, {fusedRowReduce(ReduceKind::Sum, 0)});
   EXPECT_TRUE(has(m, "the last step is a row value but the result 'bs' holds "
                      "the row letters"))
       << m;
-  m = plan("bs->b", "s", {{2, 3}}, {map(K::Exp, 0)});
+  m = plan("bs->b", "s", {{2, 3}}, {fusedRowMap(K::Exp, 0)});
   EXPECT_TRUE(has(m, "the last step is full but the result 'b' lacks the row "
                      "letters"))
       << m;

@@ -651,10 +651,8 @@ void reduceLoop(const ReducePlan &p, const T *in, T *out) {
 // runs the span loop of the fused maps over the tile (the unfused map's
 // per-element function, vectorized); one whose other operand is a row
 // value (softmax's sub and div) runs it per row with the row value as a
-// broadcast scalar (it is expanded along the rows only where the full
-// operand's tile is not contiguous), a map of row values runs it over the
-// tile's rows,
-// a reduction runs the canonical row reduction of the standalone reduce
+// broadcast scalar; a map of row values runs it over the tile's rows; a
+// reduction runs the canonical row reduction of the standalone reduce
 // (reduceRowsLoop) and rounds to T as it stores: the unfused chain's bits.
 
 constexpr int64_t kRowsTile = 1024;
@@ -671,11 +669,11 @@ int64_t fusedRowsPitch(int64_t n) {
   return (fusedRowsPerTile(n) * n + 15) / 16 * 16;
 }
 
-/// Elements of scratch the loop needs for a plan: a tile buffer per input,
-/// per step and one for an expanded row value.
+/// Elements of scratch the loop needs for a plan: a tile buffer per input
+/// and per step.
 std::size_t fusedRowsScratch(const FusedRowsPlan &p) {
   std::size_t all = 0;
-  const std::size_t buffers = p.inShapes.size() + p.steps.size() + 1;
+  const std::size_t buffers = p.inShapes.size() + p.steps.size();
   check(p.rowLength <= (int64_t(1) << 56) &&
             !__builtin_mul_overflow(
                 static_cast<std::size_t>(fusedRowsPitch(p.rowLength)), buffers,
@@ -697,9 +695,8 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
   if (p.rows == 0)
     return;
   const int64_t tileRows = fusedRowsPerTile(n), pitch = fusedRowsPitch(n);
-  // Buffers: value id's at scratch + id * pitch, then one for an expanded
-  // row value (a full map step has at most one row-value operand). The
-  // lambdas are inlined, so they take the ISA of the variant (below).
+  // Buffers: value id's at scratch + id * pitch. The lambdas are inlined,
+  // so they take the ISA of the variant (below).
   auto buffer = [&](int k) WEFT_ALWAYS_INLINE { return scratch + k * pitch; };
 
   // Per step, resolved once: its loop.
@@ -754,28 +751,16 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
   const T *fullData[kMaxFusedInputs + kMaxFusedSteps];
   int64_t fullStride[kMaxFusedInputs + kMaxFusedSteps];
   const T zero = T(0);
-  // Operand `id` of a full step over `rows` rows: its tile, or a row value
-  // expanded along the rows (a broadcast scalar for one row).
-  auto fullOperand = [&](int id, int64_t rows, int64_t &stride)
+  // Operand `id` (a full value, or -1: a unary step's zero) of a full
+  // step: its tile and the stride of its elements.
+  auto fullOperand = [&](int id, int64_t &stride)
                          WEFT_ALWAYS_INLINE -> const T * {
     if (id < 0) {
       stride = 0;
       return &zero;
     }
-    if (p.full[id]) {
-      stride = fullStride[id];
-      return fullData[id];
-    }
-    const T *v = &rowValue[id * tileRows];
-    if (rows == 1) {
-      stride = 0;
-      return v;
-    }
-    T *e = buffer(values);
-    for (int64_t r = 0; r < rows; ++r)
-      std::fill(e + r * n, e + (r + 1) * n, v[r]);
-    stride = 1;
-    return e;
+    stride = fullStride[id];
+    return fullData[id];
   };
   // Whether the tile's rows of operand k lie back-to-back in memory.
   auto backToBack = [&](int k, int64_t rows) WEFT_ALWAYS_INLINE {
@@ -829,29 +814,29 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         T *dst = j + 1 == steps ? result : buffer(id);
         fullData[id] = dst;
         fullStride[id] = 1;
-        // A full value and a row value (softmax's sub and div) over several
-        // rows: a span per row with the row value as a broadcast scalar,
-        // rather than expanding it along the rows first.
-        const int rowOperand = st.b < 0        ? -1
-                               : !p.full[st.a] ? st.a
-                               : !p.full[st.b] ? st.b
-                                               : -1;
-        const int fullOp = rowOperand == st.a ? st.b : st.a;
-        if (rows > 1 && rowOperand >= 0 && p.full[fullOp] &&
-            fullStride[fullOp] == 1) {
+        // A full value and a row value (softmax's sub and div; the step is
+        // full, so the other operand is): a span per row with the row value
+        // as a broadcast scalar. Rows are n apart in a tile of several
+        // rows; a single row may be read at a stride.
+        const int rowOperand = !p.full[st.a]                ? st.a
+                               : st.b >= 0 && !p.full[st.b] ? st.b
+                                                            : -1;
+        if (rowOperand >= 0) {
+          const int fullOp = rowOperand == st.a ? st.b : st.a;
           const T *f = fullData[fullOp];
+          const int64_t fs = fullStride[fullOp];
           const T *v = &rowValue[rowOperand * tileRows];
           for (int64_t r = 0; r < rows; ++r) {
             if (rowOperand == st.b)
-              st.span(n, f + r * n, 1, v + r, 0, dst + r * n, st.scalar);
+              st.span(n, f + r * n, fs, v + r, 0, dst + r * n, st.scalar);
             else
-              st.span(n, v + r, 0, f + r * n, 1, dst + r * n, st.scalar);
+              st.span(n, v + r, 0, f + r * n, fs, dst + r * n, st.scalar);
           }
           break;
         }
         int64_t sa = 0, sb = 0;
-        const T *x = fullOperand(st.a, rows, sa);
-        const T *y = fullOperand(st.b, rows, sb);
+        const T *x = fullOperand(st.a, sa);
+        const T *y = fullOperand(st.b, sb);
         st.span(rows * n, x, sa, y, sb, dst, st.scalar);
         break;
       }

@@ -101,6 +101,16 @@ struct FusedRowStep {
   int b = -1; // -1: unary (and always for a reduction)
   double scalar = 0.0;
 };
+/// The row reduction `k` of value `a`.
+inline FusedRowStep fusedRowReduce(ReduceKind k, int a) {
+  return FusedRowStep{true, k, MapKind::Add, a, -1, 0.0};
+}
+/// The map `k` of value `a` (and `b`; -1 for one operand) with the constant
+/// `s` of MapKind::Scale and MapKind::Shift.
+inline FusedRowStep fusedRowMap(MapKind k, int a, int b = -1, double s = 0.0) {
+  return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
+}
+
 struct FusedRowsPlan {
   std::string spec;       // "bhts,bht->bhts": operand letters -> result
   std::string rowLetters; // "s"

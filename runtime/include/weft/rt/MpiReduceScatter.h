@@ -2,9 +2,9 @@
 //
 // The CPU backend's reduce-scatter over MPI point-to-point messages instead
 // of MPI_Reduce_scatter_block: Open MPI 4.1's default for it (basic_linear:
-// a reduce to rank 0, then a scatter) took 0.56 ms for 1 MiB on 2 ranks
-// where this exchange takes 0.11 ms (docs/runtime.md, "Reduce-scatter by
-// direct exchange").
+// a reduce to rank 0, then a scatter) took 0.72 ms for a 1 MiB input on 2
+// ranks where this exchange takes 0.086 ms (weft-rt-bench-collectives;
+// docs/runtime.md, "Reduce-scatter by direct exchange").
 //
 // Group rank g sends chunk q of its contribution to each group rank q != g
 // and receives chunk g of every other rank's; then recv = c_0 + c_1 + ... +
