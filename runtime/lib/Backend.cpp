@@ -9,6 +9,7 @@
 #include "weft/rt/Backend.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Profiler.h"
+#include "weft/rt/RankStatus.h"
 
 #include <cstdint>
 
@@ -29,6 +30,18 @@ std::string axesStr(const Mesh &mesh, const AxisList &axes) {
     s += (i ? "," : "") + mesh.axis(axes[i]).name;
   return s + "}";
 }
+
+/// A blocking collective as the status board (RankStatus.h) sees it:
+/// entered, and waited in until the scope ends.
+struct WaitingIn {
+  explicit WaitingIn(CommOp op) : seq(rankstatus::enter(op)) {
+    rankstatus::setWaiting(seq, true);
+  }
+  ~WaitingIn() { rankstatus::setWaiting(seq, false); }
+  WaitingIn(const WaitingIn &) = delete;
+  WaitingIn &operator=(const WaitingIn &) = delete;
+  uint64_t seq;
+};
 } // namespace
 
 Backend::Backend(Mesh mesh, int64_t rank)
@@ -640,6 +653,7 @@ void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
   if (g.size == 1) {
     copyThrough(in, out);
   } else {
+    WaitingIn w(CommOp::AllReduce);
     communicator().allReduce(in.data, out.data, in.numElements(), in.dtype,
                              kind, g);
   }
@@ -665,6 +679,7 @@ void Backend::allGather(const Tensor &in, Tensor &out, int dim,
   } else {
     void *recv =
         p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
+    WaitingIn w(CommOp::AllGather);
     communicator().allGather(in.data, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
@@ -691,6 +706,7 @@ void Backend::reduceScatter(const Tensor &in, Tensor &out, int dim,
     copyThrough(in, out);
   } else {
     const void *send = packedInput(p, in);
+    WaitingIn w(CommOp::ReduceScatter);
     communicator().reduceScatter(send, out.data, p.chunkElements, in.dtype,
                                  kind, g);
   }
@@ -718,6 +734,7 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
     const void *send = packedInput(p, in);
     void *recv =
         p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
+    WaitingIn w(CommOp::AllToAll);
     communicator().allToAll(send, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
@@ -796,12 +813,14 @@ Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
                    ringBytes(CollectiveKind::AllReduce, g.size,
                              static_cast<double>(in.bytes())),
                    in, out);
-  if (g.size == 1)
+  if (g.size == 1) {
     copyThrough(in, out);
-  else
+  } else {
+    p->seq = rankstatus::enter(CommOp::AllReduce);
     p->work = communicator().startAllReduce(in.data, out.data,
                                             in.numElements(), in.dtype, kind,
                                             g);
+  }
   return p;
 }
 
@@ -826,6 +845,7 @@ Backend::startAllGather(const Tensor &in, Tensor &out, int dim,
     return p;
   }
   void *recv = receiveBuffer(*p, cp);
+  p->seq = rankstatus::enter(CommOp::AllGather);
   p->work = communicator().startAllGather(in.data, recv, cp.chunkElements,
                                           in.dtype, g);
   return p;
@@ -855,6 +875,7 @@ Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
   }
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
+  p->seq = rankstatus::enter(CommOp::ReduceScatter);
   p->work = communicator().startReduceScatter(send.data, out.data,
                                               cp.chunkElements, in.dtype, kind,
                                               g);
@@ -886,6 +907,7 @@ Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
   void *recv = receiveBuffer(*p, cp);
+  p->seq = rankstatus::enter(CommOp::AllToAll);
   p->work = communicator().startAllToAll(send.data, recv, cp.chunkElements,
                                          in.dtype, g);
   return p;
@@ -895,8 +917,11 @@ void Backend::finish(Pending &p) {
   if (p.finished)
     return;
   double t0 = profiler_ ? wallSeconds() : 0;
-  if (p.work)
+  if (p.work) {
+    rankstatus::setWaiting(p.seq, true);
     p.work->wait();
+    rankstatus::setWaiting(p.seq, false);
+  }
   if (p.recv)
     copyStrided(p.unpack, p.out.dtype, p.recv, p.out.data);
   p.finished = true;
@@ -925,6 +950,7 @@ Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
     std::vector<char> all;
     if (rank_ == 0)
       all.resize(checkedBytes(static_cast<std::size_t>(n), host.bytes()));
+    WaitingIn w(CommOp::GatherToRoot);
     communicator().gatherBytesToRoot(host.data, all.data(), host.bytes());
     if (rank_ == 0) {
       result = hostTensor(local.dtype, globalShape);

@@ -3,6 +3,7 @@
 #include "weft/rt/Communicator.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
+#include "weft/rt/RankStatus.h"
 
 #include <climits>
 #include <cmath>
@@ -65,9 +66,26 @@ std::string Communicator::timeoutMessage(CommOp op,
   }
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%g", timeoutSeconds_);
-  return "weft: error: rank " + std::to_string(rank_) + ": collective " +
-         commOpName(op) + " over " + axes + " did not complete within " + secs +
-         " s";
+  std::string msg = "weft: error: rank " + std::to_string(rank_) +
+                    ": collective " + commOpName(op) + " over " + axes;
+  // Which collective, in which step, and who is missing (RankStatus.h).
+  uint64_t seq = rankstatus::waitingFor();
+  if (seq) {
+    msg += " (collective #" + std::to_string(seq);
+    if (int64_t step = rankstatus::step())
+      msg += ", step " + std::to_string(step);
+    msg += ")";
+  }
+  msg += std::string(" did not complete within ") + secs + " s";
+  if (seq) {
+    std::string missing =
+        rankstatus::laggards(seq, group ? group->members
+                                        : std::vector<int64_t>());
+    msg += missing.empty()
+               ? "; every rank of the group entered it"
+               : "; not arrived: " + missing;
+  }
+  return msg;
 }
 
 void Communicator::timedOut(CommOp op, const GroupPlan *group) const {
@@ -88,16 +106,26 @@ void Communicator::timedOut(CommOp op, const GroupPlan *group) const {
   std::_Exit(1);
 }
 
+void Communicator::exitIfLauncherGone() const {
+  if (!rankstatus::launcherGone())
+    return;
+  std::string msg = "weft: error: rank " + std::to_string(rank_) +
+                    ": the launcher (mpirun) is gone; exiting\n";
+  std::fwrite(msg.data(), 1, msg.size(), stderr);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 int mpiCount(int64_t n, CommOp op) {
   check(n >= 0 && n <= INT_MAX, commOpName(op), " of ", n,
         " elements exceeds the MPI count limit (", INT_MAX, ")");
   return static_cast<int>(n);
 }
 
-double commTimeoutFromEnv() {
+double commTimeoutFromEnv(double unset) {
   const char *env = std::getenv("WEFT_COMM_TIMEOUT");
   if (!env || !*env)
-    return 0;
+    return unset;
   char *end = nullptr;
   double v = std::strtod(env, &end);
   check(*end == '\0' && std::isfinite(v) && v >= 0 && v <= kMaxCommTimeout,

@@ -71,12 +71,16 @@ private:
     for (int spins = 0;; ++spins) {
       if (isCompleted())
         return;
-      if (std::chrono::steady_clock::now() >= deadline) {
+      auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) {
         comm_.timedOut(op_, group_);
         return;
       }
-      if (spins > 1000)
+      if (spins > 1000) {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
+        if (spins % 4096 == 0)
+          comm_.exitIfLauncherGone();
+      }
     }
   }
 

@@ -32,8 +32,15 @@ struct Fd {
 };
 
 int openOrThrow(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   check(fd >= 0, "npy file '", path, "': cannot open: ", std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("npy file '", path, "': ",
+         S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file",
+         ", not an .npy file");
+  }
   return fd;
 }
 
@@ -278,8 +285,7 @@ void writeAll(int fd, const void *data, std::size_t n,
 }
 } // namespace
 
-void writeNpy(const std::string &path, DType dtype, const Shape &shape,
-              const void *data) {
+std::string encodeNpyHeader(DType dtype, const Shape &shape) {
   std::string dict = "{'descr': '" + std::string(descrOf(dtype)) +
                      "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < shape.size(); ++i)
@@ -289,7 +295,8 @@ void writeNpy(const std::string &path, DType dtype, const Shape &shape,
   dict += "), }";
   std::size_t total = 10 + dict.size() + 1;
   std::size_t padded = (total + 63) / 64 * 64;
-  check(padded - 10 <= 0xffff, "npy file '", path, "': header too long");
+  check(padded - 10 <= 0xffff, "npy header too long for shape ",
+        shapeToString(shape));
   dict.append(padded - total, ' ');
   dict += '\n';
   std::string pre = "\x93NUMPY";
@@ -298,13 +305,35 @@ void writeNpy(const std::string &path, DType dtype, const Shape &shape,
   uint16_t len = static_cast<uint16_t>(dict.size());
   pre += static_cast<char>(len & 0xff);
   pre += static_cast<char>(len >> 8);
+  return pre + dict;
+}
+
+std::size_t npyDataBytes(DType dtype, const Shape &shape,
+                         const std::string &path) {
   int64_t n = numElements(shape);
   std::size_t bytes = 0;
   check(n >= 0 && !__builtin_mul_overflow(static_cast<std::size_t>(n),
                                           dtypeSize(dtype), &bytes),
-        "npy file '", path, "': array too large");
+        "npy file '", npy::printable(path), "': array too large");
+  return bytes;
+}
+
+void writeAllToFd(int fd, const void *data, std::size_t n,
+                  const std::string &path) {
+  writeAll(fd, data, n, path);
+}
+
+void writeNpy(const std::string &path, DType dtype, const Shape &shape,
+              const void *data) {
+  std::string header;
+  try {
+    header = encodeNpyHeader(dtype, shape);
+  } catch (const Error &e) {
+    fail("npy file '", npy::printable(path), "': ", e.what());
+  }
+  std::size_t bytes = npyDataBytes(dtype, shape, path);
   writeFileAtomically(path, [&](int fd) {
-    writeAll(fd, (pre + dict).data(), pre.size() + dict.size(), path);
+    writeAll(fd, header.data(), header.size(), path);
     writeAll(fd, data, bytes, path);
   });
 }

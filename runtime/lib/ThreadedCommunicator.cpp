@@ -57,10 +57,20 @@ public:
       auto deadline =
           Clock::now() + std::chrono::duration_cast<Clock::duration>(
                              std::chrono::duration<double>(limit));
-      if (!ticket_->cv.wait_until(lock, deadline,
-                                  [&] { return ticket_->done; })) {
+      // In slices of a second, to notice a launcher that died around us.
+      while (!ticket_->done) {
+        auto slice = std::min(deadline, Clock::now() + std::chrono::seconds(1));
+        if (ticket_->cv.wait_until(lock, slice,
+                                   [&] { return ticket_->done; }))
+          break;
+        if (Clock::now() >= deadline) {
+          lock.unlock();
+          comm_.timedOut(op_, group_); // Returns only if the handler does.
+          lock.lock();
+          break;
+        }
         lock.unlock();
-        comm_.timedOut(op_, group_); // Returns only if the handler does.
+        comm_.exitIfLauncherGone();
         lock.lock();
       }
     }

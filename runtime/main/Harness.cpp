@@ -17,6 +17,7 @@
 #include "weft/rt/MpiComm.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/Profiler.h"
+#include "weft/rt/RankStatus.h"
 #include "weft/rt/Program.h"
 #include "weft/rt/Rng.h"
 
@@ -28,6 +29,10 @@
 #include <map>
 #include <sstream>
 
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
 namespace weft::rt {
 
 bool Harness::agree(bool ok, const char *phase) const {
@@ -37,6 +42,42 @@ bool Harness::agree(bool ok, const char *phase) const {
     error(std::to_string(failed) + " rank(s) failed while " + phase +
           " (see their messages); exiting");
   return failed == 0;
+}
+
+bool Harness::agreeOn(bool ok, const std::string &message) const {
+  int mine = ok ? size_ : rank_, first = size_;
+  int failedHere = ok ? 0 : 1, failed = 0;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size_)
+    return true;
+  MPI_Allreduce(&failedHere, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  // The lowest failing rank's message, to rank 0.
+  std::string text = message;
+  if (first != 0) {
+    if (rank_ == first) {
+      int len = static_cast<int>(text.size());
+      MPI_Send(&len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+      MPI_Send(text.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+    } else if (rank_ == 0) {
+      int len = 0;
+      MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      text.assign(static_cast<std::size_t>(len), '\0');
+      MPI_Recv(text.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    }
+  }
+  if (rank_ == 0) {
+    std::string line = "weft: error: ";
+    if (size_ > 1)
+      line += "rank " + std::to_string(first) + ": ";
+    line += text;
+    if (failed > 1)
+      line += " (" + std::to_string(failed - 1) + " other rank(s) failed too)";
+    line += "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  return false;
 }
 
 void checkProgramTensors(const ProgramInfo &info) {
@@ -94,18 +135,45 @@ std::string Harness::inputFile(const std::string &name) const {
   return file;
 }
 
-void Harness::checkOutputDir(const std::string &dir) {
+void Harness::checkOutputDir(const std::string &dir, const char *option) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  check(fs::is_directory(dir), "cannot create output directory '",
-        dir, "'", ec ? ": " + ec.message() : std::string());
-  std::string probe = dir + "/.weft-write-test";
-  {
-    std::ofstream f(probe);
-    check(f.good(), "output directory '", dir, "' is not writable");
+  if (fs::exists(dir, ec)) {
+    check(fs::is_directory(dir, ec), option, " '", dir,
+          "' exists and is not a directory");
+    check(::access(dir.c_str(), W_OK | X_OK) == 0, option, " '", dir,
+          "' is not writable: ", std::strerror(errno));
+    return;
   }
-  fs::remove(probe, ec);
+  // Created when the run writes it; its nearest existing parent must allow
+  // that now.
+  fs::path parent = fs::absolute(dir, ec).parent_path();
+  while (!parent.empty() && !fs::exists(parent, ec) &&
+         parent != parent.root_path())
+    parent = parent.parent_path();
+  check(fs::is_directory(parent, ec), option, " '", dir,
+        "' cannot be created: '", parent.string(), "' is not a directory");
+  check(::access(parent.c_str(), W_OK | X_OK) == 0, option, " '", dir,
+        "' cannot be created in '", parent.string(),
+        "': ", std::strerror(errno));
+}
+
+void Harness::checkOutputsSpareInputs(
+    const std::vector<std::string> &names) const {
+  namespace fs = std::filesystem;
+  if (opts_.outputDir.empty())
+    return;
+  for (const std::string &name : names) {
+    fs::path out = fs::path(opts_.outputDir) / (name + ".npy");
+    std::error_code ec;
+    if (!fs::exists(out, ec))
+      continue;
+    for (const auto &[in, file] : opts_.inputs)
+      check(!fs::equivalent(out, file, ec), "--output-dir '",
+            opts_.outputDir, "' would replace '", out.string(),
+            "', which --input ", in, "=", file,
+            " reads; write the outputs to another directory");
+  }
 }
 
 Tensor Harness::reducePartial(const ProgramTensor &t, Tensor local) {
@@ -120,6 +188,13 @@ void Harness::writeOutputs() {
   be_->setProfiler(nullptr);
   // Every rank takes part in each gather; rank 0 collects failures.
   std::string firstError;
+  if (rank_ == 0 && !opts_.outputDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts_.outputDir, ec);
+    if (!std::filesystem::is_directory(opts_.outputDir))
+      firstError = "cannot create output directory '" + opts_.outputDir +
+                   "'" + (ec ? ": " + ec.message() : std::string());
+  }
   for (std::size_t i = 0; i < info_.outputs.size(); ++i) {
     const ProgramTensor &t = info_.outputs[i];
     Tensor local = ctx_->outputs()[i];
@@ -135,7 +210,7 @@ void Harness::writeOutputs() {
     std::ostringstream line;
     line << "output " << t.name << ": " << dtypeName(t.dtype)
          << shapeToString(global.shape);
-    if (!opts_.outputDir.empty()) {
+    if (!opts_.outputDir.empty() && firstError.empty()) {
       std::string path = opts_.outputDir + "/" + t.name + ".npy";
       try {
         writeNpy(path, global.dtype, global.shape, global.data);
@@ -202,39 +277,72 @@ int Harness::run(int argc, char **argv) {
   // 2. Backend, inputs and the output directory: failures may differ
   //    between ranks, so they are agreed on before anything communicates.
   bool ok = true;
+  std::string message;
   std::vector<Tensor> inputs;
+  bool training = isTrainingProgram(info_);
   try {
     be_ = createBackend(opts_.backend, mesh_, rank_);
-    double timeout =
-        opts_.commTimeout >= 0 ? opts_.commTimeout : commTimeoutFromEnv();
+    double timeout = opts_.commTimeout >= 0
+                         ? opts_.commTimeout
+                         : commTimeoutFromEnv(kDefaultCommTimeout);
     be_->setCommTimeout(timeout);
-    bool training = isTrainingProgram(info_);
+  } catch (const std::exception &e) {
+    message = e.what();
+    ok = false;
+  }
+  if (!agreeOn(ok, message))
+    return 1;
+  // The checkpoint first: its step is the run's first, and a torn or
+  // damaged one is refused before any input is read.
+  if (training && !opts_.loadDir.empty()) {
+    try {
+      openCheckpoint();
+    } catch (const std::exception &e) {
+      message = e.what();
+      ok = false;
+    }
+    if (!agreeOn(ok, message))
+      return 1;
+  }
+  try {
     for (std::size_t i = 0; i < info_.inputs.size(); ++i)
       inputs.push_back(training ? loadTrainingInput(i) : loadInput(i));
   } catch (const std::exception &e) {
-    error(e.what());
+    message = e.what();
     ok = false;
   }
-  if (!agree(ok, "loading inputs"))
+  if (!agreeOn(ok, message))
     return 1;
   // Every rank is here: agree whether any has a collective timeout (none:
-  // the blocking collectives may use MPI's blocking calls, Communicator.h).
+  // the blocking collectives may use MPI's blocking calls, Communicator.h),
+  // and open the status board the watchdog reports from (RankStatus.h).
   be_->communicator().agreeOnTimeout();
-  // The output directory only once every rank has its inputs: a failed run
-  // leaves no empty directory behind.
-  for (const std::string &dir : {opts_.outputDir, opts_.saveDir}) {
-    if (dir.empty())
-      continue;
-    try {
-      if (rank_ == 0)
-        checkOutputDir(dir);
-    } catch (const std::exception &e) {
-      error(e.what());
-      ok = false;
+  rankstatus::open();
+  // The output directories are checked now and created when written: a
+  // failed run leaves no empty directory behind.
+  try {
+    if (rank_ == 0) {
+      if (!opts_.outputDir.empty())
+        checkOutputDir(opts_.outputDir, "--output-dir");
+      if (!opts_.saveDir.empty())
+        checkOutputDir(opts_.saveDir, "--save");
+      std::vector<std::string> written;
+      if (training) {
+        for (const ProgramTensor &t : info_.inputs)
+          if (t.role == TensorRole::Param)
+            written.push_back(t.name);
+      } else {
+        for (const ProgramTensor &t : info_.outputs)
+          written.push_back(t.name);
+      }
+      checkOutputsSpareInputs(written);
     }
-    if (!agree(ok, "preparing the output directory"))
-      return 1;
+  } catch (const std::exception &e) {
+    message = e.what();
+    ok = false;
   }
+  if (!agreeOn(ok, message))
+    return 1;
   if (isTrainingProgram(info_))
     return runTraining(std::move(inputs));
   ctx_ = std::make_unique<StepContext>(*be_, std::move(inputs),
@@ -272,10 +380,10 @@ int Harness::run(int argc, char **argv) {
   try {
     writeOutputs();
   } catch (const std::exception &e) {
-    error(e.what());
+    message = e.what();
     ok = false;
   }
-  if (!agree(ok, "writing outputs"))
+  if (!agreeOn(ok, message))
     return 1;
 
   reportMemory("");

@@ -40,9 +40,17 @@ private:
   /// True when `ok` holds on every rank; rank 0 says so when only other
   /// ranks failed (they printed their own messages).
   bool agree(bool ok, const char *phase) const;
+  /// Like agree(), for failures a rank has not reported yet: when any rank
+  /// failed, rank 0 prints the message of the lowest failing rank, naming
+  /// it (and how many others failed), once for the job. Collective.
+  bool agreeOn(bool ok, const std::string &message) const;
   Tensor loadInput(std::size_t i);
-  /// Creates `dir` and checks it is writable (rank 0).
-  void checkOutputDir(const std::string &dir);
+  /// Checks that `dir` can be written (it exists and is writable, or its
+  /// nearest existing parent is) without creating it: a failed run leaves
+  /// no empty directory (rank 0).
+  void checkOutputDir(const std::string &dir, const char *option);
+  /// Refuses an --output-dir that would replace a file given by --input.
+  void checkOutputsSpareInputs(const std::vector<std::string> &names) const;
   void writeOutputs();
   /// With --memory-report, prints the allocator's high-water mark per
   /// device (max and min over ranks) on rank 0. Collective.
@@ -60,8 +68,19 @@ private:
   /// Sets the per-step inputs of step `t`: step, lr, and the batches.
   void setStepInputs(int64_t t);
   /// Gathers inputs `which` (their current values in the step context) and
-  /// writes each as DIR/<name>.npy on rank 0.
-  void writeInputs(const std::string &dir, const std::vector<std::size_t> &which);
+  /// writes each as DIR/<name>.npy on rank 0 (creating DIR). Every rank
+  /// takes part in every gather; returns rank 0's first error ("" if none).
+  std::string writeInputs(const std::string &dir,
+                          const std::vector<std::size_t> &which);
+  /// Resolves and verifies --load's checkpoint (every rank; rank 0 also
+  /// checks the checksums) and sets startStep_. Throws Error.
+  void openCheckpoint();
+  /// Writes the checkpoint of step `step` under --save (Checkpoint.h) and
+  /// agrees on the outcome; false (on every rank) when it failed.
+  bool saveCheckpoint(int64_t step, const std::vector<std::size_t> &trained);
+  /// After a non-finite loss at step `t`: which data inputs of the step hold
+  /// NaN or Inf, in words for the error ("" when none). Collective.
+  std::string nonFiniteData(int64_t t);
   double learningRate(int64_t t) const;
 
   const ProgramInfo &info_;
@@ -72,8 +91,13 @@ private:
   std::unique_ptr<StepContext> ctx_;
 
   // Training state.
-  /// The step a --load resumes after (0: a fresh run).
+  /// The step a --load resumes after (0: a fresh run), and the checkpoint
+  /// directory it resolved to.
   int64_t startStep_ = 0;
+  std::string loadedDir_;
+  /// The last checkpoint this run published (rank 0).
+  std::string savedDir_;
+  bool stagingCleaned_ = false;
   /// Per data input, where its batches come from: `file` is its --input
   /// (empty: drawn afresh every step with --random-inputs), `count` the
   /// batches in the file's leading step dimension (0: the file holds one

@@ -142,6 +142,12 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.saveDir = takeDirectory();
     } else if (name == "--load") {
       o.loadDir = takeDirectory();
+    } else if (name == "--save-every") {
+      takeValue();
+      o.saveEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
+    } else if (name == "--keep") {
+      takeValue();
+      o.keep = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
     } else if (name == "--log-every") {
       takeValue();
       o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
@@ -154,7 +160,7 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
   }
   static const char *const trainingOnly[] = {
       "--steps", "--lr", "--lr-schedule", "--warmup-steps",
-      "--save",  "--load", "--log-every"};
+      "--save",  "--load", "--log-every", "--save-every", "--keep"};
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
   for (const std::string &g : o.given) {
@@ -165,6 +171,11 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       check(!training || g != f, "option ", g, ": program '", info.name,
             "' is a training step; use --steps N");
   }
+  bool saves = !o.saveDir.empty();
+  for (const char *needsSave : {"--save-every", "--keep"})
+    check(saves || std::find(o.given.begin(), o.given.end(), needsSave) ==
+                       o.given.end(),
+          "option ", needsSave, " needs --save DIR");
   return o;
 }
 
@@ -262,8 +273,10 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
         "(weftc --memory-budget)\n"
      << "  --comm-timeout SECONDS   end the job when a collective does not "
         "complete\n"
-     << "                           in time (0: never; default "
-        "$WEFT_COMM_TIMEOUT or 0)\n"
+     << "                           in time, naming the ranks that did not "
+        "arrive\n"
+     << "                           (0: never; default $WEFT_COMM_TIMEOUT or "
+     << kDefaultCommTimeout << ")\n"
      << "  --help                   this text\n";
   if (isTrainingProgram(info))
     os << "\ntraining (" << info.optimizer << "; docs/training.md):\n"
@@ -278,9 +291,16 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
        << "  --warmup-steps W         linear learning-rate warmup over the "
           "first W steps\n"
        << "  --load DIR               resume from a checkpoint (params, "
-          "state, step)\n"
-       << "  --save DIR               write a checkpoint after the last "
-          "step\n"
+          "state, step): DIR is\n"
+       << "                           one checkpoint, or a --save root (its "
+          "newest)\n"
+       << "  --save DIR               write checkpoints under DIR, as "
+          "DIR/step-N, after the\n"
+       << "                           last step (each published whole, with "
+          "a manifest)\n"
+       << "  --save-every K           also after every step divisible by K\n"
+       << "  --keep N                 keep only the newest N checkpoints "
+          "under DIR\n"
        << "  --log-every K            print every K-th step's line (default "
           "1)\n"
        << "  " << info.microBatches

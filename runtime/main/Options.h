@@ -16,6 +16,12 @@ namespace weft::rt {
 /// count is a typo, and would not finish anyway).
 inline constexpr int kMaxIterations = 1000000000;
 
+/// The collective timeout when neither --comm-timeout nor
+/// $WEFT_COMM_TIMEOUT is given: 10 minutes, PyTorch's default for NCCL
+/// process groups (a step of a large model may take minutes; a stopped
+/// rank must still end the job).
+inline constexpr double kDefaultCommTimeout = 600;
+
 struct HarnessOptions {
   std::string backend = "cpu";
   /// NAME=FILE.npy pairs, in command-line order.
@@ -27,7 +33,7 @@ struct HarnessOptions {
   int iters = 1;
   int warmup = 0;
   /// --comm-timeout in seconds (0: none); negative when not given, then
-  /// $WEFT_COMM_TIMEOUT applies.
+  /// $WEFT_COMM_TIMEOUT applies, and without it kDefaultCommTimeout.
   double commTimeout = -1;
   bool profile = false;
   /// Print the allocator's high-water mark per device (max over ranks).
@@ -43,9 +49,15 @@ struct HarnessOptions {
   /// warmup over `warmupSteps` steps.
   std::string lrSchedule = "constant";
   int warmupSteps = 0;
-  /// Checkpoints: a directory of one global .npy per parameter and state
-  /// tensor, plus step.npy. Empty: none.
+  /// Checkpoints (Checkpoint.h): --save names a root that holds one
+  /// directory per checkpoint (step-N); --load a checkpoint directory or a
+  /// root (its newest). Empty: none.
   std::string saveDir, loadDir;
+  /// --save-every K: a checkpoint after every step divisible by K, besides
+  /// the last one (0: after the last step only).
+  int saveEvery = 0;
+  /// --keep N: keep the newest N checkpoints under --save (0: all).
+  int keep = 0;
   /// Print the loss line every this many steps (and at the last).
   int logEvery = 1;
   /// Which options were given, for the errors of options that do not fit

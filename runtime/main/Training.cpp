@@ -9,23 +9,27 @@
 // buffers are reused instead of doubled), a batch input whose .npy has a
 // leading step dimension S gives step t its batch (t-1) mod S (micro-batch
 // k of K: batch ((t-1)K + k) mod S), and rank 0
-// prints one line per step. Checkpoints are one global .npy per parameter
-// and state tensor plus step.npy, written atomically, so a run may resume
-// on any number of ranks. docs/training.md.
+// prints one line per step. A checkpoint (Checkpoint.h) is a directory of
+// one global .npy per parameter and state tensor plus step.npy and a
+// manifest, published whole by one rename, so a run may resume on any
+// number of ranks and never from a torn checkpoint. docs/training.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
 
+#include "weft/rt/Checkpoint.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/Profiler.h"
+#include "weft/rt/RankStatus.h"
 #include "weft/rt/Rng.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -98,14 +102,14 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
     check(file.empty(), "input '", t.name,
           "' is optimizer state: it starts at zero, or comes from a "
           "checkpoint with --load DIR; it takes no --input");
-    if (!opts_.loadDir.empty())
-      return readBlock(join(opts_.loadDir, t.name));
+    if (!loadedDir_.empty())
+      return readBlock(join(loadedDir_, t.name));
     return be_->zeros(t.dtype, block);
   case TensorRole::Param:
     if (!opts_.loadDir.empty()) {
       check(file.empty(), "parameter '", t.name,
             "' is given by both --input and --load");
-      return readBlock(join(opts_.loadDir, t.name));
+      return readBlock(join(loadedDir_, t.name));
     }
     return loadInput(i);
   case TensorRole::Data:
@@ -121,6 +125,10 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
     fail("input '", t.name, "' (", describeShape(t), ") from ", file, ": ",
          e.what());
   }
+  // The dtype now, not at the first step that reads a batch.
+  check(header.dtype == t.dtype, "input '", t.name, "' (", describeShape(t),
+        ") from ", file, ": the file holds ", dtypeName(header.dtype),
+        ", not ", dtypeName(t.dtype));
   if (header.shape == logical)
     return loadInput(i); // One batch for every step.
   Shape tail(header.shape.begin() + (header.shape.empty() ? 0 : 1),
@@ -193,54 +201,180 @@ void Harness::setStepInputs(int64_t t) {
   }
 }
 
-void Harness::writeInputs(const std::string &dir,
-                          const std::vector<std::size_t> &which) {
+std::string Harness::writeInputs(const std::string &dir,
+                                 const std::vector<std::size_t> &which) {
   std::string firstError;
+  if (rank_ == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!std::filesystem::is_directory(dir))
+      firstError = "cannot create output directory '" + dir + "'" +
+                   (ec ? ": " + ec.message() : std::string());
+  }
   for (std::size_t i : which) {
     const ProgramTensor &t = info_.inputs[i];
     Tensor global =
         be_->gatherToRoot(ctx_->inputs()[i], t.layout, t.globalShape);
-    if (rank_ != 0)
+    if (rank_ != 0 || !firstError.empty())
       continue;
     try {
       // The logical value: a checkpoint loads on any number of ranks.
       global = cropHostTensor(global, logicalShapeOf(t));
       writeNpy(join(dir, t.name), global.dtype, global.shape, global.data);
-    } catch (const Error &e) {
-      if (firstError.empty())
-        firstError = e.what();
+    } catch (const std::exception &e) {
+      firstError = e.what();
     }
   }
-  if (!firstError.empty())
-    fail(firstError);
+  return firstError;
+}
+
+void Harness::openCheckpoint() {
+  // Rank 0 resolves a root to its newest checkpoint, so every rank reads
+  // the same one even if a save publishes another meanwhile.
+  std::string dir, err;
+  if (rank_ == 0) {
+    try {
+      dir = resolveCheckpoint(opts_.loadDir);
+    } catch (const std::exception &e) {
+      err = e.what();
+    }
+  }
+  for (std::string *text : {&dir, &err}) {
+    int len = static_cast<int>(text->size());
+    MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    text->resize(static_cast<std::size_t>(len));
+    MPI_Bcast(text->data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  if (!err.empty())
+    fail(err);
+  // Every rank checks sizes and headers; rank 0 reads every byte for the
+  // checksums.
+  CheckpointManifest m = verifyCheckpoint(dir, /*checksums=*/rank_ == 0);
+  std::string where = "checkpoint '" + dir + "'";
+  for (const ProgramTensor &t : info_.inputs) {
+    if (t.role != TensorRole::Param && t.role != TensorRole::State)
+      continue;
+    const CheckpointEntry *e = m.find(t.name);
+    check(e, where, " has no tensor '", t.name, "' (the program's ",
+          roleName(t.role), "); it was written by another program (",
+          m.program, ")");
+    check(e->dtype == t.dtype && e->shape == logicalShapeOf(t), where,
+          ": tensor '", t.name, "' is ", dtypeName(e->dtype),
+          shapeToString(e->shape), "; the program's ", roleName(t.role),
+          " is ", describeShape(t));
+  }
+  const CheckpointEntry *stepEntry = m.find("step");
+  check(stepEntry && stepEntry->dtype == DType::I32 &&
+            stepEntry->shape.empty(),
+        where, ": the manifest lists no i32 scalar 'step'");
+  Tensor step = readNpy(join(dir, "step"));
+  check(*static_cast<const int32_t *>(step.data) == m.step, where,
+        ": step.npy holds step ", *static_cast<const int32_t *>(step.data),
+        "; the manifest records ", m.step);
+  startStep_ = m.step;
+  loadedDir_ = dir;
+  check(startStep_ + opts_.steps <= std::numeric_limits<int32_t>::max(),
+        "the step count would pass 2^31");
+}
+
+bool Harness::saveCheckpoint(int64_t step,
+                             const std::vector<std::size_t> &trained) {
+  std::string err;
+  std::unique_ptr<CheckpointWriter> writer;
+  if (rank_ == 0) {
+    try {
+      if (!stagingCleaned_) {
+        // What an interrupted run of ours left (never published).
+        removeStaleStaging(opts_.saveDir);
+        stagingCleaned_ = true;
+      }
+      std::ostringstream mesh;
+      mesh << mesh_.str();
+      writer = std::make_unique<CheckpointWriter>(opts_.saveDir, step,
+                                                  info_.name, mesh.str());
+    } catch (const std::exception &e) {
+      err = e.what();
+    }
+  }
+  // Every rank takes part in every gather, whatever failed on rank 0.
+  for (std::size_t i : trained) {
+    const ProgramTensor &t = info_.inputs[i];
+    Tensor global =
+        be_->gatherToRoot(ctx_->inputs()[i], t.layout, t.globalShape);
+    if (rank_ != 0 || !err.empty())
+      continue;
+    try {
+      global = cropHostTensor(global, logicalShapeOf(t));
+      writer->add(t.name, roleName(t.role), global.dtype, global.shape,
+                  global.data);
+    } catch (const std::exception &e) {
+      err = e.what();
+    }
+  }
+  if (rank_ == 0 && err.empty()) {
+    try {
+      int32_t s = static_cast<int32_t>(step);
+      writer->add("step", "step", DType::I32, {}, &s);
+      savedDir_ = writer->publish(opts_.keep);
+    } catch (const std::exception &e) {
+      err = e.what();
+    }
+  }
+  writer.reset(); // Unpublished: its staging directory goes.
+  if (!err.empty())
+    err = "checkpoint of step " + std::to_string(step) + " under '" +
+          opts_.saveDir + "' not written: " + err +
+          "; the checkpoints published before it are intact";
+  return agreeOn(err.empty(), err);
+}
+
+std::string Harness::nonFiniteData(int64_t t) {
+  std::vector<int> bad(info_.inputs.size(), 0), anyBad(bad.size(), 0);
+  for (std::size_t i = 0; i < info_.inputs.size(); ++i) {
+    const ProgramTensor &in = info_.inputs[i];
+    if (in.role != TensorRole::Data ||
+        (in.dtype != DType::F32 && in.dtype != DType::F64))
+      continue;
+    Tensor host = be_->download(ctx_->inputs()[i]);
+    int64_t n = host.numElements();
+    for (int64_t k = 0; k < n && !bad[i]; ++k) {
+      double v = in.dtype == DType::F32
+                     ? static_cast<const float *>(host.data)[k]
+                     : static_cast<const double *>(host.data)[k];
+      bad[i] = !std::isfinite(v);
+    }
+  }
+  MPI_Allreduce(bad.data(), anyBad.data(), static_cast<int>(bad.size()),
+                MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  std::string what;
+  for (std::size_t i = 0; i < info_.inputs.size(); ++i) {
+    if (!anyBad[i])
+      continue;
+    const ProgramTensor &in = info_.inputs[i];
+    int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
+    std::string src = batches_[i].file.empty()
+                          ? std::string()
+                          : " of " + batches_[i].file;
+    if (batches_[i].count)
+      src = " (batch " + std::to_string(batch % batches_[i].count) + src +
+            ")";
+    else if (!src.empty())
+      src = " (" + src.substr(4) + ")";
+    what += (what.empty() ? "" : ", ") + ("'" + in.name + "'") + src;
+  }
+  return what;
 }
 
 int Harness::runTraining(std::vector<Tensor> inputs) {
-  // The step a checkpoint resumes after, agreed before anything runs.
+  // The step count was agreed when the checkpoint was opened (run()).
   bool ok = true;
-  try {
-    if (!opts_.loadDir.empty()) {
-      std::string path = opts_.loadDir + "/step.npy";
-      Tensor step;
-      try {
-        step = readNpy(path);
-      } catch (const Error &e) {
-        fail("checkpoint step count from ", path, ": ", e.what());
-      }
-      check(step.dtype == DType::I32 && step.shape.empty(), "checkpoint ",
-            path, ": expected an i32 scalar, got ", dtypeName(step.dtype),
-            shapeToString(step.shape));
-      startStep_ = *static_cast<const int32_t *>(step.data);
-      check(startStep_ >= 0, "checkpoint ", path, ": negative step count ",
-            startStep_);
-    }
-    check(startStep_ + opts_.steps <= std::numeric_limits<int32_t>::max(),
-          "the step count would pass 2^31");
-  } catch (const std::exception &e) {
-    error(e.what());
+  std::string message;
+  if (loadedDir_.empty() &&
+      startStep_ + opts_.steps > std::numeric_limits<int32_t>::max()) {
+    message = "the step count would pass 2^31";
     ok = false;
   }
-  if (!agree(ok, "reading the checkpoint"))
+  if (!agreeOn(ok, message))
     return 1;
 
   ctx_ = std::make_unique<StepContext>(*be_, std::move(inputs),
@@ -271,6 +405,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
   be_->resetMemoryPeak();
   try {
     for (int64_t t = first; t <= last; ++t) {
+      rankstatus::setStep(t);
       setStepInputs(t);
       if (opts_.profile && t == first + 1)
         be_->setProfiler(&prof); // The first step warms the buffer pool.
@@ -306,14 +441,32 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       int bad = lossIndex >= 0 && !std::isfinite(loss) ? 1 : 0, anyBad = 0;
       MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (anyBad) {
+        std::string data = nonFiniteData(t);
         if (rank_ == 0)
           error("step " + std::to_string(t) + ": the loss is " +
                 (std::isnan(loss)   ? "nan"
                  : std::isinf(loss) ? "infinite"
                                     : "not finite on some rank") +
-                "; stopping (lower --lr, or clip the gradients with "
-                "weftc --clip-norm)");
+                "; stopping" +
+                (data.empty()
+                     ? " (lower --lr, or clip the gradients with weftc "
+                       "--clip-norm)"
+                     : ": the step's data hold NaN or Inf values: input " +
+                           data) +
+                "; no checkpoint of this step is written");
         return 1;
+      }
+      bool save = !opts_.saveDir.empty() &&
+                  (t == last || (opts_.saveEvery > 0 && t % opts_.saveEvery == 0));
+      if (save) {
+        be_->setProfiler(nullptr);
+        bool saved = saveCheckpoint(t, trained);
+        if (opts_.profile && t >= first + 1)
+          be_->setProfiler(&prof);
+        if (!saved)
+          return 1;
+        if (rank_ == 0 && t != last)
+          std::cout << "checkpoint -> " << savedDir_ << "\n" << std::flush;
       }
     }
     be_->setProfiler(nullptr);
@@ -326,24 +479,13 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
   // The high-water mark of the steps (before the writes below download).
   reportMemory(" over the training steps");
 
-  // The final parameters (--output-dir) and a checkpoint (--save).
-  ok = true;
-  try {
-    if (!opts_.outputDir.empty())
-      writeInputs(opts_.outputDir, params);
-    if (!opts_.saveDir.empty()) {
-      writeInputs(opts_.saveDir, trained);
-      if (rank_ == 0) {
-        int32_t step = static_cast<int32_t>(last);
-        writeNpy(opts_.saveDir + "/step.npy", DType::I32, {}, &step);
-      }
-    }
-  } catch (const std::exception &e) {
-    error(e.what());
-    ok = false;
+  // The final parameters (--output-dir); the checkpoint of the last step
+  // was written in the loop. Every rank takes part in every gather.
+  if (!opts_.outputDir.empty()) {
+    std::string err = writeInputs(opts_.outputDir, params);
+    if (!agreeOn(err.empty(), err))
+      return 1;
   }
-  if (!agree(ok, "writing the parameters"))
-    return 1;
 
   if (rank_ == 0) {
     if (opts_.profile && opts_.steps > 1) {
@@ -365,7 +507,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
     if (!opts_.outputDir.empty())
       std::cout << "parameters -> " << opts_.outputDir << "\n";
     if (!opts_.saveDir.empty())
-      std::cout << "checkpoint -> " << opts_.saveDir << "\n";
+      std::cout << "checkpoint -> " << savedDir_ << "\n";
     std::cout << std::flush;
   }
   return 0;

@@ -181,6 +181,7 @@ public:
     std::string label, kind, detail;
     double bytes = 0;
     bool finished = false;
+    uint64_t seq = 0; // the collective's number on the status board
   };
   /// The start forms of the collectives above (same checks and results):
   /// they return once the communication is under way, moved meanwhile by

@@ -166,6 +166,10 @@ public:
   int64_t rank() const { return rank_; }
 
   // For Work implementations:
+  /// Ends the process (exit 1, one line on stderr) when the launcher that
+  /// started it (mpirun or its daemon) has died: a job killed around a
+  /// waiting rank must not leave it spinning. Called by waits that poll.
+  void exitIfLauncherGone() const;
   /// The timeout message for `op` over `group` (null: the world).
   std::string timeoutMessage(CommOp op, const GroupPlan *group) const;
   /// Reports a timeout through the handler. Returns only if the handler
@@ -189,9 +193,9 @@ int mpiCount(int64_t n, CommOp op);
 /// deadlines stay far from overflowing the clock.
 inline constexpr double kMaxCommTimeout = 7 * 24 * 3600.0;
 
-/// The timeout of $WEFT_COMM_TIMEOUT (seconds, > 0; 0 when unset). Throws
+/// The timeout of $WEFT_COMM_TIMEOUT (seconds, >= 0; `unset` when unset). Throws
 /// Error on a malformed value.
-double commTimeoutFromEnv();
+double commTimeoutFromEnv(double unset = 0);
 
 } // namespace weft::rt
 

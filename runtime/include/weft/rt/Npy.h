@@ -63,6 +63,17 @@ void writeNpy(const std::string &path, DType dtype, const Shape &shape,
 void writeFileAtomically(const std::string &path,
                          const std::function<void(int fd)> &write);
 
+/// The .npy (version 1.0) header of a C-order array: magic, version, length
+/// and the padded dict, as writeNpy writes it.
+std::string encodeNpyHeader(DType dtype, const Shape &shape);
+/// The data bytes of a `dtype` array of `shape`; Error naming `path` when
+/// it overflows.
+std::size_t npyDataBytes(DType dtype, const Shape &shape,
+                         const std::string &path);
+/// Writes all of `n` bytes to `fd`; Error naming `path` if it cannot.
+void writeAllToFd(int fd, const void *data, std::size_t n,
+                  const std::string &path);
+
 } // namespace weft::rt
 
 #endif // WEFT_RT_NPY_H

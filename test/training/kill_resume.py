@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Kills a training job at random points and checks every resume.
+
+A reference run trains STEPS steps uninterrupted and records each step's
+loss line. Then a restartable job is started again and again on one
+checkpoint root (--save ROOT --save-every 1 --keep 3, and --load ROOT once
+the root holds a checkpoint), each time killed after a random delay (while
+it trains or while it saves) in one of three ways: SIGKILL to a random rank,
+SIGKILL to mpirun, SIGTERM to mpirun. After each kill:
+
+  - every rank process must be gone within --grace seconds (a rank whose
+    launcher died must not keep running);
+  - every published checkpoint (ROOT/step-N) must match its manifest,
+    checked here with Python's zlib and numpy, independently of the
+    runtime's reader: a mismatch is a torn checkpoint;
+  - the next start must resume after the newest published checkpoint
+    (its first step line is that step + 1), and every loss line it prints
+    must equal the reference run's line for that step, bit for bit.
+
+A job that reaches the last step starts over from an empty root. Prints the
+counts and exits 1 on any failure:
+
+  kills: N, resumes matched: M of R, torn checkpoints accepted: 0, ...
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zlib
+
+import numpy as np
+
+STEP_LINE = re.compile(r"^step (\d+) loss (\S+) lr (\S+) time")
+
+
+def children(pid):
+    """The pids whose parent is `pid` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except OSError:
+        return False
+
+
+def rank_of(pid):
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            for item in f.read().split(b"\0"):
+                if item.startswith(b"OMPI_COMM_WORLD_RANK="):
+                    return int(item.split(b"=", 1)[1])
+    except OSError:
+        pass
+    return None
+
+
+def step_lines(text):
+    """{step: (loss, lr)} of the complete step lines in `text`."""
+    lines = {}
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            continue  # cut by the kill
+        m = STEP_LINE.match(line)
+        if m:
+            lines[int(m.group(1))] = (m.group(2), m.group(3))
+    return lines
+
+
+def verify(directory):
+    """'' when `directory` matches its manifest, else what does not."""
+    try:
+        with open(os.path.join(directory, "manifest.json")) as f:
+            manifest = json.load(f)
+        for t in manifest["tensors"]:
+            path = os.path.join(directory, t["file"])
+            data = open(path, "rb").read()
+            if len(data) != t["bytes"] or zlib.crc32(data) != t["crc32"]:
+                return "%s does not match the manifest" % path
+            if list(np.load(path).shape) != t["shape"]:
+                return "%s: shape differs from the manifest" % path
+        step = int(np.load(os.path.join(directory, "step.npy")))
+        if step != manifest["step"] or not directory.endswith(
+                "step-%08d" % step):
+            return "%s: step %d, manifest %d" % (directory, step,
+                                                 manifest["step"])
+    except (OSError, ValueError, KeyError) as e:
+        return "%s: %s" % (directory, e)
+    return ""
+
+
+def published(root):
+    if not os.path.isdir(root):
+        return []
+    return sorted(int(d[5:]) for d in os.listdir(root)
+                  if re.fullmatch(r"step-\d+", d))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--exe", required=True)
+    ap.add_argument("--np", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--kills", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=300,
+                    help="stop starting new kills after this long")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--grace", type=float, default=10,
+                    help="seconds every rank has to exit after a kill")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--mpirun", default="mpirun --allow-run-as-root "
+                    "--oversubscribe --mca pml ob1")
+    ap.add_argument("args", nargs=argparse.REMAINDER,
+                    help="-- then the program's input flags")
+    a = ap.parse_args()
+    extra = a.args[1:] if a.args[:1] == ["--"] else a.args
+    rng = random.Random(a.seed)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    mpirun = a.mpirun.split() + ["-np", str(a.np), a.exe]
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    failures = []
+
+    # The reference: every step uninterrupted, saving as the job does.
+    t0 = time.time()
+    ref = subprocess.run(mpirun + extra + [
+        "--steps", str(a.steps), "--save", os.path.join(a.work, "ref"),
+        "--save-every", "1"], env=env, capture_output=True, text=True,
+        timeout=300)
+    ref_seconds = time.time() - t0
+    if ref.returncode != 0:
+        sys.exit("reference run failed:\n" + ref.stderr)
+    reference = step_lines(ref.stdout)
+    if sorted(reference) != list(range(1, a.steps + 1)):
+        sys.exit("reference run printed steps %s" % sorted(reference))
+
+    root = os.path.join(a.work, "ck")
+    kills = resumes = matched = torn = completed = late_exits = 0
+    partials_seen = 0
+    how_counts = {}
+    start = time.time()
+    while kills < a.kills and time.time() - start < a.seconds:
+        before = published(root)
+        for s in before:
+            problem = verify(os.path.join(root, "step-%08d" % s))
+            if problem:
+                torn += 1
+                failures.append("published checkpoint torn: " + problem)
+        resume_from = before[-1] if before else 0
+        args = extra + ["--save", root, "--save-every", "1", "--keep", "3",
+                        "--steps", str(a.steps - resume_from)]
+        if before:
+            args += ["--load", root]
+        out = open(os.path.join(a.work, "run.log"), "w+")
+        proc = subprocess.Popen(mpirun + args, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, text=True)
+        # A random point of the run: it takes about ref_seconds in all.
+        delay = rng.uniform(0.05, max(0.1, ref_seconds))
+        how = rng.choice(["rank-kill", "mpirun-kill", "mpirun-term"])
+        ranks = []
+        deadline = time.time() + delay
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+            if not ranks:
+                ranks = children(proc.pid)
+        killed = proc.poll() is None
+        if killed:
+            ranks = ranks or children(proc.pid)
+            if how == "rank-kill" and ranks:
+                os.kill(rng.choice(ranks), signal.SIGKILL)
+            elif how == "mpirun-term":
+                proc.send_signal(signal.SIGTERM)
+            else:
+                how = "mpirun-kill"
+                proc.kill()
+            kills += 1
+            how_counts[how] = how_counts.get(how, 0) + 1
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            failures.append("mpirun did not exit 60 s after %s" % how)
+            proc.wait()
+        gone_by = time.time() + a.grace
+        while any(alive(p) for p in ranks) and time.time() < gone_by:
+            time.sleep(0.05)
+        left = [p for p in ranks if alive(p)]
+        if left:
+            late_exits += 1
+            failures.append("rank process(es) %s alive %.0f s after %s" %
+                            (left, a.grace, how))
+            for p in left:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+        out.seek(0)
+        text = out.read()
+        out.close()
+        lines = step_lines(text)
+        if before and lines:
+            resumes += 1  # A resume with step lines to compare.
+        if lines:
+            first = min(lines)
+            ok = first == resume_from + 1 and all(
+                lines[t] == reference[t] for t in lines)
+            if not ok:
+                failures.append(
+                    "start after step %d printed steps %s; differs from the "
+                    "reference at %s" % (resume_from, sorted(lines), [
+                        t for t in lines if lines[t] != reference.get(t)]))
+            elif before:
+                matched += 1
+        elif before and not killed:
+            failures.append("a resumed run printed no step:\n" + text)
+        if os.path.isdir(root):
+            partials_seen += sum(1 for d in os.listdir(root)
+                                 if ".partial-" in d)
+        if not killed:
+            if proc.returncode != 0:
+                failures.append("an unkilled run failed:\n" + text)
+            completed += 1
+            shutil.rmtree(root, ignore_errors=True)
+    print("kills: %d (%s), resumes checked: %d, resumes matched: %d, torn "
+          "checkpoints accepted: %d, ranks alive after the grace: %d, "
+          "completed runs: %d, staging dirs seen after kills: %d" %
+          (kills, ", ".join("%s %d" % kv for kv in sorted(how_counts.items())),
+           resumes, matched, torn, late_exits, completed, partials_seen))
+    for f in failures[:10]:
+        print("FAIL: " + f)
+    if kills < a.kills:
+        print("FAIL: only %d kills in %.0f s" % (kills, a.seconds))
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
