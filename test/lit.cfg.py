@@ -38,6 +38,19 @@ if shutil.which("mpirun"):
     config.available_features.add("mpi")
 if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
+# Mounting a small tmpfs (a full disk on demand): root, and a kernel that
+# lets this process mount. Probed once.
+if os.geteuid() == 0 and shutil.which("mount"):
+    import subprocess
+    import tempfile
+    probe = tempfile.mkdtemp(prefix="weft-lit-tmpfs-")
+    try:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                           probe], capture_output=True).returncode == 0:
+            subprocess.run(["umount", probe], capture_output=True)
+            config.available_features.add("tmpfs-mount")
+    finally:
+        os.rmdir(probe)
 try:
     import numpy  # noqa: F401
     config.available_features.add("numpy")

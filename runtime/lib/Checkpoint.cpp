@@ -400,16 +400,14 @@ void writeSynced(const std::string &path,
       writeAllToFd(fd, data, n, path);
       c = crc32(data, n, c);
     }
-    check(::fsync(fd) == 0, "'", npy::printable(path),
-          "': write failed: ", std::strerror(errno));
+    checkSys(::fsync(fd), "'", npy::printable(path), "': write failed: ");
     if (crc)
       *crc = c;
   } catch (...) {
     ::close(fd);
     throw;
   }
-  check(::close(fd) == 0, "'", npy::printable(path),
-        "': write failed: ", std::strerror(errno));
+  checkSys(::close(fd), "'", npy::printable(path), "': write failed: ");
 }
 
 /// Atomically exchanges two paths (renameat2 RENAME_EXCHANGE). False when
@@ -424,6 +422,19 @@ bool exchangePaths(const std::string &a, const std::string &b) {
   (void)b;
   return false;
 #endif
+}
+
+/// Removes a published checkpoint: renamed to a hidden name first (one
+/// step), so an interrupted removal never leaves a partial step-N.
+void retire(const std::string &dir) {
+  fs::path p(dir);
+  std::string hidden = (p.parent_path() / ("." + p.filename().string() +
+                                           ".deleting-" +
+                                           std::to_string(::getpid())))
+                           .string();
+  std::error_code ec;
+  if (::rename(dir.c_str(), hidden.c_str()) == 0)
+    fs::remove_all(hidden, ec);
 }
 
 } // namespace
@@ -588,12 +599,10 @@ std::string CheckpointWriter::publish(int keep) {
       // No atomic exchange here: move the old one aside first. A crash in
       // between leaves the older steps and the staging directory.
       std::string aside = staging_ + ".old";
-      check(::rename(target.c_str(), aside.c_str()) == 0,
-            "cannot replace checkpoint '", npy::printable(target),
-            "': ", std::strerror(errno));
-      check(::rename(staging_.c_str(), target.c_str()) == 0,
-            "cannot publish checkpoint '", npy::printable(target),
-            "': ", std::strerror(errno));
+      checkSys(::rename(target.c_str(), aside.c_str()),
+               "cannot replace checkpoint '", npy::printable(target), "': ");
+      checkSys(::rename(staging_.c_str(), target.c_str()),
+               "cannot publish checkpoint '", npy::printable(target), "': ");
       staging_ = aside;
     }
     published_ = true;
@@ -609,7 +618,7 @@ std::string CheckpointWriter::publish(int keep) {
         all.size() > static_cast<std::size_t>(keep) ? all.size() - keep : 0;
     for (std::size_t k = 0; k < all.size() && excess > 0; ++k)
       if (all[k].second != target) {
-        fs::remove_all(all[k].second, ec);
+        retire(all[k].second);
         --excess;
       }
   }
@@ -624,7 +633,8 @@ int removeStaleStaging(const std::string &root) {
   for (const fs::directory_entry &d : fs::directory_iterator(root, ec)) {
     std::string name = d.path().filename().string();
     if (name.rfind(".step-", 0) == 0 &&
-        name.find(".partial-") != std::string::npos)
+        (name.find(".partial-") != std::string::npos ||
+         name.find(".deleting-") != std::string::npos))
       stale.push_back(d.path());
   }
   for (const fs::path &p : stale)

@@ -3,6 +3,7 @@
 #include "weft/rt/MpiCommunicator.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiReduceScatter.h"
+#include "weft/rt/RankStatus.h"
 
 #include <chrono>
 #include <climits>
@@ -98,6 +99,30 @@ std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
                                   CommOp op, const GroupPlan *group) {
   return std::make_unique<MpiWork>(std::vector<MPI_Request>{request}, comm, op,
                                    group);
+}
+
+namespace {
+void waitWatched(MPI_Request req, const Communicator &comm) {
+  uint64_t seq = rankstatus::enter(CommOp::AllReduce);
+  rankstatus::setWaiting(seq, true);
+  makeMpiWork(req, comm, CommOp::AllReduce, nullptr)->wait();
+  rankstatus::setWaiting(seq, false);
+}
+} // namespace
+
+void watchedWorldAllreduce(const Communicator &comm, const void *send,
+                           void *recv, int count, MPI_Datatype type,
+                           MPI_Op op) {
+  MPI_Request req;
+  checkMpi(MPI_Iallreduce(send, recv, count, type, op, MPI_COMM_WORLD, &req),
+           "MPI_Iallreduce");
+  waitWatched(req, comm);
+}
+
+void watchedWorldBarrier(const Communicator &comm) {
+  MPI_Request req;
+  checkMpi(MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
+  waitWatched(req, comm);
 }
 
 std::unique_ptr<Work> startMpiGatherBytesToRoot(const Communicator &comm,

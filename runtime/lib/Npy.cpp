@@ -120,8 +120,7 @@ NpyHeader readHeaderFd(int fd, const std::string &path, int64_t fileSize) {
 
 int64_t fileSizeOf(int fd, const std::string &path) {
   struct stat st;
-  check(::fstat(fd, &st) == 0, "npy file '", path,
-        "': cannot stat: ", std::strerror(errno));
+  checkSys(::fstat(fd, &st), "npy file '", path, "': cannot stat: ");
   return static_cast<int64_t>(st.st_size);
 }
 
@@ -254,12 +253,12 @@ void writeFileAtomically(const std::string &path,
   check(fd >= 0, where, "cannot create: ", std::strerror(errno));
   try {
     write(fd);
-    check(::fsync(fd) == 0, where, "write failed: ", std::strerror(errno));
+    checkSys(::fsync(fd), where, "write failed: ");
     int rc = ::close(fd);
+    int err = errno;
     fd = -1;
-    check(rc == 0, where, "write failed: ", std::strerror(errno));
-    check(::rename(tmp.c_str(), path.c_str()) == 0, where,
-          "cannot replace: ", std::strerror(errno));
+    check(rc == 0, where, "write failed: ", std::strerror(err));
+    checkSys(::rename(tmp.c_str(), path.c_str()), where, "cannot replace: ");
   } catch (...) {
     if (fd >= 0)
       ::close(fd);

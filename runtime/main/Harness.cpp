@@ -13,8 +13,10 @@
 #include "Harness.h"
 
 #include "weft/rt/BackendRegistry.h"
+#include "weft/rt/Checkpoint.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
+#include "weft/rt/MpiCommunicator.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/Profiler.h"
 #include "weft/rt/RankStatus.h"
@@ -45,12 +47,20 @@ bool Harness::agree(bool ok, const char *phase) const {
 }
 
 bool Harness::agreeOn(bool ok, const std::string &message) const {
+  // Under the watchdog once the backend exists: a rank stalled in a save
+  // must not hang the others here.
+  auto allreduce = [&](int *in, int *out, MPI_Op op) {
+    if (be_)
+      watchedWorldAllreduce(be_->communicator(), in, out, 1, MPI_INT, op);
+    else
+      MPI_Allreduce(in, out, 1, MPI_INT, op, MPI_COMM_WORLD);
+  };
   int mine = ok ? size_ : rank_, first = size_;
   int failedHere = ok ? 0 : 1, failed = 0;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  allreduce(&mine, &first, MPI_MIN);
   if (first == size_)
     return true;
-  MPI_Allreduce(&failedHere, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  allreduce(&failedHere, &failed, MPI_SUM);
   // The lowest failing rank's message, to rank 0.
   std::string text = message;
   if (first != 0) {
@@ -141,8 +151,8 @@ void Harness::checkOutputDir(const std::string &dir, const char *option) {
   if (fs::exists(dir, ec)) {
     check(fs::is_directory(dir, ec), option, " '", dir,
           "' exists and is not a directory");
-    check(::access(dir.c_str(), W_OK | X_OK) == 0, option, " '", dir,
-          "' is not writable: ", std::strerror(errno));
+    checkSys(::access(dir.c_str(), W_OK | X_OK), option, " '", dir,
+             "' is not writable: ");
     return;
   }
   // Created when the run writes it; its nearest existing parent must allow
@@ -153,9 +163,8 @@ void Harness::checkOutputDir(const std::string &dir, const char *option) {
     parent = parent.parent_path();
   check(fs::is_directory(parent, ec), option, " '", dir,
         "' cannot be created: '", parent.string(), "' is not a directory");
-  check(::access(parent.c_str(), W_OK | X_OK) == 0, option, " '", dir,
-        "' cannot be created in '", parent.string(),
-        "': ", std::strerror(errno));
+  checkSys(::access(parent.c_str(), W_OK | X_OK), option, " '", dir,
+           "' cannot be created in '", parent.string(), "': ");
 }
 
 void Harness::checkOutputsSpareInputs(
@@ -292,6 +301,15 @@ int Harness::run(int argc, char **argv) {
   }
   if (!agreeOn(ok, message))
     return 1;
+  // --resume: rank 0 decides whether there is a checkpoint to resume from.
+  if (training && opts_.resume) {
+    int has = 0;
+    if (rank_ == 0)
+      has = !listCheckpoints(opts_.saveDir).empty();
+    MPI_Bcast(&has, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (has)
+      opts_.loadDir = opts_.saveDir;
+  }
   // The checkpoint first: its step is the run's first, and a torn or
   // damaged one is refused before any input is read.
   if (training && !opts_.loadDir.empty()) {
@@ -360,12 +378,12 @@ int Harness::run(int argc, char **argv) {
     if (opts_.profile)
       be_->setProfiler(&prof);
     for (int i = 0; i < opts_.iters; ++i) {
-      MPI_Barrier(MPI_COMM_WORLD);
+      watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
       info_.step(*ctx_);
       ctx_->finishAllPending();
       be_->synchronize();
-      MPI_Barrier(MPI_COMM_WORLD);
+      watchedWorldBarrier(be_->communicator());
       times.push_back(wallSeconds() - t0);
     }
     be_->setProfiler(nullptr);

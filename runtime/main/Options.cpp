@@ -142,6 +142,9 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.saveDir = takeDirectory();
     } else if (name == "--load") {
       o.loadDir = takeDirectory();
+    } else if (name == "--resume") {
+      o.saveDir = takeDirectory();
+      o.resume = true;
     } else if (name == "--save-every") {
       takeValue();
       o.saveEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
@@ -160,7 +163,8 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
   }
   static const char *const trainingOnly[] = {
       "--steps", "--lr", "--lr-schedule", "--warmup-steps",
-      "--save",  "--load", "--log-every", "--save-every", "--keep"};
+      "--save",  "--load", "--log-every", "--save-every", "--keep",
+      "--resume"};
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
   for (const std::string &g : o.given) {
@@ -171,6 +175,12 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       check(!training || g != f, "option ", g, ": program '", info.name,
             "' is a training step; use --steps N");
   }
+  auto given = [&](const char *opt) {
+    return std::find(o.given.begin(), o.given.end(), opt) != o.given.end();
+  };
+  check(!o.resume || (!given("--save") && !given("--load")),
+        "option --resume DIR is --save DIR plus --load DIR when DIR holds a "
+        "checkpoint; it takes no --save or --load");
   bool saves = !o.saveDir.empty();
   for (const char *needsSave : {"--save-every", "--keep"})
     check(saves || std::find(o.given.begin(), o.given.end(), needsSave) ==
@@ -299,6 +309,10 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
        << "                           last step (each published whole, with "
           "a manifest)\n"
        << "  --save-every K           also after every step divisible by K\n"
+       << "  --resume DIR             --save DIR, resuming from its newest "
+          "checkpoint if it has\n"
+       << "                           one (a restartable job's command "
+          "line)\n"
        << "  --keep N                 keep only the newest N checkpoints "
           "under DIR\n"
        << "  --log-every K            print every K-th step's line (default "

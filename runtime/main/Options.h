@@ -58,6 +58,10 @@ struct HarnessOptions {
   int saveEvery = 0;
   /// --keep N: keep the newest N checkpoints under --save (0: all).
   int keep = 0;
+  /// --resume DIR: --save DIR, and --load DIR when DIR holds a checkpoint
+  /// (a restartable job's one command line; the parameters' --input files
+  /// are then not read).
+  bool resume = false;
   /// Print the loss line every this many steps (and at the last).
   int logEvery = 1;
   /// Which options were given, for the errors of options that do not fit

@@ -21,6 +21,7 @@
 #include "weft/rt/Checkpoint.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
+#include "weft/rt/MpiCommunicator.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/Profiler.h"
 #include "weft/rt/RankStatus.h"
@@ -107,7 +108,8 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
     return be_->zeros(t.dtype, block);
   case TensorRole::Param:
     if (!opts_.loadDir.empty()) {
-      check(file.empty(), "parameter '", t.name,
+      // --resume reads the --input files only on a fresh start.
+      check(file.empty() || opts_.resume, "parameter '", t.name,
             "' is given by both --input and --load");
       return readBlock(join(loadedDir_, t.name));
     }
@@ -273,6 +275,9 @@ void Harness::openCheckpoint() {
         "; the manifest records ", m.step);
   startStep_ = m.step;
   loadedDir_ = dir;
+  if (rank_ == 0 && opts_.resume)
+    std::cout << "resuming from " << dir << " (step " << m.step << ")\n"
+              << std::flush;
   check(startStep_ + opts_.steps <= std::numeric_limits<int32_t>::max(),
         "the step count would pass 2^31");
 }
@@ -344,8 +349,8 @@ std::string Harness::nonFiniteData(int64_t t) {
       bad[i] = !std::isfinite(v);
     }
   }
-  MPI_Allreduce(bad.data(), anyBad.data(), static_cast<int>(bad.size()),
-                MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  watchedWorldAllreduce(be_->communicator(), bad.data(), anyBad.data(),
+                        static_cast<int>(bad.size()), MPI_INT, MPI_MAX);
   std::string what;
   for (std::size_t i = 0; i < info_.inputs.size(); ++i) {
     if (!anyBad[i])
@@ -409,7 +414,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       setStepInputs(t);
       if (opts_.profile && t == first + 1)
         be_->setProfiler(&prof); // The first step warms the buffer pool.
-      MPI_Barrier(MPI_COMM_WORLD);
+      watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
       ctx_->clearOutputs();
       info_.step(*ctx_);
@@ -439,7 +444,8 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       // (a replicated loss is computed on every rank; they need not
       // round alike, and one rank leaving alone would hang the others).
       int bad = lossIndex >= 0 && !std::isfinite(loss) ? 1 : 0, anyBad = 0;
-      MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      watchedWorldAllreduce(be_->communicator(), &bad, &anyBad, 1, MPI_INT,
+                            MPI_MAX);
       if (anyBad) {
         std::string data = nonFiniteData(t);
         if (rank_ == 0)

@@ -214,7 +214,11 @@ TEST(Checkpoint, StaleStagingIsRemoved) {
   writeStep(root, 1);
   fs::create_directories(root + "/.step-00000002.partial-12345");
   std::ofstream(root + "/.step-00000002.partial-12345/w.npy") << "torn";
-  EXPECT_EQ(removeStaleStaging(root), 1);
+  // A pruned checkpoint whose removal was interrupted: renamed away first,
+  // so it is hidden too.
+  fs::create_directories(root + "/.step-00000000.deleting-12345");
+  EXPECT_EQ(listCheckpoints(root).size(), 1u);
+  EXPECT_EQ(removeStaleStaging(root), 2);
   EXPECT_EQ(listCheckpoints(root).size(), 1u);
   EXPECT_FALSE(fs::exists(root + "/.step-00000002.partial-12345"));
 }

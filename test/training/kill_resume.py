@@ -3,8 +3,8 @@
 
 A reference run trains STEPS steps uninterrupted and records each step's
 loss line. Then a restartable job is started again and again on one
-checkpoint root (--save ROOT --save-every 1 --keep 3, and --load ROOT once
-the root holds a checkpoint), each time killed after a random delay (while
+checkpoint root (--resume ROOT --save-every 1 --keep 3: the same command
+line every time, loading ROOT's newest checkpoint once it has one), each time killed after a random delay (while
 it trains or while it saves) in one of three ways: SIGKILL to a random rank,
 SIGKILL to mpirun, SIGTERM to mpirun. After each kill:
 
@@ -125,6 +125,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=300,
                     help="stop starting new kills after this long")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--min-resumes", type=int, default=1,
+                    help="fail with fewer resumes checked against the "
+                    "reference")
     ap.add_argument("--grace", type=float, default=10,
                     help="seconds every rank has to exit after a kill")
     ap.add_argument("--work", required=True)
@@ -141,20 +144,30 @@ def main():
     os.makedirs(a.work)
     failures = []
 
-    # The reference: every step uninterrupted, saving as the job does.
-    t0 = time.time()
-    ref = subprocess.run(mpirun + extra + [
+    # The reference: every step uninterrupted, saving as the job does; the
+    # arrival times of its step lines give the length of a step with its
+    # checkpoint.
+    ref = subprocess.Popen(mpirun + extra + [
         "--steps", str(a.steps), "--save", os.path.join(a.work, "ref"),
-        "--save-every", "1"], env=env, capture_output=True, text=True,
-        timeout=300)
-    ref_seconds = time.time() - t0
-    if ref.returncode != 0:
-        sys.exit("reference run failed:\n" + ref.stderr)
-    reference = step_lines(ref.stdout)
+        "--save-every", "1"], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    arrivals, ref_out = [], []
+    for line in ref.stdout:
+        ref_out.append(line)
+        if STEP_LINE.match(line):
+            arrivals.append(time.time())
+    ref_err = ref.stderr.read()
+    if ref.wait() != 0:
+        sys.exit("reference run failed:\n" + ref_err)
+    reference = step_lines("".join(ref_out))
     if sorted(reference) != list(range(1, a.steps + 1)):
         sys.exit("reference run printed steps %s" % sorted(reference))
+    gaps = sorted(b - c for b, c in zip(arrivals[1:], arrivals))
+    step_seconds = max(0.01, gaps[len(gaps) // 2])
 
     root = os.path.join(a.work, "ck")
+    print("reference: %d steps, %.3f s per step with its checkpoint" %
+          (a.steps, step_seconds), flush=True)
     kills = resumes = matched = torn = completed = late_exits = 0
     partials_seen = 0
     how_counts = {}
@@ -167,31 +180,46 @@ def main():
                 torn += 1
                 failures.append("published checkpoint torn: " + problem)
         resume_from = before[-1] if before else 0
-        args = extra + ["--save", root, "--save-every", "1", "--keep", "3",
+        if resume_from >= a.steps:
+            # Killed after its last checkpoint: the job is done.
+            completed += 1
+            shutil.rmtree(root, ignore_errors=True)
+            continue
+        args = extra + ["--resume", root, "--save-every", "1", "--keep", "3",
                         "--steps", str(a.steps - resume_from)]
-        if before:
-            args += ["--load", root]
         out = open(os.path.join(a.work, "run.log"), "w+")
         proc = subprocess.Popen(mpirun + args, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, text=True)
-        # A random point of the run: it takes about ref_seconds in all.
-        delay = rng.uniform(0.05, max(0.1, ref_seconds))
+        # A random point of the run: after a random number of its steps
+        # have printed, a random fraction of a step (with its save) later.
+        target = rng.randrange(0, a.steps - resume_from)
         how = rng.choice(["rank-kill", "mpirun-kill", "mpirun-term"])
         ranks = []
-        deadline = time.time() + delay
-        while time.time() < deadline and proc.poll() is None:
-            time.sleep(0.01)
+        give_up = time.time() + 120
+        while proc.poll() is None and time.time() < give_up:
+            time.sleep(0.005)
             if not ranks:
                 ranks = children(proc.pid)
+            out.flush()
+            with open(out.name) as f:
+                if len(step_lines(f.read())) >= target:
+                    break
+        deadline = time.time() + rng.uniform(0, step_seconds)
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.002)
         killed = proc.poll() is None
         if killed:
             ranks = ranks or children(proc.pid)
-            if how == "rank-kill" and ranks:
-                os.kill(rng.choice(ranks), signal.SIGKILL)
-            elif how == "mpirun-term":
-                proc.send_signal(signal.SIGTERM)
-            else:
-                how = "mpirun-kill"
+            try:
+                if how == "rank-kill" and ranks:
+                    os.kill(rng.choice(ranks), signal.SIGKILL)
+                elif how == "mpirun-term":
+                    proc.send_signal(signal.SIGTERM)
+                else:
+                    how = "mpirun-kill"
+                    proc.kill()
+            except ProcessLookupError:
+                how = "mpirun-kill"  # The rank had just exited.
                 proc.kill()
             kills += 1
             how_counts[how] = how_counts.get(how, 0) + 1
@@ -239,6 +267,7 @@ def main():
         if not killed:
             if proc.returncode != 0:
                 failures.append("an unkilled run failed:\n" + text)
+                break
             completed += 1
             shutil.rmtree(root, ignore_errors=True)
     print("kills: %d (%s), resumes checked: %d, resumes matched: %d, torn "
@@ -250,6 +279,9 @@ def main():
         print("FAIL: " + f)
     if kills < a.kills:
         print("FAIL: only %d kills in %.0f s" % (kills, a.seconds))
+        return 1
+    if resumes < a.min_resumes:
+        print("FAIL: only %d resume(s) checked" % resumes)
         return 1
     return 1 if failures else 0
 

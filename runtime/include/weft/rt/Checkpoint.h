@@ -104,7 +104,8 @@ public:
   void add(const std::string &name, const std::string &role, DType dtype,
            const Shape &shape, const void *data);
   /// Publishes, then removes the oldest checkpoints beyond the newest
-  /// `keep` (0: keep all). Returns the published directory.
+  /// `keep` (0: keep all; each renamed away before it is removed). Returns
+  /// the published directory.
   std::string publish(int keep);
 
 private:
@@ -113,8 +114,10 @@ private:
   bool published_ = false;
 };
 
-/// Removes staging directories that an interrupted writer left under
-/// `root` (.step-*.partial-*). Returns how many it removed.
+/// Removes what an interrupted writer left under `root`: staging
+/// directories (.step-*.partial-*) and checkpoints it was removing
+/// (.step-*.deleting-*, renamed away before removal so that no step-N is
+/// ever partial). Returns how many it removed.
 int removeStaleStaging(const std::string &root);
 
 } // namespace weft::rt

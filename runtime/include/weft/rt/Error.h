@@ -10,6 +10,8 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -40,6 +42,17 @@ template <typename... Args> [[noreturn]] void fail(Args &&...args) {
 template <typename... Args> void check(bool cond, Args &&...args) {
   if (!cond)
     fail(std::forward<Args>(args)...);
+}
+
+/// For a system call that returns 0 on success (fsync, rename, close):
+/// fails with `args` followed by errno's message. errno is read here, after
+/// the call (an argument list's evaluation order is unspecified, so
+/// `check(::f() == 0, ..., std::strerror(errno))` may read it before).
+template <typename... Args> void checkSys(int rc, Args &&...args) {
+  if (rc == 0)
+    return;
+  int err = errno;
+  fail(std::forward<Args>(args)..., std::strerror(err));
 }
 
 } // namespace weft::rt

@@ -67,6 +67,16 @@ private:
 std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
                                   CommOp op, const GroupPlan *group);
 
+/// MPI_Iallreduce over the world of the harness's small agreements (a
+/// status flag, a step's finite-loss check), waited for under `comm`'s
+/// watchdog and entered on the status board (RankStatus.h), like the
+/// program's collectives: a stalled rank ends the job with a message naming
+/// it instead of hanging the others. Nothing of `comm` may be in flight.
+void watchedWorldAllreduce(const Communicator &comm, const void *send,
+                           void *recv, int count, MPI_Datatype type, MPI_Op op);
+/// The same for a barrier.
+void watchedWorldBarrier(const Communicator &comm);
+
 /// MPI_Igather of `bytes` host bytes from every world rank to rank 0, as
 /// Work of `comm` (shared by the communicators of every backend: outputs
 /// are gathered from host memory).
