@@ -34,7 +34,8 @@ std::string axesStr(const Mesh &mesh, const AxisList &axes) {
 /// A blocking collective as the status board (RankStatus.h) sees it:
 /// entered, and waited in until the scope ends.
 struct WaitingIn {
-  explicit WaitingIn(CommOp op) : seq(rankstatus::enter(op)) {
+  WaitingIn(CommOp op, const std::string &where)
+      : seq(rankstatus::enter(op, where)) {
     rankstatus::setWaiting(seq, true);
   }
   ~WaitingIn() { rankstatus::setWaiting(seq, false); }
@@ -653,7 +654,7 @@ void Backend::allReduce(const Tensor &in, Tensor &out, const AxisList &axes,
   if (g.size == 1) {
     copyThrough(in, out);
   } else {
-    WaitingIn w(CommOp::AllReduce);
+    WaitingIn w(CommOp::AllReduce, axesStr(mesh_, axes));
     communicator().allReduce(in.data, out.data, in.numElements(), in.dtype,
                              kind, g);
   }
@@ -679,7 +680,7 @@ void Backend::allGather(const Tensor &in, Tensor &out, int dim,
   } else {
     void *recv =
         p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
-    WaitingIn w(CommOp::AllGather);
+    WaitingIn w(CommOp::AllGather, axesStr(mesh_, axes));
     communicator().allGather(in.data, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
@@ -706,7 +707,7 @@ void Backend::reduceScatter(const Tensor &in, Tensor &out, int dim,
     copyThrough(in, out);
   } else {
     const void *send = packedInput(p, in);
-    WaitingIn w(CommOp::ReduceScatter);
+    WaitingIn w(CommOp::ReduceScatter, axesStr(mesh_, axes));
     communicator().reduceScatter(send, out.data, p.chunkElements, in.dtype,
                                  kind, g);
   }
@@ -734,7 +735,7 @@ void Backend::allToAll(const Tensor &in, Tensor &out, int splitDim,
     const void *send = packedInput(p, in);
     void *recv =
         p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes()) : out.data;
-    WaitingIn w(CommOp::AllToAll);
+    WaitingIn w(CommOp::AllToAll, axesStr(mesh_, axes));
     communicator().allToAll(send, recv, p.chunkElements, in.dtype, g);
     if (p.unpackOutput)
       copyStrided(p.unpack, in.dtype, recv, out.data);
@@ -816,7 +817,7 @@ Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
   if (g.size == 1) {
     copyThrough(in, out);
   } else {
-    p->seq = rankstatus::enter(CommOp::AllReduce);
+    p->seq = rankstatus::enter(CommOp::AllReduce, axesStr(mesh_, axes));
     p->work = communicator().startAllReduce(in.data, out.data,
                                             in.numElements(), in.dtype, kind,
                                             g);
@@ -845,7 +846,7 @@ Backend::startAllGather(const Tensor &in, Tensor &out, int dim,
     return p;
   }
   void *recv = receiveBuffer(*p, cp);
-  p->seq = rankstatus::enter(CommOp::AllGather);
+  p->seq = rankstatus::enter(CommOp::AllGather, axesStr(mesh_, axes));
   p->work = communicator().startAllGather(in.data, recv, cp.chunkElements,
                                           in.dtype, g);
   return p;
@@ -875,7 +876,7 @@ Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
   }
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
-  p->seq = rankstatus::enter(CommOp::ReduceScatter);
+  p->seq = rankstatus::enter(CommOp::ReduceScatter, axesStr(mesh_, axes));
   p->work = communicator().startReduceScatter(send.data, out.data,
                                               cp.chunkElements, in.dtype, kind,
                                               g);
@@ -907,7 +908,7 @@ Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
   void *recv = receiveBuffer(*p, cp);
-  p->seq = rankstatus::enter(CommOp::AllToAll);
+  p->seq = rankstatus::enter(CommOp::AllToAll, axesStr(mesh_, axes));
   p->work = communicator().startAllToAll(send.data, recv, cp.chunkElements,
                                          in.dtype, g);
   return p;
@@ -950,7 +951,7 @@ Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
     std::vector<char> all;
     if (rank_ == 0)
       all.resize(checkedBytes(static_cast<std::size_t>(n), host.bytes()));
-    WaitingIn w(CommOp::GatherToRoot);
+    WaitingIn w(CommOp::GatherToRoot, "the world");
     communicator().gatherBytesToRoot(host.data, all.data(), host.bytes());
     if (rank_ == 0) {
       result = hostTensor(local.dtype, globalShape);

@@ -48,11 +48,19 @@ void Communicator::agreeOnTimeout() {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
-  int mine = timeoutSeconds_ > 0 ? 1 : 0, any = mine;
-  if (init && !fin)
-    checkMpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+  // [a rank without a timeout or with a watchdog thread, a rank with a
+  // timeout]: blocking forms are safe when no rank has a timeout, or when
+  // every rank's timeout is enforced by its watchdog thread.
+  int mine[2] = {timeoutSeconds_ == 0 || rankstatus::watchdogRunning() ? 1 : 0,
+                 timeoutSeconds_ > 0 ? 1 : 0};
+  int all[2] = {mine[0], mine[1]};
+  if (init && !fin) {
+    int minMax[2] = {mine[0], -mine[1]};
+    checkMpi(MPI_Allreduce(minMax, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
              "MPI_Allreduce");
-  blockingAgreed_ = any == 0;
+    all[1] = -all[1];
+  }
+  blockingAgreed_ = all[1] == 0 || all[0] == 1;
 }
 
 std::string Communicator::timeoutMessage(CommOp op,

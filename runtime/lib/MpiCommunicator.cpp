@@ -103,7 +103,7 @@ std::unique_ptr<Work> makeMpiWork(MPI_Request request, const Communicator &comm,
 
 namespace {
 void waitWatched(MPI_Request req, const Communicator &comm) {
-  uint64_t seq = rankstatus::enter(CommOp::AllReduce);
+  uint64_t seq = rankstatus::enter(CommOp::AllReduce, "the world");
   rankstatus::setWaiting(seq, true);
   makeMpiWork(req, comm, CommOp::AllReduce, nullptr)->wait();
   rankstatus::setWaiting(seq, false);
@@ -211,7 +211,10 @@ std::unique_ptr<Work> MpiCommunicator::startAllToAll(const void *send,
 }
 
 bool MpiCommunicator::useBlocking() const {
-  return blockingAgreed() && timeout() == 0;
+  // With a timeout, the blocking forms too once every rank's watchdog
+  // thread enforces it (RankStatus.h): the agreement made the same choice
+  // on every rank.
+  return blockingAgreed();
 }
 
 void MpiCommunicator::allReduce(const void *send, void *recv, int64_t n,

@@ -5,7 +5,10 @@
 #include "weft/rt/Communicator.h"
 #include "weft/rt/MpiComm.h"
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -126,7 +129,19 @@ void open() {
   touch(s);
 }
 
-uint64_t enter(CommOp op) {
+namespace {
+/// What the current collective runs over, for the watchdog's message
+/// (process-local; the board holds numbers only).
+std::mutex whereMutex;
+std::string whereText;
+std::atomic<bool> watchdogStarted{false};
+} // namespace
+
+uint64_t enter(CommOp op, const std::string &where) {
+  {
+    std::lock_guard<std::mutex> lock(whereMutex);
+    whereText = where;
+  }
   Slot &s = mine();
   s.op.store(static_cast<int64_t>(op), std::memory_order_relaxed);
   touch(s);
@@ -197,5 +212,59 @@ bool launcherGone() {
   Board &b = board();
   return b.parent != 0 && ::getppid() != b.parent;
 }
+
+namespace {
+[[noreturn]] void endProcess(const std::string &line) {
+  std::string msg = line + "\n";
+  std::fwrite(msg.data(), 1, msg.size(), stderr);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+void watch(double seconds) {
+  auto period = std::chrono::duration<double>(std::min(1.0, seconds / 4));
+  int64_t limitNs = static_cast<int64_t>(seconds * 1e9);
+  Board &b = board();
+  for (;;) {
+    std::this_thread::sleep_for(period);
+    if (launcherGone())
+      endProcess("weft: error: rank " + std::to_string(b.rank) +
+                 ": the launcher (mpirun) is gone; exiting");
+    Slot &s = mine();
+    uint64_t seq = s.waiting.load(std::memory_order_relaxed);
+    if (!seq)
+      continue;
+    int64_t waited = nowNs() - s.sinceNs.load(std::memory_order_relaxed);
+    if (waited < limitNs || s.waiting.load(std::memory_order_relaxed) != seq)
+      continue;
+    std::string where;
+    {
+      std::lock_guard<std::mutex> lock(whereMutex);
+      where = whereText;
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%g", seconds);
+    std::string msg =
+        "weft: error: rank " + std::to_string(b.rank) + ": collective " +
+        commOpName(static_cast<CommOp>(s.op.load(std::memory_order_relaxed))) +
+        (where.empty() ? "" : " over " + where) + " (collective #" +
+        std::to_string(seq);
+    if (int64_t st = s.step.load(std::memory_order_relaxed))
+      msg += ", step " + std::to_string(st);
+    msg += std::string(") did not complete within ") + secs + " s";
+    std::string missing = laggards(seq, {});
+    msg += missing.empty() ? "; every rank entered it" : "; not arrived: " + missing;
+    endProcess(msg + "; aborting");
+  }
+}
+} // namespace
+
+void startWatchdog(double seconds) {
+  if (!(seconds > 0) || watchdogStarted.exchange(true))
+    return;
+  std::thread(watch, seconds).detach();
+}
+
+bool watchdogRunning() { return watchdogStarted.load(); }
 
 } // namespace weft::rt::rankstatus

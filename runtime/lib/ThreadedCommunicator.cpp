@@ -1,6 +1,7 @@
 //===- ThreadedCommunicator.cpp - Collectives progressed on a thread ------===//
 
 #include "weft/rt/ThreadedCommunicator.h"
+#include "weft/rt/RankStatus.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
 
@@ -264,8 +265,9 @@ void ThreadedCommunicator::runBlocking(CommOp op, const GroupPlan *group,
   {
     std::unique_lock<std::mutex> mpi(mpi_);
     std::unique_lock<std::mutex> lock(mutex_);
-    // With a timeout the wait must be able to give up: on the thread.
-    if (inFlight_ == 0 && timeout() == 0) {
+    // With a timeout the wait must be able to give up: on the thread,
+    // unless the watchdog thread enforces it (RankStatus.h).
+    if (inFlight_ == 0 && (timeout() == 0 || rankstatus::watchdogRunning())) {
       // Nothing queued or in flight: the thread is idle and cannot enter
       // MPI while we hold mpi_. Run the inner blocking form here.
       lock.unlock();

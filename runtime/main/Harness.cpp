@@ -334,8 +334,9 @@ int Harness::run(int argc, char **argv) {
   // Every rank is here: agree whether any has a collective timeout (none:
   // the blocking collectives may use MPI's blocking calls, Communicator.h),
   // and open the status board the watchdog reports from (RankStatus.h).
-  be_->communicator().agreeOnTimeout();
   rankstatus::open();
+  rankstatus::startWatchdog(be_->communicator().timeout());
+  be_->communicator().agreeOnTimeout();
   // The output directories are checked now and created when written: a
   // failed run leaves no empty directory behind.
   try {

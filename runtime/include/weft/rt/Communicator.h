@@ -155,11 +155,12 @@ public:
   virtual void setTimeout(double seconds, CommTimeoutHandler handler = nullptr);
   double timeout() const { return timeoutSeconds_; }
   /// Collective over the world (every rank must call it, after
-  /// setTimeout): records whether no rank has a timeout, which lets the
-  /// blocking forms use the library's blocking collectives. The program
-  /// harness calls it once every rank loaded its inputs.
+  /// setTimeout): records whether no rank has a timeout, or every rank's
+  /// timeout is enforced by its watchdog thread (rankstatus::startWatchdog),
+  /// which lets the blocking forms use the library's blocking collectives.
+  /// The program harness calls it once every rank loaded its inputs.
   virtual void agreeOnTimeout();
-  /// True when agreeOnTimeout() found no timeout on any rank.
+  /// True when agreeOnTimeout() allowed the blocking forms.
   bool blockingAgreed() const { return blockingAgreed_; }
 
   const Mesh &mesh() const { return mesh_; }

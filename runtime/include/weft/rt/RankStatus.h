@@ -35,9 +35,9 @@ namespace rankstatus {
 /// no-op without MPI, and harmless when shared memory is unavailable (the
 /// report then says so).
 void open();
-/// Enters the next collective (`op`); returns its sequence number (1, 2,
-/// ...).
-uint64_t enter(CommOp op);
+/// Enters the next collective (`op`, over `where`: "{data}", "the world");
+/// returns its sequence number (1, 2, ...).
+uint64_t enter(CommOp op, const std::string &where = "");
 /// The step the rank is in (0: before the first).
 void setStep(int64_t step);
 int64_t step();
@@ -55,6 +55,18 @@ std::string laggards(uint64_t seq, const std::vector<int64_t> &members);
 /// True when this process's parent (mpirun or its daemon) has gone: the
 /// job was killed around us. Recorded at open().
 bool launcherGone();
+
+/// Starts the watchdog thread (once; `seconds` > 0): every
+/// min(1 s, seconds / 4) it checks whether this rank has waited in one
+/// collective longer than `seconds`, and whether its launcher is gone. On
+/// either it prints one line naming the collective, the step and the ranks
+/// that did not arrive (laggards()) and ends the process with exit 1
+/// (_exit: no MPI call from this thread; mpirun then ends the job). Like
+/// NCCL's and PyTorch's watchdogs, it lets the waiting thread stay in the
+/// library's blocking call, which is faster than a test loop.
+void startWatchdog(double seconds);
+/// True when startWatchdog ran in this process.
+bool watchdogRunning();
 
 } // namespace rankstatus
 } // namespace weft::rt
