@@ -225,10 +225,15 @@ LogicalResult Padder::sizeClasses() {
     int64_t n = type.getDimSize(s.second);
     auto [it, inserted] = size.try_emplace(leader, n);
     if (!inserted && it->second != n) {
-      Operation *at = s.first.getDefiningOp() ? s.first.getDefiningOp()
-                                              : func.getOperation();
-      return at->emitOpError()
-             << "dimension " << s.second << " has size " << n
+      // At the value (an argument's location, not the whole function).
+      if (Operation *op = s.first.getDefiningOp())
+        return op->emitOpError()
+               << "dimension " << s.second << " has size " << n
+               << ", but a letter ties it to a dimension of size "
+               << it->second;
+      return emitError(s.first.getLoc())
+             << "dimension " << s.second << " of argument #"
+             << cast<BlockArgument>(s.first).getArgNumber() << " has size " << n
              << ", but a letter ties it to a dimension of size " << it->second;
     }
     ShardingAttr sharding = getSharding(type);
@@ -508,9 +513,14 @@ LogicalResult Padder::run() {
     if (!changed)
       return success();
     if (!boundedProduct(shape, kMaxElements)) {
-      Operation *at = v.getDefiningOp() ? v.getDefiningOp() : func.getOperation();
-      return at->emitOpError() << "padding " << t << " to its axes exceeds "
-                               << kMaxElements << " elements";
+      // At the value (an argument's location, not the whole function).
+      if (Operation *op = v.getDefiningOp())
+        return op->emitOpError() << "padding " << t << " to its axes exceeds "
+                                 << kMaxElements << " elements";
+      return emitError(v.getLoc())
+             << "padding argument #" << cast<BlockArgument>(v).getArgNumber()
+             << " " << t << " to its axes exceeds " << kMaxElements
+             << " elements";
     }
     logical[v] = SmallVector<int64_t>(t.getShape());
     v.setType(RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));
