@@ -50,8 +50,20 @@ std::string mlir::weft::interp::indexToString(int64_t flat,
   return s + "]";
 }
 
+AllocationFailure::AllocationFailure(int64_t bytes, ArrayRef<int64_t> shape)
+    : bytes(bytes), message("cannot allocate " + std::to_string(bytes) +
+                            " bytes for a tensor of shape " +
+                            shapeToString(shape) + " (out of memory)") {}
+
 Tensor::Tensor(ArrayRef<int64_t> shape, double fill)
-    : shape(shape.begin(), shape.end()), data(numElements(shape), fill) {}
+    : shape(shape.begin(), shape.end()) {
+  int64_t n = numElements(shape); // < 2^48: n * 8 does not overflow.
+  try {
+    data.assign(n, fill);
+  } catch (const std::bad_alloc &) {
+    throw AllocationFailure(n * int64_t(sizeof(double)), shape);
+  }
+}
 
 /// Calls `fn(srcOffset, dstOffset)` for every element of a box of `sizes`
 /// placed at `offsets` inside a tensor of shape `outer`, where the box itself

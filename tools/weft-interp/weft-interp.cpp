@@ -36,6 +36,7 @@
 
 #include <cmath>
 #include <map>
+#include <new>
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -506,8 +507,29 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
   return matching == expected->size() ? 0 : 1;
 }
 
+/// Runs `evaluate`, turning a failed allocation into an error: a value
+/// larger than the memory left (with --max-elements raised past it) is
+/// reported with its size, exit status 1, instead of an abort.
+static int reportingOutOfMemory(llvm::function_ref<int()> evaluate) {
+  try {
+    return evaluate();
+  } catch (const AllocationFailure &e) {
+    return toolError(Twine(e.what()) + "; --max-elements is " +
+                     Twine(int64_t(maxElements)) +
+                     ": lower it, or free memory");
+  } catch (const std::bad_alloc &) {
+    return toolError("out of memory; --max-elements is " +
+                     Twine(int64_t(maxElements)) +
+                     ": lower it, or free memory");
+  }
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // InitLLVM makes a failed operator new abort ("LLVM ERROR: out of
+  // memory"); the default one throws std::bad_alloc, which the evaluation
+  // reports as an error (reportingOutOfMemory).
+  std::set_new_handler(nullptr);
   mlir::weft::registerDebugOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
@@ -544,7 +566,7 @@ int main(int argc, char **argv) {
   if (!func)
     return 1;
   if (compareFile.empty())
-    return runSingle(func);
+    return reportingOutOfMemory([&] { return runSingle(func); });
 
   if (hasGlobalTypes(func))
     return toolError("'" + inputFile +
@@ -568,7 +590,7 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      if (runCompare(global, local) != 0)
+      if (reportingOutOfMemory([&] { return runCompare(global, local); }) != 0)
         ++failures;
     }
     llvm::outs() << "compare-all: " << total - failures << " of " << total
@@ -579,5 +601,5 @@ int main(int argc, char **argv) {
       selectFunction(*localModule, localFuncName, "local-func");
   if (!local)
     return 1;
-  return runCompare(func, local);
+  return reportingOutOfMemory([&] { return runCompare(func, local); });
 }

@@ -43,8 +43,9 @@ void localizeTrivially(mlir::ModuleOp module);
 mlir::LogicalResult resizeMesh(mlir::ModuleOp module, llvm::StringRef spec);
 
 /// Checks, before anything is compiled, that weftc may write `path` (the
-/// output named `what`, e.g. "-o"): it is not the input file (weftc never
-/// overwrites its source), not a directory, and its directory exists and is
+/// output named `what`, e.g. "-o"): it is not the input file, nor the file
+/// standard input is open on when `input` is "-" (weftc never overwrites
+/// its source), not a directory, and its directory exists and is
 /// writable (as is the file, if it exists). Prints the error and fails
 /// otherwise.
 mlir::LogicalResult checkOutputPath(llvm::StringRef path, llvm::StringRef what,

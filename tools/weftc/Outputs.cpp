@@ -21,6 +21,16 @@ LogicalResult checkOutputPath(StringRef path, StringRef what,
   bool same = false;
   if (input != "-" && !fs::equivalent(path, input, same) && same)
     return fail("is the input file; weftc never overwrites its source");
+  // Read from standard input, the source has no path to compare: compare
+  // the file identity (device and inode) of what stdin is open on
+  // (`weftc - -o a.mlir < a.mlir`). A pipe or a terminal is no file -o
+  // could name.
+  fs::file_status in, out;
+  if (input == "-" && path != "-" && !fs::status(/*FD=*/0, in) &&
+      in.type() == fs::file_type::regular_file && !fs::status(path, out) &&
+      fs::equivalent(in, out))
+    return fail("is the file standard input reads the program from; weftc "
+                "never overwrites its source");
   if (path == "-")
     return success(); // stdout
   if (fs::is_directory(path))

@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <new>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,21 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 std::string shapeToString(ArrayRef<int64_t> shape);
 /// "[1, 0, 3]": the coordinates of row-major index `flat` in `shape`.
 std::string indexToString(int64_t flat, ArrayRef<int64_t> shape);
+
+/// Thrown by Tensor's constructor when the storage of a tensor cannot be
+/// allocated. weft-interp lets operator new throw (llvm::InitLLVM installs
+/// a handler that aborts with "LLVM ERROR: out of memory" instead) and
+/// reports this as an error naming the size.
+class AllocationFailure : public std::bad_alloc {
+public:
+  AllocationFailure(int64_t bytes, ArrayRef<int64_t> shape);
+  const char *what() const noexcept override { return message.c_str(); }
+  int64_t getBytes() const { return bytes; }
+
+private:
+  int64_t bytes;
+  std::string message;
+};
 
 /// A dense row-major tensor of doubles with a static shape.
 class Tensor {

@@ -13,7 +13,7 @@ func.func @unpropagated(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 weft.mesh @mesh ["model" = 4]
 // Annotated but not propagated: an unannotated argument.
-// expected-error@+1 {{'func.func' op argument #1 has no #weft.sharding: run --weft-propagate before --weft-partition}}
+// expected-error@+1 {{argument #1 of @half has no #weft.sharding: run --weft-propagate before --weft-partition}}
 func.func @half(%x: tensor<8xf32, #weft.sharding<@mesh, [{"model"}]>>, %y: tensor<8xf32>) {
   return
 }
@@ -86,7 +86,7 @@ func.func @mlp(
 
 // An uneven split reaches the partitioner only without --weft-pad-uneven.
 weft.mesh @mesh ["model" = 4]
-// expected-error@+1 {{'func.func' op dimension #0 of argument #0 has size 10, which is not divisible by 4 (the product of axes "model"): run --weft-pad-uneven before --weft-partition (weftc does)}}
+// expected-error@+1 {{dimension #0 of argument #0 of @uneven has size 10, which is not divisible by 4 (the product of axes "model"): run --weft-pad-uneven before --weft-partition (weftc does)}}
 func.func @uneven(%x: tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>) -> tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>> {
   return %x : tensor<10xf32, #weft.sharding<@mesh, [{"model"}]>>
 }

@@ -6,7 +6,10 @@
 // even blocks (XLA pads the same way, block by block). Dimensions that one
 // letter ties together (einsum operands and result, a map's broadcast, the
 // two sides of a weft.shard) form a class and are padded alike, to the
-// next multiple of the lcm of every group size that splits a member.
+// next multiple of the lcm of every group size that splits a member: in
+// its type's sharding, or in the layout an op's letter map (`weft.split`)
+// has the partitioner reshard it to (N4: a dimension padded for its own
+// axes and then sliced over another group).
 //
 // The pads must never change a valid element. The invariant: every value's
 // pads read 0. Arguments are loaded with zero pads (the runtime's block
@@ -114,6 +117,8 @@ private:
     int64_t splitGroup;           // devices splitting h (weft.split)
   };
   SmallVector<Merged> mergedDims;
+  /// (slot, group size): a dimension an op's letter map splits (linkOp).
+  SmallVector<std::pair<unsigned, int64_t>> splitBy;
 };
 
 } // namespace
@@ -167,6 +172,27 @@ LogicalResult Padder::linkOp(Operation *op) {
         mergedDims.push_back(m);
       }
   }
+  // The partitioner reshards each operand to the layout the op's letter
+  // map requires and computes the result in the map's layout: a letter the
+  // map splits over axes A is split over A on every dimension it names,
+  // whatever the types say (a reshard plan only passes through prefixes of
+  // its source's and its target's axes, so these and the types' are all
+  // the splits a dimension sees). (A reshape's grouped letters: Merged.
+  // top_k's selected dimension is computed whole.)
+  if (ShardingRule::hasSplit(op))
+    if (FailureOr<LetterMap> map = ShardingRule::readSplit(op); succeeded(map))
+      for (auto &[c, axes] : *map) {
+        int64_t k = mesh.getGroupSize(axes);
+        if (k == 1 || StringRef(grouped).contains(c) ||
+            (isa<TopKOp>(op) && c == TopKOp::kSelectedLetter))
+          continue;
+        for (unsigned i = 0; i <= rule->getNumOperands(); ++i) {
+          size_t d = rule->getTensorLetters(i).find(c);
+          Value v = rule->getTensor(i);
+          if (d != StringRef::npos && isa<RankedTensorType>(v.getType()))
+            splitBy.push_back({slot(v, d), k});
+        }
+      }
   for (char c : rule->getLetters()) {
     if (StringRef(grouped).contains(c))
       continue;
@@ -199,10 +225,15 @@ LogicalResult Padder::sizeClasses() {
     int64_t n = type.getDimSize(s.second);
     auto [it, inserted] = size.try_emplace(leader, n);
     if (!inserted && it->second != n) {
-      Operation *at = s.first.getDefiningOp() ? s.first.getDefiningOp()
-                                              : func.getOperation();
-      return at->emitOpError()
-             << "dimension " << s.second << " has size " << n
+      // At the value (an argument's location, not the whole function).
+      if (Operation *op = s.first.getDefiningOp())
+        return op->emitOpError()
+               << "dimension " << s.second << " has size " << n
+               << ", but a letter ties it to a dimension of size "
+               << it->second;
+      return emitError(s.first.getLoc())
+             << "dimension " << s.second << " of argument #"
+             << cast<BlockArgument>(s.first).getArgNumber() << " has size " << n
              << ", but a letter ties it to a dimension of size " << it->second;
     }
     ShardingAttr sharding = getSharding(type);
@@ -210,6 +241,10 @@ LogicalResult Padder::sizeClasses() {
       continue;
     int64_t k = mesh.getGroupSize(sharding.getDimAxes(s.second));
     int64_t &l = lcm.try_emplace(leader, 1).first->second;
+    l = std::lcm(l, k); // Divisors of the device count: bounded.
+  }
+  for (auto [id, k] : splitBy) {
+    int64_t &l = lcm.try_emplace(classes.getLeaderValue(id), 1).first->second;
     l = std::lcm(l, k); // Divisors of the device count: bounded.
   }
   // A merged dimension (hk) split over k' devices holds whole rows of h:
@@ -478,9 +513,14 @@ LogicalResult Padder::run() {
     if (!changed)
       return success();
     if (!boundedProduct(shape, kMaxElements)) {
-      Operation *at = v.getDefiningOp() ? v.getDefiningOp() : func.getOperation();
-      return at->emitOpError() << "padding " << t << " to its axes exceeds "
-                               << kMaxElements << " elements";
+      // At the value (an argument's location, not the whole function).
+      if (Operation *op = v.getDefiningOp())
+        return op->emitOpError() << "padding " << t << " to its axes exceeds "
+                                 << kMaxElements << " elements";
+      return emitError(v.getLoc())
+             << "padding argument #" << cast<BlockArgument>(v).getArgNumber()
+             << " " << t << " to its axes exceeds " << kMaxElements
+             << " elements";
     }
     logical[v] = SmallVector<int64_t>(t.getShape());
     v.setType(RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));

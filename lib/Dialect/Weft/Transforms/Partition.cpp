@@ -115,7 +115,9 @@ LogicalResult Partitioner::checkPropagated() {
     return isa<RankedTensorType>(type) && !getSharding(type);
   };
   // Every split dimension divides: --weft-pad-uneven pads the others.
-  auto uneven = [&](Operation *at, Type type,
+  // Reported at the value's own location: an argument's error emitted on
+  // the function would be followed by a dump of the whole function.
+  auto uneven = [&](Location at, Type type,
                     const Twine &what) -> LogicalResult {
     ShardingAttr s = getSharding(type);
     if (!s)
@@ -124,22 +126,25 @@ LogicalResult Partitioner::checkPropagated() {
     for (unsigned d = 0; d < s.getRank(); ++d) {
       int64_t k = mesh.getGroupSize(s.getDimAxes(d));
       if (tensor.getDimSize(d) % k != 0)
-        return at->emitOpError()
+        return emitError(at)
                << "dimension #" << d << " of " << what << " has size "
                << tensor.getDimSize(d) << ", which is not divisible by " << k
-               << " (the product of axes \"" << llvm::join(s.getDimAxes(d), "\", \"")
+               << " (the product of axes \""
+               << llvm::join(s.getDimAxes(d), "\", \"")
                << "\"): run --weft-pad-uneven before --weft-partition (weftc "
                   "does)";
     }
     return success();
   };
   for (BlockArgument arg : func.getArguments())
-    if (failed(uneven(func, arg.getType(),
-                      "argument #" + Twine(arg.getArgNumber()))))
+    if (failed(uneven(arg.getLoc(), arg.getType(),
+                      "argument #" + Twine(arg.getArgNumber()) + " of @" +
+                          func.getSymName())))
       return failure();
   for (Operation &op : func.getBody().getOps())
     for (Type t : op.getResultTypes())
-      if (failed(uneven(&op, t, "the result")))
+      if (failed(uneven(op.getLoc(), t,
+                        "the result of '" + op.getName().getStringRef() + "'")))
         return failure();
   for (Operation &op : func.getBody().getOps())
     if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
@@ -149,8 +154,9 @@ LogicalResult Partitioner::checkPropagated() {
                                  "is partitioned";
   for (BlockArgument arg : func.getArguments())
     if (unsharded(arg.getType()))
-      return func.emitOpError()
-             << "argument #" << arg.getArgNumber()
+      return emitError(arg.getLoc())
+             << "argument #" << arg.getArgNumber() << " of @"
+             << func.getSymName()
              << " has no #weft.sharding: run --weft-propagate before "
                 "--weft-partition";
   for (Operation &op : func.getBody().getOps()) {
