@@ -232,6 +232,62 @@ TEST(FloatExp, MapLoopGivesFexpBits) {
   }
 }
 
+TEST(FloatTanh, WithinTwoUlpOverTheWholeRange) {
+  // Every 61st float of [-12, 12], both signs (about 34 million values:
+  // the polynomial, the exp form, the switch at 0.625 and the saturation),
+  // against the double tanh rounded to float.
+  int64_t worst = 0;
+  float worstAt = 0;
+  auto checkOne = [&](float x) {
+    float want = static_cast<float>(std::tanh(static_cast<double>(x)));
+    float got = ops::ftanh(x);
+    int64_t u = ulps(got, want);
+    if (u > worst) {
+      worst = u;
+      worstAt = x;
+    }
+  };
+  everyNthFloat(61, -12.0f, 12.0f, checkOne);
+  for (float x : {0.625f, std::nextafter(0.625f, 0.0f), -0.625f, 9.0f,
+                  8.9999f, 1e-30f, -1e-30f, 1e-45f})
+    checkOne(x);
+  EXPECT_LE(worst, 2) << "at x = " << worstAt;
+}
+
+TEST(FloatTanh, SpecialValuesAndTheMapLoop) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(ops::ftanh(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(ops::ftanh(-0.0f)));
+  EXPECT_EQ(ops::ftanh(inf), 1.0f);
+  EXPECT_EQ(ops::ftanh(-inf), -1.0f);
+  EXPECT_EQ(ops::ftanh(1e30f), 1.0f);
+  EXPECT_EQ(ops::ftanh(-100.0f), -1.0f);
+  EXPECT_TRUE(std::isnan(ops::ftanh(nan)));
+  EXPECT_TRUE(std::isnan(ops::ftanh(-nan)));
+  // The backend's tanh and gelu loops compute ops::ftanh's bits, special
+  // values among ordinary ones included.
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  const int64_t n = 1000;
+  Tensor x = be.empty(DType::F32, {n}), y = be.empty(DType::F32, {n});
+  for (int64_t i = 0; i < n; ++i)
+    x.ptr<float>()[i] = static_cast<float>(i % 97) * 0.13f - 6.0f;
+  x.ptr<float>()[10] = nan;
+  x.ptr<float>()[20] = -inf;
+  x.ptr<float>()[30] = -0.0f;
+  be.map(MapKind::Tanh, planMap("i->i", {{n}}), x, nullptr, y);
+  for (int64_t i = 0; i < n; ++i) {
+    float want = ops::ftanh(x.ptr<float>()[i]), got = y.ptr<float>()[i];
+    ASSERT_EQ(std::memcmp(&want, &got, 4), 0) << "x[" << i << "]";
+  }
+  be.map(MapKind::Gelu, planMap("i->i", {{n}}), x, nullptr, y);
+  for (int64_t i = 0; i < n; ++i) {
+    float want = ops::Map<MapKind::Gelu, float>::apply(x.ptr<float>()[i], 0, 0);
+    float got = y.ptr<float>()[i];
+    ASSERT_EQ(std::memcmp(&want, &got, 4), 0) << "x[" << i << "]";
+  }
+}
+
 TEST(FloatExp, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(ops::fexp(0.0f), 1.0f);
