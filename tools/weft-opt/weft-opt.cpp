@@ -1,7 +1,8 @@
 //===- weft-opt.cpp - the weft optimizer driver ---------------------------===//
 //
-// mlir-opt with the weft dialect and passes, plus func, arith and the
-// standard MLIR passes (canonicalize, cse, ...).
+// mlir-opt with the weft dialect and passes, the whole compile pipeline
+// (--weft-pipeline="...", docs/weftc.md), plus func, arith and the standard
+// MLIR passes (canonicalize, cse, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -22,6 +24,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::weft::registerWeftPasses();
   mlir::weft::registerWeftToRuntimePasses();
+  mlir::weft::registerWeftPipeline();
   mlir::DialectRegistry registry;
   registry.insert<mlir::weft::WeftDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::emitc::EmitCDialect>();

@@ -21,26 +21,9 @@ void attachSourceNames(mlir::ModuleOp module,
 
 /// Verifies every op of `module` except the checks of symbol uses (which
 /// is where shardings are checked against their mesh): what --unsharded
-/// needs before it drops the shardings; the caller verifies all after.
+/// and --mesh need before they rewrite the meshes and shardings; the
+/// pipeline's verifier checks all after (weft-resize-mesh, weft-unsharded).
 mlir::LogicalResult verifyOps(mlir::ModuleOp module);
-
-/// Rewrites a global-view program (verified by verifyOps) into the same
-/// program on one device: every weft.mesh keeps its axis names with all
-/// sizes 1, every #weft.sharding becomes replicated on its mesh (so each
-/// function still names the mesh it runs on), weft.shard ops included.
-mlir::LogicalResult makeUnsharded(mlir::ModuleOp module);
-
-/// The local view of a program on a one-device mesh with no shardings:
-/// every argument and result gets `weft.global_type` = its own type. Used
-/// for --unsharded when the build has no --weft-partition.
-void localizeTrivially(mlir::ModuleOp module);
-
-/// Applies `--mesh AXIS=SIZE[,AXIS=SIZE...]`: every weft.mesh that has
-/// AXIS gets that size. Reports (to stderr, prefixed with the option) a
-/// malformed item, a size < 1, a repeated axis, or an axis no mesh has, and
-/// then changes nothing. The caller re-verifies the module, which reports
-/// shardings the new sizes do not divide.
-mlir::LogicalResult resizeMesh(mlir::ModuleOp module, llvm::StringRef spec);
 
 /// Checks, before anything is compiled, that weftc may write `path` (the
 /// output named `what`, e.g. "-o"): it is not the input file, nor the file

@@ -1,9 +1,10 @@
 //===- weftc.cpp - Annotated .mlir to an SPMD executable ------------------===//
 //
-// Strings the stages together: parse, propagate, partition, optimize
-// collectives, lower to the runtime, translate to C++, compile and link.
-// Each stage is an ordinary pass; weftc only picks them by name from the
-// registry (a stage missing from this build is skipped or reported).
+// Option parsing, then: parse and verify, pick the entry function, run the
+// compile pipeline (mlir::weft::buildWeftPipeline, weft-opt's
+// --weft-pipeline) in one PassManager, translate to C++, compile and link.
+// MLIR's -mlir-timing, -mlir-print-ir-after-all and
+// --mlir-pass-pipeline-crash-reproducer span the whole pipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,9 @@
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Dialect/Weft/Transforms/MeshRewrites.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Pipeline/Pipeline.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,19 +26,16 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -50,11 +50,16 @@ static cl::opt<std::string>
                         "name without .mlir), or the file --emit "
                         "prints to (default: stdout)"),
                cl::value_desc("file"), cl::cat(weftcCat));
-enum class Emit { Exe, Global, Local, EmitC, Cpp };
+enum class Emit { Exe, Input, Global, Local, EmitC, Cpp };
 static cl::opt<Emit>
     emit("emit", cl::desc("Stop after a stage and print it"),
          cl::init(Emit::Exe),
-         cl::values(clEnumValN(Emit::Global, "global",
+         cl::values(clEnumValN(Emit::Input, "input",
+                               "the program weft-pipeline starts from: "
+                               "parsed, the entry function alone, the "
+                               "source's names as weft.name, with its "
+                               "locations"),
+                    clEnumValN(Emit::Global, "global",
                                "the global view after --weft-propagate"),
                     clEnumValN(Emit::Local, "local",
                                "the local view after --weft-partition and "
@@ -84,8 +89,11 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     entry("entry", cl::desc("The function to compile (default: the only one)"),
           cl::value_desc("name"), cl::cat(weftcCat));
-static cl::opt<bool> verbose("v", cl::desc("Print each stage with its time"),
-                             cl::cat(weftcCat));
+static cl::opt<bool>
+    verbose("v",
+            cl::desc("Print the time of every stage and pass (MLIR's "
+                     "-mlir-timing report) and the C++ compiler command"),
+            cl::cat(weftcCat));
 static cl::opt<std::string>
     cxx("cxx",
         cl::desc("C++ compiler (default: the one the runtime was "
@@ -259,43 +267,6 @@ static bool checkTrainingOptions() {
 
 namespace {
 
-/// Times and reports (with -v) one stage.
-class Stage {
-public:
-  explicit Stage(const char *name)
-      : name_(name), start_(std::chrono::steady_clock::now()) {}
-  ~Stage() {
-    if (!verbose)
-      return;
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start_)
-                    .count();
-    llvm::errs() << llvm::format("weftc: %-26s %9.2f ms\n", name_, ms);
-  }
-
-private:
-  const char *name_;
-  std::chrono::steady_clock::time_point start_;
-};
-
-bool registered(StringRef pass) { return PassInfo::lookup(pass) != nullptr; }
-
-/// Runs `pipeline` (a pass list on the module, e.g. "weft-comm-report";
-/// function passes nest: "func.func(weft-propagate)", which runs on every
-/// function in parallel; the textual parser does not nest implicitly, so
-/// each call site names its stage's anchor).
-LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(pipeline, pm, os))) {
-    llvm::errs() << "weftc: error: bad pipeline '" << pipeline << "': " << error
-                 << "\n";
-    return failure();
-  }
-  return pm.run(module);
-}
-
 /// Writes `print` to -o (or stdout).
 LogicalResult emitTo(llvm::function_ref<void(raw_ostream &)> print) {
   std::string err;
@@ -381,20 +352,95 @@ LogicalResult checkOutputs() {
   return success();
 }
 
-int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+/// Sets the pipeline's options from weftc's: `local` says whether the input
+/// is already a local view.
+void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
+  using namespace mlir::weft;
+  o.inputView = local ? InputView::Local : InputView::Global;
+  o.stopAfter = emit == Emit::Global  ? PipelineStop::Global
+                : emit == Emit::Local ? PipelineStop::Local
+                                      : PipelineStop::EmitC;
+  if (gradOnly)
+    o.training = TrainingKind::Grad;
+  else if (train.getNumOccurrences())
+    o.training = train == "sgd" ? TrainingKind::Sgd : TrainingKind::AdamW;
+  o.lr = trainLr;
+  o.beta1 = trainBeta1;
+  o.beta2 = trainBeta2;
+  o.eps = trainEps;
+  o.weightDecay = trainWeightDecay;
+  o.momentum = trainMomentum;
+  o.clipNorm = trainClipNorm;
+  o.microBatches = microBatches;
+  o.zero1Axis = zeroAxis;
+  o.mesh = meshSizes;
+  o.unsharded = unsharded;
+  o.search = searchMode;
+  o.machineProfile = machineProfile;
+  o.memoryBudget = memoryBudget;
+  o.combineBytes = combineBytes;
+  o.rematGathers = rematGathers;
+  // A memory budget's estimate is of the partitioner's order: starting
+  // collectives earlier keeps buffers alive longer, so with a budget the
+  // schedule runs only when asked for (--schedule).
+  o.schedule =
+      schedule && (memoryBudget == 0 || schedule.getNumOccurrences() > 0);
+  if (commReport.getNumOccurrences()) {
+    o.commReport =
+        commReport == "json" ? CommReportFormat::Json : CommReportFormat::Text;
+    // The report goes to stdout, unless stdout carries the --emit output.
+    o.commReportOutput =
+        emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
+  }
+  o.fuse = fuse;
+}
+
+/// weftc's checks of option values, before any input is read.
+bool checkOptions() {
   if (!checkTrainingOptions())
+    return false;
+  if (memoryBudget < 0) {
+    llvm::errs() << "weftc: error: --memory-budget must be >= 0, got "
+                 << memoryBudget << "\n";
+    return false;
+  }
+  if (combineBytes < 0) {
+    llvm::errs() << "weftc: error: --combine-bytes must be >= 0, got "
+                 << combineBytes << "\n";
+    return false;
+  }
+  if (commReport.getNumOccurrences() && !commReport.empty() &&
+      commReport != "json") {
+    llvm::errs() << "weftc: error: --comm-report takes no value or 'json', "
+                    "got '"
+                 << commReport << "'\n";
+    return false;
+  }
+  return true;
+}
+
+int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  if (!checkOptions())
     return 1;
+  // One timing report for every stage, the pipeline's passes nested in it:
+  // -mlir-timing (and its -mlir-timing-display options), or -v.
+  DefaultTimingManager tm;
+  applyDefaultTimingManagerCLOptions(tm);
+  if (verbose)
+    tm.setEnabled(true);
+  TimingScope timing = tm.getRootScope();
+
   // Parse and verify, recording SSA names for the inputs and outputs.
   OwningOpRef<ModuleOp> module;
   {
-    Stage s("parse + verify");
+    TimingScope s = timing.nest("parse + verify");
     AsmParserState state;
     Block block;
     // Verified below. --unsharded drops the shardings and --mesh re-sizes
-    // the mesh before the shardings are checked against it, so a layout
-    // that does not divide the declared mesh is no error there.
+    // the mesh before the shardings are checked against it (the
+    // pipeline's verifier checks after weft-resize-mesh / weft-unsharded),
+    // so a layout that does not fit the declared mesh is no error here.
     ParserConfig config(&context, /*verifyAfterParse=*/false);
-    LocationAttr fileLoc;
     if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
       return 1;
     auto loc = FileLineColLoc::get(&context, inputFile, 0, 0);
@@ -422,58 +468,25 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                    << ": the function has no weft.param argument to train\n";
       return 1;
     }
-    Stage s("weft-autodiff");
-    if (failed(runPipeline(*module, "func.func(weft-autodiff)")))
-      return 1;
-    if (microBatches != 1) {
-      Stage s("weft-accumulate");
-      if (failed(runPipeline(*module,
-                             "func.func(weft-accumulate{micro-batches=" +
-                                 std::to_string(microBatches) + "})")))
-        return 1;
-    }
-    if (train.getNumOccurrences()) {
-      std::string options;
-      llvm::raw_string_ostream os(options);
-      os << "kind=" << train;
-      for (auto [key, value] :
-           {std::pair<const char *, double>{"lr", trainLr},
-            {"beta1", trainBeta1},
-            {"beta2", trainBeta2},
-            {"eps", trainEps},
-            {"weight-decay", trainWeightDecay},
-            {"momentum", trainMomentum},
-            {"clip-norm", trainClipNorm}})
-        os << " " << key << "=" << llvm::format("%.17g", value);
-      if (!zeroAxis.empty())
-        os << " zero1-axis=" << zeroAxis;
-      Stage s("weft-optimizer");
-      if (failed(runPipeline(*module,
-                             "func.func(weft-optimizer{" + options + "})")))
-        return 1;
-    }
   }
 
+  // The training passes keep a view global (a local view is an error
+  // there), so the input's view decides the pipeline's.
   bool local = mlir::weft::isLocalView(*module);
   if (meshSizes.getNumOccurrences()) {
-    Stage s("resize mesh");
     if (local) {
       llvm::errs() << "weftc: error: --mesh needs a global-view program (the "
                       "local shapes of this one are fixed)\n";
       return 1;
     }
-    if (failed(weftc::resizeMesh(*module, meshSizes)))
-      return 1;
-    if (!unsharded && failed(verify(*module))) {
-      llvm::errs() << "weftc: error: the program does not fit --mesh "
-                   << meshSizes << " (see above)\n";
+    // weft-resize-mesh checks it too; here with weftc's own message. The
+    // training passes keep the module's meshes.
+    std::string error;
+    if (failed(mlir::weft::parseMeshSizes(*module, meshSizes, error))) {
+      llvm::errs() << "weftc: error: --mesh " << meshSizes << ": " << error
+                   << "\n";
       return 1;
     }
-  }
-  if (unsharded) {
-    Stage s("unsharded");
-    if (failed(weftc::makeUnsharded(*module)) || failed(verify(*module)))
-      return 1;
   }
   if (local) {
     if (emit == Emit::Global) {
@@ -484,131 +497,31 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     if (verbose)
       llvm::errs() << "weftc: the input is a local view; skipping "
                       "propagation and partitioning\n";
-  } else {
-    {
-      Stage s("weft-propagate");
-      // Options reach the pass through its textual pipeline: a path with
-      // a space or brace would not parse there.
-      if (machineProfile.find_first_of(" {}") != std::string::npos) {
-        llvm::errs() << "weftc: error: --machine-profile path may not "
-                        "contain spaces or braces: '"
-                     << machineProfile << "'\n";
-        return 1;
-      }
-      if (memoryBudget < 0) {
-        llvm::errs() << "weftc: error: --memory-budget must be >= 0, got "
-                     << memoryBudget << "\n";
-        return 1;
-      }
-      std::string options = "search=" + searchMode;
-      if (memoryBudget > 0)
-        options += " memory-budget=" + std::to_string(memoryBudget);
-      if (!machineProfile.empty())
-        options += " profile=" + machineProfile;
-      if (failed(runPipeline(*module,
-                             "func.func(weft-propagate{" + options + "})")))
-        return 1;
-    }
-    if (emit == Emit::Global)
-      return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
-    if (registered("weft-pad-uneven")) {
-      Stage s("weft-pad-uneven");
-      if (failed(runPipeline(*module, "func.func(weft-pad-uneven)")))
-        return 1;
-    }
-    if (registered("weft-partition")) {
-      Stage s("weft-partition");
-      if (failed(runPipeline(*module, "func.func(weft-partition)")))
-        return 1;
-    } else if (unsharded) {
-      weftc::localizeTrivially(*module);
-    } else {
-      llvm::errs() << "weftc: error: this build has no --weft-partition pass; "
-                      "it can compile local-view programs and --unsharded "
-                      "ones only\n";
-      return 1;
-    }
   }
-  if (registered("weft-optimize-collectives")) {
-    Stage s("weft-optimize-collectives");
-    if (failed(runPipeline(*module, "weft-optimize-collectives")))
-      return 1;
-  } else if (verbose) {
-    llvm::errs() << "weftc: no --weft-optimize-collectives in this build; "
-                    "skipped\n";
-  }
-  if (combineBytes < 0) {
-    llvm::errs() << "weftc: error: --combine-bytes must be >= 0, got "
-                 << combineBytes << "\n";
-    return 1;
-  }
-  if (combineBytes > 0 && registered("weft-combine-collectives")) {
-    Stage s("weft-combine-collectives");
-    if (failed(runPipeline(*module,
-                           "weft-combine-collectives{max-bytes=" +
-                               std::to_string(combineBytes) + "}")))
-      return 1;
-  }
-  if (rematGathers && registered("weft-remat-gathers")) {
-    Stage s("weft-remat-gathers");
-    if (failed(runPipeline(*module, "func.func(weft-remat-gathers)")))
-      return 1;
-  }
-  // A memory budget's estimate is of the partitioner's order: starting
-  // collectives earlier keeps buffers alive longer, so with a budget the
-  // schedule runs only when asked for (--schedule).
-  bool scheduleNow =
-      schedule && (memoryBudget == 0 || schedule.getNumOccurrences() > 0);
-  if (scheduleNow && registered("weft-schedule-collectives")) {
-    Stage s("weft-schedule-collectives");
-    if (failed(runPipeline(*module, "func.func(weft-schedule-collectives)")))
-      return 1;
-  }
-  if (commReport.getNumOccurrences()) {
-    if (!registered("weft-comm-report")) {
-      llvm::errs() << "weftc: --comm-report: this build has no "
-                      "--weft-comm-report pass; no report\n";
-    } else {
-      if (!commReport.empty() && commReport != "json") {
-        llvm::errs() << "weftc: error: --comm-report takes no value or "
-                        "'json', got '"
-                     << commReport << "'\n";
-        return 1;
-      }
-      Stage s("weft-comm-report");
-      // The report goes to stdout, unless stdout carries the --emit output.
-      bool toStderr = emit != Emit::Exe && outputFile.empty();
-      std::string options = commReport == "json" ? "json=true" : "json=false";
-      if (toStderr)
-        options += " output=/dev/stderr";
-      if (failed(runPipeline(*module, "weft-comm-report{" + options + "}")))
-        return 1;
-    }
-  }
-  if (emit == Emit::Local)
-    return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
 
-  if (fuse && registered("weft-fuse-rows")) {
-    Stage s("weft-fuse-rows");
-    if (failed(runPipeline(*module, "func.func(weft-fuse-rows)")))
-      return 1;
-  }
-  if (fuse && registered("weft-fuse-elementwise")) {
-    Stage s("weft-fuse-elementwise");
-    if (failed(runPipeline(*module, "func.func(weft-fuse-elementwise)")))
-      return 1;
-  }
-  {
-    Stage s("weft-lower-to-runtime");
-    if (failed(runPipeline(*module, "weft-lower-to-runtime")))
-      return 1;
-  }
-  if (emit == Emit::EmitC)
+  // With its locations, so weft-opt reports (and the comm report prints)
+  // the source's lines.
+  if (emit == Emit::Input)
+    return failed(emitTo([&](raw_ostream &os) {
+      module->print(os, OpPrintingFlags().enableDebugInfo());
+    }));
+
+  // The compile pipeline, in one PassManager.
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  pm.enableTiming(timing);
+  mlir::weft::WeftPipelineOptions options;
+  setPipelineOptions(options, local);
+  mlir::weft::buildWeftPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (emit == Emit::Global || emit == Emit::Local || emit == Emit::EmitC)
     return failed(emitTo([&](raw_ostream &os) { module->print(os); }));
 
   std::string cpp;
   {
-    Stage s("translate to C++");
+    TimingScope s = timing.nest("translate to C++");
     llvm::raw_string_ostream os(cpp);
     if (failed(emitc::translateToCpp(*module, os)))
       return 1;
@@ -639,7 +552,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   LogicalResult built = success();
   {
-    Stage s("C++ compile + link");
+    TimingScope s = timing.nest("C++ compile + link");
     built =
         weftc::compileProgram(cppFile.str().str(), exe, cxx, cxxFlags, verbose);
   }
@@ -654,6 +567,14 @@ int main(int argc, char **argv) {
   weft::registerDebugOptions(); // -debug-only=weft-propagate ...
   weft::registerWeftPasses();
   weft::registerWeftToRuntimePasses();
+  weft::registerWeftPipeline();
+  // MLIR's own instrumentation over the whole pipeline (hidden from --help,
+  // listed by --help-hidden): -mlir-timing, -mlir-print-ir-after-all,
+  // --mlir-pass-pipeline-crash-reproducer, -mlir-disable-threading, ...
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerMLIRContextCLOptions();
+  registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions({&weftcCat, &trainCat});
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -663,13 +584,11 @@ int main(int argc, char **argv) {
       "  weftc prog.mlir --emit=local             # the per-rank program\n"
       "  weftc prog.mlir --unsharded -o ref       # the one-device reference\n"
       "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 ranks\n"
-      "\nStages: parse -> --weft-propagate -> --weft-pad-uneven -> "
-      "--weft-partition -> "
-      "--weft-optimize-collectives -> --weft-combine-collectives -> "
-      "[--weft-remat-gathers ->] --weft-schedule-collectives -> "
-      "--weft-fuse-rows -> --weft-fuse-elementwise -> --weft-lower-to-runtime -> C++ -> "
-      "executable. A local-view input (weft.global_type attributes) skips "
-      "the first three. Run the executable with --help for its options.\n");
+      "\nStages: parse + verify -> the weft-pipeline passes (weft-opt "
+      "--weft-pipeline; print them with -mlir-timing or "
+      "-mlir-print-ir-after-all; docs/weftc.md) -> C++ -> executable. "
+      "A local-view input skips propagation and partitioning. "
+      "Run the executable with --help for its options.\n");
 
   DialectRegistry registry;
   registry.insert<weft::WeftDialect, func::FuncDialect, arith::ArithDialect,

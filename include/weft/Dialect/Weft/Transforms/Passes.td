@@ -103,6 +103,36 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftResizeMesh : Pass<"weft-resize-mesh", "::mlir::ModuleOp"> {
+  let summary = "Resize mesh axes (weftc --mesh)";
+  let description = [{
+    Gives every `weft.mesh` that has one of the named axes the new size:
+    `sizes=model=2,data=1` (axes not named keep theirs). On a global-view
+    program only (the shapes of a local view are fixed); shardings the new
+    sizes no longer divide are padded later by `--weft-pad-uneven`. An
+    unknown axis, a size < 1, a repeated axis or a malformed item is an
+    error and changes nothing. `weftc --mesh` runs it in `weft-pipeline`
+    after the training passes, so the optimizer's ZeRO-1 split is chosen on
+    the declared mesh as before.
+  }];
+  let options = [
+    Option<"sizes", "sizes", "std::string", /*default=*/"\"\"",
+           "AXIS=SIZE[,AXIS=SIZE...] (empty: nothing to do)">
+  ];
+}
+
+def WeftUnsharded : Pass<"weft-unsharded", "::mlir::ModuleOp"> {
+  let summary = "The same program on one device (weftc --unsharded)";
+  let description = [{
+    Rewrites a global-view program into the same program on one device:
+    every `weft.mesh` keeps its axis names with all sizes 1 and every
+    `#weft.sharding` (`weft.shard` results too) becomes replicated on its
+    mesh, so nothing is split or partial and each function still names the
+    mesh it runs on (D9). The reference build of the tests. A local view
+    is an error.
+  }];
+}
+
 def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
   let summary = "Complete every sharding from the user's annotations";
   let description = [{

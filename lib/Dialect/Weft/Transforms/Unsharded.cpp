@@ -1,19 +1,27 @@
-//===- Unsharded.cpp - The one-device version of a program ----------------===//
-
-#include "Driver.h"
+//===- Unsharded.cpp - the weft-unsharded pass ----------------------------===//
+//
+// weftc's --unsharded: the one-device version of a program, the reference
+// build of the tests.
+//
+//===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/MeshRewrites.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/Verifier.h"
+
+#define DEBUG_TYPE "weft-unsharded"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTUNSHARDED
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
 
 using namespace mlir;
 using namespace mlir::weft;
-
-namespace weftc {
 
 /// `type` on one device: a sharded tensor becomes replicated on its mesh
 /// (no split, not partial). Keeping the mesh named keeps the one rule of
@@ -29,21 +37,8 @@ static Type replicate(Type type) {
                                ShardingAttr::get(sharding.getMesh(), dims));
 }
 
-LogicalResult verifyOps(ModuleOp module) {
-  // Post-order: nested ops first, as the verifier does. A symbol table's own
-  // verification checks every symbol use inside it, so it is skipped.
-  WalkResult result = module.walk([](Operation *op) {
-    if (op->hasTrait<OpTrait::SymbolTable>())
-      return WalkResult::advance();
-    return failed(verify(op, /*verifyRecursively=*/false))
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
-LogicalResult makeUnsharded(ModuleOp module) {
-  if (mlir::weft::isLocalView(module))
+LogicalResult mlir::weft::makeUnsharded(ModuleOp module) {
+  if (isLocalView(module))
     return module.emitError("--unsharded needs a global-view program (this "
                             "one is already partitioned)");
   for (MeshOp mesh : module.getOps<MeshOp>()) {
@@ -71,13 +66,12 @@ LogicalResult makeUnsharded(ModuleOp module) {
   return success();
 }
 
-void localizeTrivially(ModuleOp module) {
-  module.walk([&](func::FuncOp func) {
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      setArgGlobalType(func, i, func.getArgumentTypes()[i]);
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      setResultGlobalType(func, i, func.getResultTypes()[i]);
-  });
-}
-
-} // namespace weftc
+namespace {
+struct WeftUnshardedPass
+    : public mlir::weft::impl::WeftUnshardedBase<WeftUnshardedPass> {
+  void runOnOperation() override {
+    if (failed(makeUnsharded(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

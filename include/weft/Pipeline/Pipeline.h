@@ -1,0 +1,174 @@
+//===- Pipeline.h - The whole compile pipeline as one unit ------*- C++ -*-===//
+//
+// weft-pipeline: every pass from a global-view program to the EmitC module
+// weftc translates to C++, in order, built from one typed options struct
+// (docs/weftc.md, "The pipeline"). weftc runs it in one PassManager;
+// weft-opt runs it as --weft-pipeline="...".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_PIPELINE_PIPELINE_H
+#define WEFT_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::weft {
+
+/// What the pipeline builds before propagation (docs/training.md).
+enum class TrainingKind {
+  None,  ///< the program as written
+  Grad,  ///< the loss and the gradient of every weft.param (weft-autodiff)
+  Sgd,   ///< a training step with SGD (weft-autodiff, weft-optimizer)
+  AdamW, ///< a training step with AdamW (weft-autodiff, weft-optimizer)
+};
+
+/// Where the pipeline ends; weftc's --emit=global|local|emitc stop here, so
+/// every --emit stage is a prefix of the one pipeline.
+enum class PipelineStop {
+  Global, ///< after weft-propagate: the global view with every sharding
+  Local,  ///< after the collective passes and the comm report: the local view
+  EmitC,  ///< after weft-lower-to-runtime: the EmitC module (the default)
+};
+
+/// The view the input program is in. A local view (weft.global_type
+/// attributes or local collectives) skips propagation and partitioning.
+enum class InputView { Global, Local };
+
+/// The comm report (weft-comm-report) on the local view.
+enum class CommReportFormat { Off, Text, Json };
+
+/// The options of weft-pipeline: weftc's options that choose or configure
+/// passes, with weftc's defaults. Each is documented in docs/weftc.md.
+struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
+  Option<InputView> inputView{
+      *this, "input-view",
+      llvm::cl::desc("The view of the input: global (propagate and "
+                     "partition it) or local (already partitioned: start at "
+                     "the collective passes)"),
+      llvm::cl::init(InputView::Global),
+      llvm::cl::values(clEnumValN(InputView::Global, "global", "global view"),
+                       clEnumValN(InputView::Local, "local", "local view"))};
+  Option<PipelineStop> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("The last stage: global (after weft-propagate), local "
+                     "(after the collective passes and the comm report) or "
+                     "emitc (after weft-lower-to-runtime)"),
+      llvm::cl::init(PipelineStop::EmitC),
+      llvm::cl::values(
+          clEnumValN(PipelineStop::Global, "global", "after propagation"),
+          clEnumValN(PipelineStop::Local, "local",
+                     "after partitioning and the collective passes"),
+          clEnumValN(PipelineStop::EmitC, "emitc", "after the lowering"))};
+
+  // Training (weftc --grad / --train).
+  Option<TrainingKind> training{
+      *this, "training",
+      llvm::cl::desc("none, grad (weft-autodiff), or a training step with "
+                     "sgd or adamw (weft-autodiff, weft-optimizer)"),
+      llvm::cl::init(TrainingKind::None),
+      llvm::cl::values(
+          clEnumValN(TrainingKind::None, "none", "no training"),
+          clEnumValN(TrainingKind::Grad, "grad", "loss and gradients"),
+          clEnumValN(TrainingKind::Sgd, "sgd", "an SGD step"),
+          clEnumValN(TrainingKind::AdamW, "adamw", "an AdamW step"))};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Default learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay (-1: 0.01 for adamw, 0 for sgd)"),
+      llvm::cl::init(-1)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0)};
+  Option<double> clipNorm{*this, "clip-norm",
+                          llvm::cl::desc("Clip the gradients' global norm "
+                                         "(0: off)"),
+                          llvm::cl::init(0)};
+  Option<int64_t> microBatches{
+      *this, "micro-batches",
+      llvm::cl::desc("Accumulate the gradients over K micro-batches "
+                     "(weft-accumulate; 1: off)"),
+      llvm::cl::init(1)};
+  Option<std::string> zero1Axis{
+      *this, "zero1-axis",
+      llvm::cl::desc("ZeRO-1: split the optimizer state over this mesh axis"),
+      llvm::cl::init("")};
+
+  // The mesh (weftc --mesh / --unsharded).
+  Option<std::string> mesh{
+      *this, "mesh",
+      llvm::cl::desc("Resize mesh axes, AXIS=SIZE[,AXIS=SIZE...] "
+                     "(weft-resize-mesh; empty: keep them)"),
+      llvm::cl::init("")};
+  Option<bool> unsharded{
+      *this, "unsharded",
+      llvm::cl::desc("Compile for one device (weft-unsharded; mesh is then "
+                     "moot: every axis gets size 1)"),
+      llvm::cl::init(false)};
+
+  // Propagation.
+  Option<std::string> search{
+      *this, "search",
+      llvm::cl::desc("weft-propagate's search: global, greedy or exhaustive"),
+      llvm::cl::init("global")};
+  Option<std::string> machineProfile{
+      *this, "machine-profile",
+      llvm::cl::desc("Machine profile JSON for the global search (empty: "
+                     "the built-in H100-class node)"),
+      llvm::cl::init("")};
+  Option<int64_t> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("Bytes per device the plan may hold at once (0: none)"),
+      llvm::cl::init(0)};
+
+  // The local view.
+  Option<int64_t> combineBytes{
+      *this, "combine-bytes",
+      llvm::cl::desc("weft-combine-collectives' max-bytes (0: the pass does "
+                     "not run)"),
+      llvm::cl::init(1 << 20)};
+  Option<bool> rematGathers{
+      *this, "remat-gathers",
+      llvm::cl::desc("Run weft-remat-gathers (FSDP's rematerialization)"),
+      llvm::cl::init(false)};
+  Option<bool> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Run weft-schedule-collectives (weftc turns it off "
+                     "under --memory-budget unless --schedule is given)"),
+      llvm::cl::init(true)};
+  Option<CommReportFormat> commReport{
+      *this, "comm-report",
+      llvm::cl::desc("Run weft-comm-report: off, text or json"),
+      llvm::cl::init(CommReportFormat::Off),
+      llvm::cl::values(clEnumValN(CommReportFormat::Off, "off", "no report"),
+                       clEnumValN(CommReportFormat::Text, "text", "a table"),
+                       clEnumValN(CommReportFormat::Json, "json", "JSON"))};
+  Option<std::string> commReportOutput{
+      *this, "comm-report-output",
+      llvm::cl::desc("Where the comm report goes ('-': standard output)"),
+      llvm::cl::init("-")};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Run weft-fuse-rows and weft-fuse-elementwise before "
+                     "the lowering"),
+      llvm::cl::init(true)};
+};
+
+/// Adds the compile pipeline to `pm` (anchored on builtin.module), in the
+/// order of docs/weftc.md. Function passes are nested on func.func.
+void buildWeftPipeline(OpPassManager &pm, const WeftPipelineOptions &options);
+
+/// Registers `weft-pipeline` (buildWeftPipeline) with MLIR's pass registry.
+void registerWeftPipeline();
+
+} // namespace mlir::weft
+
+#endif // WEFT_PIPELINE_PIPELINE_H

@@ -1,0 +1,108 @@
+//===- Pipeline.cpp - The whole compile pipeline as one unit --------------===//
+//
+// The one place the order of the passes is written (docs/weftc.md, "The
+// pipeline"; test/Pipeline/doc-order.test checks the doc's picture against
+// it). Passes are created with their generated typed options, never from
+// pipeline text, so an option value (a path with a space) needs no quoting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Pipeline/Pipeline.h"
+
+#include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::weft;
+
+/// Training: gradients, accumulation, the optimizer step.
+static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
+  if (o.training == TrainingKind::None)
+    return;
+  pm.addNestedPass<func::FuncOp>(createWeftAutodiff());
+  if (o.microBatches != 1) {
+    WeftAccumulateOptions accumulate;
+    accumulate.microBatches = o.microBatches;
+    pm.addNestedPass<func::FuncOp>(createWeftAccumulate(accumulate));
+  }
+  if (o.training == TrainingKind::Grad)
+    return;
+  WeftOptimizerOptions optimizer;
+  optimizer.kind = o.training == TrainingKind::Sgd ? "sgd" : "adamw";
+  optimizer.lr = o.lr;
+  optimizer.beta1 = o.beta1;
+  optimizer.beta2 = o.beta2;
+  optimizer.eps = o.eps;
+  optimizer.weightDecay = o.weightDecay;
+  optimizer.momentum = o.momentum;
+  optimizer.clipNorm = o.clipNorm;
+  optimizer.zeroAxis = o.zero1Axis;
+  pm.addNestedPass<func::FuncOp>(createWeftOptimizer(optimizer));
+}
+
+void mlir::weft::buildWeftPipeline(OpPassManager &pm,
+                                   const WeftPipelineOptions &o) {
+  // The training passes see the mesh as declared (the optimizer's ZeRO-1
+  // split picks a dimension the axis divides), then the mesh is rewritten.
+  addTraining(pm, o);
+  // --unsharded gives every axis size 1 whatever --mesh says, so the
+  // resize would change nothing it keeps.
+  if (o.unsharded)
+    pm.addPass(createWeftUnsharded());
+  else if (!o.mesh.empty())
+    pm.addPass(createWeftResizeMesh(WeftResizeMeshOptions{o.mesh}));
+
+  if (o.inputView == InputView::Global) {
+    WeftPropagateOptions propagate;
+    propagate.search = o.search;
+    propagate.profile = o.machineProfile;
+    propagate.memoryBudget = o.memoryBudget;
+    pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
+  }
+  if (o.stopAfter == PipelineStop::Global)
+    return;
+  if (o.inputView == InputView::Global) {
+    pm.addNestedPass<func::FuncOp>(createWeftPadUneven());
+    pm.addNestedPass<func::FuncOp>(createWeftPartition());
+  }
+
+  // The local view: collectives.
+  pm.addPass(createWeftOptimizeCollectives());
+  if (o.combineBytes != 0)
+    pm.addPass(createWeftCombineCollectives(
+        WeftCombineCollectivesOptions{o.combineBytes}));
+  if (o.rematGathers)
+    pm.addNestedPass<func::FuncOp>(createWeftRematGathers());
+  if (o.schedule)
+    pm.addNestedPass<func::FuncOp>(createWeftScheduleCollectives());
+  if (o.commReport != CommReportFormat::Off) {
+    WeftCommReportOptions report;
+    report.json = o.commReport == CommReportFormat::Json;
+    report.output = o.commReportOutput;
+    pm.addPass(createWeftCommReport(report));
+  }
+  if (o.stopAfter == PipelineStop::Local)
+    return;
+
+  // Fusion and the lowering.
+  if (o.fuse) {
+    pm.addNestedPass<func::FuncOp>(createWeftFuseRows());
+    pm.addNestedPass<func::FuncOp>(createWeftFuseElementwise());
+  }
+  pm.addPass(createWeftLowerToRuntime());
+}
+
+void mlir::weft::registerWeftPipeline() {
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
+  PassPipelineRegistration<WeftPipelineOptions>(
+      "weft-pipeline",
+      "The whole compile pipeline of weftc, from a global-view program to "
+      "the EmitC module (docs/weftc.md, \"The pipeline\")",
+      buildWeftPipeline);
+}
