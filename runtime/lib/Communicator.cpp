@@ -85,14 +85,9 @@ std::string Communicator::timeoutMessage(CommOp op,
     msg += ")";
   }
   msg += std::string(" did not complete within ") + secs + " s";
-  if (seq) {
-    std::string missing =
-        rankstatus::laggards(seq, group ? group->members
-                                        : std::vector<int64_t>());
-    msg += missing.empty()
-               ? "; every rank of the group entered it"
-               : "; not arrived: " + missing;
-  }
+  if (seq)
+    msg += rankstatus::describeTimeout(
+        seq, group ? group->members : std::vector<int64_t>(), group != nullptr);
   return msg;
 }
 

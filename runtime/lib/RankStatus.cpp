@@ -166,6 +166,63 @@ uint64_t waitingFor() {
   return mine().waiting.load(std::memory_order_relaxed);
 }
 
+namespace {
+/// Whether process `pid` of this host is stopped (SIGSTOP, a debugger):
+/// state T or t in /proc/PID/stat.
+bool processStopped(int64_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%lld/stat",
+                static_cast<long long>(pid));
+  FILE *f = std::fopen(path, "r");
+  if (!f)
+    return false;
+  char buf[512];
+  std::size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char *close = std::strrchr(buf, ')');
+  return close && close[1] == ' ' && (close[2] == 'T' || close[2] == 't');
+}
+
+std::vector<int64_t> membersOrWorld(const std::vector<int64_t> &members) {
+  std::vector<int64_t> all = members;
+  if (all.empty())
+    for (int r = 0; r < board().size; ++r)
+      all.push_back(r);
+  return all;
+}
+} // namespace
+
+std::string stopped(const std::vector<int64_t> &members) {
+  Board &b = board();
+  std::string out;
+  if (!b.slots)
+    return out;
+  for (int64_t r : membersOrWorld(members)) {
+    if (r == b.rank || !b.local[static_cast<std::size_t>(r)])
+      continue;
+    int64_t pid = b.slots[r].pid.load(std::memory_order_relaxed);
+    if (pid > 0 && processStopped(pid))
+      out += (out.empty() ? "" : ", ") + ("rank " + std::to_string(r) +
+                                          " (pid " + std::to_string(pid) + ")");
+  }
+  return out;
+}
+
+std::string describeTimeout(uint64_t seq, const std::vector<int64_t> &members,
+                            bool group) {
+  std::string missing = laggards(seq, members);
+  std::string halted = stopped(members);
+  std::string out =
+      missing.empty()
+          ? std::string("; every rank") + (group ? " of the group" : "") +
+                " entered it"
+          : "; not arrived: " + missing;
+  if (!halted.empty())
+    out += "; stopped (SIGSTOP or a debugger): " + halted;
+  return out;
+}
+
 std::string laggards(uint64_t seq, const std::vector<int64_t> &members) {
   Board &b = board();
   std::vector<int64_t> all = members;
@@ -252,8 +309,7 @@ void watch(double seconds) {
     if (int64_t st = s.step.load(std::memory_order_relaxed))
       msg += ", step " + std::to_string(st);
     msg += std::string(") did not complete within ") + secs + " s";
-    std::string missing = laggards(seq, {});
-    msg += missing.empty() ? "; every rank entered it" : "; not arrived: " + missing;
+    msg += describeTimeout(seq, {}, /*group=*/false);
     endProcess(msg + "; aborting");
   }
 }

@@ -51,6 +51,16 @@ uint64_t waitingFor();
 /// "" when every visible member arrived. Ranks on other hosts are listed as
 /// not visible.
 std::string laggards(uint64_t seq, const std::vector<int64_t> &members);
+/// The visible members of `members` (empty: the world) whose process is
+/// stopped (SIGSTOP, a debugger: state T in /proc): "rank 1 (pid 123)",
+/// or "". A rank stopped inside the collective has entered it, so
+/// laggards() alone would not name it.
+std::string stopped(const std::vector<int64_t> &members);
+/// The timeout message's tail for collective `seq`: "; not arrived: ..."
+/// or "; every rank [of the group] entered it", then "; stopped (SIGSTOP
+/// or a debugger): ..." when some member is stopped.
+std::string describeTimeout(uint64_t seq, const std::vector<int64_t> &members,
+                            bool group);
 
 /// True when this process's parent (mpirun or its daemon) has gone: the
 /// job was killed around us. Recorded at open().
