@@ -37,15 +37,6 @@
 
 namespace weft::rt {
 
-bool Harness::agree(bool ok, const char *phase) const {
-  int local = ok ? 0 : 1, failed = 0;
-  MPI_Allreduce(&local, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (failed && ok && rank_ == 0)
-    error(std::to_string(failed) + " rank(s) failed while " + phase +
-          " (see their messages); exiting");
-  return failed == 0;
-}
-
 bool Harness::agreeOn(bool ok, const std::string &message) const {
   // Under the watchdog once the backend exists: a rank stalled in a save
   // must not hang the others here.

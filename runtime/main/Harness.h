@@ -15,6 +15,7 @@
 #include "weft/rt/Backend.h"
 #include "weft/rt/Program.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,12 +38,9 @@ private:
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
   }
-  /// True when `ok` holds on every rank; rank 0 says so when only other
-  /// ranks failed (they printed their own messages).
-  bool agree(bool ok, const char *phase) const;
-  /// Like agree(), for failures a rank has not reported yet: when any rank
-  /// failed, rank 0 prints the message of the lowest failing rank, naming
-  /// it (and how many others failed), once for the job. Collective.
+  /// True when `ok` holds on every rank. When any rank failed, rank 0
+  /// prints the message of the lowest failing rank, naming it (and how many
+  /// others failed), once for the job. Collective.
   bool agreeOn(bool ok, const std::string &message) const;
   Tensor loadInput(std::size_t i);
   /// Checks that `dir` can be written (it exists and is writable, or its
@@ -72,6 +70,13 @@ private:
   /// takes part in every gather; returns rank 0's first error ("" if none).
   std::string writeInputs(const std::string &dir,
                           const std::vector<std::size_t> &which);
+  /// Gathers inputs `which` to rank 0 in order (every rank takes part in
+  /// every gather) and, on rank 0 while `*err` is empty, calls `write`
+  /// with each tensor and its logical value; an exception it throws is
+  /// kept in `*err` and stops the writing, not the gathers.
+  void gatherEachToRoot(
+      const std::vector<std::size_t> &which, std::string *err,
+      const std::function<void(const ProgramTensor &, const Tensor &)> &write);
   /// Resolves and verifies --load's checkpoint (every rank; rank 0 also
   /// checks the checksums) and sets startStep_. Throws Error.
   void openCheckpoint();

@@ -203,6 +203,24 @@ void Harness::setStepInputs(int64_t t) {
   }
 }
 
+void Harness::gatherEachToRoot(
+    const std::vector<std::size_t> &which, std::string *err,
+    const std::function<void(const ProgramTensor &, const Tensor &)> &write) {
+  for (std::size_t i : which) {
+    const ProgramTensor &t = info_.inputs[i];
+    Tensor global =
+        be_->gatherToRoot(ctx_->inputs()[i], t.layout, t.globalShape);
+    if (rank_ != 0 || !err->empty())
+      continue;
+    try {
+      // The logical value: a checkpoint loads on any number of ranks.
+      write(t, cropHostTensor(global, logicalShapeOf(t)));
+    } catch (const std::exception &e) {
+      *err = e.what();
+    }
+  }
+}
+
 std::string Harness::writeInputs(const std::string &dir,
                                  const std::vector<std::size_t> &which) {
   std::string firstError;
@@ -213,20 +231,11 @@ std::string Harness::writeInputs(const std::string &dir,
       firstError = "cannot create output directory '" + dir + "'" +
                    (ec ? ": " + ec.message() : std::string());
   }
-  for (std::size_t i : which) {
-    const ProgramTensor &t = info_.inputs[i];
-    Tensor global =
-        be_->gatherToRoot(ctx_->inputs()[i], t.layout, t.globalShape);
-    if (rank_ != 0 || !firstError.empty())
-      continue;
-    try {
-      // The logical value: a checkpoint loads on any number of ranks.
-      global = cropHostTensor(global, logicalShapeOf(t));
-      writeNpy(join(dir, t.name), global.dtype, global.shape, global.data);
-    } catch (const std::exception &e) {
-      firstError = e.what();
-    }
-  }
+  gatherEachToRoot(which, &firstError,
+                   [&](const ProgramTensor &t, const Tensor &global) {
+                     writeNpy(join(dir, t.name), global.dtype, global.shape,
+                              global.data);
+                   });
   return firstError;
 }
 
@@ -293,29 +302,18 @@ bool Harness::saveCheckpoint(int64_t step,
         removeStaleStaging(opts_.saveDir);
         stagingCleaned_ = true;
       }
-      std::ostringstream mesh;
-      mesh << mesh_.str();
       writer = std::make_unique<CheckpointWriter>(opts_.saveDir, step,
-                                                  info_.name, mesh.str());
+                                                  info_.name, mesh_.str());
     } catch (const std::exception &e) {
       err = e.what();
     }
   }
   // Every rank takes part in every gather, whatever failed on rank 0.
-  for (std::size_t i : trained) {
-    const ProgramTensor &t = info_.inputs[i];
-    Tensor global =
-        be_->gatherToRoot(ctx_->inputs()[i], t.layout, t.globalShape);
-    if (rank_ != 0 || !err.empty())
-      continue;
-    try {
-      global = cropHostTensor(global, logicalShapeOf(t));
-      writer->add(t.name, roleName(t.role), global.dtype, global.shape,
-                  global.data);
-    } catch (const std::exception &e) {
-      err = e.what();
-    }
-  }
+  gatherEachToRoot(trained, &err,
+                   [&](const ProgramTensor &t, const Tensor &global) {
+                     writer->add(t.name, roleName(t.role), global.dtype,
+                                 global.shape, global.data);
+                   });
   if (rank_ == 0 && err.empty()) {
     try {
       int32_t s = static_cast<int32_t>(step);
@@ -356,15 +354,16 @@ std::string Harness::nonFiniteData(int64_t t) {
     if (!anyBad[i])
       continue;
     const ProgramTensor &in = info_.inputs[i];
+    // Where the values came from: "(batch B of FILE)", "(FILE)", or
+    // nothing for a drawn batch.
+    const BatchSource &from = batches_[i];
     int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
-    std::string src = batches_[i].file.empty()
-                          ? std::string()
-                          : " of " + batches_[i].file;
-    if (batches_[i].count)
-      src = " (batch " + std::to_string(batch % batches_[i].count) + src +
-            ")";
-    else if (!src.empty())
-      src = " (" + src.substr(4) + ")";
+    std::string src;
+    if (from.count)
+      src = " (batch " + std::to_string(batch % from.count) + " of " +
+            from.file + ")";
+    else if (!from.file.empty())
+      src = " (" + from.file + ")";
     what += (what.empty() ? "" : ", ") + ("'" + in.name + "'") + src;
   }
   return what;

@@ -55,16 +55,21 @@ def children(pid):
     return out
 
 
-def alive(pid):
+def state(pid):
+    """The process state letter of `pid` (None when it is gone)."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except OSError:
-        return False
+        return None
+
+
+def alive(pid):
+    return state(pid) not in (None, "Z")
 
 
 def rank_of(pid):
+    """The MPI world rank of process `pid` (Open MPI's environment)."""
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
             for item in f.read().split(b"\0"):

@@ -12,37 +12,10 @@ import sys
 import tempfile
 import time
 
-
-def children(pid):
-    out = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                with open("/proc/%s/stat" % e) as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(e))
-            except (OSError, ValueError, IndexError):
-                pass
-    return out
-
-
-def state(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
-
-
-def rank_of(pid):
-    try:
-        with open("/proc/%d/environ" % pid, "rb") as f:
-            for item in f.read().split(b"\0"):
-                if item.startswith(b"OMPI_COMM_WORLD_RANK="):
-                    return int(item.split(b"=", 1)[1])
-    except OSError:
-        pass
-    return None
+# The /proc helpers of the kill-and-resume loop.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "training"))
+from kill_resume import children, rank_of, state  # noqa: E402
 
 
 def main():
