@@ -45,6 +45,8 @@ static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
 
 void mlir::weft::buildWeftPipeline(OpPassManager &pm,
                                    const WeftPipelineOptions &o) {
+  // Calls first: every later pass sees one flat function (docs/calls.md).
+  pm.addPass(createWeftInlineCalls());
   // The training passes see the mesh as declared (the optimizer's ZeRO-1
   // split picks a dimension the axis divides), then the mesh is rewritten.
   addTraining(pm, o);

@@ -9,6 +9,7 @@
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
 #include "weft/Interpreter/GradientCheck.h"
@@ -24,6 +25,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -557,6 +559,13 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseFile(inputFile, context, sourceMgr);
   if (!module)
     return 1;
+  // Layer calls are evaluated flat, as weftc compiles them (docs/calls.md).
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    pm.addPass(createWeftInlineCalls());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
   if (allFuncs && compareFile.empty())
     return toolError("--all-funcs needs --compare");
   if (allFuncs && module->getOps<func::FuncOp>().empty())

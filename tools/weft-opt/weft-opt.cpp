@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -28,6 +29,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::weft::WeftDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::emitc::EmitCDialect>();
+  // MLIR's --inline flattens func.call between weft functions (the weft
+  // dialect's inliner interface; weft-inline-calls does it in weftc).
+  mlir::func::registerInlinerExtension(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "weft-opt: the weft dialect's optimizer and pass driver\n",
       registry));

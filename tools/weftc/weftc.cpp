@@ -292,10 +292,27 @@ LogicalResult selectEntry(ModuleOp module) {
     return chosen->emitError("weftc: function @")
            << chosen->getSymName() << " is a declaration: it has no body "
                                       "to compile";
+  // The entry and the functions it calls, directly or not, stay: the
+  // pipeline's first pass (weft-inline-calls) flattens the calls.
+  llvm::DenseSet<Operation *> keep{*chosen};
+  SmallVector<func::FuncOp> work{*chosen};
+  while (!work.empty()) {
+    func::FuncOp f = work.pop_back_val();
+    f.walk([&](func::CallOp call) {
+      if (auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+              module, call.getCalleeAttr()))
+        if (keep.insert(callee).second)
+          work.push_back(callee);
+    });
+  }
+  // The callees are there to be inlined: private, so weft-inline-calls
+  // erases them once it has.
   for (func::FuncOp f :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (f != *chosen)
+    if (!keep.contains(f))
       f.erase();
+    else if (f != *chosen)
+      f.setPrivate();
   return success();
 }
 

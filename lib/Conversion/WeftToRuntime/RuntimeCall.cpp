@@ -4,6 +4,7 @@
 
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/SourceLines.h"
 
 #include "llvm/Support/Path.h"
 
@@ -79,17 +80,7 @@ std::string lowering::formatDouble(double v) {
 }
 
 std::string lowering::shortLoc(Location loc) {
-  std::string out;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      out = (llvm::sys::path::filename(f.getFilename().getValue()) + ":" +
-             Twine(f.getLine()))
-                .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return out;
+  return fileAndLine(loc);
 }
 
 CallArgs &CallArgs::value(Value v) {

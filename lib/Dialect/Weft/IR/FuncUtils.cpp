@@ -194,6 +194,16 @@ FailureOr<func::FuncOp> mlir::weft::selectFunction(ModuleOp module,
   }
   if (funcs.size() == 1)
     return funcs.front();
+  // Layers are private functions the entry calls (docs/calls.md): the entry
+  // is then the one public function with a body.
+  SmallVector<func::FuncOp> publicFuncs;
+  for (func::FuncOp f : funcs)
+    if (f.isPublic())
+      publicFuncs.push_back(f);
+  if (publicFuncs.size() == 1 && funcs.size() > 1)
+    return publicFuncs.front();
+  if (publicFuncs.size() > 1)
+    funcs = publicFuncs;
   InFlightDiagnostic diag = module.emitError()
                             << what << ": expected one function, found "
                             << funcs.size();

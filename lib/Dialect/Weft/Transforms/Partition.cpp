@@ -8,6 +8,7 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
@@ -99,8 +100,7 @@ static std::string lineOf(Operation *op) {
   os << op->getName();
   if (auto spec = op->getAttrOfType<StringAttr>("spec"))
     os << " '" << spec.getValue() << "'";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at line " << loc.getLine();
+  os << atLine(op->getLoc());
   return s;
 }
 
@@ -486,8 +486,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       what += " (" + named.getName().str() + ")";
       loc = named.getChildLoc();
     }
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
-      what += " at line " + std::to_string(fileLoc.getLine());
+    what += atLine(loc);
     FailureOr<Value> local = getAs(shard.getInput(), layoutOf(shard.getType()),
                                    op, [&] { return what; });
     if (failed(local))

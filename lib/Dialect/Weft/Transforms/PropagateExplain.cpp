@@ -4,6 +4,7 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,8 +53,7 @@ static std::string describeOp(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << op->getName();
-  if (auto fileLoc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at line " << fileLoc.getLine();
+  os << atLine(op->getLoc());
   return s;
 }
 

@@ -120,7 +120,8 @@ FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
 
 /// The function a tool works on: the one named `entry` (a declaration too:
 /// the caller says why it cannot use one), or (with an empty `entry`) the
-/// module's only function with a body. Emits an error on the
+/// module's only function with a body, or its only public function with a
+/// body when the others are private (layers it calls). Emits an error on the
 /// module naming `what` (the tool or pass), the candidates and `option`
 /// (how to choose one, e.g. "--entry NAME"), and fails otherwise.
 FailureOr<func::FuncOp> selectFunction(ModuleOp module, StringRef entry,

@@ -103,6 +103,29 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
+  let summary = "Flatten calls between weft functions into their callers";
+  let description = [{
+    Layers are written once, as `func.func private` functions, and called
+    with `func.call` once per layer with that layer's weights (docs/calls.md).
+    This pass replaces every `func.call` of a function with a body by the
+    callee's ops (callees first, so nested calls flatten too), gives each
+    inlined op the location `callsite(callee line at call line)` so a
+    diagnostic names both, and erases the private functions no call
+    references any more. The first pass of weft-pipeline; a program without
+    calls is unchanged.
+
+    A recursive call and a call of a declaration (no body) are errors at
+    the call.
+
+    ```mlir
+    func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>)
+        -> tensor<8x16xf32> { ... }
+    %h = func.call @layer(%x, %w0) : (...) -> tensor<8x16xf32>
+    ```
+  }];
+}
+
 def WeftResizeMesh : Pass<"weft-resize-mesh", "::mlir::ModuleOp"> {
   let summary = "Resize mesh axes (weftc --mesh)";
   let description = [{

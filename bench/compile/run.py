@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Compile-time benchmark (issue 31): `weftc --train=adamw` on T2's language
+model at L layers (bench/compile/gen_lm.py), wall time by stage and generated
+C++ bytes, next to jax.jit(step).lower(...).compile() of the same model
+(bench/compile/jax_lm.py; optional: skipped with a message when JAX is
+missing; pass --python with a Python that has JAX).
+
+Stages come from weftc's -v report (MLIR's pass timing, plus weftc's
+"C++ compile + link"): propagation = WeftPropagate; partition =
+WeftPadUneven + WeftPartition; other passes = every other pass; lowering =
+WeftLowerToRuntime + translate to C++; C++ = the C++ compile and link.
+A benchmark, not a test: nothing passes or fails on time.
+
+usage: bench/compile/run.py [--layers 2,4,8] [--bin build/bin] [--python PY]
+"""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def weftc_stages(weftc, program, workdir):
+    cpp = workdir / "step.cpp"
+    start = time.perf_counter()
+    run = subprocess.run([weftc, "--train=adamw", "--lr", "3e-3", "-v", str(program),
+                          "-o", str(workdir / "step"), "--save-cpp", str(cpp)],
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if run.returncode != 0:
+        sys.exit(f"weftc failed on {program}:\n{run.stderr[-2000:]}")
+    times = {}
+    for line in run.stderr.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        if m:
+            times.setdefault(m.group(2).strip("'"), 0.0)
+            times[m.group(2).strip("'")] += float(m.group(1))
+    def take(*names):
+        return sum(times.pop(n, 0.0) for n in names)
+    total = times.pop("Total", wall)
+    stages = {
+        "propagation": take("WeftPropagate"),
+        "partition": take("WeftPadUneven", "WeftPartition"),
+        "lowering": take("WeftLowerToRuntime", "translate to C++"),
+        "C++": take("C++ compile + link"),
+    }
+    nested = [n for n in times if n.endswith("Pipeline")]
+    for n in nested:
+        times.pop(n)
+    stages["other passes"] = sum(times.values())
+    stages["total"] = total
+    return stages, cpp.stat().st_size
+
+
+def jax_seconds(python, layers):
+    code = ("import sys; sys.path.insert(0, %r); import jax_lm; "
+            "print(jax_lm.compile_seconds(%d))" % (str(HERE), layers))
+    run = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "failed"
+    return float(run.stdout.strip().splitlines()[-1]), None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--layers", default="2,4,8")
+    ap.add_argument("--bin", default=str(ROOT / "build/bin"))
+    ap.add_argument("--python", default=sys.executable)
+    args = ap.parse_args()
+    weftc = os.path.join(args.bin, "weftc")
+    layers = [int(x) for x in args.layers.split(",")]
+    cols = ["propagation", "partition", "other passes", "lowering", "C++", "total"]
+    print(f"weftc: {weftc}; model: T2 (d=128, f=512, V=512, t=64, b=8) at L layers, "
+          "data=2 x model=2, --train=adamw; seconds")
+    print("| L | " + " | ".join(cols) + " | C++ bytes | JAX compile |")
+    print("|---" * (len(cols) + 3) + "|")
+    jax_note = None
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        for n in layers:
+            program = tmp / f"lm{n}.mlir"
+            subprocess.run([sys.executable, str(HERE / "gen_lm.py"), str(n), str(program)], check=True)
+            stages, size = weftc_stages(weftc, program, tmp)
+            jax_s = "skipped"
+            if jax_note is None:
+                secs, err = jax_seconds(args.python, n)
+                if secs is None:
+                    jax_note = err
+                else:
+                    jax_s = f"{secs:.2f}"
+            print(f"| {n} | " + " | ".join(f"{stages[c]:.2f}" for c in cols) +
+                  f" | {size} | {jax_s} |", flush=True)
+    if jax_note:
+        print(f"JAX skipped: {jax_note} (pass --python with a Python that has JAX)")
+
+
+if __name__ == "__main__":
+    main()

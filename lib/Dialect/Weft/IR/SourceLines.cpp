@@ -1,0 +1,69 @@
+//===- SourceLines.cpp - Source lines of ops for messages -----------------===//
+
+#include "weft/Dialect/Weft/IR/SourceLines.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+static void collect(Location loc, SmallVectorImpl<FileLineColLoc> &lines) {
+  if (auto call = dyn_cast<CallSiteLoc>(loc)) {
+    collect(call.getCallee(), lines);
+    collect(call.getCaller(), lines);
+    return;
+  }
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return collect(named.getChildLoc(), lines);
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    lines.push_back(file);
+    return;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations()) {
+      size_t before = lines.size();
+      collect(part, lines);
+      if (lines.size() > before)
+        return;
+    }
+}
+
+SmallVector<FileLineColLoc, 2> mlir::weft::sourceLines(Location loc) {
+  SmallVector<FileLineColLoc, 2> lines;
+  collect(loc, lines);
+  return lines;
+}
+
+/// " (called at line 107)", " (called at lines 48, 107)", "".
+static std::string calls(ArrayRef<FileLineColLoc> lines, StringRef prefix) {
+  if (lines.size() < 2)
+    return "";
+  std::string s = " (called at " + prefix.str() + (lines.size() > 2 ? "s " : " ");
+  for (size_t i = 1; i < lines.size(); ++i)
+    s += (i > 1 ? ", " : "") + std::to_string(lines[i].getLine());
+  return s + ")";
+}
+
+std::string mlir::weft::atLine(Location loc) {
+  SmallVector<FileLineColLoc, 2> lines = sourceLines(loc);
+  if (lines.empty())
+    return "";
+  return " at line " + std::to_string(lines[0].getLine()) +
+         calls(lines, "line");
+}
+
+std::string mlir::weft::fileAndLine(Location loc) {
+  SmallVector<FileLineColLoc, 2> lines = sourceLines(loc);
+  if (lines.empty())
+    return "";
+  std::string s =
+      (llvm::sys::path::filename(lines[0].getFilename().getValue()) + ":" +
+       std::to_string(lines[0].getLine()))
+          .str();
+  if (lines.size() < 2)
+    return s;
+  s += " (called at ";
+  for (size_t i = 1; i < lines.size(); ++i)
+    s += (i > 1 ? ", " : "") + std::to_string(lines[i].getLine());
+  return s + ")";
+}

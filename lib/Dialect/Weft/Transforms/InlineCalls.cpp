@@ -1,0 +1,163 @@
+//===- InlineCalls.cpp - the weft-inline-calls pass -----------------------===//
+//
+// Layers written once and called many times (docs/calls.md): every func.call
+// between weft functions is replaced by the callee's ops, callees first, and
+// the private callees nothing calls any more are erased. The rest of the
+// pipeline sees one flat function, as it did before calls existed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "weft-inline-calls"
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTINLINECALLS
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+
+namespace {
+
+/// The functions of the module in an order where every callee comes before
+/// its callers, or the call that closes a cycle.
+class CallOrder {
+public:
+  CallOrder(ModuleOp module, SymbolTable &symbols) : symbols(symbols) {
+    for (auto f : module.getOps<func::FuncOp>())
+      funcs.push_back(f);
+  }
+
+  /// Fills `order`; on a recursive call, reports it and fails.
+  LogicalResult compute() {
+    for (func::FuncOp f : funcs)
+      if (failed(visit(f)))
+        return failure();
+    return success();
+  }
+
+  SmallVector<func::FuncOp> order;
+
+private:
+  LogicalResult visit(func::FuncOp f) {
+    if (done.contains(f))
+      return success();
+    path.insert(f);
+    WalkResult walk = f.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee)
+        return WalkResult::advance(); // the verifier reports it
+      if (path.contains(callee)) {
+        InFlightDiagnostic diag = call.emitError()
+                                  << "recursive call of @"
+                                  << callee.getSymName() << " (";
+        bool inCycle = false;
+        for (func::FuncOp g : path) {
+          inCycle |= g == callee;
+          if (inCycle)
+            diag << "@" << g.getSymName() << " -> ";
+        }
+        diag << "@" << callee.getSymName()
+             << "): weft functions are layers, called a fixed number of "
+                "times; write the repetition as calls in the caller";
+        return WalkResult::interrupt();
+      }
+      if (failed(visit(callee)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    path.remove(f);
+    if (walk.wasInterrupted())
+      return failure();
+    done.insert(f);
+    order.push_back(f);
+    return success();
+  }
+
+  SymbolTable &symbols;
+  SmallVector<func::FuncOp> funcs;
+  llvm::SetVector<func::FuncOp> path;
+  llvm::DenseSet<func::FuncOp> done;
+};
+
+/// Replaces `call` by a copy of `callee`'s body (already free of calls).
+void inlineCall(func::CallOp call, func::FuncOp callee) {
+  Block &body = callee.getBody().front();
+  IRMapping mapping;
+  for (auto [arg, operand] :
+       llvm::zip_equal(body.getArguments(), call.getOperands()))
+    mapping.map(arg, operand);
+  OpBuilder builder(call);
+  Location callLoc = call.getLoc();
+  for (Operation &op : body.without_terminator()) {
+    Operation *copy = builder.clone(op, mapping);
+    copy->walk([&](Operation *nested) {
+      nested->setLoc(CallSiteLoc::get(nested->getLoc(), callLoc));
+    });
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [result, returned] :
+       llvm::zip_equal(call.getResults(), ret.getOperands()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
+  call.erase();
+}
+
+struct WeftInlineCalls
+    : public weft::impl::WeftInlineCallsBase<WeftInlineCalls> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    CallOrder calls(module, symbols);
+    if (failed(calls.compute()))
+      return signalPassFailure();
+
+    bool failedCall = false;
+    unsigned inlined = 0;
+    llvm::DenseSet<func::FuncOp> callees;
+    for (func::FuncOp f : calls.order) {
+      SmallVector<func::CallOp> sites;
+      f.walk([&](func::CallOp call) { sites.push_back(call); });
+      for (func::CallOp call : sites) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (!callee) {
+          call.emitError() << "calls @" << call.getCallee()
+                           << ", which the module does not define";
+          failedCall = true;
+          continue;
+        }
+        if (callee.isExternal()) {
+          call.emitError()
+              << "calls @" << callee.getSymName()
+              << ", a declaration without a body: weft compiles only "
+                 "functions written in the program";
+          failedCall = true;
+          continue;
+        }
+        inlineCall(call, callee);
+        callees.insert(callee);
+        ++inlined;
+      }
+    }
+    if (failedCall)
+      return signalPassFailure();
+
+    // The private callees nothing calls any more go (every call is gone, so
+    // none is referenced); public functions stay: one of them is the entry.
+    for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (callees.contains(f) && f.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(f, module))
+        f.erase();
+    LLVM_DEBUG(llvm::dbgs() << "weft-inline-calls: inlined " << inlined
+                            << " calls\n");
+  }
+};
+
+} // namespace
