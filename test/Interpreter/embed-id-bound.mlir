@@ -1,5 +1,5 @@
 // Guards the embedding id bound (getIdBound, include/weft/Interpreter/
-// IdBound.h, shared with the lowering): the random ids of an input that
+// include/weft/Dialect/Weft/IR/IdBound.h, shared with the lowering): the random ids of an input that
 // feeds two tables (16 and 64 rows) stay below the smallest table, in the
 // global view and in the partitioned view (where the 64-row table is split
 // on its vocabulary: 32 local rows times 2 ranks). An id beyond a table is

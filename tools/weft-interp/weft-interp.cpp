@@ -13,7 +13,7 @@
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
 #include "weft/Interpreter/GradientCheck.h"
-#include "weft/Interpreter/IdBound.h"
+#include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Interpreter/Npy.h"
 #include "weft/Interpreter/Random.h"
 #include "weft/Interpreter/Signature.h"

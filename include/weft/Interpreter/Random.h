@@ -29,7 +29,7 @@ double roundToType(double x, Type type);
 
 /// A random global tensor of `type` for argument `argIndex`: floats uniform
 /// in [-1, 1), rounded to the element type; i32 uniform in [0, idBound)
-/// (getIdBound in IdBound.h).
+/// (getIdBound in weft/Dialect/Weft/IR/IdBound.h).
 Tensor randomTensor(RankedTensorType type, uint64_t seed, uint64_t argIndex,
                     int64_t idBound);
 

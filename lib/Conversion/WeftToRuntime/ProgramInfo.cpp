@@ -7,7 +7,7 @@
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
-#include "weft/Interpreter/IdBound.h"
+#include "weft/Dialect/Weft/IR/IdBound.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"

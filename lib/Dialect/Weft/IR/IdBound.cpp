@@ -1,6 +1,6 @@
 //===- IdBound.cpp - The bound of random embedding ids --------------------===//
 
-#include "weft/Interpreter/IdBound.h"
+#include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
 

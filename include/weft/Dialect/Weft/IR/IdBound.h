@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_INTERPRETER_IDBOUND_H
-#define WEFT_INTERPRETER_IDBOUND_H
+#ifndef WEFT_DIALECT_WEFT_IR_IDBOUND_H
+#define WEFT_DIALECT_WEFT_IR_IDBOUND_H
 
 #include <cstdint>
 
@@ -33,4 +33,4 @@ int64_t getIdBound(func::FuncOp func, unsigned argIndex);
 
 } // namespace mlir::weft
 
-#endif // WEFT_INTERPRETER_IDBOUND_H
+#endif // WEFT_DIALECT_WEFT_IR_IDBOUND_H
