@@ -51,7 +51,8 @@ def main(argv):
             print("NOT RUN: %s (no test/e2e/*.test runs it)" % rel)
             status = 1
         g = json.loads(subprocess.run(
-            [os.path.join(a.bin, "weft-opt"), ex, "--weft-export-json",
+            [os.path.join(a.bin, "weft-opt"), ex, "--weft-inline-calls",
+             "--weft-export-json",
              "-o", os.devnull], check=True, stdout=subprocess.PIPE).stdout)
         sizes = {}
         for mesh in g["meshes"]:

@@ -59,7 +59,10 @@ def run(cmd, what, log):
 
 
 def export(bin_dir, src, out, log):
-    run([os.path.join(bin_dir, "weft-opt"), src,
+    # Layer calls are flattened first (weft-inline-calls, as weftc does;
+    # test/weftc/calls.test checks it against a program flattened by hand),
+    # so numpy evaluates one flat graph.
+    run([os.path.join(bin_dir, "weft-opt"), src, "--weft-inline-calls",
          "--weft-export-json=output=" + out, "-o", os.devnull],
         "weft-opt --weft-export-json", log)
     return weft_numpy.load_graph(out)

@@ -1,4 +1,4 @@
-// mlp_layers.mlir written flat: the layer body three times.
+// examples/ops/mlp_layers.mlir written flat: the layer body three times.
 weft.mesh @mesh ["data" = 2, "model" = 2]
 
 func.func @mlp(

@@ -1,5 +1,6 @@
-// A 3-layer residual MLP with its layer written once (docs/calls.md); the
-// same program flat is mlp_layers_flat.mlir.
+// A 3-layer residual MLP (tensor parallel over model) with its layer written
+// once and called three times (docs/calls.md); the same program written flat
+// is test/weftc/Inputs/mlp_layers_flat.mlir.
 weft.mesh @mesh ["data" = 2, "model" = 2]
 
 func.func private @layer(
