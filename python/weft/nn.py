@@ -63,3 +63,13 @@ def causal_mask(n, dtype="f32", neg=-1e9):
     pos = ops.iota(n, dtype)
     allowed = pos[:, None] >= pos[None, :]
     return (allowed - 1.0) * -neg
+
+
+def dropout(x, rate, seed, offset=None):
+    """Keeps an element where a uniform draw u > rate, scaled by
+    1/(1-rate) (docs/generated/WeftOps.md, weft.random); give every site
+    its own `seed`, and the training step as `offset` for new masks each
+    step."""
+    u = ops.random(x.shape, "uniform", seed, x.dtype, offset=offset)
+    keep = ops.step(u - rate)
+    return (x * keep) * (1.0 / (1.0 - rate))

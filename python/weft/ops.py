@@ -85,8 +85,9 @@ def _broadcast_shapes(shapes, what):
     return out
 
 
-def map_op(kind, operands, scalar=None, what=None):
-    """Emits `weft.map kind` over `operands` with numpy broadcasting."""
+def map_op(kind, operands, scalar=None, what=None, shape=None):
+    """Emits `weft.map kind` over `operands` with numpy broadcasting
+    (to `shape` if given)."""
     what = what or kind
     fn = current(what)
     for o in operands:
@@ -94,7 +95,15 @@ def map_op(kind, operands, scalar=None, what=None):
     if len({o.dtype for o in operands}) > 1:
         raise WeftError("%s: element types differ: %s" %
                         (what, ", ".join(o.dtype for o in operands)))
-    out_shape = _broadcast_shapes([o.shape for o in operands], what)
+    shapes = [o.shape for o in operands]
+    out_shape = _broadcast_shapes(shapes, what)
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+        if len(shape) < len(out_shape) or _broadcast_shapes(
+                [out_shape, shape], what) != list(shape):
+            raise WeftError("%s: shape %s does not broadcast to %s" %
+                            (what, tuple(out_shape), shape))
+        out_shape = list(shape)
     r = len(out_shape)
     # Which result dimensions some operand really has (not an inserted
     # size-1 view dimension, not absent by rank alignment).
@@ -737,3 +746,92 @@ def getitem(x, index):
     for dim, start, stop in slices:
         y = slice(y, dim, start, stop)
     return Tensor.view(y, dim_map)
+
+
+def broadcast_to(x, shape):
+    """`x` repeated to `shape` (numpy's rule): `weft.map scale` by 1.0 with
+    the new letters on the result only ("f->bf")."""
+    return map_op("scale", [x], scalar=1.0, what="broadcast_to",
+                  shape=shape)
+
+
+def top_k(x, k, axis=-1, payload=None):
+    """The `k` largest elements along `axis`, in descending order
+    (`weft.top_k`); with `payload` (x's shape and type), the payload's
+    elements at those positions. `top_k_indices` gives the positions."""
+    what = "top_k"
+    fn = current(what)
+    x = _float_operand(x, fn, what).resolved(what)
+    operands = [x]
+    if payload is not None:
+        payload = _float_operand(payload, fn, what).resolved(what)
+        if payload.shape != x.shape or payload.dtype != x.dtype:
+            raise WeftError("top_k: the payload (%s %s) must have the "
+                            "input's shape and type (%s %s)" %
+                            (payload.dtype, payload.shape, x.dtype, x.shape))
+        operands.append(payload)
+    dim = _axes(axis, x.ndim, what)[0]
+    if not isinstance(k, int) or not 1 <= k <= x.shape[dim]:
+        raise WeftError("top_k: k must be an int in [1, %d], got %r" %
+                        (x.shape[dim], k))
+    shape = list(x.shape)
+    shape[dim] = k
+    result = _new(fn, shape, x.dtype)
+
+    def render():
+        return "%s = weft.top_k %s dim %d k %d : %s" % (
+            result.name, ", ".join(o.name for o in operands), dim, k,
+            _signature(operands, result))
+
+    fn.emit([result], render)
+    return result
+
+
+def top_k_indices(x, k, axis=-1):
+    """The positions (as floats) of the `k` largest elements along `axis`:
+    `top_k` with a payload of positions (an iota broadcast along it)."""
+    x = x.resolved("top_k_indices")
+    dim = _axes(axis, x.ndim, "top_k_indices")[0]
+    pos = iota(x.shape[dim], x.dtype)
+    pos = Tensor.view(pos, [0 if d == dim else None for d in range(x.ndim)])
+    return top_k(x, k, dim, payload=broadcast_to(pos, x.shape))
+
+
+def random(shape, kind="uniform", seed=0, dtype="f32", spec=None,
+           offset=None):
+    """Counter-based random numbers (`weft.random`): `uniform` in [0, 1)
+    or `normal`; each element depends on `seed` and its global index only.
+    `offset` (a rank-0 tensor, e.g. the training step) shifts the key;
+    `spec` lays the result out."""
+    what = "random"
+    fn = current(what)
+    if kind not in ("uniform", "normal"):
+        raise WeftError("random: kind is 'uniform' or 'normal', got %r" %
+                        (kind,))
+    dtype = dtypes.normalize(dtype)
+    if dtype not in ("f32", "f64"):
+        raise WeftError("random: f32 or f64, got %s" % dtype)
+    if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
+        raise WeftError("random: seed must be an int in [0, 2^64)")
+    shape = tuple(int(s) for s in shape)
+    if not 1 <= len(shape) <= 4:
+        raise WeftError("random: 1 to 4 dimensions, got shape %s" %
+                        (shape,))
+    if offset is not None:
+        _operand(offset, fn, what)
+        offset = offset.resolved(what)
+        if offset.ndim != 0:
+            raise WeftError("random: offset must be a rank-0 tensor, got "
+                            "shape %s" % (offset.shape,))
+    sharding = None if spec is None else make_sharding(
+        spec, shape, fn.module.mesh, what)
+    result = _new(fn, shape, dtype, sharding)
+
+    def render():
+        off = "" if offset is None else " offset(%s : %s)" % (
+            offset.name, offset.type())
+        return "%s = weft.random %s seed %d%s : %s" % (
+            result.name, kind, seed, off, result.type())
+
+    fn.emit([result], render)
+    return result
