@@ -387,6 +387,9 @@ def mean(x, axis=None, keepdims=False):
 # Contractions, lookups, layout
 
 def _parse_operands(spec, count, what):
+    if not isinstance(spec, str):
+        raise WeftError("%s: the spec must be a string like \"bd,df->bf\", "
+                        "got %r" % (what, spec))
     spec = spec.replace(" ", "")
     if "->" in spec:
         lhs, out = spec.split("->", 1)
@@ -608,6 +611,9 @@ def reshape(x, spec, **sizes):
     fn = current(what)
     _operand(x, fn, what)
     x = x.resolved(what)
+    if not isinstance(spec, str):
+        raise WeftError("reshape: the spec must be a string like "
+                        "\"b(hk)->bhk\", got %r" % (spec,))
     spec = spec.replace(" ", "")
     if "->" not in spec:
         raise WeftError("reshape: spec %r needs '->'" % spec)

@@ -146,7 +146,12 @@ class Input:
         if not isinstance(name, str) or not name:
             raise WeftError("Input: a name is needed")
         self.name = name
-        self.shape = tuple(int(s) for s in shape)
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(s, int) and not isinstance(s, bool)
+                for s in shape):
+            raise WeftError("Input %r: the shape must be a tuple of ints, "
+                            "got %r" % (name, shape))
+        self.shape = tuple(shape)
         for s in self.shape:
             if s < 1:
                 raise WeftError("Input %r: dimension sizes must be >= 1, got "
