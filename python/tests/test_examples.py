@@ -7,6 +7,7 @@ import re
 import subprocess
 
 import weft
+from weft import P
 
 import mlp
 import t2_lm
@@ -39,6 +40,22 @@ def test_p1_comm_report_matches_hand_written(weft_bin, root, tmp_path):
     hand = os.path.join(root, "examples", "canonical", "p1.mlir")
     ours = comm_report(weft_bin, path, tmp_path)
     assert "all_reduce(sum)" in ours
+    assert ours == comm_report(weft_bin, hand, tmp_path)
+
+
+def test_p3_same_function_on_a_2d_mesh(weft_bin, root, tmp_path):
+    # P3 is P1's function with x and y split b on data, mesh data=2,
+    # model=4: only the specs change.
+    program = weft.trace(mlp.mlp, weft.Mesh({"data": 2, "model": 4}), [
+        weft.Input("x", (4, 64, 256), spec=P("data", None, None)),
+        weft.Param("w1", (256, 1024), spec=P(None, "model")),
+        weft.Param("w2", (1024, 256), spec=P("model", None)),
+    ], out_specs=P("data", None, None))
+    path = program.save(str(tmp_path / "p3.mlir"))
+    hand = os.path.join(root, "examples", "canonical", "p3.mlir")
+    assert interp(weft_bin, path, 1) == interp(weft_bin, hand, 1)
+    ours = comm_report(weft_bin, path, tmp_path)
+    assert 'all_reduce(sum)      {"model"}' in ours
     assert ours == comm_report(weft_bin, hand, tmp_path)
 
 
