@@ -9,6 +9,7 @@ pkgs=(
   libopenblas-dev openmpi-bin libopenmpi-dev                # CPU backend
   libgtest-dev                                              # runtime unit tests
   python3 python3-numpy                                     # numpy reference in tests
+  python3-pytest                                            # python/tests (the Python front end)
 )
 
 installed() {

@@ -56,6 +56,13 @@ try:
     config.available_features.add("numpy")
 except ImportError:
     pass
+# The Python front end's suite (test/python) runs pytest in this
+# interpreter; without it the test shows as UNSUPPORTED.
+try:
+    import pytest  # noqa: F401
+    config.available_features.add("pytest")
+except ImportError:
+    pass
 
 # The directory of weftc and weft-opt, for test drivers that run them
 # (test/e2e), and the independent numpy evaluator (test/numpy).

@@ -1,0 +1,83 @@
+"""Layers: traced once per signature (operand types, sharding included,
+and static arguments), emitted as func.func private, used by func.call;
+the layered program evaluates like its flat twin."""
+
+import os
+import re
+import subprocess
+
+import weft
+from weft import P
+
+MESH = weft.Mesh({"data": 2, "model": 2})
+
+
+@weft.layer
+def block(x, w, act="relu"):
+    h = weft.einsum("bd,df->bf", x, w)
+    return x + (weft.relu(h) if act == "relu" else weft.gelu(h))
+
+
+@weft.layer
+def split(x):
+    return weft.relu(x), weft.neg(x)
+
+
+def model(x, w0, w1, w2):
+    x = block(x, w0)
+    x = block(x, w1)                    # same signature: same function
+    x = block(x, w2, act="gelu")        # static argument: another trace
+    y = weft.shard(x, P("data"))
+    y = block(y, w0)                    # sharded operand: another trace
+    a, b = split(y)
+    return a * b
+
+
+def flat(x, w0, w1, w2):
+    def blk(x, w, act="relu"):
+        h = weft.einsum("bd,df->bf", x, w)
+        return x + (weft.relu(h) if act == "relu" else weft.gelu(h))
+    x = blk(blk(x, w0), w1)
+    x = blk(x, w2, act="gelu")
+    y = blk(weft.shard(x, P("data")), w0)
+    return weft.relu(y) * weft.neg(y)
+
+
+INPUTS = [weft.Input("x", (4, 8)),
+          weft.Param("w0", (8, 8), spec=P(None, "model")),
+          weft.Param("w1", (8, 8), spec=P(None, "model")),
+          weft.Param("w2", (8, 8), spec=P(None, "model"))]
+
+
+def test_one_function_per_signature():
+    text = weft.trace(model, MESH, INPUTS).mlir
+    privates = re.findall(r"func\.func private @(\w+)\(", text)
+    assert privates == ["block", "block_2", "block_3", "split"]
+    calls = re.findall(r"func\.call @(\w+)\(", text)
+    assert calls == ["block", "block", "block_2", "block_3", "split"]
+    # The sharded operand's encoding is in block_3's argument type.
+    start = text.index("@block_3(")
+    sig = text[start:text.index("%w:", start)]
+    assert '#weft.sharding<@mesh, [{"data"}, {}]>' in sig
+    assert re.search(r"%x\d+:2 = func\.call @split", text)
+
+
+def test_layers_evaluate_like_flat(weft_bin, tmp_path):
+    def run(fn, name):
+        path = weft.trace(fn, MESH, INPUTS).save(str(tmp_path / name))
+        return subprocess.run(
+            [os.path.join(weft_bin, "weft-interp"), path, "--seed", "4"],
+            capture_output=True, text=True, check=True).stdout
+    layered = run(model, "layered.mlir")
+    assert "result #0: tensor<4x8xf32>" in layered
+    assert layered == run(flat, "flat.mlir")
+
+
+def test_call_result_sharded_by_out_spec_gets_a_shard_op():
+    text = weft.trace(lambda x, w0, w1, w2: block(x, w0), MESH, INPUTS,
+                      out_specs=P("data")).mlir
+    # The call's result type must stay the callee's; the spec goes on a
+    # weft.shard after it.
+    assert re.search(r"= weft\.shard %x\d+ : tensor<4x8xf32> -> "
+                     r"tensor<4x8xf32, #weft.sharding<@mesh, "
+                     r"\[\{\"data\"\}, \{\}\]>>", text), text

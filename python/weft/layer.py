@@ -1,0 +1,121 @@
+"""Layers: a Python function traced once per input signature into a
+`func.func private`, and called with `func.call` at every use.
+
+weftc flattens the calls first (weft-inline-calls, docs/calls.md), so a
+model written with layers compiles to the same program as its flat twin,
+while the module stays one layer long however many layers the model has.
+The callee's argument types must equal the call's operand types exactly,
+sharding encodings included, so the signature is the operands' full types:
+a use with another shape, element type or sharding traces another copy.
+"""
+
+import functools
+import inspect
+
+from .errors import WeftError, user_location
+from .tensor import Tensor
+from .trace import FunctionBuilder, _results, _stack, current
+
+
+class Layer:
+    def __init__(self, fn, name=None):
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, objtype=None):
+        # As a method: `self` is a static (hashed) argument.
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    def __call__(self, *args, **kwargs):
+        caller = current("layer %s" % self.name)
+        location = user_location()
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise WeftError("layer %s: %s" % (self.name, e), location)
+        bound.apply_defaults()
+        tensors = []
+        key = []
+        for pname, value in bound.arguments.items():
+            kind = self.signature.parameters[pname].kind
+            if kind in (inspect.Parameter.VAR_POSITIONAL,
+                        inspect.Parameter.VAR_KEYWORD):
+                raise WeftError("layer %s: *args and **kwargs are not "
+                                "supported" % self.name, location)
+            if isinstance(value, Tensor):
+                caller.check_owner(value, "layer %s" % self.name)
+                value = value.resolved("layer %s argument %s" %
+                                       (self.name, pname))
+                tensors.append((pname, value))
+                key.append(("T", value.type()))
+            else:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise WeftError(
+                        "layer %s: argument %s is neither a Tensor nor "
+                        "hashable (%s); static arguments key the trace" %
+                        (self.name, pname, type(value).__name__), location)
+                key.append(("S", pname, value))
+        module = caller.module
+        cache_key = (id(self), tuple(key))
+        entry = module.layer_cache.get(cache_key)
+        if entry is None:
+            entry = self._trace(module, bound, tensors, location)
+            module.layer_cache[cache_key] = entry
+        callee, multi = entry
+        results = [Tensor(t.shape, t.dtype, t.sharding, None, caller)
+                   for t in callee.results]
+        base = caller.fresh("x")
+        if len(results) == 1:
+            results[0].name = base
+        else:
+            for i, r in enumerate(results):
+                r.name = "%s#%d" % (base, i)
+        operands = [t for _, t in tensors]
+
+        def render():
+            lhs = base if len(results) == 1 else "%s:%d" % (base,
+                                                             len(results))
+            res = ", ".join(r.type() for r in results)
+            if len(results) != 1:
+                res = "(%s)" % res
+            return "%s = func.call @%s(%s) : (%s) -> %s" % (
+                lhs, callee.name, ", ".join(o.name for o in operands),
+                ", ".join(o.type() for o in operands), res)
+
+        op = caller.emit(results, render, location)
+        # A call's result types are the callee's: never annotated in place.
+        op.annotatable = False
+        return tuple(results) if multi else results[0]
+
+    def _trace(self, module, bound, tensors, location):
+        name = module.unique_symbol(self.name)
+        callee = FunctionBuilder(module, name, private=True)
+        args = dict(bound.arguments)
+        for pname, t in tensors:
+            args[pname] = callee.add_arg(t.shape, t.dtype, t.sharding, pname)
+        _stack.append(callee)
+        try:
+            out = self.fn(*[args[p] for p in bound.arguments])
+        finally:
+            _stack.pop()
+        results, multi = _results(out, "layer %s" % self.name)
+        for i, t in enumerate(results):
+            callee.check_owner(t, "layer %s result #%d" % (self.name, i))
+            callee.results.append(t.resolved("layer %s result #%d" %
+                                             (self.name, i)))
+            callee.result_attrs.append("")
+        module.functions.append(callee)
+        return callee, multi
+
+
+def layer(fn=None, name=None):
+    """`@weft.layer` (or `@weft.layer(name="block")`)."""
+    if fn is None:
+        return lambda f: Layer(f, name)
+    return Layer(fn, name)
