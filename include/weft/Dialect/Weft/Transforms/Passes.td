@@ -219,7 +219,13 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
     Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
            "Auto-sharding: bytes per device a plan may hold at once (every "
            "argument's block plus the blocks live at the busiest op, in "
-           "program order); implies free-boundary. 0: no budget">
+           "program order); implies free-boundary. 0: no budget">,
+    Option<"reshardAnnotated", "reshard-annotated", "bool",
+           /*default=*/"false",
+           "Let the global search read annotated values in another layout "
+           "than their annotation (by default an op that reads an annotated "
+           "value reads it as annotated, and the search says so when "
+           "another layout would be much cheaper; docs/propagation.md)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
@@ -471,6 +477,9 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
     `-o` for the IR.
   }];
   let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "The machine profile that priced the plan, printed with the "
+           "totals (weftc and weft-pipeline set it; empty: not printed)">,
     Option<"json", "json", "bool", /*default=*/"false",
            "Print JSON instead of a table">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
