@@ -1,4 +1,4 @@
-// weftc: --train=sgd --lr 0.05
+// weftc: --train=sgd --lr 200
 // Data-parallel (DDP) training as written: a 3-layer MLP whose batch x[b,
 // d] and targets y[b, d] are split over `data` and whose weights W_i[d, e]
 // are replicated, batch 64. Annotations are intent (docs/propagation.md,

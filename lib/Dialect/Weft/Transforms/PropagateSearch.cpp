@@ -49,6 +49,12 @@
 
 #define DEBUG_TYPE "weft-propagate"
 
+/// The location name of ZeRO-1's constraint of an updated parameter to its
+/// own layout (Optimizer.cpp writes it, PropagateSearch.cpp reads it): the
+/// search lets that update be computed in the state's layout and gathered.
+static constexpr llvm::StringLiteral kZero1GatherLoc =
+    "ZeRO-1 all-gather of the updated shard";
+
 using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::propagate;
@@ -1189,18 +1195,22 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   // its annotated layout. Where an op cannot read all of its annotated
   // operands so (two annotations disagree on a letter), the choices that
   // keep the most of them are allowed.
-  // The layout each op's result is annotated with, or the weft.shard
-  // constraint on it (the op computes it so: its letter map gives the
-  // annotated dims, a partial sum resolved into them allowed).
+  // A value constrained by weft.shard is computed in the constrained
+  // layout by the op that defines it (its letter map gives the constrained
+  // dims, a partial sum resolved into them allowed): a gradient as its
+  // parameter lives, an SGD update as its parameter. Not so ZeRO-1's
+  // constraint of the updated parameter (kZero1GatherLoc): the update is
+  // computed in the state's layout and gathered, by design. An annotated
+  // result type says where the value lives, not how it is computed.
   llvm::DenseMap<int, const Layout *> wantedResult;
   for (Step &step : search.steps) {
     const SValue &res = search.values[step.result];
     if (!step.op || !res.annotated)
       continue;
-    if (auto shard = dyn_cast<ShardOp>(step.op))
+    auto name = dyn_cast<NameLoc>(step.op->getLoc());
+    if (isa<ShardOp>(step.op) &&
+        !(name && name.getName().getValue() == kZero1GatherLoc))
       wantedResult.try_emplace(step.operands[0], res.layouts[res.fixedId]);
-    else
-      wantedResult[step.result] = res.layouts[res.fixedId];
   }
   bool constrained = false;
   for (Step &step : search.steps) {
@@ -1320,14 +1330,16 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   // A pruned DP may leave single-step improvements: take them (an exact
   // DP's plan is optimal over the same space, so nothing to gain there).
   std::string localSummary;
+  // Not under a memory budget: its estimate is of the DP's plans, and a
+  // changed plan may hold reshard copies longer than it counts.
   if (found.pruned && mode == "global" && planCostSeconds != kInf &&
-      (useFound || greedyAllowed)) {
+      memoryBudget == 0 && (useFound || greedyAllowed)) {
     bool converged = false;
     double before = planCostSeconds;
     if (search.improveLocally(plan, planCostSeconds, kLocalSearchBudget,
                               converged))
       useFound = true;
-    localSummary = llvm::formatv("; local search {0} -> {1}{2}",
+    localSummary = llvm::formatv("local search {0} -> {1}{2}",
                                  formatSeconds(before),
                                  formatSeconds(planCostSeconds),
                                  converged ? " (no single change improves it)"
@@ -1491,21 +1503,27 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                           : found.pruned       ? "beam-pruned (not proven "
                                                  "optimal)"
                                                : "exact")
-                      << localSummary
-                      << (!search.keepAnnotations
-                              ? "; annotated values may be read resharded "
-                                "(reshard-annotated)"
-                          : constrained ? "; annotated values read as "
-                                          "annotated"
-                                        : "")
-                      << (annotationSummary.empty()
-                              ? ""
-                              : "\nnote: " + annotationSummary)
                       << llvm::formatv("\nobjective seconds: search {0:e9}, "
                                        "greedy {1:e9}",
                                        found.cost,
-                                       greedyCost.value_or(kInf))
-                             .str();
+                                       greedyAllowed ? greedyCost.value_or(kInf)
+                                                     : kInf)
+                             .str()
+                      << (!search.keepAnnotations
+                              ? "\nannotated values may be read resharded "
+                                "(reshard-annotated)"
+                          : constrained ? "\nannotated values read as "
+                                          "annotated" +
+                                              std::string(greedyAllowed
+                                                              ? ""
+                                                              : " (greedy's "
+                                                                "plan does "
+                                                                "not)")
+                                        : "")
+                      << (localSummary.empty() ? "" : "\n" + localSummary)
+                      << (annotationSummary.empty()
+                              ? ""
+                              : "\nnote: " + annotationSummary);
   }
   return success();
 }

@@ -208,7 +208,8 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
            "docs/propagation.md) or `greedy` (op by op, bytes only)">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",
            "Machine profile JSON for the global search "
-           "(docs/machine-profile.md; default: one H100-class NVLink node)">,
+           "(docs/machine-profile.md), or builtin:gpu / builtin:cpu "
+           "(default: builtin:gpu, one H100-class NVLink node)">,
     Option<"beam", "beam", "int64_t", /*default=*/"4096",
            "Most partial plans the global search keeps per op (exact when "
            "never reached; the remark says which)">,
