@@ -10,6 +10,7 @@
 #include "weft/Pipeline/Pipeline.h"
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,11 +58,18 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
   else if (!o.mesh.empty())
     pm.addPass(createWeftResizeMesh(WeftResizeMeshOptions{o.mesh}));
 
+  // The profile that prices plans follows the backend unless one is given
+  // (docs/machine-profile.md, "Which profile prices a plan").
+  std::string profile = o.machineProfile;
+  if (profile.empty())
+    profile = o.backend == "cuda" ? MachineProfile::kBuiltinGpu
+                                  : MachineProfile::kBuiltinCpu;
   if (o.inputView == InputView::Global) {
     WeftPropagateOptions propagate;
     propagate.search = o.search;
-    propagate.profile = o.machineProfile;
+    propagate.profile = profile;
     propagate.memoryBudget = o.memoryBudget;
+    propagate.reshardAnnotated = o.reshardAnnotated;
     pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
   }
   if (o.stopAfter == PipelineStop::Global)
@@ -84,6 +92,13 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
     WeftCommReportOptions report;
     report.json = o.commReport == CommReportFormat::Json;
     report.output = o.commReportOutput;
+    // The profile's name as the search's remark prints it (a file that
+    // does not load fails weft-propagate first).
+    if (o.inputView == InputView::Global && o.search != "greedy") {
+      std::string error;
+      FailureOr<MachineProfile> p = MachineProfile::resolve(profile, error);
+      report.profile = succeeded(p) ? p->name : profile;
+    }
     pm.addPass(createWeftCommReport(report));
   }
   if (o.stopAfter == PipelineStop::Local)

@@ -116,9 +116,22 @@ static cl::opt<std::string> searchMode(
 static cl::opt<std::string> machineProfile(
     "machine-profile",
     cl::desc("Machine profile JSON the global search prices plans with "
-             "(docs/machine-profile.md; weft-calibrate measures one). "
-             "Default: one H100-class NVLink node"),
+             "(docs/machine-profile.md; weft-calibrate measures one), or "
+             "builtin:cpu / builtin:gpu. Default: the built-in profile of "
+             "--backend"),
     cl::value_desc("file"), cl::cat(weftcCat));
+static cl::opt<std::string> targetBackend(
+    "backend",
+    cl::desc("The backend the executable will run on (its --backend): cpu "
+             "(default) or cuda. Without --machine-profile, plans are priced "
+             "with that backend's built-in profile"),
+    cl::init("cpu"), cl::value_desc("cpu|cuda"), cl::cat(weftcCat));
+static cl::opt<bool> reshardAnnotated(
+    "reshard-annotated",
+    cl::desc("Let the global search read annotated values in other layouts "
+             "than written (by default annotations are kept where the "
+             "program computes with them; docs/propagation.md)"),
+    cl::init(false), cl::cat(weftcCat));
 
 static cl::opt<int64_t> memoryBudget(
     "memory-budget",
@@ -394,6 +407,8 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.unsharded = unsharded;
   o.search = searchMode;
   o.machineProfile = machineProfile;
+  o.backend = targetBackend;
+  o.reshardAnnotated = reshardAnnotated;
   o.memoryBudget = memoryBudget;
   o.combineBytes = combineBytes;
   o.rematGathers = rematGathers;
@@ -419,6 +434,11 @@ bool checkOptions() {
   if (memoryBudget < 0) {
     llvm::errs() << "weftc: error: --memory-budget must be >= 0, got "
                  << memoryBudget << "\n";
+    return false;
+  }
+  if (targetBackend != "cpu" && targetBackend != "cuda") {
+    llvm::errs() << "weftc: error: --backend must be cpu or cuda, got '"
+                 << targetBackend << "'\n";
     return false;
   }
   if (combineBytes < 0) {

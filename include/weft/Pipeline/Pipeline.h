@@ -121,9 +121,23 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::init("global")};
   Option<std::string> machineProfile{
       *this, "machine-profile",
-      llvm::cl::desc("Machine profile JSON for the global search (empty: "
-                     "the built-in H100-class node)"),
+      llvm::cl::desc("Machine profile JSON for the global search, or "
+                     "builtin:cpu / builtin:gpu (empty: the default of "
+                     "`backend`)"),
       llvm::cl::init("")};
+  Option<std::string> backend{
+      *this, "backend",
+      llvm::cl::desc("The backend the program will run on, cpu or cuda: "
+                     "without machine-profile, the global search prices "
+                     "plans with its built-in profile "
+                     "(docs/machine-profile.md)"),
+      llvm::cl::init("cpu")};
+  Option<bool> reshardAnnotated{
+      *this, "reshard-annotated",
+      llvm::cl::desc("Let the global search read annotated values in "
+                     "other layouts (docs/propagation.md, \"Annotations are "
+                     "intent\")"),
+      llvm::cl::init(false)};
   Option<int64_t> memoryBudget{
       *this, "memory-budget",
       llvm::cl::desc("Bytes per device the plan may hold at once (0: none)"),

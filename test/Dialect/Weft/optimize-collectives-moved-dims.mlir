@@ -4,7 +4,7 @@
 // other positions: weft.top_k's selection (the clone was an invalid top_k
 // of k/p elements) and weft.slice's range (the clone read the wrong rows:
 // a mutation-fuzzer finding). Both stay computed whole and sliced.
-// RUN: weft-opt %s --weft-propagate --weft-pad-uneven --weft-partition --weft-optimize-collectives -o %t.local.mlir
+// RUN: weft-opt %s --weft-propagate=reshard-annotated=true --weft-pad-uneven --weft-partition --weft-optimize-collectives -o %t.local.mlir
 // RUN: FileCheck %s < %t.local.mlir
 // CHECK-LABEL: func.func @top_k_split_k
 // CHECK: weft.top_k {{.*}} : (tensor<8x16xf32>) -> tensor<8x4xf32>

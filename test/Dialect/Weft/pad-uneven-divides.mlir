@@ -16,7 +16,7 @@
 // cases it found (seeds 90951 case 8 and 90909 case 58: slice_shard;
 // 90826 case 76 and 90893 case 61: all_to_all), as generated.
 
-// RUN: weft-opt --weft-propagate --weft-pad-uneven --weft-partition %s -o %t.local.mlir
+// RUN: weft-opt --weft-propagate=reshard-annotated=true --weft-pad-uneven --weft-partition %s -o %t.local.mlir
 // RUN: FileCheck %s < %t.local.mlir
 // The partitioned, padded programs compute what the global ones do.
 // RUN: weft-interp %s --compare %t.local.mlir --all-funcs | FileCheck %s --check-prefix=DIFF

@@ -7,7 +7,7 @@
 // did not verify; found by the differential fuzzer's relaxed probe).
 // Each case is compared with the global program; a padded minor letter is
 // refused (test/Dialect/Weft/pad-uneven-errors.mlir).
-// RUN: weft-opt %s --weft-propagate --weft-pad-uneven | FileCheck %s
+// RUN: weft-opt %s --weft-propagate=reshard-annotated=true --weft-pad-uneven | FileCheck %s
 // CHECK-LABEL: func.func @split
 // CHECK-SAME: tensor<8xf32, #weft.sharding<@m1, [{"x"}]>> {weft.logical_shape = array<i64: 6>}
 // CHECK: weft.reshape "(hk)->hk" {{.*}} -> tensor<4x2xf32
@@ -15,7 +15,7 @@
 // CHECK: weft.reshape "hk->(hk)" {{.*}} -> tensor<8xf32
 // CHECK-LABEL: func.func @heads
 // CHECK: weft.reshape "bt(hk)->bthk" {{.*}} : (tensor<2x4x16xf32, {{.*}}>) -> tensor<2x4x4x4xf32
-// RUN: weft-opt %s --weft-propagate --weft-pad-uneven --weft-partition -o %t.local.mlir
+// RUN: weft-opt %s --weft-propagate=reshard-annotated=true --weft-pad-uneven --weft-partition -o %t.local.mlir
 // RUN: weft-interp %s --compare %t.local.mlir --all-funcs | FileCheck %s --check-prefix=CMP
 // CMP: compare-all: 3 of 3 function(s) match
 

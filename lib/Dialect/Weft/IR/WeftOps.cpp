@@ -334,9 +334,17 @@ std::optional<ReductionKind> MapOp::getContractionKind() {
   return std::nullopt;
 }
 
-bool MapOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
+bool MapOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
   // One entry per map kind: the properties that let a partial value pass.
   switch (getKind()) {
+  case MapKind::Mul:
+    // Linear in each operand while the other is whole: (a1 + a2) b =
+    // a1 b + a2 b. At most one operand stays partial (the rule's
+    // acceptedPartialOperand); a partial other operand is resolved first.
+    return kind == ReductionKind::Sum;
+  case MapKind::Div:
+    // Linear in the dividend, by a whole divisor.
+    return operand == 0 && kind == ReductionKind::Sum;
   case MapKind::Neg:
     return kind == ReductionKind::Sum; // Linear.
   case MapKind::Scale:

@@ -146,6 +146,8 @@ struct WeftCommReportPass
       llvm::json::Object report{{"collectives", std::move(list)},
                                 {"bytes_per_device_by_axes", std::move(byAxis)},
                                 {"total_bytes_per_device", total}};
+      if (!profile.empty())
+        report["machine_profile"] = profile;
       os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
          << "\n";
     } else {
@@ -169,6 +171,8 @@ struct WeftCommReportPass
       os << llvm::formatv("total {0} collective(s), {1} bytes/device "
                           "({2:F1} KiB)\n",
                           entries.size(), total, double(total) / 1024);
+      if (!profile.empty())
+        os << "plan priced with machine profile '" << profile << "'\n";
     }
     file->keep();
     markAllAnalysesPreserved();

@@ -41,6 +41,34 @@ MachineProfile MachineProfile::getDefault() {
   return p;
 }
 
+MachineProfile MachineProfile::getDefaultCpu() {
+  // A model, not a measurement (docs/machine-profile.md, "The CPU
+  // profile"): one MPI rank per x86 core, each running single-threaded
+  // OpenBLAS (the harness's OPENBLAS_NUM_THREADS=1 runs) and Open MPI's
+  // shared-memory transport between ranks of one host. An AVX2/AVX-512 core
+  // reaches some 50 GFLOP/s in sgemm and half that in dgemm, and streams
+  // about 10 GB/s; a shared-memory MPI all-reduce moves a few GB/s per rank
+  // with a latency of a few microseconds. `weft-calibrate` measures the
+  // machine at hand.
+  MachineProfile p;
+  p.name = "default-cpu-node";
+  p.flopsPerSecond["f32"] = 5.0e10;
+  p.flopsPerSecond["f64"] = 2.5e10;
+  p.defaultFlopsPerSecond = 5.0e10;
+  p.memoryBytesPerSecond = 1.0e10;
+  p.defaultLink = {5.0e9, 3e-6};
+  return p;
+}
+
+FailureOr<MachineProfile> MachineProfile::resolve(StringRef spec,
+                                                  std::string &error) {
+  if (spec.empty() || spec == kBuiltinGpu)
+    return getDefault();
+  if (spec == kBuiltinCpu)
+    return getDefaultCpu();
+  return load(spec, error);
+}
+
 namespace {
 /// Reads a positive finite number at `key` of `obj`.
 bool readPositive(const llvm::json::Object &obj, StringRef key, double &out,

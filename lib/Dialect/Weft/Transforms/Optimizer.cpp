@@ -29,6 +29,12 @@ namespace mlir::weft {
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
 
+/// The location name of ZeRO-1's constraint of an updated parameter to its
+/// own layout (Optimizer.cpp writes it, PropagateSearch.cpp reads it): the
+/// search lets that update be computed in the state's layout and gathered.
+static constexpr llvm::StringLiteral kZero1GatherLoc =
+    "ZeRO-1 all-gather of the updated shard";
+
 using namespace mlir;
 using namespace mlir::weft;
 
@@ -350,8 +356,15 @@ LogicalResult TrainStepBuilder::run() {
   SmallVector<Value> results{loss};
   for (auto [value, arg] : llvm::zip(newValues, updates)) {
     Type type = func.getArgument(arg).getType();
+    // With ZeRO-1 this constraint is the all-gather of the updated shard,
+    // named so: the global search computes a constrained value in its
+    // constrained layout except here (docs/propagation.md).
     if (value.getType() != type)
-      value = b.create<ShardOp>(loc, type, value);
+      value = b.create<ShardOp>(
+          config.zeroAxis.empty()
+              ? loc
+              : Location(NameLoc::get(b.getStringAttr(kZero1GatherLoc), loc)),
+          type, value);
     results.push_back(value);
   }
   DictionaryAttr lossAttrs = func.getResultAttrDict(0);

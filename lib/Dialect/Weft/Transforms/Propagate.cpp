@@ -116,12 +116,8 @@ struct WeftPropagatePass
     if (beam < 1)
       return emitError(UnknownLoc::get(ctx))
              << "weft-propagate: beam must be >= 1, got " << int64_t(beam);
-    if (profile.empty()) {
-      machine = MachineProfile::getDefault();
-      return success();
-    }
     std::string error;
-    FailureOr<MachineProfile> loaded = MachineProfile::load(profile, error);
+    FailureOr<MachineProfile> loaded = MachineProfile::resolve(profile, error);
     if (failed(loaded))
       return emitError(UnknownLoc::get(ctx))
              << "weft-propagate: " << error;
@@ -148,7 +144,7 @@ struct WeftPropagatePass
       return; // No mesh at all: nothing to shard.
     Mesh info(*mesh);
     Propagator propagator(func, info, weights, explain, search, machine,
-                          beam, freeBoundary, memoryBudget);
+                          beam, freeBoundary, memoryBudget, reshardAnnotated);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

@@ -49,6 +49,12 @@
 
 #define DEBUG_TYPE "weft-propagate"
 
+/// The location name of ZeRO-1's constraint of an updated parameter to its
+/// own layout (Optimizer.cpp writes it, PropagateSearch.cpp reads it): the
+/// search lets that update be computed in the state's layout and gathered.
+static constexpr llvm::StringLiteral kZero1GatherLoc =
+    "ZeRO-1 all-gather of the updated shard";
+
 using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::propagate;
@@ -74,8 +80,16 @@ constexpr uint64_t kMaxNodes = 1 << 24;
 constexpr size_t kMaxExhaustiveSteps = 2000;
 /// Every step's first choice is greedy propagation's.
 constexpr unsigned kGreedyChoice = 0;
+/// Most transitions the local search after a pruned DP may spend.
+constexpr uint64_t kLocalSearchBudget = 4000000;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
+/// The probe that prices reading annotated values in other layouts keeps
+/// at most this many states per layer (it only informs a note).
+constexpr int64_t kProbeBeam = 256;
+/// The note appears when the probe's plan is cheaper by more than this
+/// fraction of the kept plan's estimate.
+constexpr double kNoteSaving = 0.10;
 
 /// A value the search gives a layout. Most values have a few layouts: the
 /// per-id vectors keep four inline, and the map back from global ids is
@@ -89,8 +103,15 @@ struct SValue {
   /// Per local id: the id over all values (Search::internGlobal), and back.
   SmallVector<int, 4> globalIds;
   llvm::DenseMap<int, int> idOfGlobal;
-  /// The annotated layout's id, or -1.
+  /// The fixed layout's id (an annotation, or greedy's layout of the
+  /// function's boundary), or -1.
   int fixedId = -1;
+  /// Whether `fixedId` is the user's annotation (a typed argument or op
+  /// result, a weft.shard), not a boundary the search keeps.
+  bool annotated = false;
+  /// A weft.param argument: its annotation is where it is stored and
+  /// updated, and readers may gather it (FSDP); docs/propagation.md.
+  bool param = false;
   /// The last step reading it (INT_MAX when the function returns it).
   int lastUse = -1;
   /// A function argument: resident for the whole step (the harness loads
@@ -113,6 +134,14 @@ struct Choice {
   /// The result's layout id when no operand stays partial (an argument
   /// step: the chosen layout).
   int natural = -1;
+  /// Whether the choice reads every annotated operand in its annotated
+  /// layout (of those the op can: docs/propagation.md, "Annotations are
+  /// intent"). Only such choices are taken unless Search::keepAnnotations
+  /// is off.
+  bool keepsAnnotations = true;
+  /// False when the op carries a letter map recorded by a previous run and
+  /// this is not it: never taken.
+  bool asRecorded = true;
 };
 
 /// An op, or the layout choice of an unannotated argument (placed just
@@ -165,6 +194,13 @@ public:
   std::vector<SValue> values;
   std::vector<Step> steps;
   llvm::DenseMap<Value, int> valueIndex;
+  /// Whether choices that read an annotated value in another layout are
+  /// refused (the default; off with reshard-annotated, and for the probe
+  /// that tells the user what an annotation costs).
+  bool keepAnnotations = true;
+  /// When set, apply() adds the bytes per device (times the axis weights)
+  /// of every reshard it pays for: the summary's byte count of a plan.
+  double *bytesSent = nullptr;
 
   int valueOf(Value v) {
     auto [it, inserted] = valueIndex.try_emplace(v, values.size());
@@ -267,6 +303,26 @@ public:
     return t;
   }
 
+  /// Bytes per device (times the axis weights) of resharding `val` from
+  /// `from` to `to`, as reshardSeconds prices them (not cached: reports).
+  double reshardBytes(int val, int from, int to) {
+    if (from == to)
+      return 0;
+    const SValue &s = values[val];
+    FailureOr<ReshardPlan> plan =
+        planReshard(*s.layouts[from], *s.layouts[to], s.type, mesh);
+    double bytes = 0;
+    if (succeeded(plan))
+      for (const ReshardStep &step : plan->steps) {
+        if (step.kind == ReshardStep::SliceShard ||
+            mesh.getGroupSize(step.axes) == 1)
+          continue;
+        SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());
+        bytes += step.bytesPerDevice * weights.of(axes);
+      }
+    return bytes;
+  }
+
   /// Whether a value computed in layout `primary` may not be resharded to
   /// `want`: a dimension split unevenly (padded by weft-pad-uneven, and
   /// every copy of the value keeps the pads) goes only to replicated or the
@@ -322,6 +378,8 @@ public:
       resId = ch.natural;
     } else {
       const ShardingRule &rule = *step.rule;
+      if (!ch.asRecorded || (keepAnnotations && !ch.keepsAnnotations))
+        return false;
       cost += ch.compute;
       // Which operand stays partial (if any) depends on the operands'
       // current layouts.
@@ -352,12 +410,20 @@ public:
         if (unevenConflict(val, e->id, want))
           return false;
         double best = reshardSeconds(val, e->id, want);
+        int bestFrom = e->id;
         for (unsigned b = 0; b < kMaskBits && e->mask >> b; ++b)
-          if ((e->mask >> b) & 1)
-            best = std::min(best, reshardSeconds(val, b, want));
+          if ((e->mask >> b) & 1) {
+            double t = reshardSeconds(val, b, want);
+            if (t < best) {
+              best = t;
+              bestFrom = b;
+            }
+          }
         if (best == kInf)
           return false;
         cost += best;
+        if (bytesSent)
+          *bytesSent += reshardBytes(val, bestFrom, want);
         // A value with a padded dimension is not shared between readers:
         // weft-pad-uneven may clear its pads differently for each (0 for a
         // sum, -inf for a max), and each then reshards its own copy.
@@ -392,6 +458,8 @@ public:
         if (t == kInf)
           return false;
         cost += t;
+        if (bytesSent)
+          *bytesSent += reshardBytes(step.result, resId, wholeId);
         resId = wholeId;
       }
       if (res.fixedId >= 0 && res.fixedId != resId) {
@@ -399,6 +467,8 @@ public:
         if (t == kInf)
           return false;
         cost += t;
+        if (bytesSent)
+          *bytesSent += reshardBytes(step.result, resId, res.fixedId);
         resId = res.fixedId;
       }
     }
@@ -654,6 +724,66 @@ public:
     return r;
   }
 
+  /// Local search after the beam: changes one step's choice at a time
+  /// (the rest of the plan held), keeping any change that lowers the
+  /// objective, until no single change does or `budget` transitions are
+  /// spent. States before every step of the current plan are kept, so a
+  /// change at step k replays only steps k onwards. Returns whether `plan`
+  /// changed; `cost` is updated, `converged` says whether it stopped at a
+  /// local optimum (not the budget).
+  bool improveLocally(std::vector<unsigned> &plan, double &cost,
+                      uint64_t budget, bool &converged) {
+    unsigned n = steps.size();
+    std::vector<State> before(n + 1);
+    std::vector<double> costBefore(n + 1, 0);
+    auto replayFrom = [&](unsigned from) {
+      for (unsigned k = from; k < n; ++k) {
+        before[k + 1] = before[k];
+        costBefore[k + 1] = costBefore[k];
+        bool ok = apply(before[k + 1], k, plan[k], costBefore[k + 1]);
+        (void)ok;
+        assert(ok && "the current plan replays");
+      }
+    };
+    before[0] = initialState();
+    replayFrom(0);
+    cost = costBefore[n];
+    bool changed = false;
+    uint64_t spent = n;
+    State st;
+    converged = false;
+    while (true) {
+      bool improved = false;
+      for (unsigned k = 0; k < n; ++k) {
+        if (steps[k].choices.size() < 2)
+          continue;
+        for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
+          if (c == plan[k])
+            continue;
+          if (spent > budget)
+            return changed;
+          st = before[k];
+          double alt = costBefore[k];
+          bool ok = apply(st, k, c, alt);
+          ++spent;
+          for (unsigned j = k + 1; ok && j < n && alt < cost; ++j, ++spent)
+            ok = apply(st, j, plan[j], alt);
+          if (!ok || alt >= cost * (1 - 1e-9) - 1e-15)
+            continue;
+          plan[k] = c;
+          replayFrom(k);
+          spent += n - k;
+          cost = costBefore[n];
+          changed = improved = true;
+        }
+      }
+      if (!improved) {
+        converged = true;
+        return changed;
+      }
+    }
+  }
+
   /// Every plan, depth first (the oracle of the DP: independent of its
   /// state merging and beam). A branch is cut only when its cost so far
   /// already exceeds the best complete plan's (every term is >= 0, so
@@ -852,6 +982,49 @@ public:
   llvm::DenseMap<std::pair<int, int>, int> wholeOf;
 };
 
+/// A value as the user wrote it: an argument by its weft.name or position,
+/// an op result by its op and line.
+std::string describeValue(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    StringAttr name =
+        func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                 "weft.name")
+             : StringAttr();
+    if (name)
+      os << "argument '" << name.getValue() << "'";
+    else
+      os << "argument #" << arg.getArgNumber();
+    return s;
+  }
+  Operation *op = v.getDefiningOp();
+  os << "the result of " << op->getName();
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at line " << loc.getLine();
+  return s;
+}
+
+/// Whether an op computing `natural` computes the value in layout `wanted`:
+/// the same dims, or a partial sum whose resolution (an all-reduce, or a
+/// reduce-scatter onto more axes of a dim) gives them.
+bool computesAs(const Layout &natural, const Layout &wanted) {
+  if (natural.dims == wanted.dims)
+    return true;
+  if (!natural.isPartial() || natural.dims.size() != wanted.dims.size())
+    return false;
+  for (auto [have, want] : llvm::zip(natural.dims, wanted.dims)) {
+    if (have.size() > want.size() ||
+        !std::equal(have.begin(), have.end(), want.begin()))
+      return false;
+    for (StringRef a : ArrayRef<StringRef>(want).drop_front(have.size()))
+      if (!llvm::is_contained(natural.partialAxes, a))
+        return false;
+  }
+  return true;
+}
+
 std::string formatSeconds(double s) {
   if (s == kInf)
     return "no plan";
@@ -884,9 +1057,13 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     const ValueState &s = states[v];
     bool boundary = isa<BlockArgument>(v) || returned.contains(v);
     search.values[val].isArg = isa<BlockArgument>(v);
-    if (s.fixed && s.layout)
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      search.values[val].param =
+          func.getArgAttr(arg.getArgNumber(), kParamAttr) != nullptr;
+    if (s.fixed && s.layout) {
       search.values[val].fixedId = search.intern(val, *s.layout);
-    else if (boundary && !freeBoundary)
+      search.values[val].annotated = true;
+    } else if (boundary && !freeBoundary)
       search.values[val].fixedId = search.intern(
           val, s.layout ? *s.layout
                         : Layout::getReplicated(
@@ -1014,8 +1191,87 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     }
   }
 
+  // Annotations are intent: an op reading an annotated value reads it in
+  // its annotated layout. Where an op cannot read all of its annotated
+  // operands so (two annotations disagree on a letter), the choices that
+  // keep the most of them are allowed.
+  // A value constrained by weft.shard is computed in the constrained
+  // layout by the op that defines it (its letter map gives the constrained
+  // dims, a partial sum resolved into them allowed): a gradient as its
+  // parameter lives, an SGD update as its parameter. Not so ZeRO-1's
+  // constraint of the updated parameter (kZero1GatherLoc): the update is
+  // computed in the state's layout and gathered, by design. An annotated
+  // result type says where the value lives, not how it is computed.
+  llvm::DenseMap<int, const Layout *> wantedResult;
+  for (Step &step : search.steps) {
+    const SValue &res = search.values[step.result];
+    if (!step.op || !res.annotated)
+      continue;
+    auto name = dyn_cast<NameLoc>(step.op->getLoc());
+    if (isa<ShardOp>(step.op) &&
+        !(name && name.getName().getValue() == kZero1GatherLoc))
+      wantedResult.try_emplace(step.operands[0], res.layouts[res.fixedId]);
+  }
+  bool constrained = false;
+  for (Step &step : search.steps) {
+    if (!step.op || isa<ShardOp>(step.op))
+      continue;
+    // A letter map recorded by a previous run is kept (idempotence).
+    auto recorded = recordedSplits.find(step.op);
+    if (recorded != recordedSplits.end()) {
+      std::string key = mapKey(recorded->second);
+      bool found = false;
+      for (Choice &ch : step.choices) {
+        ch.asRecorded = mapKey(*ch.map) == key;
+        found |= ch.asRecorded;
+      }
+      if (!found) {
+        // Not enumerated (an uneven split): added as a choice of its own.
+        const Search::MapTemplate &t = search.extraMaps.emplace_back(
+            search.makeTemplate(*step.rule, recorded->second));
+        Choice &ch = step.choices.emplace_back();
+        ch.map = &t.map;
+        ch.compute = t.compute;
+        for (unsigned i = 0; i < step.rule->getNumOperands(); ++i)
+          ch.required.push_back(
+              search.internId(step.operands[i], t.required[i]));
+        ch.natural = search.internId(step.result, t.natural);
+      }
+      continue;
+    }
+    SmallVector<unsigned, 16> kept(step.choices.size(), 0);
+    unsigned most = 0;
+    const Layout *wanted = wantedResult.lookup(step.result);
+    const SValue &res = search.values[step.result];
+    for (auto [c, ch] : llvm::enumerate(step.choices)) {
+      for (auto [i, val] : llvm::enumerate(step.operands)) {
+        const SValue &v = search.values[val];
+        if (v.annotated && !v.param && ch.required[i] == v.fixedId)
+          ++kept[c];
+      }
+      if (wanted && computesAs(*res.layouts[ch.natural], *wanted))
+        ++kept[c];
+      most = std::max(most, kept[c]);
+    }
+    for (auto [c, ch] : llvm::enumerate(step.choices)) {
+      ch.keepsAnnotations = kept[c] == most;
+      constrained |= !ch.keepsAnnotations;
+    }
+  }
+  search.keepAnnotations = !reshardAnnotated;
+
   std::vector<unsigned> greedyPlan(search.steps.size(), kGreedyChoice);
-  std::optional<double> greedyCost = search.evaluate(greedyPlan);
+  // Greedy's estimate whatever it does with the annotations (the summary
+  // prints it); its plan is a fallback only where it keeps them.
+  std::optional<double> greedyCost;
+  bool greedyAllowed;
+  {
+    bool keep = search.keepAnnotations;
+    search.keepAnnotations = false;
+    greedyCost = search.evaluate(greedyPlan);
+    search.keepAnnotations = keep;
+    greedyAllowed = !keep || search.evaluate(greedyPlan).has_value();
+  }
   // With a budget: the replicated plan's footprint, for the report.
   std::optional<double> replicatedPeak;
   if (memoryBudget > 0) {
@@ -1067,10 +1323,88 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   // is the one users expect.
   bool useFound =
       found.cost != kInf &&
-      (!greedyCost ||
+      (!greedyCost || !greedyAllowed ||
        found.cost < *greedyCost * (1 - 1e-6) - kMinGainSeconds);
   std::vector<unsigned> plan = useFound ? found.plan : greedyPlan;
   double planCostSeconds = useFound ? found.cost : greedyCost.value_or(kInf);
+  // A pruned DP may leave single-step improvements: take them (an exact
+  // DP's plan is optimal over the same space, so nothing to gain there).
+  std::string localSummary;
+  // Not under a memory budget: its estimate is of the DP's plans, and a
+  // changed plan may hold reshard copies longer than it counts.
+  if (found.pruned && mode == "global" && planCostSeconds != kInf &&
+      memoryBudget == 0 && (useFound || greedyAllowed)) {
+    bool converged = false;
+    double before = planCostSeconds;
+    if (search.improveLocally(plan, planCostSeconds, kLocalSearchBudget,
+                              converged))
+      useFound = true;
+    localSummary = llvm::formatv("local search {0} -> {1}{2}",
+                                 formatSeconds(before),
+                                 formatSeconds(planCostSeconds),
+                                 converged ? " (no single change improves it)"
+                                           : " (stopped at its budget)")
+                       .str();
+  }
+
+  // Annotations are kept; say so when reading annotated values in other
+  // layouts would be much cheaper. The probe is the search without the
+  // rule, with a smaller beam: its plan is a real one, so the saving it
+  // reports is one the objective confirms (a lower bound on what the
+  // rule costs).
+  std::string annotationSummary;
+  if (search.keepAnnotations && constrained && mode == "global" &&
+      memoryBudget == 0 && planCostSeconds != kInf) {
+    search.keepAnnotations = false;
+    Search::Result probe =
+        search.dynamicProgram(std::min<int64_t>(beam, kProbeBeam));
+    search.keepAnnotations = true;
+    if (probe.cost < planCostSeconds * (1 - kNoteSaving)) {
+      std::vector<std::string> names;
+      llvm::SmallDenseSet<int> listed;
+      for (auto [k, step] : llvm::enumerate(search.steps)) {
+        if (!step.op)
+          continue;
+        const Choice &ch = step.choices[probe.plan[k]];
+        for (auto [i, val] : llvm::enumerate(step.operands)) {
+          const SValue &v = search.values[val];
+          if (v.annotated && !v.param && ch.required[i] != v.fixedId &&
+              listed.insert(val).second)
+            names.push_back(describeValue(v.value));
+        }
+        const SValue &res = search.values[step.result];
+        const Layout *wanted = wantedResult.lookup(step.result);
+        if (wanted && !isa<ShardOp>(step.op) &&
+            !computesAs(*res.layouts[ch.natural], *wanted) &&
+            listed.insert(step.result).second)
+          names.push_back(describeValue(res.value));
+      }
+      std::string list;
+      for (auto [i, n] : llvm::enumerate(names)) {
+        if (i == 4) {
+          list += llvm::formatv(" and {0} more", names.size() - 4).str();
+          break;
+        }
+        list += (i ? ", " : "") + n;
+      }
+      annotationSummary =
+          llvm::formatv(
+              "computing with annotated values in other layouts ({0}) would "
+              "lower "
+              "the estimated step time from {1} to {2} (-{3:F0}%)",
+              list, formatSeconds(planCostSeconds),
+              formatSeconds(probe.cost),
+              100 * (1 - probe.cost / planCostSeconds))
+              .str();
+      mlir::emitRemark(func.getLoc())
+          << "weft-propagate: note: @" << func.getSymName()
+          << " keeps its annotated layouts where it computes with them; "
+          << annotationSummary
+          << ": allow it with weftc --reshard-annotated "
+             "(--weft-propagate=reshard-annotated=true), or change those "
+             "annotations";
+    }
+  }
   if (memoryBudget > 0) {
     auto fmt = [](double b) { return std::to_string(int64_t(b)); };
     if (planCostSeconds == kInf) {
@@ -1100,9 +1434,15 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
 
   if (useFound) {
     SmallVector<int> resultIds;
-    if (!search.evaluate(plan, &resultIds))
+    double bytes = 0;
+    search.bytesSent = &bytes;
+    bool replayed = search.evaluate(plan, &resultIds).has_value();
+    search.bytesSent = nullptr;
+    if (!replayed)
       return func.emitOpError("weft-propagate: the global plan does not "
                               "replay (internal error)");
+    // The function's remark reports the plan taken.
+    totalCost = bytes;
     for (auto [k, step] : llvm::enumerate(search.steps)) {
       const SValue &res = search.values[step.result];
       ValueState &s = states[res.value];
@@ -1166,8 +1506,24 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                       << llvm::formatv("\nobjective seconds: search {0:e9}, "
                                        "greedy {1:e9}",
                                        found.cost,
-                                       greedyCost.value_or(kInf))
-                             .str();
+                                       greedyAllowed ? greedyCost.value_or(kInf)
+                                                     : kInf)
+                             .str()
+                      << (!search.keepAnnotations
+                              ? "\nannotated values may be read resharded "
+                                "(reshard-annotated)"
+                          : constrained ? "\nannotated values read as "
+                                          "annotated" +
+                                              std::string(greedyAllowed
+                                                              ? ""
+                                                              : " (greedy's "
+                                                                "plan does "
+                                                                "not)")
+                                        : "")
+                      << (localSummary.empty() ? "" : "\n" + localSummary)
+                      << (annotationSummary.empty()
+                              ? ""
+                              : "\nnote: " + annotationSummary);
   }
   return success();
 }

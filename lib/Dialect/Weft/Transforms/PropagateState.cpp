@@ -45,6 +45,12 @@ LogicalResult Propagator::collectAnnotations() {
   // weft.shard constraints on one value must agree.
   llvm::DenseMap<Value, ShardOp> constraintOf;
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    if (ShardingRule::hasSplit(op) && op->hasAttr(kSplitAttr)) {
+      FailureOr<LetterMap> recorded = ShardingRule::readSplit(op);
+      if (failed(recorded))
+        return WalkResult::interrupt();
+      recordedSplits[op] = std::move(*recorded);
+    }
     for (Value r : op->getResults())
       if (ShardingAttr s = getSharding(r.getType()))
         states[r] = {store(Layout::get(s)), true,

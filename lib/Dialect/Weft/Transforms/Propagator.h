@@ -75,10 +75,11 @@ public:
   Propagator(func::FuncOp func, const Mesh &mesh,
              const AxisWeights &weights, bool explain, StringRef search,
              const MachineProfile &profile, int64_t beam, bool freeBoundary,
-             int64_t memoryBudget)
+             int64_t memoryBudget, bool reshardAnnotated)
       : func(func), mesh(mesh), weights(weights), explain(explain),
         searchMode(search), profile(profile), beam(beam),
         freeBoundary(freeBoundary), memoryBudget(memoryBudget),
+        reshardAnnotated(reshardAnnotated),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
@@ -122,6 +123,10 @@ private:
   int64_t beam;
   bool freeBoundary;
   int64_t memoryBudget;
+  /// Whether the global search may read an annotated value in another
+  /// layout than its annotation (docs/propagation.md, "Annotations are
+  /// intent").
+  bool reshardAnnotated;
   /// With `explain`: the global search's summary, appended to the
   /// function's remark.
   std::string searchSummary;
@@ -159,6 +164,10 @@ private:
       worklist.push(idx);
     }
   }
+  /// The letter maps a previous run recorded (`weft.split` on the input):
+  /// the global search keeps them, so propagating a propagated program
+  /// gives the same plan.
+  llvm::DenseMap<Operation *, LetterMap> recordedSplits;
   /// Set when an op could not be decided; the pass fails.
   bool undecidable = false;
   /// With `explain`: the text of each op's remark, emitted in program order.

@@ -41,6 +41,14 @@ struct MachineProfile {
 
   /// The documented default: one node of H100-class GPUs on NVLink.
   static MachineProfile getDefault();
+  /// The CPU backend's default: one MPI rank per core of one host,
+  /// single-threaded BLAS, shared-memory MPI.
+  static MachineProfile getDefaultCpu();
+  /// The names of the built-in profiles where a profile file is expected.
+  static constexpr const char *kBuiltinGpu = "builtin:gpu";
+  static constexpr const char *kBuiltinCpu = "builtin:cpu";
+  /// A built-in name (above; empty: the GPU default) or a file to load.
+  static FailureOr<MachineProfile> resolve(StringRef spec, std::string &error);
   /// Parses a profile; on failure `error` says what and where.
   static FailureOr<MachineProfile> parse(StringRef json, std::string &error);
   /// Reads and parses `path`.

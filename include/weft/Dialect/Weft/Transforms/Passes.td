@@ -231,7 +231,8 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
            "docs/propagation.md) or `greedy` (op by op, bytes only)">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",
            "Machine profile JSON for the global search "
-           "(docs/machine-profile.md; default: one H100-class NVLink node)">,
+           "(docs/machine-profile.md), or builtin:gpu / builtin:cpu "
+           "(default: builtin:gpu, one H100-class NVLink node)">,
     Option<"beam", "beam", "int64_t", /*default=*/"4096",
            "Most partial plans the global search keeps per op (exact when "
            "never reached; the remark says which)">,
@@ -242,7 +243,13 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
     Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
            "Auto-sharding: bytes per device a plan may hold at once (every "
            "argument's block plus the blocks live at the busiest op, in "
-           "program order); implies free-boundary. 0: no budget">
+           "program order); implies free-boundary. 0: no budget">,
+    Option<"reshardAnnotated", "reshard-annotated", "bool",
+           /*default=*/"false",
+           "Let the global search read annotated values in another layout "
+           "than their annotation (by default an op that reads an annotated "
+           "value reads it as annotated, and the search says so when "
+           "another layout would be much cheaper; docs/propagation.md)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
@@ -494,6 +501,9 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
     `-o` for the IR.
   }];
   let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "The machine profile that priced the plan, printed with the "
+           "totals (weftc and weft-pipeline set it; empty: not printed)">,
     Option<"json", "json", "bool", /*default=*/"false",
            "Print JSON instead of a table">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

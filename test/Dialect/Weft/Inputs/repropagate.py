@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Checks two properties of weft-propagate's global search on every example
+(docs/propagation.md, "The global search", Guarantees):
+
+  idempotent:  propagating a propagated program gives the same program
+               (weft-opt --weft-propagate twice; training examples are
+               first compiled to their global view by weftc with the flags
+               of their first line);
+  local optimum: no single op's letter map, the rest of the plan held,
+               lowers the objective (the explanation prints every such
+               change as `+DELTA`; a negative one fails), on the functions
+               the explanation lists alternatives for (at most 400 steps).
+
+usage: repropagate.py --bin DIR --src DIR --work DIR
+Prints one line per example and check, `... PASS` or `... FAIL: why`.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+
+# The global-view examples; training examples need weftc first. T2 (about
+# 1000 ops after autodiff) is left out to keep the test short.
+GLOBAL = ["auto", "canonical", "ops"]
+TRAINING = ["dropout_mlp", "fsdp_mlp", "t1_sae", "ddp_mlp_b64",
+            "ddp_mlp_b1024"]
+UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
+    return p
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    opt = os.path.join(a.bin, "weft-opt")
+    weftc = os.path.join(a.bin, "weftc")
+    os.makedirs(a.work, exist_ok=True)
+    inputs = []
+    for d in GLOBAL:
+        inputs += sorted(glob.glob(os.path.join(a.src, "examples", d,
+                                                "*.mlir")))
+    for name in TRAINING:
+        path = os.path.join(a.src, "examples", "training", name + ".mlir")
+        with open(path) as f:
+            flags = re.match(r"// weftc: (.*)", f.readline()).group(1).split()
+        out = os.path.join(a.work, name + ".global.mlir")
+        run([weftc] + flags + ["--emit=global", path, "-o", out])
+        inputs.append(out)
+    failed = 0
+    for path in inputs:
+        tag = os.path.basename(path)
+        once = os.path.join(a.work, tag + ".once")
+        twice = os.path.join(a.work, tag + ".twice")
+        run([opt, "--weft-propagate", path, "-o", once])
+        run([opt, "--weft-propagate", once, "-o", twice])
+        same = open(once).read() == open(twice).read()
+        print("%s idempotent: %s" % (tag, "PASS" if same else
+                                    "FAIL: the second run differs"))
+        failed += not same
+        p = run([opt, "--weft-propagate=explain",
+                 "--mlir-print-op-on-diagnostic=false", path, "-o",
+                 os.devnull])
+        worse = []
+        for m in re.finditer(r"^  (.*): \+(-[0-9.]+) (us|ms|s)$", p.stderr,
+                             re.M):
+            if float(m.group(2)) * UNIT[m.group(3)] < -1e-9:
+                worse.append("%s %s %s" % m.groups())
+        print("%s no single-change improvement: %s" %
+              (tag, "PASS" if not worse else "FAIL: " + "; ".join(worse[:3])))
+        failed += bool(worse)
+    print("%d example(s), %d failure(s)" % (len(inputs), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
