@@ -2,7 +2,8 @@
 //
 // mlir-opt with the weft dialect and passes, the whole compile pipeline
 // (--weft-pipeline="...", docs/weftc.md), plus func, arith and the standard
-// MLIR passes (canonicalize, cse, ...).
+// MLIR passes (canonicalize, cse, ...), and the test-only
+// --weft-test-op-contracts (TestOpContracts.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::weft {
+void registerTestOpContractsPass(); // TestOpContracts.cpp
+} // namespace mlir::weft
+
 int main(int argc, char **argv) {
   mlir::weft::registerDebugOptions();
+  mlir::weft::registerTestOpContractsPass();
   mlir::registerTransformsPasses();
   mlir::weft::registerWeftPasses();
   mlir::weft::registerWeftToRuntimePasses();

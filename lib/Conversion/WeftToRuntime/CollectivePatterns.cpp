@@ -132,8 +132,9 @@ public:
 protected:
   LogicalResult lower(OpT op, OpAdaptor adaptor,
                       RuntimeCallBuilder &call) const override {
+    auto collective = cast<CollectiveOpInterface>(op.getOperation());
     FailureOr<std::vector<int>> axes =
-        this->info().axisIndices(op, op.getAxes());
+        this->info().axisIndices(op, collective.getAxesAttr());
     if (failed(axes))
       return failure();
     lowerCollective(op, adaptor, "weft::rt::AxisList" + toCpp(*axes), call,
@@ -157,8 +158,7 @@ protected:
 } // namespace
 
 bool lowering::isCollectiveOp(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-             SliceShardOp, WaitOp>(op);
+  return isa<CollectiveOpInterface>(op) || op->hasTrait<CompletesCollective>();
 }
 
 void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,

@@ -228,3 +228,10 @@ int64_t mlir::weft::getGlobalBlockSize(BlockIndexedOpInterface op) {
   return boundedProduct(sizes, std::numeric_limits<int64_t>::max())
       .value_or(std::numeric_limits<int64_t>::max());
 }
+
+SmallVector<Mesh> mlir::weft::getModuleMeshes(ModuleOp module) {
+  SmallVector<Mesh> meshes;
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    meshes.push_back(Mesh(mesh));
+  return meshes;
+}

@@ -11,6 +11,8 @@
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 using namespace mlir;
 using namespace mlir::weft;
 
@@ -27,6 +29,16 @@ LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
   auto n = dyn_cast<IntegerAttr>(attr.getValue());
   if (!n)
     return op->emitOpError() << kVocabSizeAttr << " must be an integer";
+  // MLIR checks the dialect's attributes before the op's own verifier:
+  // the block size reads the op's spec, which may not parse yet. An op
+  // that fails its own verifier is left to it (it reports the error);
+  // its diagnostics are held back here so they are not emitted twice.
+  {
+    ScopedDiagnosticHandler silence(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+    if (failed(op->getName().getRegisteredInfo()->verifyInvariants(op)))
+      return success();
+  }
   int64_t rows = getGlobalBlockSize(block);
   if (n.getValue().getSignificantBits() > 64 || n.getInt() < 1 ||
       n.getInt() > rows)

@@ -1233,7 +1233,7 @@ static LogicalResult verifyAsync(Operation *op) {
                              << "` must be a non-negative integer (the ops "
                                 "it overlaps), got "
                              << attr;
-  if (isa<SliceShardOp>(op))
+  if (!cast<CollectiveOpInterface>(op).communicates())
     return op->emitOpError() << "does not communicate: it cannot be `"
                              << kAsyncAttr << "`";
   Value r = op->getResult(0);
@@ -1298,8 +1298,8 @@ LogicalResult AllToAllOp::verify() {
 
 LogicalResult WaitOp::verify() {
   Operation *def = getInput().getDefiningOp();
-  if (!def || !isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(def) ||
-      !def->hasAttr(kAsyncAttr))
+  auto collective = dyn_cast_or_null<CollectiveOpInterface>(def);
+  if (!collective || !collective.communicates() || !def->hasAttr(kAsyncAttr))
     return emitOpError() << "waits for an asynchronous collective (one with `"
                          << kAsyncAttr << "`); its operand is not one";
   if (def->getBlock() != (*this)->getBlock() || !def->isBeforeInBlock(*this))

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -47,9 +48,23 @@ using namespace mlir::weft;
 
 namespace {
 
+/// An all-reduce (the one collective the combiner joins: it reduces and
+/// keeps the whole value), or null.
+CollectiveOpInterface asAllReduce(Operation *op) {
+  auto c = dyn_cast<CollectiveOpInterface>(op);
+  return c && c.communicates() && c.getReduction() && !c.getScatteredDim()
+             ? c
+             : CollectiveOpInterface();
+}
+
+Value inputOf(CollectiveOpInterface c) { return c->getOperand(0); }
+RankedTensorType typeOf(CollectiveOpInterface c) {
+  return cast<RankedTensorType>(c->getResult(0).getType());
+}
+
 struct Group {
-  AllReduceOp first;
-  SmallVector<AllReduceOp> members;
+  CollectiveOpInterface first;
+  SmallVector<CollectiveOpInterface> members;
   int64_t bytes = 0;
   bool open = true;
   /// Member results and every value computed from one.
@@ -58,11 +73,12 @@ struct Group {
   /// after the combined collective, in order.
   SmallVector<Operation *> deferred;
 
-  bool sameKey(AllReduceOp ar) {
-    return ar.getKind() == first.getKind() && ar.getMesh() == first.getMesh() &&
-           ar.getAxes() == first.getAxes() &&
-           getElementTypeOrSelf(ar.getType()) ==
-               getElementTypeOrSelf(first.getType());
+  bool sameKey(CollectiveOpInterface ar) {
+    return ar.getReduction() == first.getReduction() &&
+           ar.getMeshAttr() == first.getMeshAttr() &&
+           ar.getAxesAttr() == first.getAxesAttr() &&
+           getElementTypeOrSelf(typeOf(ar)) ==
+               getElementTypeOrSelf(typeOf(first));
   }
 };
 
@@ -72,83 +88,50 @@ int64_t bytesOf(Value v) {
   return t.getNumElements() * width; // Local blocks: below 2^48 elements.
 }
 
-/// Placeholder letters of a rank-r tensor ("abc").
-std::string letters(int64_t rank) {
-  std::string s;
-  for (int64_t d = 0; d < rank; ++d)
-    s.push_back(char('a' + d));
-  return s;
-}
-
-/// `v` as a 1-D tensor (a reshape; a rank-0 value is broadcast to 1).
-Value flatten(OpBuilder &b, Location loc, Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  auto flat = RankedTensorType::get({t.getNumElements()}, t.getElementType());
-  if (t.getRank() == 1)
-    return v;
-  if (t.getRank() == 0)
-    return MapOp::create(b, loc, flat, MapKind::Scale, "->a", ValueRange{v},
-                           b.getF64FloatAttr(1.0))
-        .getResult();
-  std::string l = letters(t.getRank());
-  return ReshapeOp::create(b, loc, flat, l + "->(" + l + ")", v).getResult();
-}
-
-/// The inverse of flatten, to `type`.
-Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
-  if (type.getRank() == 1)
-    return flat;
-  if (type.getRank() == 0)
-    return ReduceOp::create(b, loc, type, ReductionKind::Sum, "a->", flat)
-        .getResult();
-  std::string l = letters(type.getRank());
-  return ReshapeOp::create(b, loc, type, "(" + l + ")->" + l, flat).getResult();
-}
-
 /// Replaces the members by one all-reduce at the last one's position and
 /// returns the last op it created.
 Operation *combine(Group &g) {
-  AllReduceOp last = g.members.back();
+  CollectiveOpInterface last = g.members.back();
   OpBuilder b(last);
   Location loc = last.getLoc();
   SmallVector<Value> flats;
   int64_t total = 0, bytesPerDevice = 0;
   std::string reason =
       "combined " + std::to_string(g.members.size()) + " all-reduces:";
-  for (AllReduceOp m : g.members) {
-    flats.push_back(flatten(b, loc, m.getInput()));
+  for (CollectiveOpInterface m : g.members) {
+    flats.push_back(buildFlatten(b, loc, inputOf(m)));
     total += cast<RankedTensorType>(flats.back().getType()).getDimSize(0);
     if (auto n = m->getAttrOfType<IntegerAttr>(kBytesPerDeviceAttr))
       bytesPerDevice += n.getInt();
     if (auto r = m->getAttrOfType<StringAttr>(kReasonAttr))
       reason += " [" + r.getValue().str() + "]";
   }
-  auto elem = getElementTypeOrSelf(last.getType());
+  auto elem = getElementTypeOrSelf(typeOf(last));
   auto flatType = RankedTensorType::get({total}, elem);
-  // At most kMaxOperands per concat: groups are cut to that size.
-  Value joined = ConcatOp::create(b, loc, flatType, flats, 0).getResult();
-  auto combined = AllReduceOp::create(b, loc, flatType, last.getKindAttr(),
-                                        joined, last.getMeshAttr(),
-                                        last.getAxes());
+  // At most getMaxConcatOperands() per concat: groups are cut to that size.
+  Value joined = buildConcat(b, loc, flatType, flats, 0);
+  Operation *combined =
+      buildAllReduce(b, loc, flatType, *last.getReduction(), joined,
+                     last.getMeshAttr(), last.getAxisNames())
+          .getDefiningOp();
   if (bytesPerDevice)
     combined->setAttr(kBytesPerDeviceAttr, b.getI64IntegerAttr(bytesPerDevice));
   combined->setAttr(kReasonAttr, b.getStringAttr(reason));
   int64_t offset = 0;
   Operation *lastCreated = combined;
   for (auto [m, flat] : llvm::zip(g.members, flats)) {
-    auto type = cast<RankedTensorType>(m.getType());
+    auto type = typeOf(m);
     auto sliceType = cast<RankedTensorType>(flat.getType());
-    Value part = SliceOp::create(b, loc, sliceType, combined.getResult(), 0,
-                                   offset)
-                     .getResult();
+    Value part =
+        buildSlice(b, loc, sliceType, combined->getResult(0), 0, offset);
     offset += sliceType.getDimSize(0);
-    Value back = unflatten(b, loc, part, type);
+    Value back = buildUnflatten(b, loc, part, type);
     lastCreated = back.getDefiningOp() ? back.getDefiningOp()
                                        : part.getDefiningOp();
-    m.getResult().replaceAllUsesWith(back);
+    m->getResult(0).replaceAllUsesWith(back);
   }
-  for (AllReduceOp m : g.members)
-    m.erase();
+  for (CollectiveOpInterface m : g.members)
+    m->erase();
   return lastCreated;
 }
 
@@ -156,13 +139,13 @@ Operation *combine(Group &g) {
 /// operand's definition (after those moved there before it).
 void hoistToOperands(Block &body, int64_t maxBytes) {
   llvm::DenseMap<Operation *, Operation *> lastPlaced;
-  SmallVector<AllReduceOp> candidates;
+  SmallVector<CollectiveOpInterface> candidates;
   for (Operation &op : body)
-    if (auto ar = dyn_cast<AllReduceOp>(op))
-      if (bytesOf(ar.getInput()) <= maxBytes)
+    if (auto ar = asAllReduce(&op))
+      if (bytesOf(inputOf(ar)) <= maxBytes)
         candidates.push_back(ar);
-  for (AllReduceOp ar : candidates) {
-    Operation *def = ancestorInBlock(body, ar.getInput().getDefiningOp());
+  for (CollectiveOpInterface ar : candidates) {
+    Operation *def = ancestorInBlock(body, inputOf(ar).getDefiningOp());
     if (!def)
       continue; // An argument: left where it is.
     Operation *&after = lastPlaced[def];
@@ -190,8 +173,9 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
       // A compute op that reads a member is deferred past the combined
       // collective; a collective (kept in program order on every rank),
       // the return or a region closes the group.
-      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-              func::ReturnOp>(op) ||
+      auto collective = dyn_cast<CollectiveOpInterface>(op);
+      if ((collective && collective.communicates()) ||
+          isa<func::ReturnOp>(op) ||
           op.getNumRegions() != 0) {
         g.open = false;
         continue;
@@ -200,15 +184,15 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
       for (Value r : op.getResults())
         g.tainted.insert(r);
     }
-    auto ar = dyn_cast<AllReduceOp>(op);
-    if (!ar || bytesOf(ar.getInput()) > maxBytes)
+    CollectiveOpInterface ar = asAllReduce(&op);
+    if (!ar || bytesOf(inputOf(ar)) > maxBytes)
       continue;
-    int64_t bytes = bytesOf(ar.getInput());
+    int64_t bytes = bytesOf(inputOf(ar));
     Group *into = nullptr;
     for (Group &g : groups)
       if (g.open && g.sameKey(ar) && g.bytes + bytes <= maxBytes &&
-          g.members.size() < ConcatOp::kMaxOperands &&
-          !g.tainted.contains(ar.getInput())) {
+          g.members.size() < getMaxConcatOperands() &&
+          !g.tainted.contains(inputOf(ar))) {
         into = &g;
         break;
       }
@@ -218,7 +202,7 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
     }
     into->members.push_back(ar);
     into->bytes += bytes;
-    into->tainted.insert(ar.getResult());
+    into->tainted.insert(ar->getResult(0));
   }
   for (Group &g : groups) {
     if (g.members.size() < 2)

@@ -64,17 +64,16 @@ struct WeftCommReportPass
     SymbolTableCollection tables;
     std::vector<Entry> entries;
     WalkResult walk = getOperation().walk([&](Operation *op) -> WalkResult {
-      if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(op))
+      auto collective = dyn_cast<CollectiveOpInterface>(op);
+      if (!collective || !collective.communicates())
         return WalkResult::advance();
-      auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
-      auto axes = op->getAttrOfType<ArrayAttr>("axes");
-      FailureOr<MeshOp> mesh = lookupMesh(op, meshRef, tables);
+      auto mesh = lookupMesh(op, collective.getMeshAttr(), tables);
       if (failed(mesh))
         return WalkResult::interrupt();
       Entry e;
       e.kind = op->getName().stripDialect().str();
-      for (Attribute a : axes)
-        e.axisNames.push_back(cast<StringAttr>(a).getValue());
+      for (StringRef axis : collective.getAxisNames())
+        e.axisNames.push_back(axis);
       e.axes = axesStr(e.axisNames);
       e.axesKey = llvm::join(e.axisNames, ",");
       int64_t p = Mesh(*mesh).getGroupSize(e.axisNames);
@@ -83,19 +82,10 @@ struct WeftCommReportPass
       e.elements = numElements(in);
       e.shapeIn = shapeStr(in);
       e.shapeOut = shapeStr(out);
-      // Element counts are bounded by the verifier (Limits.h): exact.
-      int64_t eb = elementBytes(in);
-      double inBytes = double(numElements(in) * eb),
-             outBytes = double(numElements(out) * eb);
-      using ::weft::rt::CollectiveKind;
-      CollectiveKind kind = isa<AllReduceOp>(op)   ? CollectiveKind::AllReduce
-                            : isa<AllGatherOp>(op) ? CollectiveKind::AllGather
-                            : isa<ReduceScatterOp>(op)
-                                ? CollectiveKind::ReduceScatter
-                                : CollectiveKind::AllToAll;
-      e.bytes = int64_t(ringBytesPerDevice(kind, p, inBytes, outBytes) + 0.5);
-      if (auto kind = op->getAttrOfType<ReductionKindAttr>("kind"))
-        e.reduction = stringifyReductionKind(kind.getValue()).str();
+      // The ring formulas of the runtime collective the op is.
+      e.bytes = int64_t(collective.getBytesPerDevice(p) + 0.5);
+      if (std::optional<ReductionKind> kind = collective.getReduction())
+        e.reduction = stringifyReductionKind(*kind).str();
       if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))
         e.reason = reason.getValue().str();
       if (auto overlap = op->getAttrOfType<IntegerAttr>(kAsyncAttr))

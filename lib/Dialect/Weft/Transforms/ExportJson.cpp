@@ -1,7 +1,9 @@
 //===- ExportJson.cpp - the weft-export-json pass -------------------------===//
 //
 // Writes every function of a global-view program as a JSON graph: its
-// inputs, its ops in program order and its outputs. The graph is what the
+// inputs, its ops in program order and its outputs. An op is written
+// generically from its inherent attributes (JsonExportOpInterface); the
+// pass names no op. The graph is what the
 // independent numpy evaluator of the end-to-end tests (test/numpy) runs; it
 // carries the semantics only (kinds, specs, scalars, shapes, dtypes), plus
 // the shardings as informative strings that evaluators ignore.
@@ -9,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -63,6 +66,81 @@ void describeType(json::Object &o, Type type) {
   o["dtype"] = dtypeName(t.getElementType());
   if (auto enc = t.getEncoding())
     o["sharding"] = printed([&](raw_ostream &os) { enc.print(os); });
+}
+
+/// A float as JSON: JSON has no infinities, so non-finite values are
+/// "inf", "-inf" and "nan" (Python's float() reads them).
+json::Value floatValue(double v) {
+  if (std::isfinite(v))
+    return v;
+  return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+/// The JSON of an attribute value (an enum is the op's to name:
+/// getJsonEnumName), or std::nullopt for a kind the format has no field
+/// for.
+std::optional<json::Value> attrValue(Attribute a) {
+  if (auto s = dyn_cast<StringAttr>(a))
+    return json::Value(s.getValue());
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return json::Value(i.getInt());
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return floatValue(f.getValueAsDouble());
+  if (isa<UnitAttr>(a))
+    return json::Value(true);
+  if (auto v = dyn_cast<DenseI64ArrayAttr>(a))
+    return json::Value(json::Array(v.asArrayRef()));
+  return std::nullopt;
+}
+
+/// The names of the ops the format has, for the error on any other.
+std::string exportedOpNames(MLIRContext *ctx) {
+  SmallVector<std::string> names;
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    if (name.getDialectNamespace() == WeftDialect::getDialectNamespace() &&
+        name.hasInterface<JsonExportOpInterface>())
+      names.push_back(name.stripDialect().str());
+  llvm::sort(names);
+  std::string text;
+  for (auto [i, n] : llvm::enumerate(names))
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + n;
+  return text;
+}
+
+/// `kind` and one field per inherent attribute of `op`
+/// (JsonExportOpInterface), or failure (diagnosed).
+LogicalResult exportAttributes(Operation &op, json::Object &o) {
+  auto exported = dyn_cast<JsonExportOpInterface>(op);
+  if (!exported)
+    return op.emitError("weft-export-json: '")
+           << op.getName() << "' is not a global-view op (export "
+           << exportedOpNames(op.getContext()) << " only)";
+  if (isLocalViewOp(&op))
+    return op.emitError("weft-export-json: a local-view '")
+           << op.getName() << "' (with a block of a mesh) is not part of "
+                              "a global program";
+  o["kind"] = op.getName().stripDialect();
+  for (StringAttr name : op.getName().getAttributeNames()) {
+    std::optional<Attribute> attr = op.getInherentAttr(name.getValue());
+    StringRef field = exported.getJsonField(name.getValue());
+    if (!attr || !*attr) {
+      if (exported.isJsonFlag(name.getValue()))
+        o[field] = false;
+      continue;
+    }
+    if (std::optional<std::string> enumName =
+            exported.getJsonEnumName(name.getValue())) {
+      o[field] = std::move(*enumName);
+      continue;
+    }
+    std::optional<json::Value> value = attrValue(*attr);
+    if (!value)
+      return op.emitError("weft-export-json: '")
+             << op.getName() << "' has attribute '" << name.getValue()
+             << "' (" << *attr << "), which the JSON format cannot hold";
+    o[field] = std::move(*value);
+  }
+  return success();
 }
 
 struct WeftExportJsonPass
@@ -120,92 +198,8 @@ struct WeftExportJsonPass
         continue;
       }
       json::Object o;
-      if (auto e = dyn_cast<EinsumOp>(op)) {
-        o["kind"] = "einsum";
-        o["spec"] = e.getSpec();
-      } else if (auto m = dyn_cast<MapOp>(op)) {
-        o["kind"] = "map";
-        o["map"] = stringifyMapKind(m.getKind());
-        o["spec"] = m.getSpec();
-        if (auto s = m.getScalar())
-          o["scalar"] = s->convertToDouble();
-      } else if (auto r = dyn_cast<ReduceOp>(op)) {
-        o["kind"] = "reduce";
-        o["reduce"] = stringifyReductionKind(r.getKind());
-        o["spec"] = r.getSpec();
-      } else if (auto block = dyn_cast<BlockIndexedOpInterface>(op);
-                 block && block.getLocalBlockMesh()) {
-        return op.emitError("weft-export-json: a local-view '")
-               << op.getName() << "' (with a block of a mesh) is not part of "
-                                  "a global program";
-      } else if (auto e = dyn_cast<EmbedOp>(op)) {
-        o["kind"] = "embed";
-        o["spec"] = e.getSpec();
-      } else if (auto s = dyn_cast<ScatterAddOp>(op)) {
-        o["kind"] = "scatter_add";
-        o["spec"] = s.getSpec();
-      } else if (auto h = dyn_cast<OneHotOp>(op)) {
-        o["kind"] = "one_hot";
-        o["spec"] = h.getSpec();
-      } else if (isa<IotaOp>(op)) {
-        o["kind"] = "iota";
-      } else if (auto r = dyn_cast<RandomOp>(op)) {
-        if (r.getMeshAttr())
-          return op.emitError("weft-export-json: a local-view 'weft.random' "
-                              "(with a block of a mesh) is not part of a "
-                              "global program");
-        o["kind"] = "random";
-        o["dist"] = stringifyRandomKind(r.getKind());
-        o["seed"] = r.getSeed();
-      } else if (auto sl = dyn_cast<SliceOp>(op)) {
-        o["kind"] = "slice";
-        o["dim"] = sl.getDim();
-        o["start"] = sl.getStart();
-      } else if (auto c = dyn_cast<ConcatOp>(op)) {
-        o["kind"] = "concat";
-        o["dim"] = c.getDim();
-      } else if (auto r = dyn_cast<ReshapeOp>(op)) {
-        o["kind"] = "reshape";
-        o["spec"] = r.getSpec();
-      } else if (auto t = dyn_cast<TopKOp>(op)) {
-        o["kind"] = "top_k";
-        o["dim"] = t.getDim();
-        o["k"] = t.getK();
-      } else if (auto c = dyn_cast<CumsumOp>(op)) {
-        o["kind"] = "cumsum";
-        o["dim"] = c.getDim();
-        o["exclusive"] = c.getExclusive();
-        o["reverse"] = c.getReverse();
-      } else if (auto p = dyn_cast<PadFillOp>(op)) {
-        if (p.getMeshAttr())
-          return op.emitError("weft-export-json: a local-view "
-                              "'weft.pad_fill' (with a block of a mesh) is "
-                              "not part of a global program");
-        o["kind"] = "pad_fill";
-        json::Array valid;
-        for (int64_t v : p.getValid())
-          valid.push_back(v);
-        o["valid"] = std::move(valid);
-        // JSON has no infinities: non-finite fills as "inf", "-inf", "nan"
-        // (Python's float() reads them).
-        double fill = p.getFill().convertToDouble();
-        if (std::isfinite(fill))
-          o["fill"] = fill;
-        else
-          o["fill"] = std::isnan(fill) ? "nan" : fill > 0 ? "inf" : "-inf";
-      } else if (auto c = dyn_cast<ConstantOp>(op)) {
-        o["kind"] = "constant";
-        o["value"] = c.getValue().convertToDouble();
-      } else if (isa<ShardOp>(op)) {
-        o["kind"] = "shard";
-      } else {
-        return op.emitError("weft-export-json: '")
-               << op.getName()
-               << "' is not a global-view op (export einsum, map, reduce, "
-                  "embed, scatter_add, one_hot, iota, random, cumsum, "
-                  "slice, concat, top_k, reshape, pad_fill, constant and "
-                  "shard only)";
-      }
+      if (failed(exportAttributes(op, o)))
+        return failure();
       json::Array operands;
       for (Value v : op.getOperands()) {
         if (!ids.count(v))
@@ -235,14 +229,13 @@ struct WeftExportJsonPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     json::Array meshes, funcs;
-    for (MeshOp mesh : module.getOps<MeshOp>()) {
+    for (const Mesh &mesh : getModuleMeshes(module)) {
       json::Array axes;
       for (auto [name, size] :
            llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
-        axes.push_back(json::Object{
-            {"name", cast<StringAttr>(name).getValue()}, {"size", size}});
-      meshes.push_back(
-          json::Object{{"name", mesh.getSymName()}, {"axes", std::move(axes)}});
+        axes.push_back(json::Object{{"name", name}, {"size", size}});
+      meshes.push_back(json::Object{{"name", mesh.getRef().getValue()},
+                                    {"axes", std::move(axes)}});
     }
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
       FailureOr<json::Object> f = exportFunc(func);

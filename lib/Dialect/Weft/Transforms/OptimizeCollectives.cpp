@@ -1,10 +1,12 @@
 //===- OptimizeCollectives.cpp - the weft-optimize-collectives pass -------===//
 //
-// Local rewrites of the local view: an all-reduce whose result is only
-// sliced becomes a reduce-scatter; a gather and a slice of the same blocks
-// cancel; two all-reduces of one kind merge; a slice of a dimension that no
-// operand of its op has (one_hot's vocabulary, a broadcast letter) is
-// computed as the block.
+// Local rewrites of the local view: the collectives' own folds and
+// canonicalization patterns (lib/Dialect/Weft/IR/WeftCollectives.cpp: an
+// all-reduce whose result is only sliced becomes a reduce-scatter; a
+// gather and a slice of the same blocks cancel; two all-reduces of one
+// kind merge), collected from every op with CollectiveOpInterface, and one
+// rewrite of its own: a slice of a dimension that no operand of its op has
+// (one_hot's vocabulary, a broadcast letter) is computed as the block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,91 +31,13 @@ using namespace mlir::weft;
 
 namespace {
 
-/// all_reduce over A, only used by slice_shard over A on dim d
-/// -> reduce_scatter over A on dim d.
-struct AllReduceThenSlice : OpRewritePattern<SliceShardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SliceShardOp slice,
-                                PatternRewriter &rewriter) const override {
-    auto ar = slice.getInput().getDefiningOp<AllReduceOp>();
-    if (!ar || !ar->hasOneUse() || ar.getMesh() != slice.getMesh() ||
-        ar.getAxes() != slice.getAxes())
-      return failure();
-    WEFT_DEBUG(llvm::dbgs() << "[weft-optimize-collectives] all_reduce + "
-                               "slice_shard -> reduce_scatter at "
-                            << slice.getLoc() << "\n");
-    auto rs = rewriter.replaceOpWithNewOp<ReduceScatterOp>(
-        slice, slice.getType(), ar.getKindAttr(), ar.getInput(),
-        ar.getMeshAttr(), ar.getAxes(), slice.getDimAttr());
-    if (Attribute reason = ar->getAttr(kReasonAttr))
-      rs->setAttr(kReasonAttr, reason);
-    rewriter.eraseOp(ar);
-    return success();
-  }
-};
-
-/// all_gather then slice_shard of the same dim and axes, or the reverse:
-/// the original blocks.
-struct GatherSliceCancel : OpRewritePattern<SliceShardOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SliceShardOp slice,
-                                PatternRewriter &rewriter) const override {
-    auto gather = slice.getInput().getDefiningOp<AllGatherOp>();
-    if (!gather || gather.getMesh() != slice.getMesh() ||
-        gather.getAxes() != slice.getAxes() ||
-        gather.getDim() != slice.getDim())
-      return failure();
-    rewriter.replaceOp(slice, gather.getInput());
-    return success();
-  }
-};
-
-struct SliceGatherCancel : OpRewritePattern<AllGatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AllGatherOp gather,
-                                PatternRewriter &rewriter) const override {
-    auto slice = gather.getInput().getDefiningOp<SliceShardOp>();
-    if (!slice || gather.getMesh() != slice.getMesh() ||
-        gather.getAxes() != slice.getAxes() ||
-        gather.getDim() != slice.getDim())
-      return failure();
-    rewriter.replaceOp(gather, slice.getInput());
-    return success();
-  }
-};
-
-/// all_reduce over A (one use) then all_reduce over B of the same kind
-/// -> one all_reduce over A then B.
-struct MergeAllReduces : OpRewritePattern<AllReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AllReduceOp outer,
-                                PatternRewriter &rewriter) const override {
-    auto inner = outer.getInput().getDefiningOp<AllReduceOp>();
-    if (!inner || !inner->hasOneUse() || inner.getKind() != outer.getKind() ||
-        inner.getMesh() != outer.getMesh())
-      return failure();
-    SmallVector<Attribute> axes(inner.getAxes().begin(),
-                                inner.getAxes().end());
-    for (Attribute a : outer.getAxes()) {
-      if (llvm::is_contained(axes, a))
-        return failure();
-      axes.push_back(a);
-    }
-    rewriter.replaceOpWithNewOp<AllReduceOp>(
-        outer, outer.getType(), outer.getKindAttr(), inner.getInput(),
-        outer.getMeshAttr(), rewriter.getArrayAttr(axes));
-    rewriter.eraseOp(inner);
-    return success();
-  }
-};
-
 /// slice_shard over A on dim d of a value whose dim d is indexed by a letter
 /// in none of its op's operands (one_hot's vocabulary, iota's positions,
 /// scatter_add's rows, a map's broadcast letter, a constant): the op
 /// computes the block instead of computing everything and slicing it (the
 /// result of propagation laying the op out before its users).
-struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct SliceOfFreeDim : OpInterfaceRewritePattern<CollectiveOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
   /// The letter of result dim `d` of `op` when no operand has it (the
   /// op's sharding rule names placeholder letters for constant and iota).
@@ -129,7 +53,9 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
     // moved dimension, weft.top_k's selection: canSplitLetter refuses
     // them), or weft.random's (its numbers depend on the global index,
     // which the cloned op would not know).
-    if (!rule->canSplit(result[d]) || isa<RandomOp>(op))
+    auto partition = dyn_cast<PartitionOpInterface>(op);
+    if (!rule->canSplit(result[d]) ||
+        (partition && partition.readsGlobalIndices()))
       return std::nullopt;
     for (unsigned i = 0; i < rule->getNumOperands(); ++i)
       if (rule->getTensorLetters(i).contains(result[d]))
@@ -137,12 +63,15 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
     return result[d];
   }
 
-  LogicalResult matchAndRewrite(SliceShardOp slice,
+  LogicalResult matchAndRewrite(CollectiveOpInterface slice,
                                 PatternRewriter &rewriter) const override {
-    Operation *def = slice.getInput().getDefiningOp();
+    // A slice_shard: the only collective that moves no data.
+    if (slice.communicates())
+      return failure();
+    Operation *def = slice->getOperand(0).getDefiningOp();
     if (!def || def->getNumResults() != 1 || !def->hasOneUse())
       return failure();
-    std::optional<char> letter = freeLetter(def, slice.getDim());
+    std::optional<char> letter = freeLetter(def, *slice.getScatteredDim());
     if (!letter)
       return failure();
     // Only the block letter's dim depends on the index.
@@ -155,14 +84,14 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
                                "free dim computed as a block at "
                             << slice.getLoc() << "\n");
     Operation *local = rewriter.clone(*def);
-    local->getResult(0).setType(slice.getType());
+    local->getResult(0).setType(slice->getResult(0).getType());
     if (isBlockDim) {
       // Further split: the block's position is (old position, new position)
       // row-major, the listed axes in that order.
       SmallVector<Attribute> axes;
       if (ArrayAttr old = block.getLocalBlockAxes())
         axes.append(old.begin(), old.end());
-      axes.append(slice.getAxes().begin(), slice.getAxes().end());
+      axes.append(slice.getAxesAttr().begin(), slice.getAxesAttr().end());
       cast<BlockIndexedOpInterface>(local).setLocalBlock(
           slice.getMeshAttr(), rewriter.getArrayAttr(axes));
     }
@@ -172,8 +101,8 @@ struct SliceOfFreeDim : OpRewritePattern<SliceShardOp> {
       FailureOr<LetterMap> map = ShardingRule::readSplit(local);
       if (rule && succeeded(map)) {
         AxisList &axes = (*map)[*letter];
-        for (Attribute a : slice.getAxes())
-          axes.push_back(cast<StringAttr>(a).getValue());
+        for (StringRef a : slice.getAxisNames())
+          axes.push_back(a);
         rule->writeSplit(*map);
       }
     }
@@ -187,9 +116,12 @@ struct WeftOptimizeCollectivesPass
     : public weft::impl::WeftOptimizeCollectivesBase<
           WeftOptimizeCollectivesPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<AllReduceThenSlice, GatherSliceCancel, SliceGatherCancel,
-                 MergeAllReduces, SliceOfFreeDim>(&getContext());
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    for (RegisteredOperationName name : ctx->getRegisteredOperations())
+      if (name.hasInterface<CollectiveOpInterface>())
+        name.getCanonicalizationPatterns(patterns, ctx);
+    patterns.add<SliceOfFreeDim>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -11,23 +11,17 @@
 // has the partitioner reshard it to (N4: a dimension padded for its own
 // axes and then sliced over another group).
 //
-// The pads must never change a valid element. The invariant: every value's
-// pads read 0. Arguments are loaded with zero pads (the runtime's block
-// I/O); an op whose result could hold something else in its pads is
-// followed by `weft.pad_fill ... fill 0`, a select (NaN- and inf-proof):
-//   - einsum: a padded result letter missing from an operand (a broadcast
-//     product can be inf * 0 = NaN there);
-//   - map: a kind with f(0) != 0 (exp, cos, shift, comparisons, ...) or
-//     with 0/0 (div), or a padded result letter an operand lacks;
-//   - embed, one_hot: a padded letter of the ids (pad ids are 0, a valid
-//     row) that the table lacks (a gather's batch letter reads the table's
-//     zero pads);
-//   - iota, random, a nonzero constant: any padded dimension.
-// Sums over a padded letter then add zeros; max and min reductions over a
-// padded letter read their input through `pad_fill fill -inf` (+inf) on
-// the pads of the reduced letters only (the kept letters' pads stay 0, so
-// the result's pads are max(0, -inf) = 0).
-// scatter_add adds the zero pads of its updates to row 0: nothing.
+// The pads must never change a valid element. The invariant: every
+// value's pads read 0. Arguments are loaded with zero pads (the runtime's
+// block I/O); an op whose result could hold something else in its pads
+// (PadOpInterface::padsNeedZeroing: lib/Dialect/Weft/IR/WeftPadding.cpp
+// lists the cases) is followed by `weft.pad_fill ... fill 0`, a select
+// (NaN- and inf-proof). Sums over a padded letter then add zeros; max and
+// min reductions over a padded letter read their input through
+// `pad_fill fill -inf` (+inf) on the pads of the reduced letters only (the
+// kept letters' pads stay 0, so the result's pads are max(0, -inf) = 0).
+// An op that cannot take pads on some dimension refuses them
+// (PadOpInterface::verifyPadding). The pass names no op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +29,7 @@
 #include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
@@ -57,6 +52,12 @@ using namespace mlir;
 using namespace mlir::weft;
 
 namespace {
+
+/// The spec an op's messages quote.
+StringRef specOf(Operation *op) {
+  auto spec = op->getAttrOfType<StringAttr>("spec");
+  return spec ? spec.getValue() : StringRef();
+}
 
 /// One dimension of one value.
 using Slot = std::pair<Value, unsigned>;
@@ -110,7 +111,7 @@ private:
   /// letter h on the other side: padded as h's padded size times the minor
   /// letters' product, so the pads are whole rows of h at the end.
   struct Merged {
-    ReshapeOp op;
+    Operation *op;
     unsigned merged, major; // slots
     int64_t minorProduct;
     SmallVector<unsigned> minors; // the minor letters' own dimensions
@@ -133,13 +134,18 @@ LogicalResult Padder::linkOp(Operation *op) {
   // A reshape ties only the letters that are dimensions of their own on
   // both sides; a group's size is not its major letter's.
   std::string grouped;
-  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-    std::string error;
-    auto groups = ReshapeOp::parseGroups(reshape.getSpec(), error);
-    if (failed(groups))
-      return failure();
+  auto pads = dyn_cast<PadOpInterface>(op);
+  if (!pads)
+    return op->emitOpError() << "is not handled by weft-pad-uneven (it does "
+                                "not say how pads flow through it)";
+  auto dimGroups = pads.getDimGroups();
+  if (failed(dimGroups))
+    return failure();
+  if (std::optional<std::pair<SmallVector<std::string>,
+                              SmallVector<std::string>>> &groups =
+          *dimGroups) {
     FailureOr<LetterMap> split = ShardingRule::readSplit(op);
-    Value sides[2] = {reshape.getInput(), reshape.getResult()};
+    Value sides[2] = {op->getOperand(0), op->getResult(0)};
     const SmallVector<std::string> *groupsOf[2] = {&groups->first,
                                                    &groups->second};
     // Each letter's own dimension (a group of one), on either side.
@@ -155,7 +161,7 @@ LogicalResult Padder::linkOp(Operation *op) {
         grouped += g;
         if (!own.count(g[0]))
           continue; // The verifier requires it; nothing to derive.
-        Merged m{reshape, slot(sides[side], d), 0, 1, {}, 1};
+        Merged m{op, slot(sides[side], d), 0, 1, {}, 1};
         Slot major = own.lookup(g[0]);
         m.major = slot(major.first, major.second);
         for (char c : StringRef(g).drop_front()) {
@@ -184,7 +190,7 @@ LogicalResult Padder::linkOp(Operation *op) {
       for (auto &[c, axes] : *map) {
         int64_t k = mesh.getGroupSize(axes);
         if (k == 1 || StringRef(grouped).contains(c) ||
-            (isa<TopKOp>(op) && c == TopKOp::kSelectedLetter))
+            pads.computesLetterWhole(c))
           continue;
         for (unsigned i = 0; i <= rule->getNumOperands(); ++i) {
           size_t d = rule->getTensorLetters(i).find(c);
@@ -280,9 +286,9 @@ LogicalResult Padder::sizeClasses() {
         continue;
       int64_t lm = std::max<int64_t>(1, lcm.lookup(merged));
       if (want < size.lookup(merged) || want % lm != 0 || round == 3)
-        return m.op.emitOpError()
+        return m.op->emitOpError()
                << "cannot pad the merged dimension of its spec \""
-               << m.op.getSpec() << "\" consistently with the dimensions a "
+               << specOf(m.op) << "\" consistently with the dimensions a "
                << "letter ties it to (" << now << " vs " << want
                << "): split it over axes that divide it";
       padded[merged] = want;
@@ -299,33 +305,6 @@ bool Padder::letterPadded(const ShardingRule &rule, char letter) {
   return false;
 }
 
-/// Whether a map kind keeps zero pads zero: f(0) = 0 and f(0, 0) = 0.
-static bool keepsZero(MapOp op) {
-  switch (op.getKind()) {
-  case MapKind::Add:
-  case MapKind::Sub:
-  case MapKind::Mul:
-  case MapKind::Max:
-  case MapKind::Min:
-  case MapKind::Neg:
-  case MapKind::Sqrt:
-  case MapKind::Square:
-  case MapKind::Tanh:
-  case MapKind::Relu:
-  case MapKind::Gelu:
-  case MapKind::Silu:
-  case MapKind::Abs:
-  case MapKind::Sign:
-  case MapKind::Step:
-  case MapKind::Sin:
-    return true;
-  case MapKind::Scale:
-    return op.getScalar() && op.getScalar()->isFinite();
-  default:
-    return false;
-  }
-}
-
 bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
   Value result = op->getResult(0);
   auto type = cast<RankedTensorType>(result.getType());
@@ -334,55 +313,24 @@ bool Padder::needsZeroing(Operation *op, const ShardingRule *rule) {
     any |= isPadded(result, d);
   if (!any)
     return false;
-  if (isa<IotaOp, RandomOp>(op))
+  auto pads = dyn_cast<PadOpInterface>(op);
+  if (!rule || !pads)
     return true;
-  if (auto c = dyn_cast<ConstantOp>(op))
-    return !c.getValue().isZero();
-  if (auto p = dyn_cast<PadFillOp>(op))
-    return !p.getFill().isZero();
-  // Copies: a slice or a concat keeps its operands' (zero) pads on every
-  // dimension but the one it moves along, which is never padded (refused);
-  // a reshape maps pads to pads (whole rows of a merged major letter).
-  if (isa<ShardOp, ScatterAddOp, ReduceOp, SliceOp, ConcatOp, ReshapeOp>(op))
-    return false;
-  if (!rule)
-    return true;
-  // A padded result letter must come from every operand (einsum, map) or,
-  // for the lookups, must not be a letter of the ids.
-  StringRef out = rule->getTensorLetters(rule->getResultIndex());
-  auto paddedLetters = [&] {
-    SmallVector<char> letters;
-    for (auto [d, c] : llvm::enumerate(out))
-      if (isPadded(result, d))
-        letters.push_back(c);
-    return letters;
-  }();
-  // A pad id is 0, a valid row: a padded ids letter reads row 0 unless the
-  // table also has that letter (a gather's batch letter), whose pads are 0.
-  if (isa<EmbedOp, OneHotOp>(op))
-    return llvm::any_of(paddedLetters, [&](char c) {
-      return rule->getTensorLetters(0).contains(c) &&
-             (rule->getNumOperands() < 2 ||
-              !rule->getTensorLetters(1).contains(c));
-    });
-  if (auto map = dyn_cast<MapOp>(op); map && !keepsZero(map))
-    return true;
-  if (!isa<MapOp, EinsumOp>(op))
-    return true;
-  for (char c : paddedLetters)
-    for (unsigned i = 0; i < rule->getNumOperands(); ++i)
-      if (!rule->getTensorLetters(i).contains(c))
-        return true;
-  return false;
+  // The letters of the result's padded dimensions.
+  SmallVector<char> paddedLetters;
+  for (auto [d, c] :
+       llvm::enumerate(rule->getTensorLetters(rule->getResultIndex())))
+    if (isPadded(result, d))
+      paddedLetters.push_back(c);
+  return pads.padsNeedZeroing(paddedLetters);
 }
 
 Value Padder::insertFill(Value v, ArrayRef<int64_t> valid, double fill,
                          Operation *before) {
   builder.setInsertionPoint(before);
   auto type = cast<RankedTensorType>(v.getType());
-  auto op = builder.create<PadFillOp>(
-      v.getLoc(), type, v, builder.getDenseI64ArrayAttr(valid),
-      builder.getF64FloatAttr(fill), FlatSymbolRefAttr(), ArrayAttr());
+  Operation *op =
+      buildPadFill(builder, v.getLoc(), v, valid, fill).getDefiningOp();
   // Partitioned like its input: each placeholder letter keeps its axes.
   if (ShardingAttr s = getSharding(type)) {
     std::optional<ShardingRule> rule = ShardingRule::get(op);
@@ -397,7 +345,7 @@ Value Padder::insertFill(Value v, ArrayRef<int64_t> valid, double fill,
   } else {
     op->setAttr(kSplitAttr, builder.getDictionaryAttr({}));
   }
-  return op.getResult();
+  return op->getResult(0);
 }
 
 LogicalResult Padder::run() {
@@ -427,49 +375,22 @@ LogicalResult Padder::run() {
   for (Merged &m : mergedDims)
     for (unsigned minor : m.minors)
       if (isPadded(slots[minor].first, slots[minor].second))
-        return m.op.emitOpError()
+        return m.op->emitOpError()
                << "has a minor letter of a merged dimension (spec \""
-               << m.op.getSpec() << "\") whose own dimension #"
+               << specOf(m.op) << "\") whose own dimension #"
                << slots[minor].second << " of its "
-               << (slots[minor].first == m.op.getInput() ? "input" : "result")
+               << (slots[minor].first == m.op->getOperand(0) ? "input"
+                                                             : "result")
                << " a sharding splits over axes that do not divide it: "
                   "pads would interleave with elements; split that "
                   "dimension over axes that divide it, or none";
-  // A slice reads a range of its input's dimension (the pads lie beyond
-  // it) but must produce exactly its range; a concat would put the pads of
-  // each operand between the next one's elements.
-  for (Operation &op : body) {
-    auto refuse = [&](Operation *at, Value v, int64_t dim, StringRef what) {
-      return at->emitOpError()
-             << what << " dimension " << dim << " (size "
-             << cast<RankedTensorType>(v.getType()).getDimSize(dim)
-             << "), which a sharding splits over axes that do not divide it "
-                "(it would be padded to "
-             << paddedSize(v, dim)
-             << "): split that dimension over axes that divide it, or none";
-    };
-    if (auto slice = dyn_cast<SliceOp>(op);
-        slice && isPadded(slice.getResult(), slice.getDim()))
-      return refuse(slice, slice.getResult(), slice.getDim(),
-                    "produces along");
-    if (auto concat = dyn_cast<ConcatOp>(op))
-      for (Value v : llvm::concat<Value>(concat.getInputs(),
-                                         concat->getResults()))
-        if (isPadded(v, concat.getDim()))
-          return refuse(concat, v, concat.getDim(), "joins along");
-  }
-  // weft.top_k selects exactly k: its k dimension cannot take pads (only a
-  // user annotation splits it; propagation never does).
+  // Where pads cannot go (a slice's range, a concat's joined dimension,
+  // top_k's k), the op refuses them.
   for (Operation &op : body)
-    if (auto topk = dyn_cast<TopKOp>(op);
-        topk && isPadded(topk.getResult(), topk.getDim()))
-      return topk.emitOpError()
-             << "selects k = " << topk.getK() << " along dim "
-             << topk.getDim() << ", which a sharding splits over axes that "
-             << "do not divide it (it would be padded to "
-             << paddedSize(topk.getResult(), topk.getDim())
-             << "): split the selected dimension over axes that divide k, "
-                "or none";
+    if (auto pads = dyn_cast<PadOpInterface>(op))
+      if (failed(pads.verifyPadding(
+              [&](Value v, unsigned d) { return paddedSize(v, d); })))
+        return failure();
 
   // Decide the fills on the unpadded program, then retype.
   SmallVector<Operation *> ops;
@@ -571,10 +492,9 @@ LogicalResult Padder::run() {
       if (rule->isReduced(c) && logical.count(in))
         valid[d] = logical.lookup(in)[d];
     // A zero fill right before adds nothing: fill its input instead.
-    if (auto zero = in.getDefiningOp<PadFillOp>();
-        zero && zero.getValid() == ArrayRef<int64_t>(valid) &&
-        zero.getFill().isZero() && !zero.getMeshAttr())
-      in = zero.getInput();
+    if (std::optional<PadFillParts> zero = matchPadFill(in);
+        zero && zero->valid == ArrayRef<int64_t>(valid) && zero->fill == 0.0)
+      in = zero->input;
     op->setOperand(0, insertFill(in, valid, value, op));
   }
 
@@ -613,7 +533,7 @@ struct WeftPadUnevenPass
       return signalPassFailure();
     }
     SymbolTableCollection tables;
-    FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+    auto meshOp = getFunctionMesh(func, tables);
     if (failed(meshOp))
       return signalPassFailure();
     if (!*meshOp)

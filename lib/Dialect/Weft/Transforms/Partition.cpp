@@ -1,8 +1,11 @@
 //===- Partition.cpp - the weft-partition pass ----------------------------===//
 //
-// Global view -> local view. Each op's operands are resharded to the layout
-// its letter map needs (Reshard.h plans the steps), the op is cloned on local
-// shapes, and partial results are resolved where consumers need them.
+// Global view -> local view. Each op makes its own local form
+// (PartitionOpInterface::partition, lib/Dialect/Weft/IR/WeftPartition.cpp)
+// through the PartitionContext this pass implements: its operands are
+// resharded to the layouts it needs (Reshard.h plans the steps), and
+// partial results are resolved where consumers need them. The pass names
+// no op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +13,8 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/IR/PartitionContext.h"
+#include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
@@ -19,7 +24,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -42,27 +46,42 @@ struct Materialized {
   Value local;
 };
 
-class Partitioner {
+class Partitioner : public PartitionContext {
 public:
   Partitioner(func::FuncOp func, const Mesh &mesh)
       : func(func), mesh(mesh), builder(func.getContext()) {}
 
   LogicalResult run();
 
-private:
-  LogicalResult checkPropagated();
+  // PartitionContext.
+  OpBuilder &getBuilder() override { return builder; }
+  const Mesh &getMesh() override { return mesh; }
+  RankedTensorType getGlobalType(Value v) override {
+    return globalTypes.lookup(v);
+  }
+  std::string describe(Operation *op) override;
   /// The local value of `global` in layout `target`, resharding from the
   /// cheapest materialized layout if needed. Inserts before `user`. `why`
   /// (the start of each collective's weft.reason) is called only when a
   /// collective is inserted.
   FailureOr<Value> getAs(Value global, const Layout &target, Operation *user,
-                         llvm::function_ref<std::string()> why);
+                         llvm::function_ref<std::string()> why) override;
+  void setLocal(Value global, const Layout &layout, Value local) override {
+    available[global].push_back({layout, local});
+  }
+  AxisList getSplitAxes(Operation *op, char letter) override;
+  Layout getRequiredLayout(Operation *op, unsigned i,
+                           ArrayRef<char> whole) override;
+  Value &getShared(StringRef what, const void *key, int64_t a,
+                   int64_t b) override {
+    return shared[{what.str(), key, a, b}];
+  }
+  FailureOr<Layout> partitionInPlace(Operation *op) override;
+
+private:
+  LogicalResult checkPropagated();
   LogicalResult partitionOp(Operation *op);
   RankedTensorType localType(RankedTensorType global, const Layout &layout);
-  void setDimBlocks(Operation *local, const Layout &layout);
-  Value addScanOffsets(CumsumOp local, const Layout &layout);
-  LogicalResult partitionTopK(TopKOp op, const ShardingRule &rule,
-                              LetterMap map);
   /// Records how the printer names each global value (%arg0, %3, %5#1),
   /// for reasons and errors; run before the function changes.
   void nameValues();
@@ -78,12 +97,11 @@ private:
   llvm::DenseMap<Value, SmallVector<Materialized, 0>> available;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, RankedTensorType> globalTypes;
-  /// Global ops partitioned in place (partitionOp's general case).
+  /// Global ops partitioned in place (partitionInPlace).
   llvm::DenseSet<Operation *> keptInPlace;
-  /// weft.top_k's gathered candidate values, by (local input, dim, k per
-  /// block): two selections of one input (values, and indices by a
-  /// payload) gather its candidates once.
-  std::map<std::tuple<void *, int64_t, int64_t>, Value> gatheredCandidates;
+  /// getShared's slots.
+  std::map<std::tuple<std::string, const void *, int64_t, int64_t>, Value>
+      shared;
 };
 
 } // namespace
@@ -94,7 +112,7 @@ static Layout layoutOf(Type type) {
            : Layout::getReplicated(cast<RankedTensorType>(type).getRank());
 }
 
-static std::string lineOf(Operation *op) {
+std::string Partitioner::describe(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << op->getName();
@@ -147,9 +165,7 @@ LogicalResult Partitioner::checkPropagated() {
                         "the result of '" + op.getName().getStringRef() + "'")))
         return failure();
   for (Operation &op : func.getBody().getOps())
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-            SliceShardOp>(op) ||
-        isLocalViewOp(&op))
+    if (isLocalViewOp(&op))
       return op.emitOpError() << "is already a local-view op: this program "
                                  "is partitioned";
   for (BlockArgument arg : func.getArguments())
@@ -162,8 +178,7 @@ LogicalResult Partitioner::checkPropagated() {
   for (Operation &op : func.getBody().getOps()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (!isa<ShardOp, ConstantOp, IotaOp, RandomOp>(op) &&
-        !ShardingRule::hasSplit(&op))
+    if (!isa<PartitionOpInterface>(op))
       return op.emitOpError() << "is not handled by weft-partition";
     for (Type t : op.getResultTypes())
       if (unsharded(t))
@@ -250,7 +265,6 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
 
   builder.setInsertionPoint(user);
   Location loc = user->getLoc();
-  MLIRContext *ctx = func.getContext();
   Value cur = source;
   Layout curLayout = versions.front().layout;
   for (const Materialized &m : versions)
@@ -264,202 +278,60 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
     auto resultType = RankedTensorType::get(step.outShape,
                                             type.getElementType());
     SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());
-    ArrayAttr axesAttr = builder.getStrArrayAttr(axes);
-    Operation *created = nullptr;
+    FlatSymbolRefAttr ref = mesh.getRef();
+    Value created;
     switch (step.kind) {
     case ReshardStep::SliceShard:
-      created = SliceShardOp::create(builder, loc, resultType, cur, mesh.getRef(),
-                                     axesAttr,
-                                     builder.getI64IntegerAttr(step.dim));
+      created = buildSliceShard(builder, loc, resultType, cur, ref, axes,
+                                step.dim);
       break;
     case ReshardStep::AllGather:
-      created = AllGatherOp::create(builder, loc, resultType, cur, mesh.getRef(),
-                                    axesAttr,
-                                    builder.getI64IntegerAttr(step.dim));
+      created = buildAllGather(builder, loc, resultType, cur, ref, axes,
+                               step.dim);
       break;
     case ReshardStep::AllReduce:
-      created = AllReduceOp::create(
-          builder, loc, resultType,
-          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.getRef(),
-          axesAttr);
+      created = buildAllReduce(builder, loc, resultType, step.reduction, cur,
+                               ref, axes);
       break;
     case ReshardStep::ReduceScatter:
-      created = ReduceScatterOp::create(
-          builder, loc, resultType,
-          ReductionKindAttr::get(ctx, step.reduction), cur, mesh.getRef(),
-          axesAttr, builder.getI64IntegerAttr(step.dim));
+      created = buildReduceScatter(builder, loc, resultType, step.reduction,
+                                   cur, ref, axes, step.dim);
       break;
     case ReshardStep::AllToAll:
-      created = AllToAllOp::create(builder, loc, resultType, cur, mesh.getRef(),
-                                   axesAttr,
-                                   builder.getI64IntegerAttr(step.dim),
-                                   builder.getI64IntegerAttr(step.concatDim));
+      created = buildAllToAll(builder, loc, resultType, cur, ref, axes,
+                              step.dim, step.concatDim);
       break;
     }
     if (step.kind != ReshardStep::SliceShard) {
-      created->setAttr(kReasonAttr,
+      created.getDefiningOp()->setAttr(kReasonAttr,
                        builder.getStringAttr(why() + ": " + name(global) + " " +
                                              curLayout.str(false) + " -> " +
                                              target.str(false)));
-      created->setAttr(
+      created.getDefiningOp()->setAttr(
           kBytesPerDeviceAttr,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
-    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted " << *created << " ("
-                            << why() << ")\n");
-    cur = created->getResult(0);
+    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted "
+                            << *created.getDefiningOp() << " (" << why()
+                            << ")\n");
+    cur = created;
   }
   versions.push_back({target, cur});
   return cur;
 }
 
-/// weft.random and weft.pad_fill in the local view: `on @mesh over` the
-/// axes of every dimension (nothing when `layout` splits none).
-void Partitioner::setDimBlocks(Operation *local, const Layout &layout) {
-  if (layout.getUsedAxes().empty())
-    return;
-  SmallVector<Attribute> dims;
-  for (const AxisList &axes : layout.dims)
-    dims.push_back(builder.getStrArrayAttr(
-        SmallVector<StringRef>(axes.begin(), axes.end())));
-  local->setAttr("mesh", mesh.getRef());
-  local->setAttr("block_axes", builder.getArrayAttr(dims));
+AxisList Partitioner::getSplitAxes(Operation *op, char letter) {
+  FailureOr<LetterMap> map = ShardingRule::readSplit(op);
+  return succeeded(map) ? map->lookup(letter) : AxisList();
 }
 
-/// weft.cumsum along a dimension split over axes A: `local` scanned the
-/// rank's block; every element also needs the sum of the blocks before it
-/// (after it, reversed). The block totals (one value per line) are
-/// all-gathered over A, scanned exclusively, and each rank keeps its own:
-///   tot = reduce sum over d (input); g = all_gather (tot with d = 1) over A
-///   off = slice_shard (cumsum exclusive g) over A; y = local + off
-/// Bytes moved: (|A| - 1) totals per line, never the tensor.
-Value Partitioner::addScanOffsets(CumsumOp local, const Layout &layout) {
-  int64_t d = local.getDim();
-  const AxisList &axes = layout.dims[d];
-  auto type = cast<RankedTensorType>(local.getType());
-  Type elt = type.getElementType();
-  int64_t p = mesh.getGroupSize(axes);
-  Location loc = local.getLoc();
-  auto tensor = [&](ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, elt);
-  };
-  SmallVector<int64_t> shape(type.getShape());
-  SmallVector<int64_t> one = shape, gathered = shape, kept = shape;
-  one[d] = 1;
-  gathered[d] = p;
-  kept.erase(kept.begin() + d);
-  std::string all = placeholderLetters(type);
-  std::string rest = all;
-  rest.erase(d, 1);
-  SmallVector<StringRef> axisNames(axes.begin(), axes.end());
-  ArrayAttr axesAttr = builder.getStrArrayAttr(axisNames);
-
-  builder.setInsertionPointAfter(local);
-  Value totals =
-      ReduceOp::create(builder, loc, tensor(kept), ReductionKind::Sum,
-                       all + "->" + rest, local.getInput());
-  Value column = MapOp::create(builder, loc, tensor(one), MapKind::Scale,
-                               rest + "->" + all, ValueRange{totals},
-                               builder.getF64FloatAttr(1.0));
-  auto gather =
-      AllGatherOp::create(builder, loc, tensor(gathered), column, mesh.getRef(),
-                          axesAttr, builder.getI64IntegerAttr(d));
-  std::string why = "block totals of " + lineOf(local) + " (dim " +
-                    std::to_string(d) + " scanned over " + axesStr(axes, false) +
-                    ")";
-  gather->setAttr(kReasonAttr, builder.getStringAttr(why));
-  gather->setAttr(kBytesPerDeviceAttr,
-                  builder.getI64IntegerAttr((p - 1) *
-                                            tensor(one).getNumElements() *
-                                            elementBytes(type)));
-  Value before = CumsumOp::create(
-      builder, loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
-      builder.getUnitAttr(), local.getReverseAttr());
-  Value mine =
-      SliceShardOp::create(builder, loc, tensor(one), before, mesh.getRef(),
-                           axesAttr, builder.getI64IntegerAttr(d));
-  Value offset = ReduceOp::create(builder, loc, tensor(kept),
-                                  ReductionKind::Sum, all + "->" + rest, mine);
-  return MapOp::create(builder, loc, type, MapKind::Add,
-                       all + "," + rest + "->" + all,
-                       ValueRange{local.getResult(), offset}, FloatAttr());
-}
-
-/// weft.top_k: the selected dimension whole on every rank. Along a split
-/// dimension (axes A) each rank selects its block's k candidates (and their
-/// payloads), the candidates are all-gathered over A -- k per line and
-/// rank, in block order, so equal values still go to the lower global
-/// index -- and selected again.
-LogicalResult Partitioner::partitionTopK(TopKOp op, const ShardingRule &rule,
-                                         LetterMap map) {
-  int64_t d = op.getDim(), k = op.getK();
-  char letter = rule.getTensorLetters(0)[d];
-  AxisList axes = map.lookup(letter);
-  map.erase(TopKOp::kSelectedLetter); // Computed whole; consumers slice.
-  std::string why = lineOf(op);
-  SmallVector<Value, 2> operands;
-  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-    FailureOr<Value> local =
-        getAs(op->getOperand(i), rule.requiredLayout(i, map), op,
-              [&] { return "operand #" + std::to_string(i) + " of " + why; });
-    if (failed(local))
-      return failure();
-    operands.push_back(*local);
-  }
-  // A block smaller than k sends all it has: min(k, block) candidates.
-  auto inType = cast<RankedTensorType>(operands[0].getType());
-  int64_t kLocal = std::min(k, inType.getDimSize(d));
-  auto sized = [&](RankedTensorType t, int64_t n) {
-    SmallVector<int64_t> shape(t.getShape());
-    shape[d] = n;
-    return RankedTensorType::get(shape, t.getElementType());
-  };
-  builder.setInsertionPoint(op);
-  auto select = [&](Value x, Value payload, int64_t count) -> Value {
-    return TopKOp::create(
-        builder, op.getLoc(), sized(cast<RankedTensorType>(x.getType()), count),
-        x, payload, op.getDimAttr(), builder.getI64IntegerAttr(count));
-  };
-  Value payload = operands.size() > 1 ? operands[1] : Value();
-  Value result;
-  if (axes.empty()) {
-    result = select(operands[0], payload, k);
-  } else {
-    int64_t p = mesh.getGroupSize(axes);
-    SmallVector<StringRef> names(axes.begin(), axes.end());
-    auto gather = [&](Value v) -> Value {
-      auto t = cast<RankedTensorType>(v.getType());
-      auto g = AllGatherOp::create(
-          builder, op.getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
-          builder.getStrArrayAttr(names), builder.getI64IntegerAttr(d));
-      g->setAttr(kReasonAttr,
-                 builder.getStringAttr("top-k candidates of " + why +
-                                       " (dim " + std::to_string(d) +
-                                       " selected over " +
-                                       axesStr(axes, false) + ")"));
-      g->setAttr(kBytesPerDeviceAttr,
-                 builder.getI64IntegerAttr((p - 1) * t.getNumElements() *
-                                           elementBytes(t)));
-      return g;
-    };
-    Value &values = gatheredCandidates[{operands[0].getAsOpaquePointer(), d,
-                                        kLocal}];
-    if (!values)
-      values = gather(select(operands[0], Value(), kLocal));
-    result = payload
-                 ? select(values, gather(select(operands[0], payload, kLocal)),
-                          k)
-                 : select(values, Value(), k);
-  }
-  Layout computed = rule.requiredLayout(rule.getResultIndex(), map);
-  available[op.getResult()].push_back({computed, result});
-  // Propagation priced the dropped letter as a max: a selection replicated
-  // over those axes is also that partial max.
-  Layout priced = layoutOf(globalType(op.getResult()));
-  if (priced.isPartial() && priced.partialKind == ReductionKind::Max &&
-      priced.dims == computed.dims)
-    available[op.getResult()].push_back({priced, result});
-  return success();
+Layout Partitioner::getRequiredLayout(Operation *op, unsigned i,
+                                      ArrayRef<char> whole) {
+  std::optional<ShardingRule> rule = ShardingRule::get(op);
+  FailureOr<LetterMap> map = ShardingRule::readSplit(op);
+  for (char c : whole)
+    map->erase(c);
+  return rule->requiredLayout(i, *map);
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -477,69 +349,17 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     }
     return success();
   }
-  if (auto shard = dyn_cast<ShardOp>(op)) {
-    // A constraint a pass made names what it constrains (--weft-autodiff:
-    // "gradient of W3"), so the comm report says whose bytes move.
-    std::string what = "weft.shard constraint";
-    Location loc = op->getLoc();
-    if (auto named = dyn_cast<NameLoc>(loc)) {
-      what += " (" + named.getName().str() + ")";
-      loc = named.getChildLoc();
-    }
-    what += atLine(loc);
-    FailureOr<Value> local = getAs(shard.getInput(), layoutOf(shard.getType()),
-                                   op, [&] { return what; });
-    if (failed(local))
-      return failure();
-    available[shard.getResult()].push_back({layoutOf(shard.getType()), *local});
-    return success();
-  }
-  if (isa<ConstantOp, IotaOp, RandomOp>(op)) {
-    // No operands, so any layout is free: each rank fills or computes its
-    // own block. A partial result would be counted once per rank of the
-    // group, so none of them is ever partial.
-    Value result = op->getResult(0);
-    Layout layout = layoutOf(result.getType());
-    if (layout.isPartial())
-      return op->emitOpError() << "has a partial layout; an op without "
-                                  "operands never yields a partial value";
-    // weft.random's offset (a scalar step) is read whole on every rank.
-    SmallVector<Value> localOperands;
-    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-      auto type = cast<RankedTensorType>(globalType(operand));
-      FailureOr<Value> local =
-          getAs(operand, Layout::getReplicated(type.getRank()), op, [&] {
-            return "operand #" + std::to_string(i) + " of " + lineOf(op) +
-                   " (read whole)";
-          });
-      if (failed(local))
-        return failure();
-      localOperands.push_back(*local);
-    }
-    builder.setInsertionPoint(op);
-    Operation *local = builder.clone(*op);
-    local->setOperands(localOperands);
-    local->getResult(0).setType(
-        localType(cast<RankedTensorType>(result.getType()), layout));
-    auto names = [&](const AxisList &axes) {
-      return builder.getStrArrayAttr(
-          SmallVector<StringRef>(axes.begin(), axes.end()));
-    };
-    // iota and random read global indices: they record the split axes.
-    if (auto iota = dyn_cast<IotaOp>(local); iota && !layout.dims[0].empty())
-      iota.setLocalBlock(mesh.getRef(), names(layout.dims[0]));
-    if (isa<RandomOp>(local))
-      setDimBlocks(local, layout);
-    available[result].push_back({layout, local->getResult(0)});
-    return success();
-  }
+  auto partitionable = dyn_cast<PartitionOpInterface>(op);
+  if (!partitionable)
+    return op->emitOpError() << "cannot be partitioned";
+  return partitionable.partition(*this);
+}
 
+FailureOr<Layout> Partitioner::partitionInPlace(Operation *op) {
   std::optional<ShardingRule> rule = ShardingRule::get(op);
   FailureOr<LetterMap> map = ShardingRule::readSplit(op);
   if (!rule || failed(map))
     return op->emitOpError() << "cannot be partitioned";
-  if (auto topk = dyn_cast<TopKOp>(op))
-    return partitionTopK(topk, *rule, *map);
   SmallVector<Layout, 2> operandLayouts;
   SmallVector<const Layout *> operandPtrs;
   for (Value v : op->getOperands())
@@ -572,8 +392,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       req.partialKind = operandLayouts[i].partialKind;
     }
     FailureOr<Value> local = getAs(operand, req, op, [&] {
-      return "operand #" + std::to_string(i) + " of " + lineOf(op) + " (" +
-             letters() + ")";
+      return "operand #" + std::to_string(i) + " of " + describe(op) +
+             " (" + letters() + ")";
     });
     if (failed(local))
       return failure();
@@ -592,26 +412,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       localType(cast<RankedTensorType>(result.getType()), natural);
   localOp->setOperands(localOperands);
   localOp->getResult(0).setType(resultType);
-  // pad_fill compares global indices: it records each dimension's axes.
-  if (isa<PadFillOp>(localOp))
-    setDimBlocks(localOp, natural);
-  // A scan along a split dimension adds the blocks before each rank's.
-  if (auto scan = dyn_cast<CumsumOp>(localOp);
-      scan && !natural.dims[scan.getDim()].empty()) {
-    available[result].push_back({natural, addScanOffsets(scan, natural)});
-    return success();
-  }
-  // A split block letter (embed's table rows, one_hot's vocabulary, ...):
-  // the local op computes its block.
-  if (auto block = dyn_cast<BlockIndexedOpInterface>(localOp)) {
-    auto it = map->find(block.getBlockLetter());
-    if (it != map->end() && !it->second.empty()) {
-      SmallVector<StringRef> axes(it->second.begin(), it->second.end());
-      block.setLocalBlock(mesh.getRef(), builder.getStrArrayAttr(axes));
-    }
-  }
-  available[result].push_back({natural, localOp->getResult(0)});
-  return success();
+  return natural;
 }
 
 LogicalResult Partitioner::run() {
@@ -680,7 +481,7 @@ struct WeftPartitionPass
     SymbolTableCollection tables;
     if (failed(verifyGlobalView(func, "weft-partition")))
       return signalPassFailure();
-    FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+    auto meshOp = getFunctionMesh(func, tables);
     if (failed(meshOp))
       return signalPassFailure();
     bool annotated = llvm::any_of(func.getArgumentTypes(), [](Type t) {

@@ -63,9 +63,9 @@ struct RematGathersPass
       position[&op] = next++;
 
     // Each gather's uses, as (position of the in-block user, operand).
-    auto usesOf = [&](AllGatherOp g) {
+    auto usesOf = [&](Operation *g) {
       SmallVector<std::pair<unsigned, OpOperand *>> uses;
-      for (OpOperand &use : g.getResult().getUses())
+      for (OpOperand &use : g->getResult(0).getUses())
         if (Operation *u = ancestorInBlock(body, use.getOwner()))
           uses.push_back({position.lookup(u), &use});
       llvm::stable_sort(uses, [](const auto &a, const auto &b) {
@@ -78,15 +78,16 @@ struct RematGathersPass
     // gathers of arguments read more than once with their uses (a clone
     // takes over uses of its own gather only, so these stay valid).
     SmallVector<unsigned> firstUses;
-    SmallVector<std::pair<AllGatherOp, decltype(usesOf(nullptr))>> candidates;
+    SmallVector<std::pair<Operation *, decltype(usesOf(nullptr))>> candidates;
     for (Operation &op : body) {
-      auto g = dyn_cast<AllGatherOp>(&op);
-      if (!g)
+      auto collective = dyn_cast<CollectiveOpInterface>(&op);
+      if (!collective || !collective.getGatheredDim())
         continue;
+      Operation *g = &op;
       auto uses = usesOf(g);
       if (!uses.empty())
         firstUses.push_back(uses.front().first);
-      auto arg = dyn_cast<BlockArgument>(g.getOperand());
+      auto arg = dyn_cast<BlockArgument>(g->getOperand(0));
       if (arg && arg.getOwner() == &body && uses.size() > 1)
         candidates.push_back({g, std::move(uses)});
     }
@@ -94,7 +95,7 @@ struct RematGathersPass
 
     for (auto &[g, uses] : candidates) {
       unsigned last = uses.front().first;
-      AllGatherOp current = g;
+      Operation *current = g;
       for (auto [at, operand] : llvm::drop_begin(uses)) {
         // Another gathered value first used strictly between the previous
         // use and this one: gather again here.
@@ -102,7 +103,7 @@ struct RematGathersPass
         if (it != firstUses.end() && *it < at) {
           Operation *user = ancestorInBlock(body, operand->getOwner());
           OpBuilder b(user);
-          current = cast<AllGatherOp>(b.clone(*g));
+          current = b.clone(*g);
           std::string why =
               "rematerialized: gathered again for a use " +
               std::to_string(at - last) +
@@ -112,7 +113,7 @@ struct RematGathersPass
           current->setAttr(kReasonAttr, b.getStringAttr(why));
         }
         if (current != g)
-          operand->set(current.getResult());
+          operand->set(current->getResult(0));
         last = at;
       }
     }

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -50,13 +51,28 @@ using namespace mlir::weft;
 namespace {
 
 bool isCommunication(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp>(op);
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  return collective && collective.communicates();
+}
+
+/// An all-gather: a collective that concatenates the group's blocks.
+bool isGather(Operation *op) {
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  return collective && collective.getGatheredDim().has_value();
+}
+
+/// A reduce-scatter: a communicating collective that keeps one block.
+bool isScatter(Operation *op) {
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  return collective && collective.communicates() &&
+         collective.getScatteredDim().has_value();
 }
 
 /// Whether `op` does work the communication can overlap: not a collective,
 /// a wait or the terminator.
 bool isCompute(Operation *op) {
-  return !isCommunication(op) && !isa<WaitOp, SliceShardOp>(op) &&
+  return !isa<CollectiveOpInterface>(op) &&
+         !op->hasTrait<CompletesCollective>() &&
          !op->hasTrait<OpTrait::IsTerminator>();
 }
 
@@ -122,7 +138,7 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
     Operation *c = scatters[k], *nextStart = scatters[k + 1];
     if (!c->hasAttr(kAsyncAttr))
       continue;
-    auto wait = cast<WaitOp>(*c->getResult(0).getUsers().begin());
+    Operation *wait = *c->getResult(0).getUsers().begin();
     if (!nextStart->isBeforeInBlock(wait))
       continue;
     wait->moveBefore(nextStart);
@@ -154,7 +170,7 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
                  IntegerAttr::get(IntegerType::get(c->getContext(), 64),
                                   overlap));
     } else { // Nothing left to overlap: synchronous again.
-      wait.getResult().replaceAllUsesWith(c->getResult(0));
+      wait->getResult(0).replaceAllUsesWith(c->getResult(0));
       wait->erase();
       c->removeAttr(kAsyncAttr);
     }
@@ -199,7 +215,7 @@ SmallVector<Collective> startOrder(Block &body) {
         e.firstUseAt = position.lookup(u);
       }
     }
-    (isa<AllGatherOp>(op) ? gathers : others).push_back(e);
+    (isGather(&op) ? gathers : others).push_back(e);
   }
   llvm::stable_sort(gathers, [](const Collective &a, const Collective &b) {
     return a.firstUseAt < b.firstUseAt;
@@ -246,7 +262,7 @@ struct ScheduleCollectivesPass
     Operation *gatherFloor = nullptr;
     for (const Collective &entry : collectives) {
       Operation *c = entry.op;
-      if (isa<ReduceScatterOp>(c))
+      if (isScatter(c))
         scatters.push_back(c);
       // Earliest start: after the operand's definition and the previous
       // collective, whichever is later.
@@ -255,7 +271,7 @@ struct ScheduleCollectivesPass
               ancestorInBlock(body, c->getOperand(0).getDefiningOp()))
         if (!after || after->isBeforeInBlock(def))
           after = def;
-      bool gather = isa<AllGatherOp>(c);
+      bool gather = isGather(c);
       if (gather && gatherFloor &&
           (!after || after->isBeforeInBlock(gatherFloor)))
         after = gatherFloor;
@@ -278,11 +294,10 @@ struct ScheduleCollectivesPass
       else
         c->moveBefore(&body.front());
       OpBuilder b(firstUser);
-      auto wait = WaitOp::create(b, c->getLoc(), c->getResult(0).getType(),
-                                 c->getResult(0));
+      Value wait = buildWait(b, c->getLoc(), c->getResult(0));
       if (gather)
-        gatherFloor = wait;
-      c->getResult(0).replaceAllUsesExcept(wait.getResult(), wait);
+        gatherFloor = wait.getDefiningOp();
+      c->getResult(0).replaceAllUsesExcept(wait, wait.getDefiningOp());
       c->setAttr(kAsyncAttr, b.getI64IntegerAttr(overlap));
     }
     boundScatters(body, scatters, sunk);

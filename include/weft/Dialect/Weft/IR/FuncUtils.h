@@ -10,6 +10,7 @@
 #ifndef WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
 #define WEFT_DIALECT_WEFT_IR_FUNCUTILS_H
 
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -115,6 +116,8 @@ LogicalResult verifyGlobalView(func::FuncOp func, StringRef pass);
 /// named or the named mesh does not exist.
 FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
                                   SymbolTableCollection &tables);
+/// The meshes `module` declares, in order.
+SmallVector<Mesh> getModuleMeshes(ModuleOp module);
 
 //===--- Function selection ------------------------------------------------===//
 

@@ -1,7 +1,13 @@
 //===- WeftInterfaces.td - weft op interfaces --------------*- tablegen -*-===//
 //
-// IndexLetterOpInterface: the one contract every global-view compute op
-// shares. Propagation and partitioning read an op only through its letters.
+// The contracts through which the passes read an op. A pass dispatches on
+// these interfaces, never on an op's class: everything particular to one
+// op (its letters, its gradient, its local form, how pads flow through it,
+// its JSON) is a method of the op, in its own files (WeftOps.cpp,
+// WeftGradients.cpp, WeftPartition.cpp, WeftPadding.cpp). docs/design.md
+// ("What a new op touches") lists which contracts each kind of op owes;
+// test/Dialect/Weft/op-contracts.mlir checks that every registered op
+// implements them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,11 +42,11 @@ def Weft_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
     How an op is sharded, as propagation and partitioning see it: the letters
     of each operand and of the result (the op's factors), how letters absent
     from the result combine, and which operands may stay partial. Every
-    global-view op implements it, so ShardingRule (Transforms) and the
-    passes never switch on op types: a new op is its ODS definition plus
-    these methods. The index-letter ops take their letters from their spec
-    (the default implementations); weft.shard is an identity over
-    placeholder letters.
+    global-view op implements it, so ShardingRule (Transforms) and
+    propagation never switch on op types; partitioning, padding and the
+    export ask the op through the interfaces below. The index-letter ops
+    take their letters from their spec (the default implementations);
+    weft.shard is an identity over placeholder letters.
   }];
   let methods = [
     InterfaceMethod<[{
@@ -131,6 +137,190 @@ def Weft_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
     }], "::llvm::LogicalResult", "buildGradients",
     (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$resultGrad,
          "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>
+  ];
+}
+
+def Weft_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    A local-view op that runs inside each group of ranks over some axes of
+    a mesh: the collectives (all_reduce, all_gather, reduce_scatter,
+    all_to_all) and weft.slice_shard, which keeps the rank's block without
+    communicating. The schedule (--weft-schedule-collectives), the
+    combiner, --weft-optimize-collectives, --weft-remat-gathers, the comm
+    report, partitioning's checks and the lowering read a collective only
+    through this interface: its mesh, its axes (typed), whether it
+    communicates, how it combines values, which dimension it gathers or
+    scatters, and what it costs (it prices itself with the runtime's ring
+    formulas, so no pass maps ops to runtime collective kinds).
+    The axes are stored as a string array, as the textual form
+    `over ["data", "model"]` prints them; getAxisList gives them as the
+    typed `#weft.axes` the shardings use.
+  }];
+  let methods = [
+    InterfaceMethod<"The mesh the group is taken over.",
+      "::mlir::FlatSymbolRefAttr", "getMeshAttr", (ins), [{}],
+      [{ return $_op.getMeshAttr(); }]>,
+    InterfaceMethod<[{
+      The axes as stored (a string array, in group order): for copying
+      onto an op of the same family.
+    }], "::mlir::ArrayAttr", "getAxesAttr", (ins), [{}],
+      [{ return $_op.getAxesAttr(); }]>,
+    InterfaceMethod<[{
+      Whether the op moves data between ranks: every collective but
+      weft.slice_shard, which keeps the rank's block.
+    }], "bool", "communicates", (ins), [{}], [{ return true; }]>,
+    InterfaceMethod<[{
+      How the op combines the group's values (all_reduce, reduce_scatter);
+      std::nullopt for one that only moves them.
+    }], "std::optional<::mlir::weft::ReductionKind>", "getReduction",
+      (ins), [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+      The dimension the op concatenates the group's blocks along
+      (all_gather); std::nullopt for the others.
+    }], "std::optional<int64_t>", "getGatheredDim", (ins), [{}],
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+      The dimension of which the op keeps the rank's block
+      (reduce_scatter, slice_shard); std::nullopt for the others.
+    }], "std::optional<int64_t>", "getScatteredDim", (ins), [{}],
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+      The bytes each rank sends over a ring for a group of `groupSize`
+      ranks (Limits.h's ringBytesPerDevice of the runtime collective the
+      op is, with its local operand and result sizes); 0 when the op does
+      not communicate.
+    }], "double", "getBytesPerDevice", (ins "int64_t":$groupSize)>
+  ];
+  let extraSharedClassDeclaration = [{
+    /// The axes, typed: the same list getAxesAttr stores.
+    ::mlir::weft::AxisListAttr getAxisList() {
+      return ::mlir::weft::AxisListAttr::get($_op->getContext(),
+                                             $_op.getAxisNames());
+    }
+    /// The axis names, in group order.
+    ::llvm::SmallVector<::llvm::StringRef> getAxisNames() {
+      ::llvm::SmallVector<::llvm::StringRef> names;
+      for (::mlir::Attribute a : $_op.getAxesAttr())
+        names.push_back(::llvm::cast<::mlir::StringAttr>(a).getValue());
+      return names;
+    }
+  }];
+}
+
+def Weft_PartitionOpInterface : OpInterface<"PartitionOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    How --weft-partition makes the op's local (per-rank) form from the
+    global one and the layouts propagation chose. The pass keeps the
+    global values and their local versions (PartitionContext) and calls
+    `partition` on each global-view op in program order; the op reads its
+    operands in the layouts it needs (the context reshards them) and
+    records its local result. The default is the letter-map rule every
+    index-letter op follows (partitionByLetters: operands resharded to the
+    layouts `weft.split` requires, the op retyped to local shapes in
+    place, a split block letter recorded); ops whose local form differs
+    (weft.shard, the operandless fills, weft.cumsum's offsets, weft.top_k's
+    candidates, weft.pad_fill's global indices) implement it themselves in
+    lib/Dialect/Weft/IR/WeftPartition.cpp.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Builds the op's local form through `context` and records its result
+      (PartitionContext::setLocal). Errors are emitted at the op.
+    }], "::llvm::LogicalResult", "partition",
+    (ins "::mlir::weft::PartitionContext &":$context), [{}],
+    [{ return ::mlir::weft::partitionByLetters($_op.getOperation(),
+                                                context); }]>,
+    InterfaceMethod<[{
+      Whether the op's values depend on the global index of every
+      dimension, recorded per dimension in the local view (`on @mesh over
+      [[axes of dim 0], ...]`: weft.random, weft.pad_fill). A block of its
+      result is not the op cloned on the block's shape.
+    }], "bool", "readsGlobalIndices", (ins), [{}], [{ return false; }]>
+  ];
+}
+
+def Weft_PadOpInterface : OpInterface<"PadOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    How the pads of unevenly split dimensions flow through the op
+    (--weft-pad-uneven, docs/partitioning.md "Uneven shards"). The pass
+    keeps one invariant, every value's pads read 0, and asks each op
+    whether its result keeps it (zero in, zero out), needs a
+    `weft.pad_fill 0` after it, or cannot take pads at all (refused with
+    an error). The pass itself knows no op: the answers are here.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Whether the result's pads may read other than 0 when every operand's
+      pads read 0 and `paddedLetters` (the op's sharding-rule letters of
+      the result's padded dimensions, at least one) are padded. The
+      default is the rule of a product (weft.einsum): a padded letter that
+      every operand carries reads a zero factor there.
+    }], "bool", "padsNeedZeroing", (ins "::llvm::ArrayRef<char>":$paddedLetters),
+    [{}], [{ return ::mlir::weft::padsNeedZeroingByLetters(
+                 $_op.getOperation(), paddedLetters); }]>,
+    InterfaceMethod<[{
+      Fails (with an error at the op) where a padded dimension would put
+      pads among the elements the op must produce (a slice's range, a
+      concat's joined dimension, top_k's k). `paddedSize(v, d)` is the
+      padded size of dimension `d` of value `v` (its size when unpadded).
+    }], "::llvm::LogicalResult", "verifyPadding",
+    (ins "::llvm::function_ref<int64_t(::mlir::Value, unsigned)>":$paddedSize),
+    [{}], [{ return ::mlir::success(); }]>,
+    InterfaceMethod<[{
+      The op's merged dimensions (weft.reshape): per side (operand 0, then
+      the result), per dimension, its letters, major first. A dimension of
+      one letter is that letter's own. std::nullopt when every dimension
+      is one letter. Fails when the op's spec does not parse.
+    }], "::mlir::FailureOr<std::optional<std::pair<"
+        "::llvm::SmallVector<std::string>, ::llvm::SmallVector<std::string>>>>",
+    "getDimGroups", (ins), [{}],
+    [{ return std::optional<std::pair<::llvm::SmallVector<std::string>,
+                                      ::llvm::SmallVector<std::string>>>(); }]>,
+    InterfaceMethod<[{
+      Whether the letter is computed whole whatever `weft.split` says
+      (weft.top_k's selected letter), so its axes pad nothing.
+    }], "bool", "computesLetterWhole", (ins "char":$letter), [{}],
+    [{ return false; }]>
+  ];
+}
+
+def Weft_JsonExportOpInterface : OpInterface<"JsonExportOpInterface"> {
+  let cppNamespace = "::mlir::weft";
+  let description = [{
+    A global-view op that --weft-export-json writes for the numpy
+    evaluator (test/numpy). The export is generic: `kind` is the op's
+    name without the dialect, and every inherent attribute is one JSON
+    field of its own name (strings, integers, floats with non-finite ones
+    as "inf", "-inf", "nan", unit attributes as booleans, integer arrays,
+    the weft enums by their names); an optional attribute that is absent
+    is left out (a flag is written as false), and an op carrying a `mesh`
+    (a block of the local view) is refused. The per-op parts, in
+    lib/Dialect/Weft/IR/WeftJson.cpp, are what the attributes alone do
+    not say: a field's name where the evaluator's format names it
+    otherwise (map's kind is `map`, reduce's `reduce`, random's `dist`),
+    which enum an integer attribute holds, and which attributes are
+    flags.
+  }];
+  let methods = [
+    InterfaceMethod<"The JSON field that attribute `name` is written as.",
+      "::llvm::StringRef", "getJsonField", (ins "::llvm::StringRef":$name),
+      [{}], [{ return name; }]>,
+    InterfaceMethod<[{
+      The name of the value of enum attribute `name` (map's `add`,
+      reduce's `max`, random's `uniform`); std::nullopt for an attribute
+      that is not an enum. A weft enum is stored as an integer, so only
+      the op knows which enum an attribute holds.
+    }], "std::optional<std::string>", "getJsonEnumName",
+      (ins "::llvm::StringRef":$name), [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+      Whether attribute `name` is a flag (a unit attribute), written as
+      false when absent rather than left out (weft.cumsum's `exclusive`
+      and `reverse`). The attribute's kind is not known when it is absent.
+    }], "bool", "isJsonFlag", (ins "::llvm::StringRef":$name), [{}],
+      [{ return false; }]>
   ];
 }
 

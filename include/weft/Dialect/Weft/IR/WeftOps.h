@@ -12,6 +12,10 @@
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 
+#include <optional>
+#include <string>
+#include <utility>
+
 namespace mlir::weft {
 /// The letters of each operand, then of the result, of an index-letter
 /// spec (ShardingRuleOpInterface's default); empty if it does not parse
@@ -21,6 +25,17 @@ llvm::SmallVector<std::string, 3> lettersOfSpec(llvm::StringRef spec);
 /// then A, B, ...): the letters of ops without a spec (weft.shard,
 /// weft.constant) and of element-wise sums built by passes.
 std::string placeholderLetters(Type type);
+
+/// What --weft-partition offers an op's PartitionOpInterface::partition
+/// (PartitionContext.h).
+class PartitionContext;
+/// PartitionOpInterface's default: the letter-map rule of the index-letter
+/// ops (WeftPartition.cpp).
+::llvm::LogicalResult partitionByLetters(Operation *op,
+                                         PartitionContext &context);
+/// PadOpInterface::padsNeedZeroing's default: a padded result letter that
+/// some operand lacks (a broadcast) may read other than 0 (WeftPadding.cpp).
+bool padsNeedZeroingByLetters(Operation *op, ::llvm::ArrayRef<char> letters);
 } // namespace mlir::weft
 
 #include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
@@ -31,6 +46,10 @@ namespace mlir::weft {
 template <typename ConcreteType>
 class LocalViewOnly
     : public ::mlir::OpTrait::TraitBase<ConcreteType, LocalViewOnly> {};
+/// Marks the op that completes an asynchronous collective (weft.wait).
+template <typename ConcreteType>
+class CompletesCollective
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, CompletesCollective> {};
 } // namespace mlir::weft
 
 #define GET_OP_CLASSES

@@ -62,6 +62,9 @@ def Weft_MeshOp : Op<Weft_Dialect, "mesh", [Symbol]> {
 //===----------------------------------------------------------------------===//
 
 def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
+    Weft_PartitionOpInterface,
+    Weft_PadOpInterface,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
@@ -86,6 +89,11 @@ def Weft_EinsumOp : Weft_Op<"einsum", [Pure,
 }
 
 def Weft_MapOp : Weft_Op<"map", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    DeclareOpInterfaceMethods<Weft_JsonExportOpInterface,
+        ["getJsonField", "getJsonEnumName"]>,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
@@ -132,6 +140,11 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
 }
 
 def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    DeclareOpInterfaceMethods<Weft_JsonExportOpInterface,
+        ["getJsonField", "getJsonEnumName"]>,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
@@ -152,6 +165,10 @@ def Weft_ReduceOp : Weft_Op<"reduce", [Pure,
 }
 
 def Weft_EmbedOp : Weft_Op<"embed", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
@@ -203,6 +220,10 @@ def Weft_EmbedOp : Weft_Op<"embed", [Pure,
 }
 
 def Weft_ScatterAddOp : Weft_Op<"scatter_add", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
@@ -245,6 +266,10 @@ def Weft_ScatterAddOp : Weft_Op<"scatter_add", [Pure,
 }
 
 def Weft_OneHotOp : Weft_Op<"one_hot", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_IndexLetterOpInterface>,
     DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
@@ -279,6 +304,11 @@ def Weft_OneHotOp : Weft_Op<"one_hot", [Pure,
 }
 
 def Weft_IotaOp : Weft_Op<"iota", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_BlockIndexedOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
@@ -308,6 +338,12 @@ def Weft_IotaOp : Weft_Op<"iota", [Pure,
 }
 
 def Weft_RandomOp : Weft_Op<"random", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition", "readsGlobalIndices"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    DeclareOpInterfaceMethods<Weft_JsonExportOpInterface,
+        ["getJsonField", "getJsonEnumName"]>,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
@@ -372,6 +408,12 @@ def Weft_RandomOp : Weft_Op<"random", [Pure,
 }
 
 def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    DeclareOpInterfaceMethods<Weft_JsonExportOpInterface,
+        ["isJsonFlag"]>,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
@@ -404,6 +446,10 @@ def Weft_CumsumOp : Weft_Op<"cumsum", [Pure,
 }
 
 def Weft_ReshapeOp : Weft_Op<"reshape", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing", "getDimGroups"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
@@ -449,6 +495,10 @@ def Weft_ReshapeOp : Weft_Op<"reshape", [Pure,
 }
 
 def Weft_SliceOp : Weft_Op<"slice", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing", "verifyPadding"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
@@ -481,6 +531,10 @@ def Weft_SliceOp : Weft_Op<"slice", [Pure,
 }
 
 def Weft_ConcatOp : Weft_Op<"concat", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing", "verifyPadding"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
@@ -521,6 +575,11 @@ def Weft_ConcatOp : Weft_Op<"concat", [Pure,
 }
 
 def Weft_TopKOp : Weft_Op<"top_k", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing", "verifyPadding", "computesLetterWhole"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand",
@@ -564,6 +623,11 @@ def Weft_TopKOp : Weft_Op<"top_k", [Pure,
 }
 
 def Weft_PadFillOp : Weft_Op<"pad_fill", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition", "readsGlobalIndices"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
@@ -603,6 +667,11 @@ def Weft_PadFillOp : Weft_Op<"pad_fill", [Pure,
 }
 
 def Weft_ShardOp : Weft_Op<"shard", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
@@ -626,6 +695,11 @@ def Weft_ShardOp : Weft_Op<"shard", [Pure,
 }
 
 def Weft_ConstantOp : Weft_Op<"constant", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface,
+        ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
     DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
         ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>,
     DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>]> {
@@ -728,14 +802,19 @@ def Weft_FusedRowsOp : Weft_Op<"fused_rows", [Pure, Weft_LocalViewOnly]> {
   let hasVerifier = 1;
 }
 
-class Weft_CollectiveOp<string mnemonic, list<Trait> traits = []>
+// The collectives and weft.slice_shard: CollectiveOpInterface gives their
+// mesh, axes, kind and cost; `overridden` names the interface methods with
+// a default that the op defines itself.
+class Weft_CollectiveOp<string mnemonic, list<Trait> traits = [],
+                        list<string> overridden = []>
     : Weft_Op<mnemonic, !listconcat(traits, [NoMemoryEffect,
-                                             Weft_LocalViewOnly])> {
+        Weft_LocalViewOnly,
+        DeclareOpInterfaceMethods<Weft_CollectiveOpInterface, overridden>])> {
   let hasVerifier = 1;
 }
 
 def Weft_AllReduceOp : Weft_CollectiveOp<"all_reduce",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>], ["getReduction"]> {
   let summary = "reduce a partial value over mesh axes, result on every rank";
   let description = [{
     Every rank of each group over `axes` receives the elementwise reduction
@@ -750,9 +829,12 @@ def Weft_AllReduceOp : Weft_CollectiveOp<"all_reduce",
   let results = (outs Weft_AnyTensor:$result);
   let assemblyFormat =
       "$kind $input `on` $mesh `over` $axes attr-dict `:` type($result)";
+  // all_reduce over A then all_reduce over B, same kind: one over A then B.
+  let hasCanonicalizer = 1;
 }
 
-def Weft_AllGatherOp : Weft_CollectiveOp<"all_gather"> {
+def Weft_AllGatherOp : Weft_CollectiveOp<"all_gather", [],
+                                         ["getGatheredDim"]> {
   let summary = "concatenate the blocks of a group along a dimension";
   let description = [{
     `result` is the concatenation along `dim` of the group's operands, in
@@ -768,9 +850,14 @@ def Weft_AllGatherOp : Weft_CollectiveOp<"all_gather"> {
   let results = (outs Weft_AnyTensor:$result);
   let assemblyFormat = "$input `on` $mesh `over` $axes `dim` $dim attr-dict "
                        "`:` type($input) `->` type($result)";
+  // all_gather of the slice_shard of the same mesh, axes and dim: the
+  // slice's operand.
+  let hasFolder = 1;
 }
 
-def Weft_ReduceScatterOp : Weft_CollectiveOp<"reduce_scatter"> {
+def Weft_ReduceScatterOp : Weft_CollectiveOp<"reduce_scatter", [],
+                                             ["getReduction",
+                                              "getScatteredDim"]> {
   let summary = "reduce over a group and keep this rank's block of a dimension";
   let description = [{
     The reduction of the group's operands, split along `dim` into group-size
@@ -812,7 +899,13 @@ def Weft_AllToAllOp : Weft_CollectiveOp<"all_to_all"> {
       "attr-dict `:` type($input) `->` type($result)";
 }
 
-def Weft_WaitOp : Weft_Op<"wait", [Weft_LocalViewOnly,
+// The op that completes an asynchronous collective (weft.wait): the
+// schedule and the lowering recognize it by this trait.
+def Weft_CompletesCollective : NativeOpTrait<"CompletesCollective"> {
+  let cppNamespace = "::mlir::weft";
+}
+
+def Weft_WaitOp : Weft_Op<"wait", [Weft_LocalViewOnly, Weft_CompletesCollective,
                                     AllTypesMatch<["input", "result"]>]> {
   let summary = "where an asynchronous collective's result is ready";
   let description = [{
@@ -839,7 +932,8 @@ def Weft_WaitOp : Weft_Op<"wait", [Weft_LocalViewOnly,
   let hasVerifier = 1;
 }
 
-def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable]> {
+def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable],
+                                          ["communicates", "getScatteredDim"]> {
   let summary = "keep this rank's block of a replicated dimension";
   let description = [{
     No communication: rank `i` of its group over `axes` keeps block `i` of
@@ -855,6 +949,11 @@ def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable]> {
   let results = (outs Weft_AnyTensor:$result);
   let assemblyFormat = "$input `on` $mesh `over` $axes `dim` $dim attr-dict "
                        "`:` type($input) `->` type($result)";
+  // slice_shard of the all_gather of the same mesh, axes and dim: the
+  // gather's operand. Canonicalizer: the slice of an all_reduce (its only
+  // use) over the same axes is a reduce_scatter.
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // WEFT_DIALECT_WEFT_IR_WEFTOPS_TD
