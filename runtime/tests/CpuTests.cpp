@@ -11,6 +11,7 @@
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementOps.h"
+#include "weft/rt/Error.h"
 
 #include "../backends/cpu/OneDnnGemm.h"
 
@@ -638,6 +639,115 @@ TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
       ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << sp[0] << " element " << i;
   }
   EXPECT_GE(compared, 3);
+}
+
+} // namespace
+
+namespace {
+
+/// gelu (tanh form), silu, sigmoid, tanh, relu in double: the reference of
+/// the epilogue test.
+double actRef(GemmEpilogue::Act a, double x) {
+  switch (a) {
+  case GemmEpilogue::Act::Relu:
+    return x > 0 ? x : 0;
+  case GemmEpilogue::Act::Gelu:
+    return 0.5 * x *
+           (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  case GemmEpilogue::Act::Silu:
+    return x / (1 + std::exp(-x));
+  case GemmEpilogue::Act::Sigmoid:
+    return 1 / (1 + std::exp(-x));
+  case GemmEpilogue::Act::Tanh:
+    return std::tanh(x);
+  case GemmEpilogue::Act::None:
+    break;
+  }
+  return x;
+}
+
+TEST(CpuGemm, EpilogueBiasActivationAndSum) {
+  if (!onednn::available())
+    GTEST_SKIP() << "no oneDNN in this build";
+  // A batched plan with an outer batch (P6's scores layout, small) and a
+  // plain one; every activation, with and without the bias and the sum,
+  // against a double loop.
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  const char *specs[][3] = {{"btd,df->btf", "2x5x6", "6x7"},
+                            {"bthk,bshk->bhts", "2x4x3x5", "2x4x3x5"}};
+  auto parse = [](const std::string &t) {
+    Shape s;
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t x = t.find('x', pos);
+      s.push_back(std::stoll(t.substr(pos, x - pos)));
+      if (x == std::string::npos)
+        return s;
+      pos = x + 1;
+    }
+  };
+  using E = GemmEpilogue;
+  int checked = 0;
+  for (auto &sp : specs) {
+    EinsumPlan p = planEinsum(sp[0], parse(sp[1]), parse(sp[2]), DType::F32);
+    ASSERT_FALSE(p.permuteA || p.permuteB || p.permuteOut || p.swapOperands)
+        << sp[0];
+    const GemmPlan &g = p.gemm;
+    int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
+            nc = numElements(p.outShape);
+    std::vector<float> a(na), b(nb), bias(std::max(g.m, g.n));
+    for (int64_t i = 0; i < na; ++i)
+      a[i] = static_cast<float>((i * 37) % 19) / 10.0f - 0.9f;
+    for (int64_t i = 0; i < nb; ++i)
+      b[i] = static_cast<float>((i * 53) % 23) / 12.0f - 0.9f;
+    for (std::size_t i = 0; i < bias.size(); ++i)
+      bias[i] = 0.25f * static_cast<float>(i) - 0.8f;
+    for (E::Act act : {E::Act::None, E::Act::Relu, E::Act::Gelu,
+                       E::Act::Silu, E::Act::Sigmoid, E::Act::Tanh})
+      for (E::Bias bk : {E::Bias::None, E::Bias::PerColumn})
+        for (bool acc : {false, true}) {
+          E epi{bk, act, acc};
+          std::vector<float> c(nc);
+          for (int64_t i = 0; i < nc; ++i)
+            c[i] = static_cast<float>(i % 7) - 3.0f;
+          std::vector<float> before = c;
+          be.gemmWithEpilogue(g, epi, a.data(), b.data(), c.data(),
+                              bk == E::Bias::None ? nullptr : bias.data());
+          // Reference: every (outer, batch, i, j) of the plan.
+          for (int64_t o = 0; o < g.outerBatch; ++o)
+            for (int64_t t = 0; t < g.batch; ++t)
+              for (int64_t i = 0; i < g.m; ++i)
+                for (int64_t j = 0; j < g.n; ++j) {
+                  double s = 0;
+                  for (int64_t k = 0; k < g.k; ++k) {
+                    int64_t ia = o * g.outerStrideA + t * g.strideA +
+                                 (g.transA ? k * g.lda + i : i * g.lda + k);
+                    int64_t ib = o * g.outerStrideB + t * g.strideB +
+                                 (g.transB ? j * g.ldb + k : k * g.ldb + j);
+                    s += static_cast<double>(a[ia]) * b[ib];
+                  }
+                  if (bk == E::Bias::PerColumn)
+                    s += bias[j];
+                  s = actRef(act, s);
+                  int64_t ic =
+                      o * g.outerStrideC + t * g.strideC + i * g.ldc + j;
+                  if (acc)
+                    s += before[ic];
+                  ASSERT_NEAR(c[ic], s, 1e-4 * (1 + std::fabs(s)))
+                      << sp[0] << " act " << static_cast<int>(act)
+                      << " bias " << static_cast<int>(bk) << " acc " << acc
+                      << " at " << ic;
+                  ++checked;
+                }
+        }
+  }
+  EXPECT_GT(checked, 1000);
+  // A bias the epilogue asks for must be given.
+  EinsumPlan p = planEinsum("ik,kj->ij", {2, 3}, {3, 4}, DType::F32);
+  std::vector<float> x(12, 1.0f), y(12);
+  EXPECT_THROW(be.gemmWithEpilogue(p.gemm, E{E::Bias::PerColumn}, x.data(),
+                                   x.data(), y.data()),
+               Error);
 }
 
 } // namespace

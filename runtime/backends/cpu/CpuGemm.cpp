@@ -68,6 +68,9 @@ void blasGemm(const GemmPlan &p, const T *a, const T *b, T *c) {
 /// plan runs on OpenBLAS).
 struct CpuBackend::GemmCache {
   std::map<GemmKey, std::unique_ptr<onednn::Matmul>> plans;
+  std::map<std::pair<GemmKey, decltype(GemmEpilogue().key())>,
+           std::unique_ptr<onednn::Matmul>>
+      withEpilogue;
   bool warnedFallback = false;
 };
 
@@ -118,6 +121,27 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
     fail("einsum of ", dtypeName(dtype),
          " is not supported on the cpu backend (f32, f64)");
   }
+}
+
+void CpuBackend::gemmWithEpilogue(const GemmPlan &p, const GemmEpilogue &epi,
+                                  const float *a, const float *b, float *c,
+                                  const float *bias) {
+  check(onednn::available(), "gemmWithEpilogue needs oneDNN, and this build "
+                             "has none (install libdnnl-dev and reconfigure)");
+  check(epi.bias == GemmEpilogue::Bias::None || bias != nullptr,
+        "gemmWithEpilogue: the epilogue has a bias, but none was given");
+  if (!gemms_)
+    gemms_ = std::make_shared<GemmCache>();
+  auto key = std::make_pair(keyOf(p), epi.key());
+  auto it = gemms_->withEpilogue.find(key);
+  if (it == gemms_->withEpilogue.end()) {
+    std::string whyNot;
+    auto mm = onednn::Matmul::create(p, epi, whyNot);
+    check(mm != nullptr, "gemmWithEpilogue: ", p.str(), ": ", whyNot);
+    it = gemms_->withEpilogue.emplace(key, std::move(mm)).first;
+  }
+  onednn::setThreads(cpu::gemmThreads());
+  it->second->run(a, b, c, bias);
 }
 
 std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }

@@ -123,7 +123,7 @@ bool isReference(const std::string &impl) {
 
 struct Matmul::State {
   dnnl::matmul prim;
-  dnnl::memory a, b, c;
+  dnnl::memory a, b, c, bias;
   std::unordered_map<int, dnnl::memory> args;
   std::string impl;
   bool batched = true;
@@ -132,10 +132,28 @@ struct Matmul::State {
 
 /// A primitive for the given batch levels (empty: one matrix), or an
 /// empty optional when oneDNN refuses it.
+static dnnl::algorithm actAlgorithm(Epilogue::Act a) {
+  switch (a) {
+  case Epilogue::Act::Relu:
+    return dnnl::algorithm::eltwise_relu;
+  case Epilogue::Act::Gelu:
+    return dnnl::algorithm::eltwise_gelu_tanh;
+  case Epilogue::Act::Silu:
+    return dnnl::algorithm::eltwise_swish;
+  case Epilogue::Act::Sigmoid:
+    return dnnl::algorithm::eltwise_logistic;
+  case Epilogue::Act::Tanh:
+    return dnnl::algorithm::eltwise_tanh;
+  case Epilogue::Act::None:
+    break;
+  }
+  return dnnl::algorithm::undef;
+}
+
 static std::unique_ptr<Matmul::State>
 makeState(const GemmPlan &p,
           const std::vector<std::array<int64_t, 4>> &levels,
-          std::string &whyNot) {
+          const Epilogue &epi, std::string &whyNot) {
   using dt = dnnl::memory::data_type;
   std::vector<std::pair<int64_t, int64_t>> la, lb, lc;
   for (const auto &l : levels) {
@@ -157,8 +175,28 @@ makeState(const GemmPlan &p,
     Context &ctx = context();
     dnnl::memory::desc ma(A.dims, dt::f32, A.strides),
         mb(B.dims, dt::f32, B.strides), mc(C.dims, dt::f32, C.strides);
-    dnnl::matmul::desc d(ma, mb, mc);
-    dnnl::matmul::primitive_desc pd(d, ctx.engine);
+    // The bias: extent 1 everywhere but along the result's columns.
+    dnnl::memory::desc mbias;
+    if (epi.bias != Epilogue::Bias::None) {
+      dnnl::memory::dims bd(C.dims.size(), 1), bs(C.dims.size(), p.n);
+      bd.back() = p.n;
+      bs.back() = 1;
+      mbias = dnnl::memory::desc(bd, dt::f32, bs);
+    }
+    dnnl::matmul::desc d = epi.bias != Epilogue::Bias::None
+                               ? dnnl::matmul::desc(ma, mb, mbias, mc)
+                               : dnnl::matmul::desc(ma, mb, mc);
+    // Post-ops in order: the activation of A B + bias, then the sum with
+    // what C held.
+    dnnl::post_ops ops;
+    if (epi.act != Epilogue::Act::None)
+      ops.append_eltwise(1.0f, actAlgorithm(epi.act),
+                         epi.act == Epilogue::Act::Silu ? 1.0f : 0.0f, 0.0f);
+    if (epi.accumulate)
+      ops.append_sum(1.0f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    dnnl::matmul::primitive_desc pd(d, attr, ctx.engine);
     st->impl = pd.impl_info_str();
     st->prim = dnnl::matmul(pd);
     st->a = dnnl::memory(ma, ctx.engine, DNNL_MEMORY_NONE);
@@ -167,6 +205,10 @@ makeState(const GemmPlan &p,
     st->args = {{DNNL_ARG_SRC, st->a},
                 {DNNL_ARG_WEIGHTS, st->b},
                 {DNNL_ARG_DST, st->c}};
+    if (epi.bias != Epilogue::Bias::None) {
+      st->bias = dnnl::memory(mbias, ctx.engine, DNNL_MEMORY_NONE);
+      st->args[DNNL_ARG_BIAS] = st->bias;
+    }
     st->plan = p;
     return st;
   } catch (const dnnl::error &e) {
@@ -176,6 +218,11 @@ makeState(const GemmPlan &p,
 }
 
 std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p,
+                                       std::string &whyNot) {
+  return create(p, Epilogue(), whyNot);
+}
+
+std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p, const Epilogue &epi,
                                        std::string &whyNot) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.batch <= 0 || p.outerBatch <= 0) {
     whyNot = "an empty GEMM";
@@ -194,7 +241,7 @@ std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p,
       whyNot = "the result has batch stride 0";
       return nullptr;
     }
-  std::unique_ptr<State> st = makeState(p, levels, whyNot);
+  std::unique_ptr<State> st = makeState(p, levels, epi, whyNot);
   if (st && !isReference(st->impl))
     return std::unique_ptr<Matmul>(new Matmul(std::move(st)));
   if (!levels.empty()) {
@@ -202,7 +249,7 @@ std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p,
     // makes (Megatron's [b, t, h, k] as an outer batch of strided batches):
     // one 2-D primitive run per matrix, as the OpenBLAS path does.
     std::string why2;
-    std::unique_ptr<State> one = makeState(p, {}, why2);
+    std::unique_ptr<State> one = makeState(p, {}, epi, why2);
     if (one && !isReference(one->impl)) {
       one->batched = false;
       return std::unique_ptr<Matmul>(new Matmul(std::move(one)));
@@ -219,9 +266,14 @@ Matmul::~Matmul() = default;
 const std::string &Matmul::impl() const { return s_->impl; }
 bool Matmul::batched() const { return s_->batched; }
 
-void Matmul::run(const float *a, const float *b, float *c) {
+void Matmul::run(const float *a, const float *b, float *c,
+                 const float *bias) {
   State &s = *s_;
   dnnl::stream &stream = context().stream;
+  if (s.bias) {
+    check(bias != nullptr, "oneDNN matmul with a bias run without one");
+    s.bias.set_data_handle(const_cast<float *>(bias));
+  }
   auto exec = [&](const float *A, const float *B, float *C) {
     s.a.set_data_handle(const_cast<float *>(A));
     s.b.set_data_handle(const_cast<float *>(B));
@@ -253,6 +305,11 @@ std::unique_ptr<Matmul> Matmul::create(const GemmPlan &, std::string &whyNot) {
   whyNot = "this build has no oneDNN";
   return nullptr;
 }
+std::unique_ptr<Matmul> Matmul::create(const GemmPlan &, const Epilogue &,
+                                       std::string &whyNot) {
+  whyNot = "this build has no oneDNN";
+  return nullptr;
+}
 Matmul::Matmul(std::unique_ptr<State> s) : s_(std::move(s)) {}
 Matmul::~Matmul() = default;
 const std::string &Matmul::impl() const {
@@ -260,7 +317,7 @@ const std::string &Matmul::impl() const {
   return none;
 }
 bool Matmul::batched() const { return false; }
-void Matmul::run(const float *, const float *, float *) {
+void Matmul::run(const float *, const float *, float *, const float *) {
   fail("oneDNN matmul run in a build without oneDNN");
 }
 

@@ -11,6 +11,7 @@
 #define WEFT_RT_CPU_ONEDNNGEMM_H
 
 #include "weft/rt/EinsumPlan.h"
+#include "weft/rt/cpu/GemmEpilogue.h"
 
 #include <memory>
 #include <string>
@@ -27,6 +28,8 @@ std::string isa();
 /// Threads oneDNN's primitives use on the calling thread (OpenMP).
 void setThreads(int threads);
 
+using Epilogue = GemmEpilogue;
+
 /// A GemmPlan of f32 on oneDNN. `impl()` names oneDNN's implementation
 /// ("brg:avx512_core", "gemm:jit", ...).
 class Matmul {
@@ -37,9 +40,15 @@ public:
   /// its reference kernel either way; `whyNot` then says why.
   static std::unique_ptr<Matmul> create(const GemmPlan &plan,
                                         std::string &whyNot);
+  /// The same with an epilogue fused (`epi.empty()`: plain).
+  static std::unique_ptr<Matmul> create(const GemmPlan &plan,
+                                        const Epilogue &epi,
+                                        std::string &whyNot);
   ~Matmul();
-  /// C = A B for the plan's batches.
-  void run(const float *a, const float *b, float *c);
+  /// C = A B for the plan's batches (with the epilogue: `bias` holds its
+  /// n or m values, ignored without a bias).
+  void run(const float *a, const float *b, float *c,
+           const float *bias = nullptr);
   const std::string &impl() const;
   /// Whether the batches run as one primitive call (else a loop of 2-D).
   bool batched() const;

@@ -10,6 +10,7 @@
 
 #include "weft/rt/Backend.h"
 #include "weft/rt/BufferPool.h"
+#include "weft/rt/cpu/GemmEpilogue.h"
 
 namespace weft::rt {
 
@@ -33,6 +34,14 @@ public:
   /// on OpenBLAS (CpuGemm.cpp, CpuGemmInfo.h).
   void gemm(const GemmPlan &plan, DType dtype, const void *a, const void *b,
             void *c) override;
+  /// C = act(A B + bias) (+ C) in one oneDNN primitive (GemmEpilogue.h),
+  /// created once per (plan, epilogue) and cached like gemm's. f32 only;
+  /// an error in a build without oneDNN or for a layout oneDNN refuses.
+  /// For an epilogue-fusion pass the compiler may add; no pass calls it
+  /// yet.
+  void gemmWithEpilogue(const GemmPlan &plan, const GemmEpilogue &epi,
+                        const float *a, const float *b, float *c,
+                        const float *bias = nullptr);
   /// What runs an f32 plan: "onednn IMPL", "onednn IMPL per matrix" or
   /// "openblas (why)" (benchmarks and tests).
   static std::string gemmImpl(const GemmPlan &plan);
