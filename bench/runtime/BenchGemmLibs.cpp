@@ -42,29 +42,29 @@ namespace {
 
 /// Flops per second of 12 independent FMA chains of VEC for about 0.3 s
 /// (one function per ISA: a lambda would not take the target's ISA).
-#define WEFT_FMA_RATE(NAME, TARGET, VEC, LANES, SET1, FMA)                    \
-  TARGET double NAME() {                                                      \
-    VEC acc[12];                                                              \
-    for (auto &a : acc)                                                       \
-      a = SET1(1.0f);                                                         \
-    const VEC one = SET1(1.0f), tiny = SET1(1e-9f);                           \
-    long iters = 0;                                                           \
-    double t0 = wallSeconds(), t = t0;                                        \
-    while (t - t0 < 0.3) {                                                    \
-      for (int r = 0; r < 1000; ++r)                                          \
-        for (int i = 0; i < 12; ++i)                                          \
-          acc[i] = FMA(acc[i], one, tiny);                                    \
-      iters += 1000;                                                          \
-      t = wallSeconds();                                                      \
-    }                                                                         \
-    VEC s = acc[0];                                                           \
-    for (int i = 1; i < 12; ++i)                                              \
-      s = FMA(s, one, acc[i]);                                                \
-    float sink[LANES];                                                        \
-    std::memcpy(sink, &s, sizeof sink);                                       \
-    if (sink[0] == 12345.0f)                                                  \
-      std::printf(" ");                                                       \
-    return static_cast<double>(iters) * 12 * LANES * 2 / (t - t0);            \
+#define WEFT_FMA_RATE(NAME, TARGET, VEC, LANES, SET1, FMA)                     \
+  TARGET double NAME() {                                                       \
+    VEC acc[12];                                                               \
+    for (auto &a : acc)                                                        \
+      a = SET1(1.0f);                                                          \
+    const VEC one = SET1(1.0f), tiny = SET1(1e-9f);                            \
+    long iters = 0;                                                            \
+    double t0 = wallSeconds(), t = t0;                                         \
+    while (t - t0 < 0.3) {                                                     \
+      for (int r = 0; r < 1000; ++r)                                           \
+        for (int i = 0; i < 12; ++i)                                           \
+          acc[i] = FMA(acc[i], one, tiny);                                     \
+      iters += 1000;                                                           \
+      t = wallSeconds();                                                       \
+    }                                                                          \
+    VEC s = acc[0];                                                            \
+    for (int i = 1; i < 12; ++i)                                               \
+      s = FMA(s, one, acc[i]);                                                 \
+    float sink[LANES];                                                         \
+    std::memcpy(sink, &s, sizeof sink);                                        \
+    if (sink[0] == 12345.0f)                                                   \
+      std::printf(" ");                                                        \
+    return static_cast<double>(iters) * 12 * LANES * 2 / (t - t0);             \
   }
 WEFT_FMA_RATE(peak512, __attribute__((target("avx512f"))), __m512, 16,
               _mm512_set1_ps, _mm512_fmadd_ps)
@@ -123,9 +123,9 @@ std::vector<Row> readPlans(const std::string &path) {
     Row r;
     int ta, tb;
     GemmPlan &p = r.p;
-    is >> r.label >> p.m >> p.n >> p.k >> ta >> tb >> p.lda >> p.ldb >>
-        p.ldc >> p.strideA >> p.strideB >> p.strideC >> p.batch >>
-        p.outerBatch >> p.outerStrideA >> p.outerStrideB >> p.outerStrideC;
+    is >> r.label >> p.m >> p.n >> p.k >> ta >> tb >> p.lda >> p.ldb >> p.ldc >>
+        p.strideA >> p.strideB >> p.strideC >> p.batch >> p.outerBatch >>
+        p.outerStrideA >> p.outerStrideB >> p.outerStrideC;
     if (!is) {
       std::fprintf(stderr, "%s: malformed line: %s\n", path.c_str(),
                    line.c_str());
@@ -160,10 +160,10 @@ int main(int argc, char **argv) {
               "%d lanes); nominal %.1f GFLOP/s (%.0f MHz x %d lanes x 2 "
               "flops x 2 FMA units)\n",
               peak / 1e9, lanes, mhz * 1e6 * lanes * 2 * 2 / 1e9, mhz, lanes);
-  std::printf("OpenBLAS: %s core %s (%s kernels), 1 thread\n",
-              cpu::openblasVersion().c_str(), cpu::openblasCoreName().c_str(),
-              cpu::simdLevelName(
-                  cpu::openblasCoreLevel(cpu::openblasCoreName())));
+  std::printf(
+      "OpenBLAS: %s core %s (%s kernels), 1 thread\n",
+      cpu::openblasVersion().c_str(), cpu::openblasCoreName().c_str(),
+      cpu::simdLevelName(cpu::openblasCoreLevel(cpu::openblasCoreName())));
   if (!onednn::available()) {
     std::printf("oneDNN: not in this build; OpenBLAS only\n");
   } else {
@@ -172,10 +172,11 @@ int main(int argc, char **argv) {
   }
   std::printf("runtime default for f32: %s\n\n",
               cpu::gemmLibraryName(cpu::f32GemmLibrary()));
-  std::printf("%-26s %-34s %9s %9s %6s %6s %6s  %s\n", "plan", "m x n x k [batch]",
-              "oneDNN", "OpenBLAS", "ratio", "%peak", "%peak", "oneDNN kernel");
-  std::printf("%-26s %-34s %9s %9s %6s %6s %6s\n", "", "", "GFLOP/s",
-              "GFLOP/s", "d/b", "dnnl", "blas");
+  std::printf("%-26s %-34s %9s %9s %6s %6s %6s  %s\n", "plan",
+              "m x n x k [batch]", "oneDNN", "OpenBLAS", "ratio", "%peak",
+              "%peak", "oneDNN kernel");
+  std::printf("%-26s %-34s %9s %9s %6s %6s %6s\n", "", "", "GFLOP/s", "GFLOP/s",
+              "d/b", "dnnl", "blas");
 
   constexpr int kSets = 8;
   for (const Row &r : rows) {
@@ -211,18 +212,14 @@ int main(int argc, char **argv) {
       for (int s = 0; s < kSets; ++s)
         for (int64_t o = 0; o < p.outerBatch; ++o)
           for (int64_t i = 0; i < p.batch; ++i)
-            cblas_sgemm(CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans,
-                        p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k,
-                        1.0f,
-                        A[s].data() + o * p.outerStrideA + i * p.strideA,
-                        p.lda,
-                        B[s].data() + o * p.outerStrideB + i * p.strideB,
-                        p.ldb, 0.0f,
-                        D[s].data() + o * p.outerStrideC + i * p.strideC,
-                        p.ldc);
+            cblas_sgemm(
+                CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans,
+                p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k, 1.0f,
+                A[s].data() + o * p.outerStrideA + i * p.strideA, p.lda,
+                B[s].data() + o * p.outerStrideB + i * p.strideB, p.ldb, 0.0f,
+                D[s].data() + o * p.outerStrideC + i * p.strideC, p.ldc);
     };
-    const double flops =
-        2.0 * p.m * p.n * p.k * p.batch * p.outerBatch * kSets;
+    const double flops = 2.0 * p.m * p.n * p.k * p.batch * p.outerBatch * kSets;
     // Rounds of about 20 ms.
     double t0 = wallSeconds();
     blas();

@@ -15,10 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Kinds.h"
 #include "weft/rt/Profiler.h"
+#include "weft/rt/cpu/CpuBackend.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -52,7 +52,8 @@ Ns nsPerElement(Backend &be, MapKind kind, DType dt, int64_t n) {
     b.ptr<T>()[i] = static_cast<T>(1.0 + u);
   }
   const bool binary = isBinary(kind);
-  MapPlan plan = binary ? planMap("i,i->i", {{n}, {n}}) : planMap("i->i", {{n}});
+  MapPlan plan =
+      binary ? planMap("i,i->i", {{n}, {n}}) : planMap("i->i", {{n}});
   auto once = [&] { be.map(kind, plan, a, binary ? &b : nullptr, o, 0.5); };
   once();
   // Repeat so one round takes about 2 ms.
@@ -85,8 +86,8 @@ int main() {
     MapKind kind = static_cast<MapKind>(k);
     Ns f = nsPerElement<float>(*be, kind, DType::F32, n);
     Ns d = nsPerElement<double>(*be, kind, DType::F64, n);
-    std::printf("%-8s %8.3f %8.3f %8.3f %8.3f\n", mapKindName(kind),
-                f.median, f.min, d.median, d.min);
+    std::printf("%-8s %8.3f %8.3f %8.3f %8.3f\n", mapKindName(kind), f.median,
+                f.min, d.median, d.min);
   }
   return 0;
 }

@@ -26,10 +26,9 @@ namespace {
 
 /// Every field of a GemmPlan, ordered: the cache key.
 auto keyOf(const GemmPlan &p) {
-  return std::make_tuple(p.m, p.n, p.k, p.transA, p.transB, p.lda, p.ldb,
-                         p.ldc, p.strideA, p.strideB, p.strideC, p.batch,
-                         p.outerBatch, p.outerStrideA, p.outerStrideB,
-                         p.outerStrideC);
+  return std::make_tuple(p.m, p.n, p.k, p.transA, p.transB, p.lda, p.ldb, p.ldc,
+                         p.strideA, p.strideB, p.strideC, p.batch, p.outerBatch,
+                         p.outerStrideA, p.outerStrideB, p.outerStrideC);
 }
 using GemmKey = decltype(keyOf(GemmPlan()));
 
@@ -54,11 +53,11 @@ void blasGemm(const GemmPlan &p, const T *a, const T *b, T *c) {
       const T *B = b + o * p.outerStrideB + i * p.strideB;
       T *C = c + o * p.outerStrideC + i * p.strideC;
       if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb,
-                    0.0f, C, ldc);
-      else
-        cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.0,
+        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f,
                     C, ldc);
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.0, C,
+                    ldc);
     }
 }
 
@@ -97,8 +96,7 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
                        "weft: cpu gemm: a GEMM (%s) runs on OpenBLAS core %s, "
                        "below this CPU's %s: %s\n",
                        p.str().c_str(), cpu::openblasCoreName().c_str(),
-                       cpu::simdLevelName(cpu::cpuSimdLevel()),
-                       whyNot.c_str());
+                       cpu::simdLevelName(cpu::cpuSimdLevel()), whyNot.c_str());
         }
         it = gemms_->plans.emplace(key, std::move(mm)).first;
       }

@@ -144,17 +144,16 @@ std::string gemmBanner() {
   os << "weft: cpu gemm: ";
   std::string blasDesc = openblasVersion() + " core " + core + " (" +
                          simdLevelName(blas) + " kernels";
-  const bool blasBelow = blas != SimdLevel::Unknown &&
-                         cpu != SimdLevel::Unknown && blas < cpu;
+  const bool blasBelow =
+      blas != SimdLevel::Unknown && cpu != SimdLevel::Unknown && blas < cpu;
   if (blasBelow)
     blasDesc += std::string(", BELOW this CPU's ") + simdLevelName(cpu) +
                 ": this OpenBLAS does not know the CPU";
   blasDesc += ")";
   if (f32GemmLibrary() == GemmLibrary::OneDnn) {
-    os << "f32 on " << onednn::version() << " matmul (ISA "
-       << onednn::isa() << ", " << gemmThreads() << " thread"
-       << (gemmThreads() == 1 ? "" : "s") << " per rank), f64 on "
-       << blasDesc;
+    os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
+       << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
+       << " per rank), f64 on " << blasDesc;
   } else {
     os << "f32 and f64 on " << blasDesc;
     if (!onednn::available())

@@ -16,8 +16,8 @@
 #include "weft/rt/Error.h"
 
 #if WEFT_RT_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 #endif
 
 #include <algorithm>
@@ -33,8 +33,8 @@ bool available() { return true; }
 
 std::string version() {
   const dnnl_version_t *v = dnnl::version();
-  return "oneDNN " + std::to_string(v->major) + "." +
-         std::to_string(v->minor) + "." + std::to_string(v->patch);
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) +
+         "." + std::to_string(v->patch);
 }
 
 std::string isa() {
@@ -115,9 +115,7 @@ Layout layoutOf(const std::vector<std::pair<int64_t, int64_t>> &levels,
   return l;
 }
 
-bool isReference(const std::string &impl) {
-  return impl.rfind("ref", 0) == 0;
-}
+bool isReference(const std::string &impl) { return impl.rfind("ref", 0) == 0; }
 
 } // namespace
 
@@ -151,8 +149,7 @@ static dnnl::algorithm actAlgorithm(Epilogue::Act a) {
 }
 
 static std::unique_ptr<Matmul::State>
-makeState(const GemmPlan &p,
-          const std::vector<std::array<int64_t, 4>> &levels,
+makeState(const GemmPlan &p, const std::vector<std::array<int64_t, 4>> &levels,
           const Epilogue &epi, std::string &whyNot) {
   using dt = dnnl::memory::data_type;
   std::vector<std::pair<int64_t, int64_t>> la, lb, lc;
@@ -217,8 +214,7 @@ makeState(const GemmPlan &p,
   }
 }
 
-std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p,
-                                       std::string &whyNot) {
+std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p, std::string &whyNot) {
   return create(p, Epilogue(), whyNot);
 }
 
@@ -266,8 +262,7 @@ Matmul::~Matmul() = default;
 const std::string &Matmul::impl() const { return s_->impl; }
 bool Matmul::batched() const { return s_->batched; }
 
-void Matmul::run(const float *a, const float *b, float *c,
-                 const float *bias) {
+void Matmul::run(const float *a, const float *b, float *c, const float *bias) {
   State &s = *s_;
   dnnl::stream &stream = context().stream;
   if (s.bias) {

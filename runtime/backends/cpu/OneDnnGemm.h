@@ -41,9 +41,8 @@ public:
   static std::unique_ptr<Matmul> create(const GemmPlan &plan,
                                         std::string &whyNot);
   /// The same with an epilogue fused (`epi.empty()`: plain).
-  static std::unique_ptr<Matmul> create(const GemmPlan &plan,
-                                        const Epilogue &epi,
-                                        std::string &whyNot);
+  static std::unique_ptr<Matmul>
+  create(const GemmPlan &plan, const Epilogue &epi, std::string &whyNot);
   ~Matmul();
   /// C = A B for the plan's batches (with the epilogue: `bias` holds its
   /// n or m values, ignored without a bias).

@@ -1,4 +1,4 @@
-//===- GemmEpilogue.h - What a CPU GEMM can fuse after the product -*- C++ -*-===//
+//===- GemmEpilogue.h - What a CPU GEMM fuses after it ---------*- C++ -*-===//
 //
 // oneDNN's matmul post-ops, as the CPU backend exposes them
 // (CpuBackend::gemmWithEpilogue) for an epilogue-fusion pass the compiler
@@ -15,9 +15,10 @@ namespace weft::rt {
 
 /// C = act(A B + bias) + (accumulate ? C : 0), with `bias` one value per
 /// column (the plan's n) of C, broadcast over rows and batches. (No bias
-/// per row: oneDNN 2.6 runs that only with its reference kernel.) The activations are oneDNN's (gelu: the tanh
-/// form; silu: x sigmoid(x)), not ElementOps.h's: they agree with the
-/// unfused maps to rounding, not bit for bit.
+/// per row: oneDNN 2.6 runs that only with its reference kernel.) The
+/// activations are oneDNN's (gelu: the tanh form; silu: x sigmoid(x)), not
+/// ElementOps.h's: they agree with the unfused maps to rounding, not bit for
+/// bit.
 struct GemmEpilogue {
   enum class Bias { None, PerColumn };
   enum class Act { None, Relu, Gelu, Silu, Sigmoid, Tanh };
