@@ -7,6 +7,7 @@ pkgs=(
   cmake ninja-build g++ git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools   # MLIR 22, lit, FileCheck
   libopenblas-dev openmpi-bin libopenmpi-dev                # CPU backend
+  libdnnl-dev                                               # CPU backend: f32 GEMMs (oneDNN)
   libgtest-dev                                              # runtime unit tests
   python3 python3-numpy                                     # numpy reference in tests
   python3-pytest                                            # python/tests (the Python front end)

@@ -280,18 +280,25 @@ int Harness::run(int argc, char **argv) {
   std::string message;
   std::vector<Tensor> inputs;
   bool training = isTrainingProgram(info_);
+  std::string banner;
   try {
     be_ = createBackend(opts_.backend, mesh_, rank_);
     double timeout = opts_.commTimeout >= 0
                          ? opts_.commTimeout
                          : commTimeoutFromEnv(kDefaultCommTimeout);
     be_->setCommTimeout(timeout);
+    // Read on every rank, so a bad setting it reads ($WEFT_CPU_GEMM) is
+    // an error every rank agrees on.
+    banner = be_->startBanner();
   } catch (const std::exception &e) {
     message = e.what();
     ok = false;
   }
   if (!agreeOn(ok, message))
     return 1;
+  // Which GEMM library and kernel ISA run (CpuGemmInfo.h): one line.
+  if (rank_ == 0 && !banner.empty())
+    std::cerr << banner << std::endl;
   // --resume: rank 0 decides whether there is a checkpoint to resume from.
   if (training && opts_.resume) {
     int has = 0;

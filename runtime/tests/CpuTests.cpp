@@ -1,13 +1,21 @@
-//===- CpuTests.cpp - Host buffer pool and the float exp ------------------===//
+//===- CpuTests.cpp - Host buffer pool and the float math functions -------===//
 //
 // The CPU backend's caching allocator (BufferPool) and the vectorizable float
-// exp of ElementOps.h, checked against the correctly rounded double exp.
+// exp, tanh, log, log1p, sin and cos of ElementOps.h, checked against the
+// double functions rounded to float.
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
 #include "weft/rt/BufferPool.h"
+#include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementOps.h"
+#include "weft/rt/Error.h"
+
+#include "../backends/cpu/OneDnnGemm.h"
+
+#include <cblas.h>
 
 #include <gtest/gtest.h>
 
@@ -288,6 +296,210 @@ TEST(FloatTanh, SpecialValuesAndTheMapLoop) {
   }
 }
 
+/// Distance in units in the last place between any two floats, across
+/// zero (-0 and +0 are 0 apart): positions on the line of ordered bit
+/// patterns.
+int64_t orderedUlps(float a, float b) {
+  auto pos = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, 4);
+    return i < 0 ? -static_cast<int64_t>(i & 0x7fffffff) : int64_t(i);
+  };
+  return std::abs(pos(a) - pos(b));
+}
+
+/// The worst ulp distance of `got(x)` from the double function `want`
+/// rounded to float over every n-th float of [lo, hi] plus `extra`; NaN
+/// results must be NaN in both. `where` gets the worst argument.
+template <typename Got, typename Want>
+int64_t worstUlps(int32_t n, float lo, float hi,
+                  std::initializer_list<float> extra, Got got, Want want,
+                  float &where) {
+  int64_t worst = 0;
+  where = 0;
+  auto one = [&](float x) {
+    float w = static_cast<float>(want(static_cast<double>(x)));
+    float g = got(x);
+    int64_t u = (std::isnan(w) || std::isnan(g))
+                    ? (std::isnan(w) && std::isnan(g) ? 0 : 1000000)
+                    : orderedUlps(g, w);
+    if (u > worst) {
+      worst = u;
+      where = x;
+    }
+  };
+  // Every n-th bit pattern of [lo, hi] (both may be infinite): the
+  // patterns of each sign walked from zero outwards.
+  for (uint32_t sign : {0u, 0x80000000u}) {
+    float limit = sign ? lo : hi;
+    if (sign ? limit > 0 : limit < 0)
+      continue;
+    for (uint64_t m = 0; m <= 0x7f800000u; m += n) {
+      uint32_t bits = sign | static_cast<uint32_t>(m);
+      float x;
+      std::memcpy(&x, &bits, 4);
+      if (std::fabs(x) > std::fabs(limit))
+        break;
+      one(x);
+    }
+  }
+  for (float x : extra)
+    one(x);
+  return worst;
+}
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+TEST(FloatLog, WithinOneUlpOverTheWholeRange) {
+  // Every 61st float of the whole line, both signs (about 70 million:
+  // subnormals, the switch at sqrt(2) in every binade, huge values,
+  // negatives), against the double log rounded to float.
+  float at;
+  int64_t worst = worstUlps(
+      61, -kInf, kInf,
+      {1.0f, std::nextafter(1.0f, 0.0f), std::nextafter(1.0f, 2.0f),
+       0.70710677f, 0.70710683f, 1.4142135f, 1e-45f, 1.17549435e-38f,
+       1.1754942e-38f, 3.4028235e38f},
+      [](float x) { return ops::flog(x); },
+      [](double x) { return std::log(x); }, at);
+  EXPECT_LE(worst, 1) << "at x = " << at;
+}
+
+TEST(FloatLog, SpecialValues) {
+  EXPECT_EQ(ops::flog(0.0f), -kInf);
+  EXPECT_EQ(ops::flog(-0.0f), -kInf);
+  EXPECT_EQ(ops::flog(kInf), kInf);
+  EXPECT_EQ(ops::flog(1.0f), 0.0f);
+  EXPECT_FALSE(std::signbit(ops::flog(1.0f)));
+  EXPECT_TRUE(std::isnan(ops::flog(-kInf)));
+  EXPECT_TRUE(std::isnan(ops::flog(-1.0f)));
+  EXPECT_TRUE(std::isnan(ops::flog(-1e-45f)));
+  EXPECT_TRUE(std::isnan(ops::flog(kNaN)));
+  EXPECT_TRUE(std::isnan(ops::flog(-kNaN)));
+  // The smallest subnormal: log(2^-149).
+  EXPECT_EQ(ops::flog(1e-45f), static_cast<float>(-149 * std::log(2.0)));
+}
+
+TEST(FloatLog1p, WithinOneUlpOverTheWholeRange) {
+  float at;
+  int64_t worst = worstUlps(
+      61, -1.0f, kInf,
+      {-1.0f, std::nextafter(-1.0f, 0.0f), 1e-8f, -1e-8f, 5.9604645e-8f,
+       -2.9802322e-8f, 1e-45f, -1e-45f, 0.41421354f, -0.29289323f,
+       16777216.0f, 3.4028235e38f},
+      [](float x) { return ops::flog1p(x); },
+      [](double x) { return std::log1p(x); }, at);
+  EXPECT_LE(worst, 1) << "at x = " << at;
+}
+
+TEST(FloatLog1p, SpecialValues) {
+  EXPECT_EQ(ops::flog1p(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(ops::flog1p(-0.0f)));
+  EXPECT_EQ(ops::flog1p(-1.0f), -kInf);
+  EXPECT_EQ(ops::flog1p(kInf), kInf);
+  EXPECT_EQ(ops::flog1p(1e-30f), 1e-30f);
+  EXPECT_EQ(ops::flog1p(-1e-30f), -1e-30f);
+  EXPECT_TRUE(std::isnan(ops::flog1p(-1.5f)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(-kInf)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(kNaN)));
+}
+
+TEST(FloatSinCos, WithinOneUlpOverTheWholeRange) {
+  // Every 127th float of the whole line: the fast path up to 2^19 (the
+  // reduction near multiples of pi/2 included) and libm beyond.
+  for (bool isSin : {true, false}) {
+    float at;
+    int64_t worst = worstUlps(
+        127, -kInf, kInf,
+        {1.5707964f, 3.1415927f, 4.712389f, 6.2831855f, 1e-45f, 1e-30f,
+         524288.0f, std::nextafter(524288.0f, 0.0f), 524288.06f, 1e30f,
+         -1e30f, 3.4028235e38f, 102940.4f, 205880.8f},
+        [&](float x) { return isSin ? ops::fsin(x) : ops::fcos(x); },
+        [&](double x) { return isSin ? std::sin(x) : std::cos(x); }, at);
+    EXPECT_LE(worst, 1) << (isSin ? "sin" : "cos") << " at x = " << at;
+  }
+}
+
+TEST(FloatSinCos, SpecialValues) {
+  EXPECT_EQ(ops::fsin(0.0f), 0.0f);
+  EXPECT_FALSE(std::signbit(ops::fsin(0.0f)));
+  EXPECT_TRUE(std::signbit(ops::fsin(-0.0f)));
+  EXPECT_EQ(ops::fcos(0.0f), 1.0f);
+  EXPECT_EQ(ops::fcos(-0.0f), 1.0f);
+  for (float x : {kInf, -kInf, kNaN, -kNaN}) {
+    EXPECT_TRUE(std::isnan(ops::fsin(x))) << x;
+    EXPECT_TRUE(std::isnan(ops::fcos(x))) << x;
+  }
+  // In range, the map's function is the fast one (the span loops rely on
+  // it); beyond, libm's.
+  for (float x : {1.0f, -3.0f, 524288.0f, -1000.5f})
+    EXPECT_EQ(ops::fsin(x), ops::fsinFast(x)) << x;
+  EXPECT_TRUE(ops::trigFastRange(524288.0f));
+  EXPECT_FALSE(ops::trigFastRange(524288.06f));
+  EXPECT_FALSE(ops::trigFastRange(kNaN));
+  EXPECT_EQ(ops::fsin(1e30f), std::sin(1e30f));
+}
+
+/// The backend's map loop of `kind` over f32 values gives Map<K>'s bits,
+/// element by element, for contiguous and strided operands, with values
+/// that send some blocks of 256 down the slow path (huge, NaN, inf).
+void expectMapLoopBits(MapKind kind) {
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  const int64_t n = 2000;
+  Tensor x = be.empty(DType::F32, {n}), y = be.empty(DType::F32, {n});
+  float *xs = x.ptr<float>();
+  for (int64_t i = 0; i < n; ++i)
+    xs[i] = static_cast<float>(i % 97) * 0.37f - 12.0f + 1e-3f * i;
+  xs[10] = kNaN;
+  xs[20] = -kInf;
+  xs[30] = -0.0f;
+  xs[40] = 0.0f;
+  xs[700] = 1e30f;    // the third block of 256 takes the slow path
+  xs[1500] = 1e-40f;  // a subnormal
+  xs[1501] = 3e38f;
+  be.map(kind, planMap("i->i", {{n}}), x, nullptr, y);
+  ops::dispatchMap(kind, [&]<MapKind K>() {
+    for (int64_t i = 0; i < n; ++i) {
+      float want = ops::Map<K, float>::apply(xs[i], 0, 0);
+      float got = y.ptr<float>()[i];
+      ASSERT_EQ(std::memcmp(&want, &got, 4), 0)
+          << mapKindName(kind) << " x[" << i << "] = " << xs[i];
+    }
+  });
+  // Strided (every other element, as a transposed view would be read).
+  Tensor y2 = be.empty(DType::F32, {n / 2});
+  MapPlan strided = planMap("i->i", {{n / 2}});
+  strided.inStrides[0] = {2};
+  be.mapKernel(kind, strided, DType::F32, x.data, nullptr, y2.data, 0.0);
+  ops::dispatchMap(kind, [&]<MapKind K>() {
+    for (int64_t i = 0; i < n / 2; ++i) {
+      float want = ops::Map<K, float>::apply(xs[2 * i], 0, 0);
+      float got = y2.ptr<float>()[i];
+      ASSERT_EQ(std::memcmp(&want, &got, 4), 0)
+          << mapKindName(kind) << " strided x[" << 2 * i << "]";
+    }
+  });
+}
+
+TEST(FloatMaps, MapLoopsGiveTheFunctionsBits) {
+  for (MapKind k : {MapKind::Log, MapKind::Sin, MapKind::Cos, MapKind::Rsqrt,
+                    MapKind::Sqrt, MapKind::Sigmoid, MapKind::Silu,
+                    MapKind::Gelu})
+    expectMapLoopBits(k);
+}
+
+TEST(FloatMaps, RsqrtIsOneOverTheCorrectlyRoundedSqrt) {
+  // -fno-math-errno (CpuKernels.cpp) only lets the loop vectorize: the
+  // result is still 1 / sqrt rounded twice, as the GPU computes it.
+  for (float x : {2.0f, 3.0f, 1e-40f, 1e30f, 0.0f, -0.0f, kInf}) {
+    float want = 1.0f / std::sqrt(x);
+    float got = ops::Map<MapKind::Rsqrt, float>::apply(x, 0, 0);
+    EXPECT_EQ(std::memcmp(&want, &got, 4), 0) << x;
+  }
+  EXPECT_TRUE(std::isnan(ops::Map<MapKind::Rsqrt, float>::apply(-1, 0, 0)));
+}
+
 TEST(FloatExp, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(ops::fexp(0.0f), 1.0f);
@@ -302,6 +514,240 @@ TEST(FloatExp, SpecialValues) {
   EXPECT_EQ(ops::fexp(-1000.0f), 0.0f);
   EXPECT_GT(ops::fexp(-103.0f), 0.0f); // denormal, not flushed
   EXPECT_TRUE(std::isnan(ops::fexp(std::numeric_limits<float>::quiet_NaN())));
+}
+
+} // namespace
+
+namespace {
+
+TEST(CpuGemm, OpenblasCoreLevels) {
+  using cpu::SimdLevel;
+  EXPECT_EQ(cpu::openblasCoreLevel("Prescott"), SimdLevel::Sse3);
+  EXPECT_EQ(cpu::openblasCoreLevel("Core2"), SimdLevel::Sse3);
+  EXPECT_EQ(cpu::openblasCoreLevel("Sandybridge"), SimdLevel::Avx);
+  EXPECT_EQ(cpu::openblasCoreLevel("Haswell"), SimdLevel::Avx2);
+  EXPECT_EQ(cpu::openblasCoreLevel("Zen"), SimdLevel::Avx2);
+  EXPECT_EQ(cpu::openblasCoreLevel("SkylakeX"), SimdLevel::Avx512);
+  EXPECT_EQ(cpu::openblasCoreLevel("COOPERLAKE"), SimdLevel::Avx512);
+  EXPECT_EQ(cpu::openblasCoreLevel("SapphireRapids"), SimdLevel::Avx512);
+  EXPECT_EQ(cpu::openblasCoreLevel("armv8"), SimdLevel::Unknown);
+  EXPECT_LT(SimdLevel::Sse3, SimdLevel::Avx512);
+}
+
+TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
+  std::string b = cpu::gemmBanner();
+  EXPECT_EQ(b.find('\n'), std::string::npos) << b;
+  EXPECT_NE(b.find(cpu::openblasCoreName()), std::string::npos) << b;
+  EXPECT_NE(b.find(cpu::gemmLibraryName(cpu::f32GemmLibrary())),
+            std::string::npos)
+      << b;
+  // The OpenBLAS core's level against cpuid's: said when below.
+  cpu::SimdLevel core = cpu::openblasCoreLevel(cpu::openblasCoreName());
+  bool below = core != cpu::SimdLevel::Unknown && core < cpu::cpuSimdLevel();
+  EXPECT_EQ(b.find("BELOW") != std::string::npos, below) << b;
+  if (onednn::available() && !std::getenv("WEFT_CPU_GEMM")) {
+    EXPECT_EQ(cpu::f32GemmLibrary(), cpu::GemmLibrary::OneDnn);
+  }
+}
+
+TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {
+  if (!onednn::available() ||
+      cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
+    GTEST_SKIP() << "f32 GEMMs on OpenBLAS in this build or environment";
+  // The layouts of P1, P6, P9 and T2 (forward and the transposed operands
+  // of their backward passes): none may fall to oneDNN's reference kernel
+  // or to OpenBLAS.
+  struct Case {
+    const char *spec;
+    Shape a, b;
+  };
+  const Case cases[] = {
+      {"btd,df->btf", {8, 64, 128}, {128, 512}},
+      {"btf,btd->df", {8, 64, 512}, {8, 64, 128}},
+      {"btf,df->btd", {8, 64, 512}, {128, 512}},
+      {"btd,dhk->bhtk", {8, 64, 128}, {128, 4, 32}},
+      {"bhtk,bhsk->bhts", {8, 4, 64, 32}, {8, 4, 64, 32}},
+      {"bhts,bhsk->bhtk", {8, 4, 64, 64}, {8, 4, 64, 32}},
+      {"bhtk,hkd->btd", {8, 4, 64, 32}, {4, 32, 128}},
+      {"bd,df->bf", {256, 1024}, {1024, 256}},
+      {"bf,bd->df", {256, 256}, {256, 1024}},
+  };
+  for (const Case &c : cases) {
+    EinsumPlan p = planEinsum(c.spec, c.a, c.b, DType::F32);
+    std::string impl = CpuBackend::gemmImpl(p.gemm);
+    EXPECT_EQ(impl.rfind("onednn ", 0), 0u) << c.spec << ": " << impl;
+    EXPECT_EQ(impl.find("ref"), std::string::npos) << c.spec << ": " << impl;
+  }
+}
+
+TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
+  if (!onednn::available())
+    GTEST_SKIP() << "no oneDNN in this build";
+  // Outer batch, strided inner batch, a broadcast operand (batch stride
+  // 0), transposes and a swap: oneDNN's result against OpenBLAS's, within
+  // float rounding of a k-term dot product (the einsum tests check both
+  // against a naive loop; this checks the primitive's strides directly).
+  const char *specs[][3] = {
+      {"bthk,bshk->bhts", "2x16x3x8", "2x16x3x8"},
+      {"bhts,bshk->bthk", "2x3x16x16", "2x16x3x8"},
+      {"ik,bkj->bij", "5x7", "3x7x6"},
+      {"ki,kj->ji", "9x5", "9x6"},
+      {"btd,df->btf", "2x8x12", "12x20"},
+  };
+  auto parse = [](const std::string &t) {
+    Shape s;
+    std::size_t pos = 0;
+    while (pos <= t.size()) {
+      std::size_t x = t.find('x', pos);
+      s.push_back(std::stoll(t.substr(pos, x - pos)));
+      if (x == std::string::npos)
+        break;
+      pos = x + 1;
+    }
+    return s;
+  };
+  int compared = 0;
+  for (auto &sp : specs) {
+    EinsumPlan p = planEinsum(sp[0], parse(sp[1]), parse(sp[2]), DType::F32);
+    if (p.permuteA || p.permuteB || p.permuteOut || p.reduceA || p.reduceB)
+      continue; // only the GEMM's own layout is of interest here
+    ++compared;
+    const GemmPlan &g = p.gemm;
+    std::string why;
+    auto mm = onednn::Matmul::create(g, why);
+    ASSERT_TRUE(mm) << sp[0] << ": " << why;
+    int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
+            nc = numElements(p.outShape);
+    std::vector<float> a(na), b(nb), c1(nc, -7.0f), c2(nc, -7.0f);
+    for (int64_t i = 0; i < na; ++i)
+      a[i] = static_cast<float>((i * 37) % 19) / 8.0f - 1.0f;
+    for (int64_t i = 0; i < nb; ++i)
+      b[i] = static_cast<float>((i * 53) % 23) / 8.0f - 1.2f;
+    const float *A = a.data(), *B = b.data();
+    if (p.swapOperands)
+      std::swap(A, B);
+    mm->run(A, B, c1.data());
+    // The same plan on cblas, matrix by matrix.
+    for (int64_t o = 0; o < g.outerBatch; ++o)
+      for (int64_t i = 0; i < g.batch; ++i)
+        cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
+                    g.transB ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, 1.0f,
+                    A + o * g.outerStrideA + i * g.strideA, g.lda,
+                    B + o * g.outerStrideB + i * g.strideB, g.ldb, 0.0f,
+                    c2.data() + o * g.outerStrideC + i * g.strideC, g.ldc);
+    for (int64_t i = 0; i < nc; ++i)
+      ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << sp[0] << " element " << i;
+  }
+  EXPECT_GE(compared, 3);
+}
+
+} // namespace
+
+namespace {
+
+/// gelu (tanh form), silu, sigmoid, tanh, relu in double: the reference of
+/// the epilogue test.
+double actRef(GemmEpilogue::Act a, double x) {
+  switch (a) {
+  case GemmEpilogue::Act::Relu:
+    return x > 0 ? x : 0;
+  case GemmEpilogue::Act::Gelu:
+    return 0.5 * x *
+           (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  case GemmEpilogue::Act::Silu:
+    return x / (1 + std::exp(-x));
+  case GemmEpilogue::Act::Sigmoid:
+    return 1 / (1 + std::exp(-x));
+  case GemmEpilogue::Act::Tanh:
+    return std::tanh(x);
+  case GemmEpilogue::Act::None:
+    break;
+  }
+  return x;
+}
+
+TEST(CpuGemm, EpilogueBiasActivationAndSum) {
+  if (!onednn::available())
+    GTEST_SKIP() << "no oneDNN in this build";
+  // A batched plan with an outer batch (P6's scores layout, small) and a
+  // plain one; every activation, with and without the bias and the sum,
+  // against a double loop.
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  const char *specs[][3] = {{"btd,df->btf", "2x5x6", "6x7"},
+                            {"bthk,bshk->bhts", "2x4x3x5", "2x4x3x5"}};
+  auto parse = [](const std::string &t) {
+    Shape s;
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t x = t.find('x', pos);
+      s.push_back(std::stoll(t.substr(pos, x - pos)));
+      if (x == std::string::npos)
+        return s;
+      pos = x + 1;
+    }
+  };
+  using E = GemmEpilogue;
+  int checked = 0;
+  for (auto &sp : specs) {
+    EinsumPlan p = planEinsum(sp[0], parse(sp[1]), parse(sp[2]), DType::F32);
+    ASSERT_FALSE(p.permuteA || p.permuteB || p.permuteOut || p.swapOperands)
+        << sp[0];
+    const GemmPlan &g = p.gemm;
+    int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
+            nc = numElements(p.outShape);
+    std::vector<float> a(na), b(nb), bias(std::max(g.m, g.n));
+    for (int64_t i = 0; i < na; ++i)
+      a[i] = static_cast<float>((i * 37) % 19) / 10.0f - 0.9f;
+    for (int64_t i = 0; i < nb; ++i)
+      b[i] = static_cast<float>((i * 53) % 23) / 12.0f - 0.9f;
+    for (std::size_t i = 0; i < bias.size(); ++i)
+      bias[i] = 0.25f * static_cast<float>(i) - 0.8f;
+    for (E::Act act : {E::Act::None, E::Act::Relu, E::Act::Gelu,
+                       E::Act::Silu, E::Act::Sigmoid, E::Act::Tanh})
+      for (E::Bias bk : {E::Bias::None, E::Bias::PerColumn})
+        for (bool acc : {false, true}) {
+          E epi{bk, act, acc};
+          std::vector<float> c(nc);
+          for (int64_t i = 0; i < nc; ++i)
+            c[i] = static_cast<float>(i % 7) - 3.0f;
+          std::vector<float> before = c;
+          be.gemmWithEpilogue(g, epi, a.data(), b.data(), c.data(),
+                              bk == E::Bias::None ? nullptr : bias.data());
+          // Reference: every (outer, batch, i, j) of the plan.
+          for (int64_t o = 0; o < g.outerBatch; ++o)
+            for (int64_t t = 0; t < g.batch; ++t)
+              for (int64_t i = 0; i < g.m; ++i)
+                for (int64_t j = 0; j < g.n; ++j) {
+                  double s = 0;
+                  for (int64_t k = 0; k < g.k; ++k) {
+                    int64_t ia = o * g.outerStrideA + t * g.strideA +
+                                 (g.transA ? k * g.lda + i : i * g.lda + k);
+                    int64_t ib = o * g.outerStrideB + t * g.strideB +
+                                 (g.transB ? j * g.ldb + k : k * g.ldb + j);
+                    s += static_cast<double>(a[ia]) * b[ib];
+                  }
+                  if (bk == E::Bias::PerColumn)
+                    s += bias[j];
+                  s = actRef(act, s);
+                  int64_t ic =
+                      o * g.outerStrideC + t * g.strideC + i * g.ldc + j;
+                  if (acc)
+                    s += before[ic];
+                  ASSERT_NEAR(c[ic], s, 1e-4 * (1 + std::fabs(s)))
+                      << sp[0] << " act " << static_cast<int>(act)
+                      << " bias " << static_cast<int>(bk) << " acc " << acc
+                      << " at " << ic;
+                  ++checked;
+                }
+        }
+  }
+  EXPECT_GT(checked, 1000);
+  // A bias the epilogue asks for must be given.
+  EinsumPlan p = planEinsum("ik,kj->ij", {2, 3}, {3, 4}, DType::F32);
+  std::vector<float> x(12, 1.0f), y(12);
+  EXPECT_THROW(be.gemmWithEpilogue(p.gemm, E{E::Bias::PerColumn}, x.data(),
+                                   x.data(), y.data()),
+               Error);
 }
 
 } // namespace

@@ -73,7 +73,7 @@ std::unique_ptr<Backend> createCpuBackend(const Mesh &mesh, int64_t rank) {
 }
 
 void registerCpuBackend(BackendRegistry &registry) {
-  registry.add("cpu", "OpenBLAS + MPI on host memory", createCpuBackend);
+  registry.add("cpu", "oneDNN/OpenBLAS + MPI on host memory", createCpuBackend);
 }
 
 } // namespace weft::rt

@@ -1,55 +1,157 @@
-//===- CpuGemm.cpp - GemmPlan on cblas_sgemm / cblas_dgemm ----------------===//
+//===- CpuGemm.cpp - GemmPlan on oneDNN's matmul or OpenBLAS --------------===//
+//
+// f32: oneDNN's matmul (when the build has it and $WEFT_CPU_GEMM does not
+// say openblas), one primitive per distinct plan, created on first use and
+// cached by the backend; a plan oneDNN runs only with its reference kernel
+// goes to OpenBLAS instead. f64: cblas_dgemm. docs/runtime.md, "GEMM
+// library", has the measurements behind the choice.
+//
+//===----------------------------------------------------------------------===//
 
 #include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
+
+#include "OneDnnGemm.h"
 #include "weft/rt/Error.h"
 
 #include <cblas.h>
 #include <climits>
+#include <cstdio>
+#include <map>
+#include <tuple>
 
 namespace weft::rt {
 
-static int asInt(int64_t v, const char *what) {
+namespace {
+
+/// Every field of a GemmPlan, ordered: the cache key.
+auto keyOf(const GemmPlan &p) {
+  return std::make_tuple(p.m, p.n, p.k, p.transA, p.transB, p.lda, p.ldb, p.ldc,
+                         p.strideA, p.strideB, p.strideC, p.batch, p.outerBatch,
+                         p.outerStrideA, p.outerStrideB, p.outerStrideC);
+}
+using GemmKey = decltype(keyOf(GemmPlan()));
+
+int asInt(int64_t v, const char *what) {
   check(v >= 0 && v <= INT_MAX, "gemm ", what, " = ", v,
         " does not fit the BLAS integer type");
   return static_cast<int>(v);
 }
 
-void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
-                      const void *b, void *c) {
+/// The plan on cblas_sgemm / cblas_dgemm, one call per matrix: outer
+/// batch, then inner strided batch.
+template <typename T>
+void blasGemm(const GemmPlan &p, const T *a, const T *b, T *c) {
   int m = asInt(p.m, "m"), n = asInt(p.n, "n"), k = asInt(p.k, "k");
   int lda = asInt(p.lda, "lda"), ldb = asInt(p.ldb, "ldb"),
       ldc = asInt(p.ldc, "ldc");
   CBLAS_TRANSPOSE ta = p.transA ? CblasTrans : CblasNoTrans;
   CBLAS_TRANSPOSE tb = p.transB ? CblasTrans : CblasNoTrans;
-  // Outer batch, then inner strided batch, as the plan says.
-  auto loop = [&](auto *A, auto *B, auto *C, auto call) {
-    for (int64_t o = 0; o < p.outerBatch; ++o)
-      for (int64_t i = 0; i < p.batch; ++i)
-        call(A + o * p.outerStrideA + i * p.strideA,
-             B + o * p.outerStrideB + i * p.strideB,
-             C + o * p.outerStrideC + i * p.strideC);
-  };
+  for (int64_t o = 0; o < p.outerBatch; ++o)
+    for (int64_t i = 0; i < p.batch; ++i) {
+      const T *A = a + o * p.outerStrideA + i * p.strideA;
+      const T *B = b + o * p.outerStrideB + i * p.strideB;
+      T *C = c + o * p.outerStrideC + i * p.strideC;
+      if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f,
+                    C, ldc);
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.0, C,
+                    ldc);
+    }
+}
+
+} // namespace
+
+/// The oneDNN primitives of the plans this backend has run (nullptr: the
+/// plan runs on OpenBLAS).
+struct CpuBackend::GemmCache {
+  std::map<GemmKey, std::unique_ptr<onednn::Matmul>> plans;
+  std::map<std::pair<GemmKey, decltype(GemmEpilogue().key())>,
+           std::unique_ptr<onednn::Matmul>>
+      withEpilogue;
+  bool warnedFallback = false;
+};
+
+void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
+                      const void *b, void *c) {
   switch (dtype) {
-  case DType::F32:
-    loop(static_cast<const float *>(a), static_cast<const float *>(b),
-         static_cast<float *>(c),
-         [&](const float *A, const float *B, float *C) {
-           cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, A, lda, B, ldb,
-                       0.0f, C, ldc);
-         });
+  case DType::F32: {
+    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn) {
+      if (!gemms_)
+        gemms_ = std::make_shared<GemmCache>();
+      auto key = keyOf(p);
+      auto it = gemms_->plans.find(key);
+      if (it == gemms_->plans.end()) {
+        std::string whyNot;
+        auto mm = onednn::Matmul::create(p, whyNot);
+        // A plan oneDNN would run with its reference kernel runs on
+        // OpenBLAS; said once when OpenBLAS's kernels are below the CPU's.
+        if (!mm && !gemms_->warnedFallback && rank() == 0 && p.m > 0 &&
+            p.n > 0 && p.k > 0 &&
+            cpu::openblasCoreLevel(cpu::openblasCoreName()) <
+                cpu::cpuSimdLevel()) {
+          gemms_->warnedFallback = true;
+          std::fprintf(stderr,
+                       "weft: cpu gemm: a GEMM (%s) runs on OpenBLAS core %s, "
+                       "below this CPU's %s: %s\n",
+                       p.str().c_str(), cpu::openblasCoreName().c_str(),
+                       cpu::simdLevelName(cpu::cpuSimdLevel()), whyNot.c_str());
+        }
+        it = gemms_->plans.emplace(key, std::move(mm)).first;
+      }
+      if (it->second) {
+        onednn::setThreads(cpu::gemmThreads());
+        it->second->run(static_cast<const float *>(a),
+                        static_cast<const float *>(b), static_cast<float *>(c));
+        return;
+      }
+    }
+    blasGemm(p, static_cast<const float *>(a), static_cast<const float *>(b),
+             static_cast<float *>(c));
     return;
+  }
   case DType::F64:
-    loop(static_cast<const double *>(a), static_cast<const double *>(b),
-         static_cast<double *>(c),
-         [&](const double *A, const double *B, double *C) {
-           cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, A, lda, B, ldb,
-                       0.0, C, ldc);
-         });
+    blasGemm(p, static_cast<const double *>(a), static_cast<const double *>(b),
+             static_cast<double *>(c));
     return;
   default:
     fail("einsum of ", dtypeName(dtype),
          " is not supported on the cpu backend (f32, f64)");
   }
+}
+
+void CpuBackend::gemmWithEpilogue(const GemmPlan &p, const GemmEpilogue &epi,
+                                  const float *a, const float *b, float *c,
+                                  const float *bias) {
+  check(onednn::available(), "gemmWithEpilogue needs oneDNN, and this build "
+                             "has none (install libdnnl-dev and reconfigure)");
+  check(epi.bias == GemmEpilogue::Bias::None || bias != nullptr,
+        "gemmWithEpilogue: the epilogue has a bias, but none was given");
+  if (!gemms_)
+    gemms_ = std::make_shared<GemmCache>();
+  auto key = std::make_pair(keyOf(p), epi.key());
+  auto it = gemms_->withEpilogue.find(key);
+  if (it == gemms_->withEpilogue.end()) {
+    std::string whyNot;
+    auto mm = onednn::Matmul::create(p, epi, whyNot);
+    check(mm != nullptr, "gemmWithEpilogue: ", p.str(), ": ", whyNot);
+    it = gemms_->withEpilogue.emplace(key, std::move(mm)).first;
+  }
+  onednn::setThreads(cpu::gemmThreads());
+  it->second->run(a, b, c, bias);
+}
+
+std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }
+
+std::string CpuBackend::gemmImpl(const GemmPlan &p) {
+  if (cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
+    return "openblas";
+  std::string whyNot;
+  auto mm = onednn::Matmul::create(p, whyNot);
+  if (!mm)
+    return "openblas (" + whyNot + ")";
+  return "onednn " + mm->impl() + (mm->batched() ? "" : " per matrix");
 }
 
 } // namespace weft::rt

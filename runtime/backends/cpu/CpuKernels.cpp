@@ -85,13 +85,42 @@ WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
   }
 }
 
+/// sin or cos over a contiguous span of floats, in chunks of 256 as
+/// expSpan: a chunk whose every element is in ops::trigFastRange (|x| <=
+/// 2^19, no NaN) runs the branch-free ops::fsinFast / fcosFast, which
+/// vectorize; other chunks run ops::fsin / fcos per element (libm for huge
+/// arguments). Both give the same bits for in-range elements.
+template <MapKind K>
+WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
+  constexpr int64_t kChunk = 256;
+  for (int64_t c = 0; c < n; c += kChunk) {
+    const int64_t len = std::min(kChunk, n - c);
+    const float *x = a + c;
+    float *y = o + c;
+    uint32_t outside = 0;
+    for (int64_t i = 0; i < len; ++i)
+      outside |= static_cast<uint32_t>(!ops::trigFastRange(x[i]));
+    if (outside == 0) {
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = K == MapKind::Sin ? ops::fsinFast(x[i]) : ops::fcosFast(x[i]);
+    } else {
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = K == MapKind::Sin ? ops::fsin(x[i]) : ops::fcos(x[i]);
+    }
+  }
+}
+
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
-/// second operand (a unary map's zero), with expSpan for f32 exp.
+/// second operand (a unary map's zero), with expSpan for f32 exp and
+/// trigSpan for f32 sin and cos.
 template <MapKind K, typename T>
 WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
                                               double s) {
   if constexpr (K == MapKind::Exp && std::is_same_v<T, float>) {
     expSpan(n, a, o);
+  } else if constexpr ((K == MapKind::Sin || K == MapKind::Cos) &&
+                       std::is_same_v<T, float>) {
+    trigSpan<K>(n, a, o);
   } else {
     using Op = ops::Map<K, T>;
     for (int64_t i = 0; i < n; ++i)

@@ -1,6 +1,6 @@
 //===- Backend.h - The runtime interface generated code calls ---*- C++ -*-===//
 //
-// One abstract backend with a CPU (OpenBLAS + MPI) and a CUDA (cuBLAS +
+// One abstract backend with a CPU (oneDNN/OpenBLAS + MPI) and a CUDA (cuBLAS +
 // NCCL) implementation in backends/. The public, non-virtual methods check
 // arguments, time the op for the profiler and orchestrate plans (reduce ->
 // permute -> GEMM -> permute; pack -> communicate -> unpack); the backends
@@ -70,6 +70,9 @@ public:
   virtual BufferPool::Stats memoryStats() const { return {}; }
   /// Restarts memoryStats' high-water marks from the bytes live now.
   virtual void resetMemoryPeak() {}
+  /// One line a program prints on rank 0 at start (stderr), or "" for
+  /// none: the CPU backend names its GEMM library and kernel ISA there.
+  virtual std::string startBanner() const { return {}; }
 
   //===--- Compute (local view) --------------------------------------------//
   /// `b` is null for a unary plan. `out` must have plan.outShape.

@@ -205,12 +205,163 @@ WEFT_HD inline float fexpNormal(float x) {
   return fexpScaleNormal(e.p, e.k);
 }
 WEFT_HD inline double fexp(double x) { return exp(x); }
+
+/// log of a float, branch-free like fexp so the CPU's map loops vectorize
+/// it (logf is a call per element). x = 2^k z with z in [sqrt(1/2),
+/// sqrt(2)) taken from the bit pattern (subnormals first converted
+/// exactly to float(bits) = x 2^149, an integer conversion: no arithmetic
+/// on denormals), then Cephes' logf: f = z - 1, log z = f - f^2/2 + f^3
+/// P(f) (degree 8), plus k ln2 with ln2 split in two. Within 1 ulp of the
+/// correctly rounded log for every float (checked exhaustively once; CpuTests
+/// FloatLog walks every 61st);
+/// log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN stays NaN.
+/// The GPU keeps CUDA's logf (see fsin).
+WEFT_HD inline float flogHost(float x) {
+  uint32_t ux = fbitsOf(x);
+  // Subnormal (and zero): float(bits) is x 2^149 exactly.
+  uint32_t sub = 0u - static_cast<uint32_t>(ux < 0x00800000u);
+  uint32_t us = fbitsOf(static_cast<float>(static_cast<int32_t>(ux)));
+  uint32_t un = (us & sub) | (ux & ~sub);
+  int32_t kadj = static_cast<int32_t>(sub & 149u);
+  // un - bits(sqrt(1/2)): its exponent field is k, so z = un - (k << 23)
+  // lies in [sqrt(1/2), sqrt(2)).
+  uint32_t t = un - 0x3f3504f3u;
+  int32_t k = static_cast<int32_t>(t) >> 23;
+  float z = fbits(un - (static_cast<uint32_t>(k) << 23));
+  float e = static_cast<float>(k - kadj);
+  float f = z - 1.0f;
+  float f2 = f * f;
+  float p = 7.0376836292e-2f;
+  p = p * f - 1.1514610310e-1f;
+  p = p * f + 1.1676998740e-1f;
+  p = p * f - 1.2420140846e-1f;
+  p = p * f + 1.4249322787e-1f;
+  p = p * f - 1.6668057665e-1f;
+  p = p * f + 2.0000714765e-1f;
+  p = p * f - 2.4999993993e-1f;
+  p = p * f + 3.3333331174e-1f;
+  float y = f * f2 * p;
+  y = y + e * -2.12194440e-4f;
+  y = y - 0.5f * f2;
+  float r = f + y;
+  r = r + e * 0.693359375f;
+  // Specials, by bit pattern: +0/-0 -> -inf; negative (sign set, not -0)
+  // or NaN -> NaN; +inf -> +inf.
+  bool zero = (ux & 0x7fffffffu) == 0;
+  // Sign set and not -0 (negative, -inf, -NaN), or +NaN: as signed
+  // integers, +NaN is above +inf's pattern, the others below 0 bar -0.
+  bool bad = (ux > 0x80000000u) | (static_cast<int32_t>(ux) > 0x7f800000);
+  bool inf = ux == 0x7f800000u;
+  r = fblend(inf, INFINITY, r);
+  r = fblend(zero, -INFINITY, r);
+  return fblend(bad, fbits(0x7fc00000u), r);
+}
+/// log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the
+/// correction restores what the rounding of u lost (Goldberg's trick), so
+/// tiny x give x. Within 2 ulp of the correctly rounded log1p (CpuTests
+/// FloatLog1p); log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+inf) =
+/// +inf, log1p(-0) = -0, NaN stays NaN. No map kind uses it yet (the
+/// compiler's map-kind table decides); softplus and log-sigmoid would.
+WEFT_HD inline float flog1pHost(float x) {
+  float u = 1.0f + x;
+  float l = flogHost(u);
+  // u == 1: x below half an ulp of 1, log1p(x) = x (keeps -0 too); u
+  // inf: x inf or huge, log u is right (and the correction would be NaN).
+  uint32_t uu = fbitsOf(u);
+  bool one = uu == 0x3f800000u;
+  // u inf or NaN, negative or -0 (as unsigned: from +inf's pattern up),
+  // or +0.
+  bool big = (uu >= 0x7f800000u) | (uu == 0u);
+  float c = (x - (u - 1.0f)) / fblend(one | big, 1.0f, u);
+  float r = fblend(big, l, l + c);
+  return fblend(one, x, r);
+}
+
+/// sin and cos of a float for |x| <= kTrigFastLimit, branch-free: x = k
+/// pi/2 + r in double (k = round(x 2/pi); pi/2 in two parts, the first of
+/// 33 bits so that k times it is exact for k < 2^20), sin r and cos r by
+/// their Taylor series in double (|r| <= pi/4; the first omitted terms
+/// are below 1e-11 relative), the quadrant k mod 4 picking sign and
+/// function, rounded once to float. Within 1 ulp of the correctly rounded
+/// result (CpuTests FloatSinCos). fsin and fcos below call these in range
+/// and libm beyond (huge arguments need Payne-Hanek reduction); the CPU's
+/// span loops (CpuKernels.cpp, trigSpan) check a block is in range and
+/// run these vectorized.
+///
+/// The GPU keeps CUDA's sinf, cosf and logf: they already differed from
+/// glibc's in the last ulp, so host and device never agreed bit for bit
+/// on these, and the CUDA backend's results stay what they were.
+constexpr float kTrigFastLimit = 524288.0f; // 2^19
+WEFT_HD inline double trigReduce(float x, int32_t &q) {
+  const double xd = static_cast<double>(x);
+  const double shifter = 6755399441055744.0; // 1.5 * 2^52
+  double kd = (xd * 0.63661977236758134308 + shifter) - shifter;
+  q = static_cast<int32_t>(kd);
+  const double pio2Hi = 0x1.921fb544p+0; // 33 bits
+  const double pio2Lo = 0x1.0b4611a626331p-34;
+  return (xd - kd * pio2Hi) - kd * pio2Lo;
+}
+WEFT_HD inline double trigSinPoly(double r) {
+  double z = r * r;
+  double p = -2.5052108385441718775e-8; // -1/11!
+  p = p * z + 2.7557319223985890653e-6; // 1/9!
+  p = p * z - 1.9841269841269841270e-4; // -1/7!
+  p = p * z + 8.3333333333333333333e-3; // 1/5!
+  p = p * z - 1.6666666666666666667e-1; // -1/3!
+  // r (1 + z p), not r + r z p: that would turn sin(-0) into +0.
+  return r * (1.0 + z * p);
+}
+WEFT_HD inline double trigCosPoly(double r) {
+  double z = r * r;
+  double p = 2.0876756987868098979e-9; // 1/12!
+  p = p * z - 2.7557319223985890653e-7; // -1/10!
+  p = p * z + 2.4801587301587301587e-5; // 1/8!
+  p = p * z - 1.3888888888888888889e-3; // -1/6!
+  p = p * z + 4.1666666666666666667e-2; // 1/4!
+  p = p * z - 0.5;
+  return 1.0 + z * p;
+}
+/// Picks +-s or +-c by quadrant (0: s, 1: c, 2: -s, 3: -c) as bit blends.
+WEFT_HD inline float trigPick(int32_t q, double s, double c) {
+  float sf = static_cast<float>(s), cf = static_cast<float>(c);
+  uint32_t odd = 0u - static_cast<uint32_t>(q & 1);
+  uint32_t neg = static_cast<uint32_t>(q & 2) << 30;
+  return fbits(((fbitsOf(cf) & odd) | (fbitsOf(sf) & ~odd)) ^ neg);
+}
+WEFT_HD inline float fsinFast(float x) {
+  int32_t q;
+  double r = trigReduce(x, q);
+  return trigPick(q, trigSinPoly(r), trigCosPoly(r));
+}
+WEFT_HD inline float fcosFast(float x) {
+  int32_t q;
+  double r = trigReduce(x, q);
+  return trigPick(q + 1, trigSinPoly(r), trigCosPoly(r));
+}
+/// Whether fsinFast and fcosFast apply: |x| <= kTrigFastLimit (NaN: no).
+WEFT_HD inline bool trigFastRange(float x) {
+  return (fbitsOf(x) & 0x7fffffffu) <= 0x49000000u; // 2^19
+}
+
+#if defined(__CUDA_ARCH__)
 WEFT_HD inline float flog(float x) { return logf(x); }
+WEFT_HD inline float flog1p(float x) { return log1pf(x); }
 WEFT_HD inline float fsin(float x) { return sinf(x); }
-WEFT_HD inline double fsin(double x) { return sin(x); }
 WEFT_HD inline float fcos(float x) { return cosf(x); }
+#else
+WEFT_HD inline float flog(float x) { return flogHost(x); }
+WEFT_HD inline float flog1p(float x) { return flog1pHost(x); }
+WEFT_HD inline float fsin(float x) {
+  return trigFastRange(x) ? fsinFast(x) : sinf(x);
+}
+WEFT_HD inline float fcos(float x) {
+  return trigFastRange(x) ? fcosFast(x) : cosf(x);
+}
+#endif
+WEFT_HD inline double fsin(double x) { return sin(x); }
 WEFT_HD inline double fcos(double x) { return cos(x); }
 WEFT_HD inline double flog(double x) { return log(x); }
+WEFT_HD inline double flog1p(double x) { return log1p(x); }
 WEFT_HD inline float fsqrt(float x) { return sqrtf(x); }
 WEFT_HD inline double fsqrt(double x) { return sqrt(x); }
 /// tanh of a float, branch-free like fexp so that the CPU's map loops

@@ -1,7 +1,7 @@
-//===- CpuBackend.h - OpenBLAS + MPI backend --------------------*- C++ -*-===//
+//===- CpuBackend.h - oneDNN/OpenBLAS + MPI backend -------------*- C++ -*-===//
 //
-// Compute on host memory (OpenBLAS GEMMs, loops); communication through an
-// MpiCommunicator.
+// Compute on host memory (oneDNN or OpenBLAS GEMMs, loops); communication
+// through an MpiCommunicator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 
 #include "weft/rt/Backend.h"
 #include "weft/rt/BufferPool.h"
+#include "weft/rt/cpu/GemmEpilogue.h"
 
 namespace weft::rt {
 
@@ -29,8 +30,23 @@ public:
   void copyStrided(const CopyPlan &plan, DType dtype, const void *src,
                    void *dst) override;
   void fillZero(void *dst, DType dtype, int64_t count) override;
+  /// f32 on a oneDNN matmul primitive cached per plan (or OpenBLAS), f64
+  /// on OpenBLAS (CpuGemm.cpp, CpuGemmInfo.h).
   void gemm(const GemmPlan &plan, DType dtype, const void *a, const void *b,
             void *c) override;
+  /// C = act(A B + bias) (+ C) in one oneDNN primitive (GemmEpilogue.h),
+  /// created once per (plan, epilogue) and cached like gemm's. f32 only;
+  /// an error in a build without oneDNN or for a layout oneDNN refuses.
+  /// For an epilogue-fusion pass the compiler may add; no pass calls it
+  /// yet.
+  void gemmWithEpilogue(const GemmPlan &plan, const GemmEpilogue &epi,
+                        const float *a, const float *b, float *c,
+                        const float *bias = nullptr);
+  /// What runs an f32 plan: "onednn IMPL", "onednn IMPL per matrix" or
+  /// "openblas (why)" (benchmarks and tests).
+  static std::string gemmImpl(const GemmPlan &plan);
+  /// The GEMM library line (cpu::gemmBanner).
+  std::string startBanner() const override;
   void mapKernel(MapKind kind, const MapPlan &plan, DType dtype, const void *a,
                  const void *b, void *out, double scalar) override;
   /// Tiles of each row through per-step buffers (CpuKernels.cpp).
@@ -67,6 +83,8 @@ public:
   void resetMemoryPeak() override { pool_->resetPeak(); }
 
 private:
+  struct GemmCache;
+  std::shared_ptr<GemmCache> gemms_;
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   bool poison_ = false;
 };

@@ -1,0 +1,265 @@
+//===- BenchGemmLibs.cpp - oneDNN against OpenBLAS on the programs' GEMMs -===//
+//
+// The GEMM plans of P1, P6, P9 (b=4 and b=16) and T2's training step, as
+// weftc plans them (gemm-shapes.txt, made by gemm_shapes.py from weftc
+// --emit=cpp), each run on oneDNN's matmul primitive and on cblas_sgemm
+// (matrix by matrix, as the OpenBLAS path runs a batch), one thread each.
+// Each plan runs over 8 different A, B and C buffers in turn, as a
+// program's GEMMs see their operands; the two libraries alternate, median
+// of 15 rounds. Prints GFLOP/s, the fraction of the single-core f32 peak,
+// the kernel oneDNN picked and the OpenBLAS core; checks the two results
+// agree. The peak is measured: 12 independent FMA chains on the widest
+// vector the CPU has (and the nominal one from /proc/cpuinfo's MHz with 2
+// FMA units is printed beside it). Not a test.
+//
+//   taskset -c 1 build/runtime/bench/weft-rt-bench-gemm-libs
+//   (or with a plans file as the argument; default gemm-shapes.txt)
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/rt/Config.h"
+#include "weft/rt/EinsumPlan.h"
+#include "weft/rt/Profiler.h"
+#include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
+
+#include "../../runtime/backends/cpu/OneDnnGemm.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <immintrin.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace weft::rt;
+
+namespace {
+
+/// Flops per second of 12 independent FMA chains of VEC for about 0.3 s
+/// (one function per ISA: a lambda would not take the target's ISA).
+#define WEFT_FMA_RATE(NAME, TARGET, VEC, LANES, SET1, FMA)                     \
+  TARGET double NAME() {                                                       \
+    VEC acc[12];                                                               \
+    for (auto &a : acc)                                                        \
+      a = SET1(1.0f);                                                          \
+    const VEC one = SET1(1.0f), tiny = SET1(1e-9f);                            \
+    long iters = 0;                                                            \
+    double t0 = wallSeconds(), t = t0;                                         \
+    while (t - t0 < 0.3) {                                                     \
+      for (int r = 0; r < 1000; ++r)                                           \
+        for (int i = 0; i < 12; ++i)                                           \
+          acc[i] = FMA(acc[i], one, tiny);                                     \
+      iters += 1000;                                                           \
+      t = wallSeconds();                                                       \
+    }                                                                          \
+    VEC s = acc[0];                                                            \
+    for (int i = 1; i < 12; ++i)                                               \
+      s = FMA(s, one, acc[i]);                                                 \
+    float sink[LANES];                                                         \
+    std::memcpy(sink, &s, sizeof sink);                                        \
+    if (sink[0] == 12345.0f)                                                   \
+      std::printf(" ");                                                        \
+    return static_cast<double>(iters) * 12 * LANES * 2 / (t - t0);             \
+  }
+WEFT_FMA_RATE(peak512, __attribute__((target("avx512f"))), __m512, 16,
+              _mm512_set1_ps, _mm512_fmadd_ps)
+WEFT_FMA_RATE(peak256, __attribute__((target("avx2,fma"))), __m256, 8,
+              _mm256_set1_ps, _mm256_fmadd_ps)
+#undef WEFT_FMA_RATE
+
+double cpuMhz() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("cpu MHz", 0) == 0)
+      return std::atof(line.substr(line.find(':') + 1).c_str());
+  return 0;
+}
+
+std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, name, family, model;
+  while (std::getline(f, line)) {
+    auto val = [&] { return line.substr(line.find(':') + 2); };
+    if (name.empty() && line.rfind("model name", 0) == 0)
+      name = val();
+    else if (family.empty() && line.rfind("cpu family", 0) == 0)
+      family = val();
+    else if (model.empty() && line.rfind("model\t", 0) == 0)
+      model = val();
+  }
+  return name + " (family " + family + " model " + model + ")";
+}
+
+/// One past the last element a plan's operand touches.
+int64_t span(int64_t outer, int64_t outerStride, int64_t batch, int64_t stride,
+             int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride) {
+  return (outer - 1) * outerStride + (batch - 1) * stride +
+         (rows - 1) * rowStride + (cols - 1) * colStride + 1;
+}
+
+struct Row {
+  std::string label;
+  GemmPlan p;
+};
+
+std::vector<Row> readPlans(const std::string &path) {
+  std::ifstream f(path);
+  if (!f) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::vector<Row> rows;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream is(line);
+    Row r;
+    int ta, tb;
+    GemmPlan &p = r.p;
+    is >> r.label >> p.m >> p.n >> p.k >> ta >> tb >> p.lda >> p.ldb >> p.ldc >>
+        p.strideA >> p.strideB >> p.strideC >> p.batch >> p.outerBatch >>
+        p.outerStrideA >> p.outerStrideB >> p.outerStrideC;
+    if (!is) {
+      std::fprintf(stderr, "%s: malformed line: %s\n", path.c_str(),
+                   line.c_str());
+      std::exit(1);
+    }
+    p.transA = ta;
+    p.transB = tb;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string path = argc > 1 ? argv[1] : WEFT_BENCH_GEMM_SHAPES;
+  std::vector<Row> rows = readPlans(path);
+  openblas_set_num_threads(1);
+  onednn::setThreads(1);
+
+  const cpu::SimdLevel level = cpu::cpuSimdLevel();
+  double peak = level == cpu::SimdLevel::Avx512 ? peak512()
+                : level >= cpu::SimdLevel::Avx2 ? peak256()
+                                                : 0;
+  const int lanes = level == cpu::SimdLevel::Avx512 ? 16
+                    : level >= cpu::SimdLevel::Avx  ? 8
+                                                    : 4;
+  const double mhz = cpuMhz();
+  std::printf("cpu: %s, %s; /proc/cpuinfo %.0f MHz\n", cpuModel().c_str(),
+              cpu::simdLevelName(level), mhz);
+  std::printf("f32 peak, one core: measured %.1f GFLOP/s (12 FMA chains of "
+              "%d lanes); nominal %.1f GFLOP/s (%.0f MHz x %d lanes x 2 "
+              "flops x 2 FMA units)\n",
+              peak / 1e9, lanes, mhz * 1e6 * lanes * 2 * 2 / 1e9, mhz, lanes);
+  std::printf(
+      "OpenBLAS: %s core %s (%s kernels), 1 thread\n",
+      cpu::openblasVersion().c_str(), cpu::openblasCoreName().c_str(),
+      cpu::simdLevelName(cpu::openblasCoreLevel(cpu::openblasCoreName())));
+  if (!onednn::available()) {
+    std::printf("oneDNN: not in this build; OpenBLAS only\n");
+  } else {
+    std::printf("oneDNN: %s, ISA %s, 1 thread\n", onednn::version().c_str(),
+                onednn::isa().c_str());
+  }
+  std::printf("runtime default for f32: %s\n\n",
+              cpu::gemmLibraryName(cpu::f32GemmLibrary()));
+  std::printf("%-26s %-34s %9s %9s %6s %6s %6s  %s\n", "plan",
+              "m x n x k [batch]", "oneDNN", "OpenBLAS", "ratio", "%peak",
+              "%peak", "oneDNN kernel");
+  std::printf("%-26s %-34s %9s %9s %6s %6s %6s\n", "", "", "GFLOP/s", "GFLOP/s",
+              "d/b", "dnnl", "blas");
+
+  constexpr int kSets = 8;
+  for (const Row &r : rows) {
+    const GemmPlan &p = r.p;
+    int64_t na = p.transA ? span(p.outerBatch, p.outerStrideA, p.batch,
+                                 p.strideA, p.m, p.k, 1, p.lda)
+                          : span(p.outerBatch, p.outerStrideA, p.batch,
+                                 p.strideA, p.m, p.k, p.lda, 1);
+    int64_t nb = p.transB ? span(p.outerBatch, p.outerStrideB, p.batch,
+                                 p.strideB, p.k, p.n, 1, p.ldb)
+                          : span(p.outerBatch, p.outerStrideB, p.batch,
+                                 p.strideB, p.k, p.n, p.ldb, 1);
+    int64_t nc = span(p.outerBatch, p.outerStrideC, p.batch, p.strideC, p.m,
+                      p.n, p.ldc, 1);
+    std::vector<std::vector<float>> A(kSets), B(kSets), C(kSets), D(kSets);
+    for (int s = 0; s < kSets; ++s) {
+      A[s].resize(na);
+      B[s].resize(nb);
+      C[s].assign(nc, 0.0f);
+      D[s].assign(nc, 0.0f);
+      for (int64_t i = 0; i < na; ++i)
+        A[s][i] = static_cast<float>((i * 7 + s) % 13) / 13.0f - 0.5f;
+      for (int64_t i = 0; i < nb; ++i)
+        B[s][i] = static_cast<float>((i * 5 + s) % 11) / 11.0f - 0.5f;
+    }
+    std::string why;
+    auto mm = onednn::Matmul::create(p, why);
+    auto dnnl = [&] {
+      for (int s = 0; s < kSets; ++s)
+        mm->run(A[s].data(), B[s].data(), C[s].data());
+    };
+    auto blas = [&] {
+      for (int s = 0; s < kSets; ++s)
+        for (int64_t o = 0; o < p.outerBatch; ++o)
+          for (int64_t i = 0; i < p.batch; ++i)
+            cblas_sgemm(
+                CblasRowMajor, p.transA ? CblasTrans : CblasNoTrans,
+                p.transB ? CblasTrans : CblasNoTrans, p.m, p.n, p.k, 1.0f,
+                A[s].data() + o * p.outerStrideA + i * p.strideA, p.lda,
+                B[s].data() + o * p.outerStrideB + i * p.strideB, p.ldb, 0.0f,
+                D[s].data() + o * p.outerStrideC + i * p.strideC, p.ldc);
+    };
+    const double flops = 2.0 * p.m * p.n * p.k * p.batch * p.outerBatch * kSets;
+    // Rounds of about 20 ms.
+    double t0 = wallSeconds();
+    blas();
+    double one = std::max(wallSeconds() - t0, 1e-7);
+    int reps = std::max(1, static_cast<int>(2e-2 / one));
+    std::vector<double> td, tb;
+    if (mm)
+      dnnl();
+    for (int round = 0; round < 15; ++round) {
+      double a = wallSeconds();
+      if (mm)
+        for (int i = 0; i < reps; ++i)
+          dnnl();
+      double b = wallSeconds();
+      for (int i = 0; i < reps; ++i)
+        blas();
+      double c = wallSeconds();
+      td.push_back((b - a) / reps);
+      tb.push_back((c - b) / reps);
+    }
+    std::sort(td.begin(), td.end());
+    std::sort(tb.begin(), tb.end());
+    double gd = mm ? flops / td[7] / 1e9 : 0, gb = flops / tb[7] / 1e9;
+    double maxDiff = 0;
+    if (mm)
+      for (int64_t i = 0; i < nc; ++i)
+        maxDiff = std::max<double>(maxDiff, std::fabs(C[0][i] - D[0][i]));
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%lld x %lld x %lld [%lld]%s%s",
+                  static_cast<long long>(p.m), static_cast<long long>(p.n),
+                  static_cast<long long>(p.k),
+                  static_cast<long long>(p.batch * p.outerBatch),
+                  p.transA ? " tA" : "", p.transB ? " tB" : "");
+    std::printf("%-26s %-34s %9.1f %9.1f %6.2f %6.1f %6.1f  %s%s (max diff "
+                "%.1e)\n",
+                r.label.c_str(), shape, gd, gb, mm ? gd / gb : 0.0,
+                peak > 0 ? 100 * gd * 1e9 / peak : 0.0,
+                peak > 0 ? 100 * gb * 1e9 / peak : 0.0,
+                mm ? mm->impl().c_str() : ("none: " + why).c_str(),
+                mm && !mm->batched() ? " per matrix" : "", maxDiff);
+  }
+  return 0;
+}

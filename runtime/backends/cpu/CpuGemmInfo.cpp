@@ -1,0 +1,168 @@
+//===- CpuGemmInfo.cpp - Which GEMM library and ISA the CPU backend runs --===//
+
+#include "weft/rt/cpu/CpuGemmInfo.h"
+
+#include "OneDnnGemm.h"
+#include "weft/rt/Error.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace weft::rt::cpu {
+
+const char *simdLevelName(SimdLevel level) {
+  switch (level) {
+  case SimdLevel::Sse2:
+    return "SSE2";
+  case SimdLevel::Sse3:
+    return "SSE3";
+  case SimdLevel::Avx:
+    return "AVX";
+  case SimdLevel::Avx2:
+    return "AVX2";
+  case SimdLevel::Avx512:
+    return "AVX-512";
+  case SimdLevel::Unknown:
+    break;
+  }
+  return "unknown";
+}
+
+SimdLevel cpuSimdLevel() {
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    return SimdLevel::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return SimdLevel::Avx2;
+  if (__builtin_cpu_supports("avx"))
+    return SimdLevel::Avx;
+  if (__builtin_cpu_supports("sse3"))
+    return SimdLevel::Sse3;
+  return SimdLevel::Sse2;
+#else
+  return SimdLevel::Unknown;
+#endif
+}
+
+SimdLevel openblasCoreLevel(const std::string &core) {
+  std::string c;
+  for (char ch : core)
+    c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  // OpenBLAS 0.3.x's x86-64 DYNAMIC_ARCH cores (driver/others/dynamic.c),
+  // by the kernels each runs.
+  static const std::pair<const char *, SimdLevel> table[] = {
+      {"skylakex", SimdLevel::Avx512},
+      {"cooperlake", SimdLevel::Avx512},
+      {"sapphirerapids", SimdLevel::Avx512},
+      {"haswell", SimdLevel::Avx2},
+      {"zen", SimdLevel::Avx2},
+      {"sandybridge", SimdLevel::Avx},
+      {"bulldozer", SimdLevel::Avx},
+      {"piledriver", SimdLevel::Avx},
+      {"steamroller", SimdLevel::Avx},
+      {"excavator", SimdLevel::Avx},
+      {"prescott", SimdLevel::Sse3},
+      {"core2", SimdLevel::Sse3},
+      {"penryn", SimdLevel::Sse3},
+      {"dunnington", SimdLevel::Sse3},
+      {"nehalem", SimdLevel::Sse3},
+      {"atom", SimdLevel::Sse3},
+      {"nano", SimdLevel::Sse3},
+      {"barcelona", SimdLevel::Sse3},
+      {"opteron", SimdLevel::Sse2},
+      {"katmai", SimdLevel::Sse2},
+      {"northwood", SimdLevel::Sse2},
+  };
+  for (const auto &[name, level] : table)
+    if (c.rfind(name, 0) == 0)
+      return level;
+  return SimdLevel::Unknown;
+}
+
+std::string openblasCoreName() {
+  const char *n = openblas_get_corename();
+  return n ? n : "unknown";
+}
+
+std::string openblasVersion() {
+  std::string cfg = openblas_get_config() ? openblas_get_config() : "";
+  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ...": the first two words.
+  std::istringstream is(cfg);
+  std::string name, ver;
+  is >> name >> ver;
+  return ver.empty() ? "OpenBLAS" : name + " " + ver;
+}
+
+const char *gemmLibraryName(GemmLibrary lib) {
+  return lib == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS";
+}
+
+static GemmLibrary readLibrary() {
+  const char *env = std::getenv("WEFT_CPU_GEMM");
+  std::string v = env ? env : "";
+  if (v.empty())
+    return onednn::available() ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas;
+  if (v == "openblas")
+    return GemmLibrary::OpenBlas;
+  check(v == "onednn", "WEFT_CPU_GEMM='", v,
+        "': expected 'onednn' or 'openblas'");
+  check(onednn::available(),
+        "WEFT_CPU_GEMM=onednn, but this build has no oneDNN (install "
+        "libdnnl-dev and reconfigure)");
+  return GemmLibrary::OneDnn;
+}
+
+GemmLibrary f32GemmLibrary() {
+  static const GemmLibrary lib = readLibrary();
+  return lib;
+}
+
+static int readThreads() {
+  const char *env = std::getenv("WEFT_CPU_THREADS");
+  if (!env || !*env)
+    return 1;
+  char *end = nullptr;
+  long n = std::strtol(env, &end, 10);
+  check(end && *end == 0 && n >= 1 && n <= 4096, "WEFT_CPU_THREADS='", env,
+        "': expected a thread count >= 1");
+  return static_cast<int>(n);
+}
+
+int gemmThreads() {
+  static const int n = readThreads();
+  return n;
+}
+
+std::string gemmBanner() {
+  const SimdLevel cpu = cpuSimdLevel();
+  const std::string core = openblasCoreName();
+  const SimdLevel blas = openblasCoreLevel(core);
+  std::ostringstream os;
+  os << "weft: cpu gemm: ";
+  std::string blasDesc = openblasVersion() + " core " + core + " (" +
+                         simdLevelName(blas) + " kernels";
+  const bool blasBelow =
+      blas != SimdLevel::Unknown && cpu != SimdLevel::Unknown && blas < cpu;
+  if (blasBelow)
+    blasDesc += std::string(", BELOW this CPU's ") + simdLevelName(cpu) +
+                ": this OpenBLAS does not know the CPU";
+  blasDesc += ")";
+  if (f32GemmLibrary() == GemmLibrary::OneDnn) {
+    os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
+       << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
+       << " per rank), f64 on " << blasDesc;
+  } else {
+    os << "f32 and f64 on " << blasDesc;
+    if (!onednn::available())
+      os << "; this build has no oneDNN";
+    else
+      os << "; WEFT_CPU_GEMM=openblas";
+  }
+  os << "; cpu " << simdLevelName(cpu);
+  return os.str();
+}
+
+} // namespace weft::rt::cpu

@@ -1,0 +1,51 @@
+//===- CpuGemmInfo.h - Which GEMM library and ISA the CPU backend runs -*-===//
+//
+// The CPU backend's f32 GEMMs run on oneDNN's matmul when the build has it,
+// else on OpenBLAS; f64 GEMMs on OpenBLAS (oneDNN's CPU matmul has no f64).
+// Every program states the choice at start (rank 0, one line on stderr),
+// including a BLAS whose kernels are below the CPU's instruction set:
+// Debian's OpenBLAS 0.3.21 runs its Prescott (SSE3) kernels on CPUs newer
+// than it knows (docs/runtime.md, "GEMM library").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_CPU_CPUGEMMINFO_H
+#define WEFT_RT_CPU_CPUGEMMINFO_H
+
+#include <string>
+
+namespace weft::rt::cpu {
+
+/// x86 vector instruction levels, in order (Unknown: not x86, or a core
+/// name this table does not know).
+enum class SimdLevel { Unknown, Sse2, Sse3, Avx, Avx2, Avx512 };
+const char *simdLevelName(SimdLevel level);
+/// The CPU's level, from cpuid (__builtin_cpu_supports).
+SimdLevel cpuSimdLevel();
+/// The level of the kernels OpenBLAS runs for a core name as
+/// openblas_get_corename() returns it ("Prescott" -> Sse3, "Haswell" ->
+/// Avx2, "SkylakeX" -> Avx512); Unknown for names not in the table.
+SimdLevel openblasCoreLevel(const std::string &core);
+/// openblas_get_corename() of the linked OpenBLAS.
+std::string openblasCoreName();
+/// "OpenBLAS 0.3.21" (from openblas_get_config()).
+std::string openblasVersion();
+
+enum class GemmLibrary { OneDnn, OpenBlas };
+const char *gemmLibraryName(GemmLibrary lib);
+/// The library of f32 GEMMs: $WEFT_CPU_GEMM=onednn|openblas when set (an
+/// error for another value, or for onednn in a build without it), else
+/// oneDNN when the build has it, else OpenBLAS. Read once.
+GemmLibrary f32GemmLibrary();
+/// Threads per rank of oneDNN's GEMMs: $WEFT_CPU_THREADS (>= 1), default 1
+/// (one rank per core is how the CPU backend is run). Read once.
+int gemmThreads();
+
+/// The one line a program prints at start: the library, its version and
+/// kernel ISA for f32 and f64 GEMMs, the threads, and a warning where a
+/// kernel is below the CPU's level.
+std::string gemmBanner();
+
+} // namespace weft::rt::cpu
+
+#endif // WEFT_RT_CPU_CPUGEMMINFO_H
