@@ -92,8 +92,12 @@ LogicalResult Propagator::computeOrder() {
     position[&op] = ruleAt.size();
     ruleAt.push_back(ShardingRule::get(&op));
     if (!ruleAt.back())
-      return op.emitOpError() << "is not handled by weft-propagate (only weft "
-                                 "index-letter ops and weft.shard are)";
+      return op.emitOpError()
+             << "is not handled by weft-propagate (only weft index-letter ops "
+                "and weft.shard are)"
+             << (isa<func::CallOp>(op) ? "; flatten layer calls first with "
+                                         "--weft-inline-calls (weftc does)"
+                                       : "");
   }
   if (!func.getBody().hasOneBlock())
     return func.emitOpError() << "weft functions have a single block";
