@@ -48,12 +48,10 @@ def main():
     for i in range(layers):
         def rename(match):
             name, num = match.group(1), int(match.group(2))
-            if num in defined:
-                return f"%L{i}{name}{num}"
-            return match.group(0)
+            return f"%l{i}{name}{num}" if num in defined else match.group(0)
         for line in block:
             line = re.sub(r"%([vs])(\d+)\b", rename, line)
-            line = line.replace("%L", "%l").replace("Layer 0", f"Layer {i}")
+            line = line.replace("Layer 0", f"Layer {i}")
             for w in LAYER_WEIGHTS:
                 line = line.replace(f"%{w}_0", f"%{w}_{i}")
             # Inputs from outside the block: the residual stream.

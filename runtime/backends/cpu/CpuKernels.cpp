@@ -59,15 +59,16 @@ template <int N> struct Odometer {
   }
 };
 
-/// Exp over a contiguous span of floats, in chunks of 256: a chunk whose
-/// every element is in ops::fexpNormalRange (softmax's x - max away from
-/// masked entries, any moderate argument) runs ops::fexpNormal, the same
-/// operations as ops::fexp without its special cases' blends, hence the same
-/// bits at about half the work; other chunks run ops::fexp. The check is
-/// one vectorized pass over the chunk (an or-reduction), and both exp loops
+/// f over a contiguous span of floats, in chunks of 256: a chunk whose
+/// every element satisfies `fastRange` runs `fast`, other chunks run `slow`;
+/// both give the same bits for in-range elements. The check is one
+/// vectorized pass over the chunk (an or-reduction), and both loops
 /// vectorize; a chunk is long enough to pipeline, short enough that one
-/// masked entry costs little.
-WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
+/// out-of-range entry costs little.
+template <typename InRange, typename Fast, typename Slow>
+WEFT_ALWAYS_INLINE inline void chunkedSpan(int64_t n, const float *a, float *o,
+                                           InRange fastRange, Fast fast,
+                                           Slow slow) {
   constexpr int64_t kChunk = 256;
   for (int64_t c = 0; c < n; c += kChunk) {
     const int64_t len = std::min(kChunk, n - c);
@@ -75,39 +76,37 @@ WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
     float *y = o + c;
     uint32_t outside = 0;
     for (int64_t i = 0; i < len; ++i)
-      outside |= static_cast<uint32_t>(!ops::fexpNormalRange(x[i]));
+      outside |= static_cast<uint32_t>(!fastRange(x[i]));
     if (outside == 0)
       for (int64_t i = 0; i < len; ++i)
-        y[i] = ops::fexpNormal(x[i]);
+        y[i] = fast(x[i]);
     else
       for (int64_t i = 0; i < len; ++i)
-        y[i] = ops::fexp(x[i]);
+        y[i] = slow(x[i]);
   }
 }
 
-/// sin or cos over a contiguous span of floats, in chunks of 256 as
-/// expSpan: a chunk whose every element is in ops::trigFastRange (|x| <=
-/// 2^19, no NaN) runs the branch-free ops::fsinFast / fcosFast, which
-/// vectorize; other chunks run ops::fsin / fcos per element (libm for huge
-/// arguments). Both give the same bits for in-range elements.
+/// Exp: a chunk in ops::fexpNormalRange (softmax's x - max away from masked
+/// entries, any moderate argument) runs ops::fexpNormal, the same
+/// operations as ops::fexp without its special cases' blends (about half
+/// the work); other chunks run ops::fexp.
+WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
+  chunkedSpan(
+      n, a, o, [](float x) { return ops::fexpNormalRange(x); },
+      [](float x) { return ops::fexpNormal(x); },
+      [](float x) { return ops::fexp(x); });
+}
+
+/// sin or cos: a chunk in ops::trigFastRange (|x| <= 2^19, no NaN) runs the
+/// branch-free ops::fsinFast / fcosFast; other chunks run ops::fsin / fcos
+/// per element (libm for huge arguments).
 template <MapKind K>
 WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
-  constexpr int64_t kChunk = 256;
-  for (int64_t c = 0; c < n; c += kChunk) {
-    const int64_t len = std::min(kChunk, n - c);
-    const float *x = a + c;
-    float *y = o + c;
-    uint32_t outside = 0;
-    for (int64_t i = 0; i < len; ++i)
-      outside |= static_cast<uint32_t>(!ops::trigFastRange(x[i]));
-    if (outside == 0) {
-      for (int64_t i = 0; i < len; ++i)
-        y[i] = K == MapKind::Sin ? ops::fsinFast(x[i]) : ops::fcosFast(x[i]);
-    } else {
-      for (int64_t i = 0; i < len; ++i)
-        y[i] = K == MapKind::Sin ? ops::fsin(x[i]) : ops::fcos(x[i]);
-    }
-  }
+  constexpr bool sine = K == MapKind::Sin;
+  chunkedSpan(
+      n, a, o, [](float x) { return ops::trigFastRange(x); },
+      [](float x) { return sine ? ops::fsinFast(x) : ops::fcosFast(x); },
+      [](float x) { return sine ? ops::fsin(x) : ops::fcos(x); });
 }
 
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast

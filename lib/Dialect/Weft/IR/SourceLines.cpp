@@ -34,11 +34,13 @@ SmallVector<FileLineColLoc, 2> mlir::weft::sourceLines(Location loc) {
   return lines;
 }
 
-/// " (called at line 107)", " (called at lines 48, 107)", "".
-static std::string calls(ArrayRef<FileLineColLoc> lines, StringRef prefix) {
+/// " (called at 107)" or " (called at 48, 107)": the call lines after the
+/// op's own; "" for an op no call inlined.
+static std::string callLines(ArrayRef<FileLineColLoc> lines,
+                             StringRef word) {
   if (lines.size() < 2)
     return "";
-  std::string s = " (called at " + prefix.str() + (lines.size() > 2 ? "s " : " ");
+  std::string s = " (called at " + word.str();
   for (size_t i = 1; i < lines.size(); ++i)
     s += (i > 1 ? ", " : "") + std::to_string(lines[i].getLine());
   return s + ")";
@@ -49,21 +51,15 @@ std::string mlir::weft::atLine(Location loc) {
   if (lines.empty())
     return "";
   return " at line " + std::to_string(lines[0].getLine()) +
-         calls(lines, "line");
+         callLines(lines, lines.size() > 2 ? "lines " : "line ");
 }
 
 std::string mlir::weft::fileAndLine(Location loc) {
   SmallVector<FileLineColLoc, 2> lines = sourceLines(loc);
   if (lines.empty())
     return "";
-  std::string s =
-      (llvm::sys::path::filename(lines[0].getFilename().getValue()) + ":" +
-       std::to_string(lines[0].getLine()))
-          .str();
-  if (lines.size() < 2)
-    return s;
-  s += " (called at ";
-  for (size_t i = 1; i < lines.size(); ++i)
-    s += (i > 1 ? ", " : "") + std::to_string(lines[i].getLine());
-  return s + ")";
+  return (llvm::sys::path::filename(lines[0].getFilename().getValue()) + ":" +
+          Twine(lines[0].getLine()))
+             .str() +
+         callLines(lines, "");
 }
