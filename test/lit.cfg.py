@@ -27,7 +27,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.weft_tools_dir, append_path=True)
 
-tools = ["weft-opt", "weft-interp", "weftc", "weft-calibrate"]
+tools = ["weft-opt", "weft-interp", "weftc", "weft-calibrate", "weft-translate"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="fatal") for t in tools],
     [config.weft_tools_dir])

@@ -6,7 +6,7 @@ For P1 (MLP), P6 (attention) and P9 (transformer block) at programs.md's
 shapes (b=4) and 4x larger (b=16, make_variant.py --batch-scale 4):
 
   1. builds the one-rank executable (`weftc --unsharded`) and the JSON graph
-     of the global program (`weft-opt --weft-export-json`);
+     of the global program (`weft-translate --weft-to-json`);
   2. makes float32 inputs with numpy (seed --seed, normal * 0.1, the
      graph's shapes) and saves them as .npy;
   3. builds a JAX function from the JSON graph with jax.numpy (einsum with
@@ -33,8 +33,8 @@ shapes (b=4) and 4x larger (b=16, make_variant.py --batch-scale 4):
 
 A benchmark, not a test: nothing here passes or fails on timing (only a
 numerical mismatch makes the exit status non-zero). The script never builds
-anything: it uses BUILD/bin/weftc and BUILD/bin/weft-opt as they are (a
-failing weftc/weft-opt call is retried 3 times, 60 s apart, in case the
+anything: it uses BUILD/bin/weftc and BUILD/bin/weft-translate as they are (a
+failing weftc/weft-translate call is retried 3 times, 60 s apart, in case the
 build is being relinked).
 
 Run it with a Python that has jax and numpy (e.g. a venv:
@@ -84,7 +84,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.environ.get("WEFT_BUILD_DIR", os.path.join(ROOT, "build")),
-                    help="build directory with bin/weftc and bin/weft-opt (default: build)")
+                    help="build directory with bin/weftc and bin/weft-translate (default: build)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iters", type=int, default=50, help="timed steps / calls per measurement")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps / calls first")
@@ -371,7 +371,7 @@ def main():
         weft_numpy = None
 
     weftc = os.path.join(a.build, "bin", "weftc")
-    weft_opt = os.path.join(a.build, "bin", "weft-opt")
+    weft_translate = os.path.join(a.build, "bin", "weft-translate")
     unpinned = lambda: Affinity(allowed)  # noqa: E731
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -393,12 +393,11 @@ def main():
                 try:
                     with open(base + ".mlir", "w") as f:
                         f.write(make_variant(src, scale))
-                    print(f"== {tag}: weftc --unsharded, weft-opt --weft-export-json", flush=True)
+                    print(f"== {tag}: weftc --unsharded, weft-translate --weft-to-json", flush=True)
                     with unpinned():
                         run_tool([weftc, base + ".mlir", "--unsharded", "-o", base], "weftc")
-                        run_tool([weft_opt, base + ".mlir",
-                                  "--weft-export-json=output=" + base + ".json",
-                                  "-o", os.devnull], "weft-opt")
+                        run_tool([weft_translate, base + ".mlir", "--weft-to-json",
+                                  "-o", base + ".json"], "weft-translate")
                     graph = json.load(open(base + ".json"))
                     if graph.get("format") != "weft-graph" or len(graph["functions"]) != 1:
                         raise Failure(f"{base}.json: expected a weft-graph with one function")

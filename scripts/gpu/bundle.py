@@ -13,7 +13,7 @@ flags of its first line `// weftc: ...` plus --unsharded):
 For each example (default: examples/canonical/*.mlir, examples/ops/*.mlir):
   DIR/programs/NAME.cpp     `weftc --unsharded --emit=cpp`: the one-device
                             program (one GPU runs one rank)
-  DIR/NAME/graph.json       the global graph (weft-export-json), inputs and
+  DIR/NAME/graph.json       the global graph (weft-translate --weft-to-json), inputs and
                             outputs named as the executable names them
 scripts/gpu/check.py makes the inputs and numpy's reference from the graph
 on the GPU machine (test/e2e/Inputs/e2e.py, test/numpy/weft_numpy.py), so

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent numpy evaluator of Weft global-view programs.
 
-It reads the JSON graph that `weft-opt --weft-export-json` writes (the ops of
+It reads the JSON graph that `weft-translate --weft-to-json` writes (the ops of
 the global program: kinds, letter specs, scalars, shapes) and evaluates it
 with numpy's own functions, in float64, from the .npy inputs a compiled
 program read. It shares no code with the C++ compiler, runtime or

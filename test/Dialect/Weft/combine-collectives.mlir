@@ -12,6 +12,9 @@
 // RUN: grep -c "weft.all_reduce" %t.local.mlir | FileCheck %s --check-prefix=BEFORE
 // BEFORE: 6
 // RUN: weft-opt %t.local.mlir --weft-combine-collectives -o %t.combined.mlir
+// -debug-only=weft-combine-collectives traces its decisions (docs/design.md, "Tracing").
+// RUN: weft-opt %t.local.mlir --weft-combine-collectives -debug-only=weft-combine-collectives -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// TRACE: [weft-combine-collectives] combined {{[0-9]+}} all-reduces:
 // RUN: FileCheck %s < %t.combined.mlir
 // CHECK: weft.all_reduce max
 // CHECK: %[[SCALAR:.*]] = weft.map scale "->a" ({{.*}}) {scalar = 1.000000e+00 : f64} : (tensor<f32>) -> tensor<1xf32>

@@ -4,6 +4,9 @@
 // the unfused oracle), and fusion changes no collective.
 // RUN: weft-opt %s --weft-propagate --weft-partition -o %t.local.mlir
 // RUN: weft-opt %t.local.mlir --weft-fuse-elementwise -o %t.fused.mlir
+// -debug-only=weft-fuse-elementwise traces its decisions (docs/design.md, "Tracing").
+// RUN: weft-opt %t.local.mlir --weft-fuse-elementwise -debug-only=weft-fuse-elementwise -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// TRACE: [weft-fuse-elementwise] {{[0-9]+}} maps -> weft.fused_map "{{.*}}" at loc(
 // RUN: FileCheck %s < %t.fused.mlir
 // RUN: weft-interp %s --func=block --compare %t.fused.mlir --local-func=block | FileCheck %s --check-prefix=CMP
 // CMP: compare: 4 of 4 result(s) match

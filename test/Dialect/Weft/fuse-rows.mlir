@@ -6,6 +6,9 @@
 // and fusion changes no collective.
 // RUN: weft-opt %s --weft-propagate --weft-partition -o %t.local.mlir
 // RUN: weft-opt %t.local.mlir --weft-fuse-rows -o %t.fused.mlir
+// -debug-only=weft-fuse-rows traces its decisions (docs/design.md, "Tracing").
+// RUN: weft-opt %t.local.mlir --weft-fuse-rows -debug-only=weft-fuse-rows -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// TRACE: [weft-fuse-rows] {{[0-9]+}} ops -> weft.fused_rows "{{.*}}" rows "{{.*}}" at loc(
 // RUN: FileCheck %s < %t.fused.mlir
 // RUN: weft-interp %s --func=softmax --compare %t.fused.mlir --local-func=softmax | FileCheck %s --check-prefix=CMP
 // RUN: weft-interp %s --func=rmsnorm --compare %t.fused.mlir --local-func=rmsnorm | FileCheck %s --check-prefix=CMP

@@ -6,6 +6,9 @@
 // zero pads: no fill. The embed's d letter is not split: its class is not
 // padded.
 // RUN: weft-opt %s --pass-pipeline='builtin.module(func.func(weft-propagate,weft-pad-uneven))' | FileCheck %s
+// -debug-only=weft-pad-uneven traces its decisions.
+// RUN: weft-opt %s --pass-pipeline='builtin.module(func.func(weft-propagate,weft-pad-uneven))' -debug-only=weft-pad-uneven -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// TRACE: [weft-pad-uneven] fill the padding of {{.*}} with {{.*}} before weft.{{[a-z_]+}} at loc(
 // The partitioned program equals the unpadded global one on 8 ranks.
 // RUN: weft-opt %s --pass-pipeline='builtin.module(func.func(weft-propagate,weft-pad-uneven,weft-partition))' -o %t.local.mlir
 // RUN: weft-interp %s --func f --compare %t.local.mlir --local-func f | FileCheck %s --check-prefix=CMP

@@ -13,6 +13,9 @@
 // RUN: weft-opt %s --weft-autodiff --weft-optimizer="kind=sgd" -o %t.train.mlir
 // RUN: weft-opt %t.train.mlir --weft-propagate --weft-partition -o %t.local.mlir
 // RUN: weft-opt %t.local.mlir --weft-remat-gathers -o %t.remat.mlir
+// -debug-only=weft-remat-gathers traces its decisions (docs/design.md, "Tracing").
+// RUN: weft-opt %t.local.mlir --weft-remat-gathers -debug-only=weft-remat-gathers -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// TRACE: [weft-remat-gathers] rematerialized: gathered again for a use
 // RUN: FileCheck %s < %t.remat.mlir
 // RUN: weft-opt %t.remat.mlir --weft-remat-gathers | diff - %t.remat.mlir
 // RUN: weft-opt %t.remat.mlir --weft-schedule-collectives -o %t.sched.mlir

@@ -4,7 +4,7 @@ build and against the independent numpy evaluation (test/numpy).
 
   e2e.py EXAMPLE.mlir --bin BUILD/bin --work DIR --np N:AXIS=SIZE[,...] ...
 
-1. `weft-opt --weft-export-json` of the source as written (the graph numpy
+1. `weft-translate --weft-to-json` of the source as written (the graph numpy
    evaluates) and of `weftc --emit=global` (the same graph after
    propagation, with the input/output names weftc gives the executable);
    the two must describe the same ops, shapes and dtypes.
@@ -61,10 +61,13 @@ def run(cmd, what, log):
 def export(bin_dir, src, out, log):
     # Layer calls are flattened first (weft-inline-calls, as weftc does;
     # test/weftc/calls.test checks it against a program flattened by hand),
-    # so numpy evaluates one flat graph.
+    # so numpy evaluates one flat graph; weft-translate --weft-to-json writes
+    # it.
+    flat = out + ".flat.mlir"
     run([os.path.join(bin_dir, "weft-opt"), src, "--weft-inline-calls",
-         "--weft-export-json=output=" + out, "-o", os.devnull],
-        "weft-opt --weft-export-json", log)
+         "-o", flat], "weft-opt --weft-inline-calls", log)
+    run([os.path.join(bin_dir, "weft-translate"), flat, "--weft-to-json",
+         "-o", out], "weft-translate --weft-to-json", log)
     return weft_numpy.load_graph(out)
 
 

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
@@ -42,6 +43,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTCOMBINECOLLECTIVES
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-combine-collectives"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -117,6 +120,8 @@ Operation *combine(Group &g) {
   if (bytesPerDevice)
     combined->setAttr(kBytesPerDeviceAttr, b.getI64IntegerAttr(bytesPerDevice));
   combined->setAttr(kReasonAttr, b.getStringAttr(reason));
+  WEFT_DEBUG(llvm::dbgs() << "[weft-combine-collectives] " << reason << " -> "
+                          << total << " elements at " << loc << "\n");
   int64_t offset = 0;
   Operation *lastCreated = combined;
   for (auto [m, flat] : llvm::zip(g.members, flats)) {

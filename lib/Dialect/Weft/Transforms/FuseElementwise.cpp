@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FusedSteps.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
@@ -27,6 +28,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTFUSEELEMENTWISE
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-fuse-elementwise"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -204,6 +207,9 @@ struct FuseElementwisePass
       auto fused = FusedMapOp::create(
           b, root.getLoc(), root.getType(), b.getStringAttr(spec), operands,
           b.getStringAttr(printFusedSteps(g.steps, operands.size())));
+      WEFT_DEBUG(llvm::dbgs() << "[weft-fuse-elementwise] " << g.members.size()
+                              << " maps -> weft.fused_map \"" << spec
+                              << "\" at " << root.getLoc() << "\n");
       root.getResult().replaceAllUsesWith(fused.getResult());
       // Every member's users are members: drop their uses, then erase.
       for (MapOp m : g.members) {

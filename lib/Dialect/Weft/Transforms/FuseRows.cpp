@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FusedSteps.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
@@ -40,6 +41,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTFUSEROWS
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-fuse-rows"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -361,6 +364,10 @@ struct FuseRowsPass
           b, g.output->getLoc(), g.output->getResult(0).getType(),
           b.getStringAttr(spec), b.getStringAttr(rows), operands,
           b.getStringAttr(printFusedSteps(g.steps, operands.size())));
+      WEFT_DEBUG(llvm::dbgs() << "[weft-fuse-rows] " << g.members.size()
+                              << " ops -> weft.fused_rows \"" << spec
+                              << "\" rows \"" << rows << "\" at "
+                              << g.output->getLoc() << "\n");
       g.output->getResult(0).replaceAllUsesWith(fused.getResult());
       // Every member's users are members: drop their uses, then erase.
       for (Operation *m : g.members) {

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
@@ -47,6 +48,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTPADUNEVEN
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-pad-uneven"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -331,6 +334,10 @@ Value Padder::insertFill(Value v, ArrayRef<int64_t> valid, double fill,
   auto type = cast<RankedTensorType>(v.getType());
   Operation *op =
       buildPadFill(builder, v.getLoc(), v, valid, fill).getDefiningOp();
+  WEFT_DEBUG(llvm::dbgs() << "[weft-pad-uneven] fill the padding of " << v
+                          << " with " << fill << " before "
+                          << before->getName() << " at " << before->getLoc()
+                          << "\n");
   // Partitioned like its input: each placeholder letter keeps its axes.
   if (ShardingAttr s = getSharding(type)) {
     std::optional<ShardingRule> rule = ShardingRule::get(op);

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -42,6 +43,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTREMATGATHERS
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-remat-gathers"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -111,6 +114,8 @@ struct RematGathersPass
           if (auto reason = g->getAttrOfType<StringAttr>(kReasonAttr))
             why += "; first gathered for " + reason.getValue().str();
           current->setAttr(kReasonAttr, b.getStringAttr(why));
+          WEFT_DEBUG(llvm::dbgs() << "[weft-remat-gathers] " << why << " at "
+                                  << user->getLoc() << "\n");
         }
         if (current != g)
           operand->set(current->getResult(0));

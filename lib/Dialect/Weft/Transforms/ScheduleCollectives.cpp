@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
@@ -44,6 +45,8 @@ namespace mlir::weft {
 #define GEN_PASS_DEF_WEFTSCHEDULECOLLECTIVES
 #include "weft/Dialect/Weft/Transforms/Passes.h.inc"
 } // namespace mlir::weft
+
+#define DEBUG_TYPE "weft-schedule-collectives"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -170,6 +173,9 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
                  IntegerAttr::get(IntegerType::get(c->getContext(), 64),
                                   overlap));
     } else { // Nothing left to overlap: synchronous again.
+      WEFT_DEBUG(llvm::dbgs() << "[weft-schedule-collectives] " << c->getName()
+                              << " at " << c->getLoc()
+                              << ": nothing left to overlap, synchronous\n");
       wait->getResult(0).replaceAllUsesWith(c->getResult(0));
       wait->erase();
       c->removeAttr(kAsyncAttr);
@@ -299,6 +305,9 @@ struct ScheduleCollectivesPass
         gatherFloor = wait.getDefiningOp();
       c->getResult(0).replaceAllUsesExcept(wait, wait.getDefiningOp());
       c->setAttr(kAsyncAttr, b.getI64IntegerAttr(overlap));
+      WEFT_DEBUG(llvm::dbgs() << "[weft-schedule-collectives] " << c->getName()
+                              << " at " << c->getLoc() << " starts "
+                              << overlap << " compute op(s) before its wait\n");
     }
     boundScatters(body, scatters, sunk);
   }

@@ -290,7 +290,7 @@ def Weft_PadOpInterface : OpInterface<"PadOpInterface"> {
 def Weft_JsonExportOpInterface : OpInterface<"JsonExportOpInterface"> {
   let cppNamespace = "::mlir::weft";
   let description = [{
-    A global-view op that --weft-export-json writes for the numpy
+    A global-view op that weft-translate --weft-to-json writes for the numpy
     evaluator (test/numpy). The export is generic: `kind` is the op's
     name without the dialect, and every inherent attribute is one JSON
     field of its own name (strings, integers, floats with non-finite ones

@@ -511,40 +511,4 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
   ];
 }
 
-def WeftExportJson : Pass<"weft-export-json", "::mlir::ModuleOp"> {
-  let summary = "Write the global-view graph of every function as JSON";
-  let description = [{
-    Writes, for every function of a global-view program, its inputs (name,
-    shape, dtype), its ops in program order (kind, spec, map or reduction
-    kind, scalar, operand value ids, result id, shape, dtype) and its
-    outputs. It is what the independent numpy evaluator of the end-to-end
-    tests runs (test/numpy/weft_numpy.py, docs/testing.md). Names are the
-    `weft.name` argument and result attributes weftc sets, else `arg<i>` and
-    `result<i>`, the names compiled programs use. Shardings are included as
-    strings, for reading only; the semantics do not depend on them. The IR
-    is unchanged. Local-view ops (collectives, `embed ... vocab on`) and
-    `weft.global_type` functions are errors.
-
-    ```
-    weft-opt --weft-export-json=output=p1.json examples/canonical/p1.mlir -o /dev/null
-    ```
-
-    ```json
-    {"format": "weft-graph", "version": 1,
-     "meshes": [{"name": "mesh", "axes": [{"name": "model", "size": 4} ]} ],
-     "functions": [{"name": "mlp",
-       "inputs": [{"id": 0, "name": "arg0", "ssa": "%arg0", "shape": [4, 64, 256],
-                   "dtype": "f32", "sharding": "#weft.sharding<@mesh, [{}, {}, {} ]>"}, ...],
-       "ops": [{"kind": "einsum", "spec": "btd,df->btf", "operands": [0, 1],
-                "result": 3, "ssa": "%0", "shape": [4, 64, 1024], "dtype": "f32"},
-               {"kind": "map", "map": "relu", "spec": "btf->btf", ...}, ...],
-       "outputs": [{"id": 5, "name": "result0", "shape": [4, 64, 256], ...} ]} ]}
-    ```
-  }];
-  let options = [
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "Where to write the JSON ('-' for standard output)">
-  ];
-}
-
 #endif // WEFT_DIALECT_WEFT_TRANSFORMS_PASSES_TD

@@ -1,19 +1,18 @@
-// --weft-export-json writes the global-view graph: inputs (weft.name, else
-// arg<i>), ops in program order with their ids, outputs (weft.name, else
-// result<i>). Compact one-line JSON is checked through python's json.
-// RUN: weft-opt %s --weft-export-json=output=%t.json -o %t.mlir
+// weft-translate --weft-to-json writes the global-view graph: inputs
+// (weft.name, else arg<i>), ops in program order with their ids, outputs
+// (weft.name, else result<i>). Compact one-line JSON is checked through
+// python's json.
+// RUN: weft-translate %s --weft-to-json -o %t.json
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); [print(json.dumps(x, sort_keys=True)) for f in d['functions'] for x in f['inputs'] + f['ops'] + f['outputs']]; print(json.dumps(d['meshes'])); print(d['format'], d['version'])" %t.json | FileCheck %s
-// The IR is unchanged.
-// RUN: weft-opt %s --weft-export-json=output=%t.json | FileCheck %s --check-prefix=IR
-// Without output=, the JSON goes to stdout.
-// RUN: weft-opt %s --weft-export-json -o /dev/null | FileCheck %s --check-prefix=STDOUT
+// Without -o, the JSON goes to stdout.
+// RUN: weft-translate %s --weft-to-json | FileCheck %s --check-prefix=STDOUT
 
 weft.mesh @mesh ["data" = 2, "model" = 4]
 
 // CHECK: {"dtype": "i32", "id": 0, "name": "ids", "shape": [8, 4], "sharding": "#weft.sharding<@mesh, [{\"data\"}, {}]>", "ssa": "%arg0"}
 // CHECK-NEXT: {"dtype": "f32", "id": 1, "name": "arg1", "shape": [16, 8], "sharding": "#weft.sharding<@mesh, [{\"model\"}, {}]>", "ssa": "%arg1"}
 // CHECK-NEXT: {"dtype": "f32", "id": 2, "name": "arg2", "shape": [8], "ssa": "%arg2"}
-// CHECK-NEXT: {"dtype": "f32", "kind": "embed", "loc": "{{.*}}export-json.mlir:{{[0-9]+}}:8", "operands": [0, 1], "result": 3, "shape": [8, 4, 8], "spec": "bt,vd->btd", "ssa": "%0"}
+// CHECK-NEXT: {"dtype": "f32", "kind": "embed", "loc": "{{.*}}to-json.mlir:{{[0-9]+}}:8", "operands": [0, 1], "result": 3, "shape": [8, 4, 8], "spec": "bt,vd->btd", "ssa": "%0"}
 // CHECK-NEXT: {"dtype": "f32", "kind": "map", "loc": "{{.*}}", "map": "add", "operands": [3, 2], "result": 4, "shape": [8, 4, 8], "spec": "btd,d->btd", "ssa": "%1"}
 // CHECK-NEXT: {"dtype": "f32", "kind": "map", "loc": "{{.*}}", "map": "scale", "operands": [4], "result": 5, "scalar": 0.125, "shape": [8, 4, 8], "spec": "btd->btd", "ssa": "%2"}
 // CHECK-NEXT: {"dtype": "f32", "kind": "shard", "loc": "{{.*}}", "operands": [5], "result": 6, "shape": [8, 4, 8], "sharding": "#weft.sharding<@mesh, [{}, {}, {\"model\"}]>", "ssa": "%3"}
@@ -26,7 +25,6 @@ weft.mesh @mesh ["data" = 2, "model" = 4]
 // CHECK-NEXT: {"dtype": "f64", "id": 1, "name": "result0", "shape": [4]}
 // CHECK-NEXT: [{"axes": [{"name": "data", "size": 2}, {"name": "model", "size": 4}], "name": "mesh"}, {"axes": [{"name": "x", "size": 2}], "name": "m2"}]
 // CHECK-NEXT: weft-graph 1
-// IR: weft.embed "bt,vd->btd"
 // STDOUT: "format": "weft-graph"
 
 func.func @graph(%ids: tensor<8x4xi32, #weft.sharding<@mesh, [{"data"}, {}]>> {weft.name = "ids"},
