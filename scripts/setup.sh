@@ -11,6 +11,7 @@ pkgs=(
   libgtest-dev                                              # runtime unit tests
   python3 python3-numpy                                     # numpy reference in tests
   python3-pytest                                            # python/tests (the Python front end)
+  clang-format-22                                           # scripts/format.sh --check (a test)
 )
 
 installed() {
