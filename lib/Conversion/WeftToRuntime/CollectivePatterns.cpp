@@ -102,9 +102,12 @@ void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
 
 void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
+  // The start may be in another function (weft-outline-layers): its
+  // result tensor, the handle, is an argument there.
   Operation *c = op.getInput().getDefiningOp();
   call.value(adaptor.getInput());
-  call.label("wait " + c->getName().stripDialect().str());
+  call.label(c ? "wait " + c->getName().stripDialect().str()
+               : std::string("wait"));
   call.replaceOp("weft::rt::gen::wait");
 }
 
