@@ -102,12 +102,9 @@ void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
 
 void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
-  // The start may be in another function (weft-outline-layers): its
-  // result tensor, the handle, is an argument there.
   Operation *c = op.getInput().getDefiningOp();
   call.value(adaptor.getInput());
-  call.label(c ? "wait " + c->getName().stripDialect().str()
-               : std::string("wait"));
+  call.label("wait " + c->getName().stripDialect().str());
   call.replaceOp("weft::rt::gen::wait");
 }
 

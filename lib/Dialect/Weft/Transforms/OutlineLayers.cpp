@@ -14,6 +14,9 @@
 //      operand as "external value k" (first-use order, with its type) or
 //      "result j of the run's op i". Runs with the same form compute the
 //      same function of their external values.
+//      An asynchronous collective's start and wait stay in one function
+//      (the verifier's rule): one whose partner is outside its run is left
+//      in the caller, the run cut there.
 //   3. Each form shared by two or more runs becomes a private function of
 //      the external values returning the union over its runs of the values
 //      used after the run; each run becomes a func.call at the call's
@@ -22,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -138,6 +142,51 @@ SmallVector<Run> findRuns(Block &body) {
   return runs;
 }
 
+/// Whether `op` is half of an asynchronous collective whose other half is
+/// not in `inRun`: a start (weft.async) whose wait is outside, or a wait
+/// whose start is. The verifier wants a start's one use to be its wait in
+/// the same function, so such an op stays in the caller.
+bool pairedOutside(Operation *op,
+                   const llvm::SmallPtrSetImpl<Operation *> &inRun) {
+  if (op->hasAttr(kAsyncAttr))
+    return llvm::any_of(op->getUsers(),
+                        [&](Operation *u) { return !inRun.contains(u); });
+  if (op->hasTrait<CompletesCollective>())
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      return !v.getDefiningOp() || !inRun.contains(v.getDefiningOp());
+    });
+  return false;
+}
+
+/// `runs` with every op paired outside its run taken out, the run cut
+/// there (pieces of one op dropped), until no run has one.
+SmallVector<Run> cutAtAsyncPairs(SmallVector<Run> runs) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<Run> out;
+    for (Run &run : runs) {
+      llvm::SmallPtrSet<Operation *, 32> inRun(run.ops.begin(), run.ops.end());
+      Run piece{{}, run.call, {}};
+      auto close = [&] {
+        if (piece.ops.size() >= 2)
+          out.push_back(piece);
+        piece.ops.clear();
+      };
+      for (Operation *op : run.ops) {
+        if (pairedOutside(op, inRun)) {
+          changed = true;
+          close();
+          continue;
+        }
+        piece.ops.push_back(op);
+      }
+      close();
+    }
+    runs = std::move(out);
+  }
+  return runs;
+}
+
 struct WeftOutlineLayers
     : public weft::impl::WeftOutlineLayersBase<WeftOutlineLayers> {
   void runOnOperation() override {
@@ -157,7 +206,7 @@ struct WeftOutlineLayers
   SmallVector<Operation *> dead;
 
   void outline(func::FuncOp entry, SymbolTable &symbols, unsigned &next) {
-    SmallVector<Run> runs = findRuns(entry.getBody().front());
+    SmallVector<Run> runs = cutAtAsyncPairs(findRuns(entry.getBody().front()));
     // Classes of equal forms, in the order of their first run.
     std::map<std::vector<const void *>, unsigned> classOf;
     SmallVector<SmallVector<unsigned>> classes;

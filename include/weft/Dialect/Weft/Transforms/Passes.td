@@ -142,8 +142,9 @@ def WeftOutlineLayers : Pass<"weft-outline-layers", "::mlir::ModuleOp"> {
     taking the external values and returning every value of the run used
     after it by any member, and each run a `func.call` of it at the call's
     location. Inside the function, ops keep the layer's own lines.
-    Asynchronous collectives may start in one run and be waited for in
-    another: the handle is the result tensor, passed across like any value.
+    An asynchronous collective's start and its wait stay in one function:
+    one whose partner lies outside its run stays in the caller, and the run
+    is cut there.
   }];
 }
 
