@@ -54,11 +54,16 @@ namespace {
 
 /// The call `loc` was inlined through (the caller of its outermost
 /// call-site location, seen through a name) and the location inside the
-/// callee; no call: a null caller.
+/// callee; no call: a null caller. An optimizer update's name location
+/// (kUpdateLocPrefix) is its own caller.
 std::pair<LocationAttr, Location> splitCallSite(Location loc) {
   if (auto site = dyn_cast<CallSiteLoc>(loc))
     return {site.getCaller(), site.getCallee()};
   if (auto name = dyn_cast<NameLoc>(loc)) {
+    // One parameter's optimizer update (--weft-optimizer) is a group as a
+    // call is.
+    if (name.getName().getValue().starts_with(kUpdateLocPrefix))
+      return {name, name.getChildLoc()};
     auto [caller, callee] = splitCallSite(name.getChildLoc());
     if (caller)
       return {caller, NameLoc::get(name.getName(), callee)};
