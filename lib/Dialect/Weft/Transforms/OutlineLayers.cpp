@@ -71,6 +71,12 @@ std::pair<LocationAttr, Location> splitCallSite(Location loc) {
   return {LocationAttr(), loc};
 }
 
+/// Whether a run's group is an optimizer update (not a call).
+bool isUpdate(LocationAttr group) {
+  auto name = dyn_cast_or_null<NameLoc>(group);
+  return name && name.getName().getValue().starts_with(kUpdateLocPrefix);
+}
+
 /// One run: contiguous ops from one call.
 struct Run {
   SmallVector<Operation *> ops;
@@ -212,6 +218,10 @@ struct WeftOutlineLayers
 
   void outline(func::FuncOp entry, SymbolTable &symbols, unsigned &next) {
     SmallVector<Run> runs = cutAtAsyncPairs(findRuns(entry.getBody().front()));
+    // A program written without layer calls keeps its flat lowering, its
+    // optimizer updates included (docs/calls.md).
+    if (llvm::all_of(runs, [](const Run &r) { return isUpdate(r.call); }))
+      return;
     // Classes of equal forms, in the order of their first run.
     std::map<std::vector<const void *>, unsigned> classOf;
     SmallVector<SmallVector<unsigned>> classes;
@@ -273,8 +283,9 @@ struct WeftOutlineLayers
       resultTypes.push_back(first.ops[i]->getResult(j).getType());
     OpBuilder b(entry);
     std::string name;
+    StringRef prefix = isUpdate(first.call) ? "update_" : "layer_";
     do
-      name = "layer_" + std::to_string(next++);
+      name = (prefix + Twine(next++)).str();
     while (symbols.lookup(name));
     Location fnLoc = splitCallSite(first.ops.front()->getLoc()).second;
     auto fn = func::FuncOp::create(b, fnLoc, name,
