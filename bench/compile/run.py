@@ -46,7 +46,9 @@ def weftc_stages(weftc, program, workdir, flags=(), no_cxx=False):
         sys.exit(f"weftc failed on {program}:\n{run.stderr[-2000:]}")
     times = {}
     for line in run.stderr.splitlines():
-        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        # "wall (p%) name", or "user (p%) wall (q%) name" when MLIR's
+        # multithreading adds a user-time column: the wall time is the last.
+        m = re.match(r"\s*(?:[0-9.]+ \(\s*[0-9.]+%\)\s+)?([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
         if m:
             times.setdefault(m.group(2).strip("'"), 0.0)
             times[m.group(2).strip("'")] += float(m.group(1))
