@@ -6,20 +6,51 @@ The layer is T2's layer 0, copied L times with its values and weights renamed
 L = 2 the program is T2's op for op. The program is flat (one function): the
 compile-time baseline for layer functions (issue 31).
 
-Usage: gen_lm.py L OUT.mlir
+With --calls, the same model written with its layer as a function
+(examples/training/t2_lm_layers.mlir) called L times: what weft-outline-layers
+compiles once (docs/calls.md).
+
+Usage: gen_lm.py [--calls] L OUT.mlir
 """
 import pathlib
 import re
 import sys
 
 T2 = pathlib.Path(__file__).resolve().parents[2] / "examples/training/t2_lm.mlir"
+T2_CALLS = T2.with_name("t2_lm_layers.mlir")
 LAYER_WEIGHTS = ["Wq", "Wk", "Wv", "Wo", "W1", "W2"]
 
 
+def calls(layers):
+    """T2 with a layer function, its two calls made L."""
+    lines = T2_CALLS.read_text().splitlines()
+    out = []
+    for l in lines:
+        if re.search(r"%W(q|k|v|o|1|2)_1:", l):
+            for i in range(1, layers):
+                out.append(re.sub(r"_1\b", f"_{i}", l))
+        elif "= func.call @layer(%v3," in l:
+            out.append(l)
+        elif "= func.call @layer(%x1," in l:
+            for i in range(1, layers):
+                c = l.replace("%x2 =", f"%x{i + 1} =").replace("(%x1,", f"(%x{i},")
+                out.append(re.sub(r"%(W\w)_1\b", lambda m: f"%{m.group(1)}_{i}", c))
+        else:
+            out.append(re.sub(r"%x2\b", f"%x{layers}", l) if layers != 2 else l)
+    return out
+
+
 def main():
-    layers, out = int(sys.argv[1]), pathlib.Path(sys.argv[2])
-    if layers < 1:
-        sys.exit("gen_lm.py: L must be at least 1")
+    args = sys.argv[1:]
+    with_calls = bool(args) and args[0] == "--calls"
+    if with_calls:
+        args = args[1:]
+    layers, out = int(args[0]), pathlib.Path(args[1])
+    if layers < 1 or (with_calls and layers < 2):
+        sys.exit("gen_lm.py: L must be at least 1 (2 with --calls)")
+    if with_calls:
+        out.write_text("\n".join(calls(layers)) + "\n")
+        return
     lines = T2.read_text().splitlines()
     body_start = next(i for i, l in enumerate(lines) if l.startswith("func.func"))
     layer0 = next(i for i, l in enumerate(lines) if l.strip().startswith("// Layer 0: attention"))

@@ -11,7 +11,15 @@ WeftPadUneven + WeftPartition; other passes = every other pass; lowering =
 WeftLowerToRuntime + translate to C++; C++ = the C++ compile and link.
 A benchmark, not a test: nothing passes or fails on time.
 
+With --calls the model is written with a layer function called L times
+(gen_lm.py --calls; weft-outline-layers outlines the equal calls, docs/calls.md);
+--weftc-flag FLAG (repeatable) passes FLAG to weftc, e.g.
+--weftc-flag=--outline-layers=false for the flat lowering of the same program.
+--no-cxx stops at the generated C++ (--emit=cpp): bytes and the passes'
+times without the C++ compile.
+
 usage: bench/compile/run.py [--layers 2,4,8] [--bin build/bin] [--python PY]
+                            [--calls] [--weftc-flag FLAG] [--no-cxx]
 """
 import argparse
 import os
@@ -26,18 +34,21 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
-def weftc_stages(weftc, program, workdir):
+def weftc_stages(weftc, program, workdir, flags=(), no_cxx=False):
     cpp = workdir / "step.cpp"
+    out = (["--emit=cpp", "-o", str(cpp)] if no_cxx else
+           ["-o", str(workdir / "step"), "--save-cpp", str(cpp)])
     start = time.perf_counter()
-    run = subprocess.run([weftc, "--train=adamw", "--lr", "3e-3", "-v", str(program),
-                          "-o", str(workdir / "step"), "--save-cpp", str(cpp)],
-                         capture_output=True, text=True)
+    run = subprocess.run([weftc, "--train=adamw", "--lr", "3e-3", "-v", str(program)] +
+                         list(flags) + out, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if run.returncode != 0:
         sys.exit(f"weftc failed on {program}:\n{run.stderr[-2000:]}")
     times = {}
     for line in run.stderr.splitlines():
-        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        # "wall (p%) name", or "user (p%) wall (q%) name" when MLIR's
+        # multithreading adds a user-time column: the wall time is the last.
+        m = re.match(r"\s*(?:[0-9.]+ \(\s*[0-9.]+%\)\s+)?([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
         if m:
             times.setdefault(m.group(2).strip("'"), 0.0)
             times[m.group(2).strip("'")] += float(m.group(1))
@@ -72,12 +83,17 @@ def main():
     ap.add_argument("--layers", default="2,4,8")
     ap.add_argument("--bin", default=str(ROOT / "build/bin"))
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--weftc-flag", action="append", default=[])
+    ap.add_argument("--no-cxx", action="store_true")
     args = ap.parse_args()
     weftc = os.path.join(args.bin, "weftc")
     layers = [int(x) for x in args.layers.split(",")]
     cols = ["propagation", "partition", "other passes", "lowering", "C++", "total"]
     print(f"weftc: {weftc}; model: T2 (d=128, f=512, V=512, t=64, b=8) at L layers, "
-          "data=2 x model=2, --train=adamw; seconds")
+          "data=2 x model=2, --train=adamw; seconds" +
+          ("; layer function called L times" if args.calls else "") +
+          "".join(" " + f for f in args.weftc_flag))
     print("| L | " + " | ".join(cols) + " | C++ bytes | JAX compile |")
     print("|---" * (len(cols) + 3) + "|")
     jax_note = None
@@ -85,8 +101,10 @@ def main():
         tmp = pathlib.Path(tmp)
         for n in layers:
             program = tmp / f"lm{n}.mlir"
-            subprocess.run([sys.executable, str(HERE / "gen_lm.py"), str(n), str(program)], check=True)
-            stages, size = weftc_stages(weftc, program, tmp)
+            subprocess.run([sys.executable, str(HERE / "gen_lm.py")] +
+                           (["--calls"] if args.calls else []) + [str(n), str(program)],
+                           check=True)
+            stages, size = weftc_stages(weftc, program, tmp, args.weftc_flag, args.no_cxx)
             jax_s = "skipped"
             if jax_note is None:
                 secs, err = jax_seconds(args.python, n)

@@ -104,6 +104,12 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
   if (o.stopAfter == PipelineStop::Local)
     return;
 
+  // Layers outlined again (docs/calls.md): the lowering and the C++ compile
+  // see each distinct layer body once. After the comm report, which counts
+  // every call's collectives; before the fusion, whose fused ops keep no
+  // call site.
+  if (o.outlineLayers)
+    pm.addPass(createWeftOutlineLayers());
   // Fusion and the lowering.
   if (o.fuse) {
     pm.addNestedPass<func::FuncOp>(createWeftFuseRows());

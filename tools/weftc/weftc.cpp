@@ -174,6 +174,14 @@ static cl::opt<bool> fuse(
              "bit-identical. --fuse=false runs every map and reduction alone"),
     cl::init(true), cl::cat(weftcCat));
 
+static cl::opt<bool> outlineLayers(
+    "outline-layers",
+    cl::desc("Compile each layer function's equal copies once: the local "
+             "program's runs of ops from equal layer calls become one "
+             "function each (--weft-outline-layers, docs/calls.md). "
+             "--outline-layers=false lowers the flat program"),
+    cl::init(true), cl::cat(weftcCat));
+
 // Training (docs/training.md): --grad appends the gradients of the
 // weft.param arguments (--weft-autodiff); --train also builds the optimizer
 // step (--weft-optimizer), whose harness runs --steps N.
@@ -425,6 +433,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
         emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
   }
   o.fuse = fuse;
+  o.outlineLayers = outlineLayers;
 }
 
 /// weftc's checks of option values, before any input is read.

@@ -174,6 +174,12 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("Run weft-fuse-rows and weft-fuse-elementwise before "
                      "the lowering"),
       llvm::cl::init(true)};
+  Option<bool> outlineLayers{
+      *this, "outline-layers",
+      llvm::cl::desc("Run weft-outline-layers before the fusion: equal "
+                     "copies of a layer call become one function "
+                     "(docs/calls.md)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the compile pipeline to `pm` (anchored on builtin.module), in the

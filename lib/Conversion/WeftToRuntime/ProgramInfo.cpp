@@ -9,7 +9,9 @@
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/IdBound.h"
 
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cctype>
@@ -266,11 +268,46 @@ LogicalResult ProgramInfo::readTrainingRoles() {
 }
 
 LogicalResult ProgramInfo::checkBody() {
-  Block &body = func_.getBody().front();
-  // Every op but the return is one a pattern lowers to one call.
+  // The entry's ops are numbered first, then each callee's.
   int index = 0;
+  if (failed(checkBlock(func_.getBody().front(), index)))
+    return failure();
+  // The functions the entry calls (weft-outline-layers): one block each,
+  // no call inside.
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  WalkResult walk = func_.walk([&](func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock()) {
+      call.emitError("cannot lower a call of @")
+          << call.getCallee() << ": no function of one block has that name";
+      return WalkResult::interrupt();
+    }
+    if (!seen.insert(callee).second)
+      return WalkResult::advance();
+    if (!callee.getBody().getOps<func::CallOp>().empty()) {
+      callee.emitError("cannot lower @")
+          << callee.getSymName()
+          << ": it calls a function (only the entry's calls are lowered)";
+      return WalkResult::interrupt();
+    }
+    if (failed(checkBlock(callee.getBody().front(), index)))
+      return WalkResult::interrupt();
+    callees_.push_back(callee);
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+std::string ProgramInfo::calleeName(StringRef symbol) {
+  return "weft_call_" + identifier(symbol);
+}
+
+LogicalResult ProgramInfo::checkBlock(Block &body, int &index) {
+  // Every op but the return is one a pattern lowers to one call, or a call
+  // of a function (the entry's, lowered to a call of its C++ function).
   for (Operation &op : body) {
-    if (isa<func::ReturnOp>(op))
+    if (isa<func::ReturnOp, func::CallOp>(op))
       continue;
     if (op.getNumResults() != 1)
       return op.emitError("cannot lower '")

@@ -88,6 +88,13 @@ public:
     return firstOperandDies_.contains(op);
   }
 
+  /// The functions the entry calls (weft-outline-layers), each once, in
+  /// the order of their first call; checked as the entry's body is, their
+  /// ops numbered after the entry's.
+  ArrayRef<func::FuncOp> getCallees() const { return callees_; }
+  /// The C++ function a callee becomes: `weft_call_<symbol>`.
+  static std::string calleeName(StringRef symbol);
+
   /// The mesh axis indices of `axes`, in order. Emits an error on `op` and
   /// fails when one is not an axis of the mesh.
   FailureOr<std::vector<int>> axisIndices(Operation *op, ArrayAttr axes) const;
@@ -103,6 +110,9 @@ private:
   /// updated input has its output's global type and layout.
   LogicalResult readTrainingRoles();
   LogicalResult checkBody();
+  /// Checks one function's body and numbers its ops from `index` on;
+  /// records which ops see their first operand die.
+  LogicalResult checkBlock(Block &body, int &index);
 
   func::FuncOp func_;
   MeshDesc mesh_;
@@ -113,6 +123,7 @@ private:
   int microBatches_ = 1;
   DenseMap<Operation *, int> opIndex_;
   DenseSet<Operation *> firstOperandDies_;
+  SmallVector<func::FuncOp> callees_;
 };
 
 } // namespace mlir::weft::lowering

@@ -104,7 +104,10 @@ emitc::CallOpaqueOp lowering::createCall(OpBuilder &b, Location loc,
 
 Value lowering::getStepContext(Operation *op) {
   auto step = op->getParentOfType<emitc::FuncOp>();
-  if (!step || step.getBody().empty() || step.getNumArguments() != 1)
+  // The step function, or a callee's (its context first, then tensors).
+  if (!step || step.getBody().empty() || step.getNumArguments() < 1 ||
+      step.getArgument(0).getType() !=
+          emitc::OpaqueType::get(op->getContext(), kStepContextType))
     return Value();
   return step.getArgument(0);
 }

@@ -31,6 +31,16 @@ inline constexpr llvm::StringLiteral kReleaseCallee = "weft::rt::gen::release";
 inline constexpr llvm::StringLiteral kMapCallee = "weft::rt::gen::map";
 inline constexpr llvm::StringLiteral kFusedMapCallee = "weft::rt::gen::fusedMap";
 
+//===--- Calls of functions (weft-outline-layers) ---------------------------===//
+
+inline constexpr llvm::StringLiteral kStepContextType =
+    "weft::rt::StepContext&";
+/// What a lowered callee returns, and its helpers (docs/calls.md).
+inline constexpr llvm::StringLiteral kResultsType = "weft::rt::gen::Results";
+inline constexpr llvm::StringLiteral kResultsCallee = "weft::rt::gen::results";
+inline constexpr llvm::StringLiteral kTakeResultCallee =
+    "weft::rt::gen::takeResult";
+
 //===--- Types ------------------------------------------------------------===//
 
 /// `tensor<...>` becomes `!emitc.opaque<"weft::rt::Tensor">`, a reference
@@ -85,8 +95,8 @@ private:
 emitc::CallOpaqueOp createCall(OpBuilder &b, Location loc, StringRef callee,
                                const CallArgs &args, Type resultType = {});
 
-/// The `weft::rt::StepContext&` of the step function that holds `op`
-/// (the signature pattern moved the body there), or null.
+/// The `weft::rt::StepContext&` of the step function or callee function
+/// that holds `op` (the signature pattern moved the body there), or null.
 Value getStepContext(Operation *op);
 
 /// What the op patterns share while the conversion runs: the program, and

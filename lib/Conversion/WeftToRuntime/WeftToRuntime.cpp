@@ -97,15 +97,25 @@ struct WeftLowerToRuntimePass
     ConversionTarget target(*ctx);
     target.addLegalDialect<emitc::EmitCDialect>();
     target.addIllegalDialect<WeftDialect, func::FuncDialect>();
+    SmallVector<std::string> calleeNames;
     ConversionConfig config;
     // One op, one call: nothing is folded away on the way.
     config.foldingMode = DialectConversionFoldingMode::Never;
     {
       DriverEchoFilter filter(ctx);
-      if (failed(applyFullConversion(func.getOperation(), target,
-                                     std::move(patterns), config)))
+      // The functions it calls (weft-outline-layers), then it.
+      SmallVector<Operation *> funcs;
+      for (func::FuncOp callee : info->getCallees()) {
+        funcs.push_back(callee);
+        calleeNames.push_back(ProgramInfo::calleeName(callee.getSymName()));
+      }
+      funcs.push_back(func);
+      if (failed(applyFullConversion(funcs, target, std::move(patterns),
+                                     config)))
         return signalPassFailure();
     }
+    for (const std::string &name : calleeNames)
+      releaseDeadValues(module.lookupSymbol<emitc::FuncOp>(name), types);
     auto step = module.lookupSymbol<emitc::FuncOp>(info->getStepName());
     releaseDeadValues(step, types);
 

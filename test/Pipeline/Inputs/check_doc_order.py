@@ -28,7 +28,7 @@ CONFIGS = [
     "training=sgd unsharded=true comm-report=text",
     "training=grad stop-after=global",
     "input-view=local stop-after=local",
-    "fuse=false schedule=false combine-bytes=0",
+    "fuse=false schedule=false combine-bytes=0 outline-layers=false",
 ]
 
 

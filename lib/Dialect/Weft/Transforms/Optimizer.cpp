@@ -60,6 +60,7 @@ struct OptimizerConfig {
 class UpdateBuilder {
 public:
   UpdateBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  void setLoc(Location l) { loc = l; }
 
   /// kind(x) elementwise, with the scalar of scale / shift.
   Value unary(MapKind kind, Value x, double scalar = 0) {
@@ -272,6 +273,13 @@ LogicalResult TrainStepBuilder::run() {
   Value step = func.getArgument(stepIndex), lr = func.getArgument(lrIndex);
 
   UpdateBuilder u(b, loc);
+  // One parameter's update ops: named so that weft-outline-layers outlines
+  // equal updates into one function (docs/calls.md); lines are the
+  // function's as before.
+  auto updateLoc = [&](unsigned arg) -> Location {
+    return NameLoc::get(
+        b.getStringAttr(kUpdateLocPrefix + std::to_string(arg)), loc);
+  };
   // ZeRO-1: the update runs in the state's layout. The gradient and the
   // parameter are constrained to it (a reduce-scatter of the partial
   // gradient, a free local slice of the parameter); the new parameter's
@@ -312,8 +320,9 @@ LogicalResult TrainStepBuilder::run() {
     for (Param &p : ps) {
       Value param = inStateLayout(p, func.getArgument(p.arg));
       Value m = func.getArgument(p.stateArgs[0]);
-      Value v = func.getArgument(p.stateArgs[1]);
       Value g = inStateLayout(p, p.grad);
+      u.setLoc(updateLoc(p.arg));
+      Value v = func.getArgument(p.stateArgs[1]);
       Value m2 = u.binary(MapKind::Add, u.scale(m, config.beta1),
                           u.scale(g, 1.0 - config.beta1));
       Value v2 = u.binary(MapKind::Add, u.scale(v, config.beta2),
@@ -329,11 +338,13 @@ LogicalResult TrainStepBuilder::run() {
                           : param;
       newValues.append({u.binary(MapKind::Sub, decayed, delta), m2, v2});
       updates.append({p.arg, p.stateArgs[0], p.stateArgs[1]});
+      u.setLoc(loc);
     }
   } else {
     for (Param &p : ps) {
       Value param = inStateLayout(p, func.getArgument(p.arg));
       Value g = inStateLayout(p, p.grad);
+      u.setLoc(updateLoc(p.arg));
       if (config.weightDecay != 0)
         g = u.binary(MapKind::Add, g, u.scale(param, config.weightDecay));
       Value dir = g;
@@ -348,6 +359,7 @@ LogicalResult TrainStepBuilder::run() {
         newValues.push_back(dir);
         updates.push_back(p.stateArgs[0]);
       }
+      u.setLoc(loc);
     }
   }
 

@@ -163,6 +163,18 @@ void output(StepContext &ctx, int index, const Tensor &value);
 /// Drops this reference to the buffer (freed when it was the last).
 void release(Tensor &t);
 
+/// The tensors a function of the step returns (a layer outlined by
+/// weft-outline-layers, docs/calls.md): `results(a, b)` at its return,
+/// `takeResult(r, i)` once per result at its call, which moves the tensor
+/// out so `r` keeps no buffer alive.
+using Results = std::vector<Tensor>;
+template <typename... Ts> Results results(const Ts &...ts) {
+  return Results{ts...};
+}
+inline Tensor takeResult(Results &r, int i) {
+  return std::move(r.at(static_cast<std::size_t>(i)));
+}
+
 Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,
               const char *label);
 Tensor einsum(StepContext &ctx, const EinsumPlan &plan, const Tensor &a,

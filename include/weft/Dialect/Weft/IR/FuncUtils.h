@@ -24,6 +24,10 @@ namespace mlir::weft {
 /// On a collective: started asynchronously, with this many compute ops
 /// before its weft.wait (--weft-schedule-collectives).
 inline constexpr llvm::StringLiteral kAsyncAttr = "weft.async";
+/// The prefix of the name location (`NameLoc`) --weft-optimizer gives one
+/// parameter's update ops, "weft.update <argument #>": weft-outline-layers
+/// outlines equal updates as it does equal layer calls (docs/calls.md).
+inline constexpr llvm::StringLiteral kUpdateLocPrefix = "weft.update ";
 inline constexpr llvm::StringLiteral kGlobalTypeAttr =
     WeftDialect::GlobalTypeAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kNameAttr =

@@ -126,6 +126,28 @@ def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
   }];
 }
 
+def WeftOutlineLayers : Pass<"weft-outline-layers", "::mlir::ModuleOp"> {
+  let summary = "Outline repeated layer calls of the local program into "
+                "one function each";
+  let description = [{
+    The inverse of weft-inline-calls on the local program, so that the
+    lowering and the C++ compile see each layer once (docs/calls.md,
+    "Outlining the local program"). The ops of the entry are grouped into
+    maximal contiguous runs that came from the same call (their
+    `callsite(... at <call>)` location): a layer's forward and its backward
+    are separate runs. Runs that are structurally equal (the same ops,
+    attributes but `weft.reason`, result types, and operands as "external
+    value k" in first-use order or "result j of op i of the run") form a
+    class; each class of two or more runs becomes one private function
+    taking the external values and returning every value of the run used
+    after it by any member, and each run a `func.call` of it at the call's
+    location. Inside the function, ops keep the layer's own lines.
+    An asynchronous collective's start and its wait stay in one function:
+    one whose partner lies outside its run stays in the caller, and the run
+    is cut there.
+  }];
+}
+
 def WeftResizeMesh : Pass<"weft-resize-mesh", "::mlir::ModuleOp"> {
   let summary = "Resize mesh axes (weftc --mesh)";
   let description = [{
