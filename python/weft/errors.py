@@ -37,7 +37,11 @@ def _inside_package(filename):
         path = os.path.abspath(filename)
     except (TypeError, ValueError):
         return False
-    return os.path.dirname(path) == _PACKAGE_DIR
+    # weft.nn's modules are model code: their ops carry their own lines
+    # (modules.py's Attention.forward, ...), which say more than the one
+    # user line `model(tokens)` that all of them would otherwise share.
+    return os.path.dirname(path) == _PACKAGE_DIR and \
+        os.path.basename(path) != "modules.py"
 
 
 def user_location():

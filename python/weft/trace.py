@@ -234,13 +234,23 @@ def _results(out, what):
                     % (what, type(out).__name__))
 
 
-def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
+def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None,
+          params=None):
     """Traces `fn(*tensors)` over `inputs` (a list of `Input`) on `mesh`.
 
     `out_specs`: one spec per result (or one spec for a single result),
     written on the result types; `out_names`: `weft.name` of the results.
-    Returns a `Program`.
+    `params`: a weft.nn Module (or a list of them) whose parameters become
+    `weft.param` arguments after `inputs`, named by their paths
+    (`layers.0.attention.wq.weight`), in `named_parameters()` order, laid
+    out as their plan says (replicated where no plan splits them); `fn`
+    is called with the `inputs` only and reaches the parameters through
+    the modules. Returns a `Program`.
     """
+    param_list = _module_params(params)
+    inputs = list(inputs) + [Input(n, p.shape, p.dtype,
+                                   p.spec if p.spec is not None else (),
+                                   param=True) for n, p in param_list]
     if not isinstance(mesh, Mesh):
         raise WeftError("trace: mesh must be a weft.Mesh, got %r" % (mesh,))
     module = ModuleBuilder(mesh)
@@ -263,9 +273,13 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
         if inp.param:
             attrs.append("weft.param")
         attrs.append('weft.name = "%s"' % inp.name)
-        args.append(builder.add_arg(inp.shape, inp.dtype, sharding, inp.name,
+        args.append(builder.add_arg(inp.shape, inp.dtype, sharding,
+                                    inp.name.replace(".", "_"),
                                     "{%s}" % ", ".join(attrs)))
-    out = _run(fn, builder, args)
+    from .modules import bind
+    n_data = len(inputs) - len(param_list)
+    with bind({id(p): t for (_, p), t in zip(param_list, args[n_data:])}):
+        out = _run(fn, builder, args[:n_data])
     results, _ = _results(out, "the traced function")
     if out_specs is not None and not isinstance(out_specs, list):
         out_specs = [out_specs] if len(results) == 1 else list(out_specs)
@@ -295,6 +309,25 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
     text.append(builder.text())
     src = inspect.getsourcefile(fn) if inspect.isfunction(fn) else None
     return Program(fname, mesh, list(inputs), "\n".join(text) + "\n", src)
+
+
+def _module_params(params):
+    """[(path, Parameter)] of a Module or a list of Modules."""
+    if params is None:
+        return []
+    from .modules import Module
+    mods = params if isinstance(params, (list, tuple)) else [params]
+    out = []
+    seen = set()
+    for m in mods:
+        if not isinstance(m, Module):
+            raise WeftError("trace: params= takes weft.nn Modules, got %r" %
+                            (m,))
+        for path, p in m.named_parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append((path, p))
+    return out
 
 
 def function(mesh, inputs, out_specs=None, out_names=None, name=None):
