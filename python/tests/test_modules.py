@@ -164,6 +164,69 @@ def test_transformer_matches_numpy(weft_bin, tmp_path, sp):
     np.testing.assert_allclose(got[0], want.ravel(), rtol=1e-9, atol=1e-9)
 
 
+def _rms(x, w, eps=1e-5):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def _rotary(x, base=10000.0):
+    b, t, h, k = x.shape
+    inv = base ** (-2.0 * np.arange(k // 2) / k)
+    ang = np.arange(t)[:, None] * inv[None, :]
+    c, s = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    x1, x2 = x[..., :k // 2], x[..., k // 2:]
+    return np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], -1)
+
+
+def _llama_reference(tokens, p, n_layers, n_heads):
+    """RMSNorm, rotary attention, SwiGLU, untied output, in numpy."""
+    h = p["tok_embeddings.weight"][tokens]
+    b_, t_, d = h.shape
+    k = d // n_heads
+    for i in range(n_layers):
+        q = "layers.%d." % i
+        x = _rms(h, p[q + "attention_norm.weight"])
+
+        def heads(w):
+            return (x @ p[q + "attention.%s.weight" % w].T).reshape(
+                b_, t_, n_heads, k)
+        qq, kk, vv = _rotary(heads("wq")), _rotary(heads("wk")), heads("wv")
+        s = np.einsum("bthk,bshk->bhts", qq, kk) / np.sqrt(k)
+        s = s + np.where(np.tril(np.ones((t_, t_))) > 0, 0.0, -1e9)
+        s = np.exp(s - s.max(-1, keepdims=True))
+        s = s / s.sum(-1, keepdims=True)
+        att = np.einsum("bhts,bshk->bthk", s, vv).reshape(b_, t_, d)
+        h = h + att @ p[q + "attention.wo.weight"].T
+        x = _rms(h, p[q + "ffn_norm.weight"])
+        a = x @ p[q + "feed_forward.w1.weight"].T
+        m = a / (1 + np.exp(-a)) * (x @ p[q + "feed_forward.w3.weight"].T)
+        h = h + m @ p[q + "feed_forward.w2.weight"].T
+    return _rms(h, p["norm.weight"]) @ p["output.weight"].T
+
+
+def test_llama_style_transformer_matches_numpy(weft_bin, tmp_path):
+    # examples/python/text_lm.py's model and plan, smaller.
+    import text_lm
+    mesh = weft.Mesh({"data": 2, "model": 2})
+    model = weft.nn.Transformer(16, 16, 2, 4, 8, hidden_dim=24, norm="rms",
+                                mlp="swiglu", pos="rotary")
+    program = weft.trace(lambda t: model(t), mesh,
+                         [weft.Input("tokens", (2, 8), "i32", P("data"))],
+                         params=model)
+    rng = np.random.default_rng(2)
+    tokens = rng.integers(0, 16, (2, 8)).astype(np.int32)
+    params = {n: rng.uniform(-1, 1, p.shape).astype(np.float32)
+              for n, p in model.named_parameters()}
+    got = evaluate(weft_bin, program, [tokens] + list(params.values()),
+                   tmp_path)
+    want = _llama_reference(tokens, {n: v.astype(np.float64)
+                                     for n, v in params.items()}, 2, 4)
+    np.testing.assert_allclose(got[0], want.ravel(), rtol=1e-9, atol=1e-9)
+    assert "output.weight" in params  # untied
+    # The example's plan applies and traces (one block function).
+    text = text_lm.build()[0].mlir
+    assert len(re.findall(r"func\.func private", text)) == 1
+
+
 # ---------------------------------------------------------------------------
 # PyTorch's TP transformer test: the same model and plan, the collectives.
 #

@@ -214,9 +214,17 @@ class Module:
             if isinstance(a, Tensor):
                 caller.check_owner(a, "%s argument %d" %
                                    (type(self).__name__, i))
-                tensors.append(("x%d" % i if i else "x",
-                                a.resolved("%s argument %d" %
-                                           (type(self).__name__, i))))
+                a = a.resolved("%s argument %d" % (type(self).__name__, i))
+                if a.sharding is not None:
+                    # An operand with a layout in its type (a plan's
+                    # constraint right before the first block) would give
+                    # this call another signature than the next blocks',
+                    # whose operands are call results without one, and
+                    # trace a second copy. An elementwise copy drops the
+                    # encoding; the layout still reaches the block, since
+                    # weftc inlines calls before propagating.
+                    a = ops.scale(a, 1.0)
+                tensors.append(("x%d" % i if i else "x", a))
                 n_data += 1
             else:
                 if _static(a) is None:
