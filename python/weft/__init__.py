@@ -24,5 +24,6 @@ from . import parallel
 from .parallel import parallelize_module
 from .visualize import visualize_sharding
 from .compiler import compile, find_tool, interpret, run_tool
+from .explain import explain
 
 __version__ = "0.1.0"

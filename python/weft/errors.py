@@ -44,9 +44,10 @@ def _inside_package(filename):
         os.path.basename(path) != "modules.py"
 
 
-def user_location():
-    """The location of the innermost frame outside the weft package."""
-    frame = sys._getframe(1)
+def user_location(skip=0):
+    """The location of the innermost frame outside the weft package, at
+    or above the caller's caller's ... (`skip` frames up from the caller)."""
+    frame = sys._getframe(1 + skip)
     while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:

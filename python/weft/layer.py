@@ -71,7 +71,8 @@ class Layer:
                            location, caller)
 
 
-def call_traced(name, cache_key, tensors, body, location, caller=None):
+def call_traced(name, cache_key, tensors, body, location, caller=None,
+                label=None):
     """Emits `func.call` of the private function `cache_key` names, tracing
     it first if this module has none yet.
 
@@ -80,7 +81,8 @@ def call_traced(name, cache_key, tensors, body, location, caller=None):
     order) and returns a Tensor or a tuple. Layers (`@weft.layer`) and
     layer modules (weft.nn) both come here; the cache key must hold
     everything the trace depends on besides the operands' types, which
-    are added here.
+    are added here. `label` names the call in weft.explain's summary (a
+    module's path; default the callee's symbol).
     """
     if caller is None:
         caller = current("layer %s" % name)
@@ -113,6 +115,10 @@ def call_traced(name, cache_key, tensors, body, location, caller=None):
     op = caller.emit(results, render, location)
     # A call's result types are the callee's: never annotated in place.
     op.annotatable = False
+    # Calls of the entry function, in order, for the per-call summaries of
+    # weft.explain: (location, callee symbol, label: a module's path).
+    if not caller.private:
+        module.calls.append((location, callee.name, label or callee.name))
     return tuple(results) if multi else results[0]
 
 

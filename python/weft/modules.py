@@ -205,7 +205,8 @@ class Module:
 
     def _call_as_layer(self, args):
         caller = current(type(self).__name__)
-        location = user_location()
+        # The line that calls the module (`layer(h, mask)`), not this one.
+        location = user_location(skip=2)
         named = self.named_parameters()
         tensors = []
         statics = []
@@ -247,7 +248,7 @@ class Module:
                 return self._run(tuple(full))
 
         return call_traced(self.layer_name(), key, tensors, body, location,
-                           caller)
+                           caller, label=getattr(self, "_path", None))
 
     def layer_name(self):
         """The symbol of the function a layer module traces to."""

@@ -122,6 +122,7 @@ class ModuleBuilder:
         self.functions = []     # private layer functions, in creation order
         self.layer_cache = {}
         self.symbols = set()
+        self.calls = []         # entry-function calls: weft.explain
 
     def unique_symbol(self, name):
         base = name if name.replace("_", "a").isalnum() else "fn"
@@ -174,7 +175,8 @@ def Param(name, shape, dtype="f32", spec=None):
 class Program:
     """A traced weft module: `.mlir` is its text; `.compile()` runs weftc."""
 
-    def __init__(self, name, mesh, inputs, text, source):
+    def __init__(self, name, mesh, inputs, text, source, calls=()):
+        self.calls = list(calls)
         self.name = name
         self.mesh = mesh
         self.inputs = inputs
@@ -248,6 +250,10 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None,
     the modules. Returns a `Program`.
     """
     param_list = _module_params(params)
+    for m in (params if isinstance(params, (list, tuple)) else
+              [params] if params is not None else []):
+        for path, sub in m.named_modules():
+            object.__setattr__(sub, "_path", path or type(sub).__name__)
     inputs = list(inputs) + [Input(n, p.shape, p.dtype,
                                    p.spec if p.spec is not None else (),
                                    param=True) for n, p in param_list]
@@ -308,7 +314,8 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None,
         text.append("")
     text.append(builder.text())
     src = inspect.getsourcefile(fn) if inspect.isfunction(fn) else None
-    return Program(fname, mesh, list(inputs), "\n".join(text) + "\n", src)
+    return Program(fname, mesh, list(inputs), "\n".join(text) + "\n", src,
+                   module.calls)
 
 
 def _module_params(params):
