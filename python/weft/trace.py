@@ -337,11 +337,12 @@ def _module_params(params):
     return out
 
 
-def function(mesh, inputs, out_specs=None, out_names=None, name=None):
+def function(mesh, inputs, out_specs=None, out_names=None, name=None,
+             params=None):
     """Decorator form of `trace`: `@weft.function(mesh, [Input(...), ...])`
     turns the function into its `Program`."""
 
     def wrap(fn):
-        return trace(fn, mesh, inputs, out_specs, out_names, name)
+        return trace(fn, mesh, inputs, out_specs, out_names, name, params)
 
     return wrap
