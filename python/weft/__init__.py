@@ -20,7 +20,10 @@ from .ops import (abs, add, broadcast_to, concat, constant, cos, div, einsum,
                  tanh, top_k, top_k_indices)
 from .nn import (causal_mask, cross_entropy, dropout, layer_norm, log_softmax,
                  rms_norm, softmax)
+from . import parallel
+from .parallel import parallelize_module
 from .visualize import visualize_sharding
 from .compiler import compile, find_tool, interpret, run_tool
+from .explain import explain
 
 __version__ = "0.1.0"

@@ -37,12 +37,17 @@ def _inside_package(filename):
         path = os.path.abspath(filename)
     except (TypeError, ValueError):
         return False
-    return os.path.dirname(path) == _PACKAGE_DIR
+    # weft.nn's modules are model code: their ops carry their own lines
+    # (modules.py's Attention.forward, ...), which say more than the one
+    # user line `model(tokens)` that all of them would otherwise share.
+    return os.path.dirname(path) == _PACKAGE_DIR and \
+        os.path.basename(path) != "modules.py"
 
 
-def user_location():
-    """The location of the innermost frame outside the weft package."""
-    frame = sys._getframe(1)
+def user_location(skip=0):
+    """The location of the innermost frame outside the weft package, at
+    or above the caller's caller's ... (`skip` frames up from the caller)."""
+    frame = sys._getframe(1 + skip)
     while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:

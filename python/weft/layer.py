@@ -61,57 +61,84 @@ class Layer:
                         "hashable (%s); static arguments key the trace" %
                         (self.name, pname, type(value).__name__), location)
                 key.append(("S", pname, value))
-        module = caller.module
-        cache_key = (id(self), tuple(key))
-        entry = module.layer_cache.get(cache_key)
-        if entry is None:
-            entry = self._trace(module, bound, tensors, location)
-            module.layer_cache[cache_key] = entry
-        callee, multi = entry
-        results = [Tensor(t.shape, t.dtype, t.sharding, None, caller)
-                   for t in callee.results]
-        base = caller.fresh("x")
-        if len(results) == 1:
-            results[0].name = base
-        else:
-            for i, r in enumerate(results):
-                r.name = "%s#%d" % (base, i)
-        operands = [t for _, t in tensors]
+        def body(callee_args):
+            args = dict(bound.arguments)
+            for (pname, _), t in zip(tensors, callee_args):
+                args[pname] = t
+            return self.fn(*[args[p] for p in bound.arguments])
 
-        def render():
-            lhs = base if len(results) == 1 else "%s:%d" % (base,
-                                                             len(results))
-            res = ", ".join(r.type() for r in results)
-            if len(results) != 1:
-                res = "(%s)" % res
-            return "%s = func.call @%s(%s) : (%s) -> %s" % (
-                lhs, callee.name, ", ".join(o.name for o in operands),
-                ", ".join(o.type() for o in operands), res)
+        return call_traced(self.name, (id(self), tuple(key)), tensors, body,
+                           location, caller)
 
-        op = caller.emit(results, render, location)
-        # A call's result types are the callee's: never annotated in place.
-        op.annotatable = False
-        return tuple(results) if multi else results[0]
 
-    def _trace(self, module, bound, tensors, location):
-        name = module.unique_symbol(self.name)
-        callee = FunctionBuilder(module, name, private=True)
-        args = dict(bound.arguments)
-        for pname, t in tensors:
-            args[pname] = callee.add_arg(t.shape, t.dtype, t.sharding, pname)
-        _stack.append(callee)
-        try:
-            out = self.fn(*[args[p] for p in bound.arguments])
-        finally:
-            _stack.pop()
-        results, multi = _results(out, "layer %s" % self.name)
-        for i, t in enumerate(results):
-            callee.check_owner(t, "layer %s result #%d" % (self.name, i))
-            callee.results.append(t.resolved("layer %s result #%d" %
-                                             (self.name, i)))
-            callee.result_attrs.append("")
-        module.functions.append(callee)
-        return callee, multi
+def call_traced(name, cache_key, tensors, body, location, caller=None,
+                label=None):
+    """Emits `func.call` of the private function `cache_key` names, tracing
+    it first if this module has none yet.
+
+    `tensors`: the call's operands, as (argument name, Tensor) pairs;
+    `body(args)`: traces the callee over its argument Tensors (in the same
+    order) and returns a Tensor or a tuple. Layers (`@weft.layer`) and
+    layer modules (weft.nn) both come here; the cache key must hold
+    everything the trace depends on besides the operands' types, which
+    are added here. `label` names the call in weft.explain's summary (a
+    module's path; default the callee's symbol).
+    """
+    if caller is None:
+        caller = current("layer %s" % name)
+    module = caller.module
+    cache_key = (cache_key, tuple(t.type() for _, t in tensors))
+    entry = module.layer_cache.get(cache_key)
+    if entry is None:
+        entry = _trace(module, name, tensors, body)
+        module.layer_cache[cache_key] = entry
+    callee, multi = entry
+    results = [Tensor(t.shape, t.dtype, t.sharding, None, caller)
+               for t in callee.results]
+    base = caller.fresh("x")
+    if len(results) == 1:
+        results[0].name = base
+    else:
+        for i, r in enumerate(results):
+            r.name = "%s#%d" % (base, i)
+    operands = [t for _, t in tensors]
+
+    def render():
+        lhs = base if len(results) == 1 else "%s:%d" % (base, len(results))
+        res = ", ".join(r.type() for r in results)
+        if len(results) != 1:
+            res = "(%s)" % res
+        return "%s = func.call @%s(%s) : (%s) -> %s" % (
+            lhs, callee.name, ", ".join(o.name for o in operands),
+            ", ".join(o.type() for o in operands), res)
+
+    op = caller.emit(results, render, location)
+    # A call's result types are the callee's: never annotated in place.
+    op.annotatable = False
+    # Calls of the entry function, in order, for the per-call summaries of
+    # weft.explain: (location, callee symbol, label: a module's path).
+    if not caller.private:
+        module.calls.append((location, callee.name, label or callee.name))
+    return tuple(results) if multi else results[0]
+
+
+def _trace(module, name, tensors, body):
+    symbol = module.unique_symbol(name)
+    callee = FunctionBuilder(module, symbol, private=True)
+    args = [callee.add_arg(t.shape, t.dtype, t.sharding, pname)
+            for pname, t in tensors]
+    _stack.append(callee)
+    try:
+        out = body(args)
+    finally:
+        _stack.pop()
+    results, multi = _results(out, "layer %s" % name)
+    for i, t in enumerate(results):
+        callee.check_owner(t, "layer %s result #%d" % (name, i))
+        callee.results.append(t.resolved("layer %s result #%d" % (name, i)))
+        callee.result_attrs.append("")
+    module.functions.append(callee)
+    return callee, multi
 
 
 def layer(fn=None, name=None):

@@ -1,4 +1,6 @@
-"""Helpers built from the traced ops, written as a user would write them.
+"""Helpers built from the traced ops, written as a user would write them,
+and (from modules.py) the modules that own parameters: `weft.nn.Linear`,
+`weft.nn.Transformer`, ...
 
 Each traces to the op sequence the hand-written examples use (T2's
 examples/training/t2_lm.mlir), so a Python model and its hand-written
@@ -73,3 +75,11 @@ def dropout(x, rate, seed, offset=None):
     u = ops.random(x.shape, "uniform", seed, x.dtype, offset=offset)
     keep = ops.step(u - rate)
     return (x * keep) * (1.0 / (1.0 - rate))
+
+
+# The modules (weft.nn.Linear, ...); imported last: modules.py uses the
+# helpers above.
+from .modules import (Attention, Embedding, FeedForward, LayerNorm,  # noqa
+                      Linear, Module, ModuleList, Parameter,
+                      PositionEmbedding, RMSNorm, SwiGLU, Transformer,
+                      TransformerBlock, rotary)

@@ -122,6 +122,7 @@ class ModuleBuilder:
         self.functions = []     # private layer functions, in creation order
         self.layer_cache = {}
         self.symbols = set()
+        self.calls = []         # entry-function calls: weft.explain
 
     def unique_symbol(self, name):
         base = name if name.replace("_", "a").isalnum() else "fn"
@@ -174,7 +175,8 @@ def Param(name, shape, dtype="f32", spec=None):
 class Program:
     """A traced weft module: `.mlir` is its text; `.compile()` runs weftc."""
 
-    def __init__(self, name, mesh, inputs, text, source):
+    def __init__(self, name, mesh, inputs, text, source, calls=()):
+        self.calls = list(calls)
         self.name = name
         self.mesh = mesh
         self.inputs = inputs
@@ -234,13 +236,27 @@ def _results(out, what):
                     % (what, type(out).__name__))
 
 
-def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
+def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None,
+          params=None):
     """Traces `fn(*tensors)` over `inputs` (a list of `Input`) on `mesh`.
 
     `out_specs`: one spec per result (or one spec for a single result),
     written on the result types; `out_names`: `weft.name` of the results.
-    Returns a `Program`.
+    `params`: a weft.nn Module (or a list of them) whose parameters become
+    `weft.param` arguments after `inputs`, named by their paths
+    (`layers.0.attention.wq.weight`), in `named_parameters()` order, laid
+    out as their plan says (replicated where no plan splits them); `fn`
+    is called with the `inputs` only and reaches the parameters through
+    the modules. Returns a `Program`.
     """
+    param_list = _module_params(params)
+    for m in (params if isinstance(params, (list, tuple)) else
+              [params] if params is not None else []):
+        for path, sub in m.named_modules():
+            object.__setattr__(sub, "_path", path or type(sub).__name__)
+    inputs = list(inputs) + [Input(n, p.shape, p.dtype,
+                                   p.spec if p.spec is not None else (),
+                                   param=True) for n, p in param_list]
     if not isinstance(mesh, Mesh):
         raise WeftError("trace: mesh must be a weft.Mesh, got %r" % (mesh,))
     module = ModuleBuilder(mesh)
@@ -263,9 +279,13 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
         if inp.param:
             attrs.append("weft.param")
         attrs.append('weft.name = "%s"' % inp.name)
-        args.append(builder.add_arg(inp.shape, inp.dtype, sharding, inp.name,
+        args.append(builder.add_arg(inp.shape, inp.dtype, sharding,
+                                    inp.name.replace(".", "_"),
                                     "{%s}" % ", ".join(attrs)))
-    out = _run(fn, builder, args)
+    from .modules import bind
+    n_data = len(inputs) - len(param_list)
+    with bind({id(p): t for (_, p), t in zip(param_list, args[n_data:])}):
+        out = _run(fn, builder, args[:n_data])
     results, _ = _results(out, "the traced function")
     if out_specs is not None and not isinstance(out_specs, list):
         out_specs = [out_specs] if len(results) == 1 else list(out_specs)
@@ -294,14 +314,35 @@ def trace(fn, mesh, inputs, out_specs=None, out_names=None, name=None):
         text.append("")
     text.append(builder.text())
     src = inspect.getsourcefile(fn) if inspect.isfunction(fn) else None
-    return Program(fname, mesh, list(inputs), "\n".join(text) + "\n", src)
+    return Program(fname, mesh, list(inputs), "\n".join(text) + "\n", src,
+                   module.calls)
 
 
-def function(mesh, inputs, out_specs=None, out_names=None, name=None):
+def _module_params(params):
+    """[(path, Parameter)] of a Module or a list of Modules."""
+    if params is None:
+        return []
+    from .modules import Module
+    mods = params if isinstance(params, (list, tuple)) else [params]
+    out = []
+    seen = set()
+    for m in mods:
+        if not isinstance(m, Module):
+            raise WeftError("trace: params= takes weft.nn Modules, got %r" %
+                            (m,))
+        for path, p in m.named_parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append((path, p))
+    return out
+
+
+def function(mesh, inputs, out_specs=None, out_names=None, name=None,
+             params=None):
     """Decorator form of `trace`: `@weft.function(mesh, [Input(...), ...])`
     turns the function into its `Program`."""
 
     def wrap(fn):
-        return trace(fn, mesh, inputs, out_specs, out_names, name)
+        return trace(fn, mesh, inputs, out_specs, out_names, name, params)
 
     return wrap

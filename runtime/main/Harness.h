@@ -11,6 +11,7 @@
 #define WEFT_RT_MAIN_HARNESS_H
 
 #include "Options.h"
+#include "TokenData.h"
 
 #include "weft/rt/Backend.h"
 #include "weft/rt/Program.h"
@@ -110,8 +111,18 @@ private:
   struct BatchSource {
     std::string file;
     int64_t count = 0;
+    /// Fed from --tokens: 0 the ids, 1 the targets (-1: not).
+    int tokenShift = -1;
   };
   std::vector<BatchSource> batches_;
+  /// --tokens: the open file, and its binding to the data inputs
+  /// (TokenData.h; Training.cpp).
+  std::unique_ptr<TokenFile> tokens_;
+  /// Opens --tokens and binds its ids and targets inputs (their
+  /// batches_[i].tokenShift); throws Error on a bad file or binding.
+  void openTokens();
+  /// --print-windows: rank's window starts of batch `batch`, one line.
+  void printWindows(int64_t t, int64_t batch, std::size_t ids) const;
 };
 
 

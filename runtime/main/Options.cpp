@@ -157,6 +157,13 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--comm-timeout") {
       takeValue();
       o.commTimeout = parseDouble(name, value, 0, kMaxCommTimeout);
+    } else if (parseTokenOption(
+                   name,
+                   [&] {
+                     takeValue();
+                     return value;
+                   },
+                   o.tokens)) {
     } else {
       fail("unknown option '", arg, "' (see --help)");
     }
@@ -164,7 +171,8 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
   static const char *const trainingOnly[] = {
       "--steps", "--lr", "--lr-schedule", "--warmup-steps",
       "--save",  "--load", "--log-every", "--save-every", "--keep",
-      "--resume"};
+      "--resume", "--tokens", "--token-dtype", "--token-inputs",
+      "--token-seed", "--print-windows"};
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
   for (const std::string &g : o.given) {
@@ -181,6 +189,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
   check(!o.resume || (!given("--save") && !given("--load")),
         "option --resume DIR is --save DIR plus --load DIR when DIR holds a "
         "checkpoint; it takes no --save or --load");
+  for (const char *needsTokens :
+       {"--token-dtype", "--token-inputs", "--token-seed", "--print-windows"})
+    check(!o.tokens.file.empty() || !given(needsTokens), "option ",
+          needsTokens, " needs --tokens FILE");
   bool saves = !o.saveDir.empty();
   for (const char *needsSave : {"--save-every", "--keep"})
     check(saves || std::find(o.given.begin(), o.given.end(), needsSave) ==
@@ -321,6 +333,18 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
        << " micro-batch(es) per step: micro-batch k of step T reads batch "
           "(T-1)*"
        << info.microBatches << "+k.\n"
+       << "  --tokens FILE            the batches from a flat file of token "
+          "ids (nanoGPT's\n"
+       << "                           train.bin): row b of step T reads the "
+          "window at a start\n"
+       << "                           drawn from (seed, T, b), into the ids "
+          "and targets inputs\n"
+       << "  --token-dtype u16|u32    the file's token type (default u16)\n"
+       << "  --token-inputs IDS,TGT   the inputs the windows feed (default "
+          "tokens,labels)\n"
+       << "  --token-seed N           the windows' seed (default 0)\n"
+       << "  --print-windows          print each step's window starts per "
+          "rank\n"
        << "  A batch input's .npy may have a leading step dimension S: step "
           "T reads\n"
        << "  batch (T-1) mod S. Parameters come from --input or "

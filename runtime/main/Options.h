@@ -3,6 +3,8 @@
 #ifndef WEFT_RT_MAIN_OPTIONS_H
 #define WEFT_RT_MAIN_OPTIONS_H
 
+#include "TokenData.h"
+
 #include "weft/rt/Program.h"
 
 #include <cstdint>
@@ -64,6 +66,9 @@ struct HarnessOptions {
   bool resume = false;
   /// Print the loss line every this many steps (and at the last).
   int logEvery = 1;
+  /// --tokens FILE and its options (TokenData.h): the batches from a
+  /// token file.
+  TokenOptions tokens;
   /// Which options were given, for the errors of options that do not fit
   /// the program (a forward program has no --steps; a training step no
   /// --iters).

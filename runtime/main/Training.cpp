@@ -74,6 +74,8 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   const ProgramTensor &t = info_.inputs[i];
   if (batches_.size() != info_.inputs.size())
     batches_.assign(info_.inputs.size(), {});
+  if (i == 0 && !opts_.tokens.file.empty())
+    openTokens(); // Binds the --token-inputs (TokenInputs.cpp).
   // Blocks of the padded global shape; files hold the logical shape
   // (checkpoints too, so they load on any number of ranks), pads are zero.
   const Shape &logical = logicalShapeOf(t);
@@ -116,6 +118,11 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
     return loadInput(i);
   case TensorRole::Data:
     break;
+  }
+  if (batches_[i].tokenShift >= 0) {
+    check(file.empty(), "input '", t.name, "' is fed from --tokens ",
+          opts_.tokens.file, "; it takes no --input");
+    return be_->zeros(t.dtype, block); // Read per step.
   }
   batches_[i].file = file;
   if (file.empty())
@@ -175,7 +182,16 @@ void Harness::setStepInputs(int64_t t) {
     // Micro-batch k of step t is batch (t-1)*K + k of the data.
     int64_t batch = (t - 1) * info_.microBatches + in.microBatch;
     const BatchSource &source = batches_[i];
-    if (int64_t count = source.count) {
+    if (source.tokenShift >= 0) {
+      // A window of the token file per row (TokenData.h).
+      Tensor host = hostTensor(in.dtype, block);
+      tokens_->fillBlock(opts_.tokens.seed, batch, source.tokenShift,
+                         logicalShapeOf(in), offsets, block,
+                         static_cast<int32_t *>(host.data));
+      if (opts_.tokens.printWindows && source.tokenShift == 0)
+        printWindows(t, batch, i);
+      ctx_->setInput(i, be_->upload(host));
+    } else if (int64_t count = source.count) {
       // Batch `batch` mod S of the file's leading step dimension (of the
       // logical shape; pads are zero).
       Shape fileShape = logicalShapeOf(in), fileBlock = block;
