@@ -35,8 +35,8 @@ bool parseTokenOption(const std::string &name,
           v, "'");
     o.idsInput = v.substr(0, comma);
     o.targetsInput = v.substr(comma + 1);
-    check(o.idsInput != o.targetsInput,
-          "option --token-inputs names input '", o.idsInput, "' twice");
+    check(o.idsInput != o.targetsInput, "option --token-inputs names input '",
+          o.idsInput, "' twice");
   } else if (name == "--token-seed") {
     std::string v = value();
     char *end = nullptr;

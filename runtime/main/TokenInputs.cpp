@@ -63,17 +63,13 @@ void Harness::printWindows(int64_t t, int64_t batch, std::size_t ids) const {
   const Shape &global = logicalShapeOf(in);
   Shape block = localShape(mesh_, in.layout, in.globalShape);
   auto offsets = blockOffsets(mesh_, in.layout, in.globalShape, rank_);
-  std::string line = "windows step " + std::to_string(t) + " batch " +
-                     std::to_string(batch) + " rank " +
-                     std::to_string(rank_) + " rows " +
-                     std::to_string(offsets[0]) + ".." +
-                     std::to_string(std::min(offsets[0] + block[0],
-                                             global[0])) +
-                     ":";
-  for (int64_t r = offsets[0]; r < offsets[0] + block[0] && r < global[0];
-       ++r)
-    line += " " + std::to_string(
-                      tokens_->windowStart(opts_.tokens.seed, batch, r));
+  std::string line =
+      "windows step " + std::to_string(t) + " batch " + std::to_string(batch) +
+      " rank " + std::to_string(rank_) + " rows " + std::to_string(offsets[0]) +
+      ".." + std::to_string(std::min(offsets[0] + block[0], global[0])) + ":";
+  for (int64_t r = offsets[0]; r < offsets[0] + block[0] && r < global[0]; ++r)
+    line +=
+        " " + std::to_string(tokens_->windowStart(opts_.tokens.seed, batch, r));
   line += "\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);

@@ -104,12 +104,14 @@ TEST(TokenData, BadFilesAreErrorsNamingTheProblem) {
     std::ofstream f(odd, std::ios::binary);
     f << "abc";
   }
-  EXPECT_NE(errorOf([&] { TokenFile(odd, 2, 4, 256); })
-                .find("has 3 bytes, not a whole number of u16 tokens"),
+  EXPECT_NE(errorOf([&] {
+              TokenFile(odd, 2, 4, 256);
+            }).find("has 3 bytes, not a whole number of u16 tokens"),
             std::string::npos);
   std::string shortFile = writeTokens("short.bin", 10, 2);
-  EXPECT_NE(errorOf([&] { TokenFile(shortFile, 2, 10, 256); })
-                .find("holds 10 tokens; a window of sequence 10 needs 11"),
+  EXPECT_NE(errorOf([&] {
+              TokenFile(shortFile, 2, 10, 256);
+            }).find("holds 10 tokens; a window of sequence 10 needs 11"),
             std::string::npos);
   std::string bad = writeTokens("bad.bin", 1000, 2, 777, 300);
   EXPECT_NE(errorOf([&] { TokenFile(bad, 2, 16, 256); })
@@ -117,11 +119,12 @@ TEST(TokenData, BadFilesAreErrorsNamingTheProblem) {
                       "vocabulary of 256"),
             std::string::npos);
   std::string big = writeTokens("big.bin", 1000, 4, 5, 70000);
-  EXPECT_NE(errorOf([&] { TokenFile(big, 4, 16, 50257); })
-                .find("token 5 is 70000"),
-            std::string::npos);
-  EXPECT_NE(errorOf([&] { TokenFile(tmp("missing.bin"), 2, 4, 256); })
-                .find("missing.bin': No such file"),
+  EXPECT_NE(
+      errorOf([&] { TokenFile(big, 4, 16, 50257); }).find("token 5 is 70000"),
+      std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              TokenFile(tmp("missing.bin"), 2, 4, 256);
+            }).find("missing.bin': No such file"),
             std::string::npos);
 }
 
@@ -134,14 +137,17 @@ TEST(TokenData, Options) {
   EXPECT_EQ(o.idsInput, "x");
   EXPECT_EQ(o.targetsInput, "y");
   EXPECT_FALSE(parseTokenOption("--input", v("a=b"), o));
-  EXPECT_NE(errorOf([&] { parseTokenOption("--token-dtype", v("u8"), o); })
-                .find("expects u16 or u32"),
+  EXPECT_NE(errorOf([&] {
+              parseTokenOption("--token-dtype", v("u8"), o);
+            }).find("expects u16 or u32"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] { parseTokenOption("--token-inputs", v("x"), o); })
-                .find("expects IDS,TARGETS"),
+  EXPECT_NE(errorOf([&] {
+              parseTokenOption("--token-inputs", v("x"), o);
+            }).find("expects IDS,TARGETS"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] { parseTokenOption("--token-seed", v("-1"), o); })
-                .find("expects an integer >= 0"),
+  EXPECT_NE(errorOf([&] {
+              parseTokenOption("--token-seed", v("-1"), o);
+            }).find("expects an integer >= 0"),
             std::string::npos);
 }
 
