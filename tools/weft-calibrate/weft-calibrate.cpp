@@ -523,8 +523,7 @@ void measureAxis(MPI_Comm comm, const Config &c, float *sendBuf, float *recvBuf,
     inContext.push_back((with - without) / double(c.latencyReps));
   }
   // Never below the floor: a difference of two noisy loop times can be.
-  out.latency =
-      std::max(out.lockstepLatency, maxOverRanks(median(inContext)));
+  out.latency = std::max(out.lockstepLatency, maxOverRanks(median(inContext)));
 
   // Bandwidth: one S-byte all-reduce per barrier, the median.
   const int count = int(c.messageBytes / 4);
@@ -709,9 +708,9 @@ int run(int argc, char **argv) {
   double f32Min = minOverRanks(gemmFlop / sBest);
   double f32Max = maxOverRanks(gemmFlop / sBest);
   if (worldRank == 0)
-    note() << "f32 einsum " << c.gemmN << "^3 (the runtime's GEMM): "
-           << gflopsText(f32Min) << " (slowest rank; fastest "
-           << gflopsText(f32Max) << ")\n";
+    note() << "f32 einsum " << c.gemmN
+           << "^3 (the runtime's GEMM): " << gflopsText(f32Min)
+           << " (slowest rank; fastest " << gflopsText(f32Max) << ")\n";
   double blasBest =
       timeGemm<float>(c.gemmN, c.repeats, fa.get(), fb.get(), fc.get());
   double blasMin = minOverRanks(gemmFlop / blasBest);
@@ -724,9 +723,9 @@ int run(int argc, char **argv) {
   double f64Min = minOverRanks(gemmFlop / dBest);
   double f64Max = maxOverRanks(gemmFlop / dBest);
   if (worldRank == 0)
-    note() << "f64 einsum " << c.gemmN << "^3 (the runtime's GEMM): "
-           << gflopsText(f64Min) << " (slowest rank; fastest "
-           << gflopsText(f64Max) << ")\n";
+    note() << "f64 einsum " << c.gemmN
+           << "^3 (the runtime's GEMM): " << gflopsText(f64Min)
+           << " (slowest rank; fastest " << gflopsText(f64Max) << ")\n";
 
   // Memory: read x, read y, write y per element.
   double checksum = 0;
@@ -781,8 +780,7 @@ int run(int argc, char **argv) {
              << r.groups
              << " group(s)): all-reduce 8 B: " << secondsText(r.latency)
              << " between compute (" << secondsText(r.lockstepLatency)
-             << " back to back); "
-             << bytesText(c.messageBytes) << ": "
+             << " back to back); " << bytesText(c.messageBytes) << ": "
              << secondsText(r.messageSeconds) << " -> "
              << gbpsText(r.bytesPerSecond) << " (ring bytes "
              << llvm::formatv("{0:f0}", r.ringBytes) << " per device"
