@@ -110,7 +110,9 @@ static cl::opt<int64_t> messageBytesOpt(
     cl::cat(calibrateCat));
 static cl::opt<int64_t> latencyRepsOpt(
     "latency-reps",
-    cl::desc("Timed 8-byte all-reduces per axis for the latency (default "
+    cl::desc("Per axis: the iterations of each round of the latency loop "
+             "(a streaming pass then an 8-byte all-reduce; 7 rounds), and "
+             "the back-to-back all-reduces of the lockstep figure (default "
              "200; 1 to 100000)"),
     cl::init(200), cl::value_desc("n"), cl::cat(calibrateCat));
 
