@@ -2,7 +2,8 @@
 //
 // Runs under mpirun on the machine a profile is for and measures what
 // weft-propagate's global search prices a plan with (MachineProfile.h,
-// docs/machine-profile.md): the FLOP/s of cblas_sgemm and cblas_dgemm, the
+// docs/machine-profile.md): the FLOP/s of the CPU backend's f32 and f64
+// contractions (oneDNN, OpenBLAS; cblas_sgemm alone is recorded too), the
 // bandwidth of a streaming loop, and per mesh axis the latency and bandwidth
 // of MPI_Allreduce inside that axis's groups (the runtime's groups: planGroup
 // and MPI_Comm_split as in runtime/lib/MpiComm.cpp). Every figure is the
@@ -18,7 +19,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
+#include "weft/rt/Backend.h"
 #include "weft/rt/CollectivePlan.h"
+#include "weft/rt/EinsumPlan.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Mesh.h"
 
@@ -107,7 +110,9 @@ static cl::opt<int64_t> messageBytesOpt(
     cl::cat(calibrateCat));
 static cl::opt<int64_t> latencyRepsOpt(
     "latency-reps",
-    cl::desc("Timed 8-byte all-reduces per axis for the latency (default "
+    cl::desc("Per axis: the iterations of each round of the latency loop "
+             "(a streaming pass then an 8-byte all-reduce; 7 rounds), and "
+             "the back-to-back all-reduces of the lockstep figure (default "
              "200; 1 to 100000)"),
     cl::init(200), cl::value_desc("n"), cl::cat(calibrateCat));
 
@@ -117,8 +122,8 @@ static const char *const kOverview =
     "Run it under mpirun on the machine (and with the ranks per node) the "
     "programs will run on:\n"
     "  mpirun -np 4 weft-calibrate --mesh data=2,model=2 -o profile.json\n"
-    "It measures, on every rank at once: contraction FLOP/s (cblas_sgemm "
-    "for f32, cblas_dgemm for f64), the memory bandwidth of a streaming "
+    "It measures, on every rank at once: contraction FLOP/s (the CPU "
+    "backend's einsum, f32 and f64), the memory bandwidth of a streaming "
     "loop, and per mesh axis of size > 1 the latency (8-byte MPI_Allreduce) "
     "and bandwidth (ring bytes 2(p-1)/p*S of an S-byte MPI_Allreduce) of "
     "the axis's groups; each figure is the slowest rank's. The profile "
@@ -407,6 +412,28 @@ double timeGemm(int64_t n64, int64_t repeats, const T *a, const T *b, T *c) {
   return bestSeconds(repeats, call);
 }
 
+/// Best seconds of `repeats` n x n x n contractions "mk,kn->mn" through the
+/// CPU backend's einsum (what a compiled program runs: oneDNN for f32 where
+/// the build has it, OpenBLAS otherwise; docs/runtime.md, "GEMM library").
+double timeRuntimeGemm(weft::rt::Backend &be, weft::rt::DType dtype, int64_t n,
+                       int64_t repeats) {
+  weft::rt::Tensor a = be.zeros(dtype, {n, n}), b = be.zeros(dtype, {n, n});
+  weft::rt::Tensor out = be.empty(dtype, {n, n});
+  if (dtype == weft::rt::DType::F32) {
+    fill(a.ptr<float>(), n * n, 11);
+    fill(b.ptr<float>(), n * n, 12);
+  } else {
+    fill(a.ptr<double>(), n * n, 13);
+    fill(b.ptr<double>(), n * n, 14);
+  }
+  weft::rt::EinsumPlan plan =
+      weft::rt::planEinsum("mk,kn->mn", {n, n}, {n, n}, dtype);
+  return bestSeconds(repeats, [&] {
+    be.einsum(plan, a, &b, out);
+    clobber(out.data);
+  });
+}
+
 /// Best seconds of `repeats` passes y[i] = a*x[i] + y[i] after one warm-up.
 double timeStream(const double *__restrict x, double *__restrict y,
                   int64_t count, int64_t repeats, double &checksum) {
@@ -421,12 +448,17 @@ double timeStream(const double *__restrict x, double *__restrict y,
   return best;
 }
 
+/// Doubles per array of the streaming pass between the latency loop's calls
+/// (256 KiB each: some tens of microseconds, an op's worth of work).
+constexpr int64_t kBurstDoubles = int64_t(32) << 10;
+
 struct AxisResult {
   std::string name;
   int64_t size = 1;
   int64_t groups = 1;
   int64_t latencyCalls = 0;
-  double latency = 0;        // median 8-byte all-reduce, max over ranks
+  double latency = 0; // in a barrier-free loop with compute, max over ranks
+  double lockstepLatency = 0; // back-to-back after a barrier, max over ranks
   double messageSeconds = 0; // median S-byte all-reduce, max over ranks
   double ringBytes = 0;      // 2(p-1)/p * S
   double bytesPerSecond = 0;
@@ -435,14 +467,20 @@ struct AxisResult {
 
 /// Latency and bandwidth of MPI_Allreduce(sum, float) in `comm` (this
 /// axis's group); every rank of the world measures its group at once.
-/// `sendBuf`/`recvBuf` hold `messageBytes`.
+/// `sendBuf`/`recvBuf` hold `messageBytes`; `burstX`/`burstY` hold
+/// `burstCount` doubles for the compute between the latency loop's calls.
 void measureAxis(MPI_Comm comm, const Config &c, float *sendBuf, float *recvBuf,
+                 const double *burstX, double *burstY, int64_t burstCount,
                  AxisResult &out) {
-  // Latency: 8 bytes, batches of calls after a barrier, the median batch
-  // mean (a barrier's exit skew is spread over the batch).
   float small[2] = {1.0f, 2.0f}, smallOut[2];
   for (int i = 0; i < 20; ++i)
     MPI_Allreduce(small, smallOut, 2, MPI_FLOAT, MPI_SUM, comm);
+
+  // Lockstep latency: 8 bytes, batches of back-to-back calls after a
+  // barrier, the median batch mean. Every rank is already waiting in the
+  // collective when it starts, which a program's ranks never are: this is
+  // the transport's floor (recorded, and subtracted from the large
+  // all-reduce's time, which is measured after a barrier too).
   const int64_t batch = std::min<int64_t>(5, c.latencyReps);
   const int64_t batches = (c.latencyReps + batch - 1) / batch;
   std::vector<double> perCall;
@@ -454,7 +492,40 @@ void measureAxis(MPI_Comm comm, const Config &c, float *sendBuf, float *recvBuf,
     perCall.push_back((MPI_Wtime() - t0) / double(batch));
   }
   out.latencyCalls = batch * batches;
-  out.latency = maxOverRanks(median(perCall));
+  out.lockstepLatency = maxOverRanks(median(perCall));
+
+  // Latency as a program meets it: a barrier-free loop of `latencyReps`
+  // iterations, each a short streaming pass (the same work on every rank,
+  // as an SPMD op between two collectives) then the 8-byte all-reduce,
+  // against the same loop without the all-reduce; the difference per call.
+  // Ranks arrive at each call with the skew their compute and the
+  // scheduler give them, as in a step. `kRounds` rounds, alternating, the
+  // median, the slowest rank's.
+  constexpr int kRounds = 7;
+  const double a = 1e-9;
+  auto burst = [&] {
+    for (int64_t i = 0; i < burstCount; ++i)
+      burstY[i] = a * burstX[i] + burstY[i];
+    clobber(burstY);
+  };
+  std::vector<double> inContext;
+  for (int r = 0; r < kRounds; ++r) {
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int64_t i = 0; i < c.latencyReps; ++i) {
+      burst();
+      MPI_Allreduce(small, smallOut, 2, MPI_FLOAT, MPI_SUM, comm);
+    }
+    double with = MPI_Wtime() - t0;
+    MPI_Barrier(comm);
+    t0 = MPI_Wtime();
+    for (int64_t i = 0; i < c.latencyReps; ++i)
+      burst();
+    double without = MPI_Wtime() - t0;
+    inContext.push_back((with - without) / double(c.latencyReps));
+  }
+  // Never below the floor: a difference of two noisy loop times can be.
+  out.latency = std::max(out.lockstepLatency, maxOverRanks(median(inContext)));
 
   // Bandwidth: one S-byte all-reduce per barrier, the median.
   const int count = int(c.messageBytes / 4);
@@ -469,7 +540,7 @@ void measureAxis(MPI_Comm comm, const Config &c, float *sendBuf, float *recvBuf,
   out.messageSeconds = maxOverRanks(median(times));
   out.ringBytes = weft::rt::ringBytes(weft::rt::CollectiveKind::AllReduce,
                                       out.size, double(c.messageBytes));
-  double t = out.messageSeconds - out.latency;
+  double t = out.messageSeconds - out.lockstepLatency;
   out.fallback = !(t > 0);
   out.bytesPerSecond = out.ringBytes / (out.fallback ? out.messageSeconds : t);
 }
@@ -560,9 +631,6 @@ int run(int argc, char **argv) {
   auto fa = allocate<float>(n2, "the sgemm matrices", allocError);
   auto fb = allocate<float>(n2, "the sgemm matrices", allocError);
   auto fc = allocate<float>(n2, "the sgemm matrices", allocError);
-  auto da = allocate<double>(n2, "the dgemm matrices", allocError);
-  auto db = allocate<double>(n2, "the dgemm matrices", allocError);
-  auto dc = allocate<double>(n2, "the dgemm matrices", allocError);
   const int64_t streamCount = c.streamBytes / 8;
   auto sx = allocate<double>(streamCount, "the stream arrays", allocError);
   auto sy = allocate<double>(streamCount, "the stream arrays", allocError);
@@ -573,8 +641,6 @@ int run(int argc, char **argv) {
     return 1;
   fill(fa.get(), n2, 1);
   fill(fb.get(), n2, 2);
-  fill(da.get(), n2, 3);
-  fill(db.get(), n2, 4);
   fill(sx.get(), streamCount, 5);
   fill(sy.get(), streamCount, 6);
   fill(ms.get(), msgCount, 7);
@@ -624,24 +690,43 @@ int run(int argc, char **argv) {
                           maxRanksPerHost, maxThreads, cores)
                 .str());
 
-  // Contractions.
+  // Contractions: through the CPU backend's einsum, as a program runs
+  // them; OpenBLAS's sgemm alone is recorded too (it is what the runtime
+  // used before oneDNN, and what a build without oneDNN uses).
+  std::unique_ptr<weft::rt::Backend> backend;
+  std::string backendError;
+  try {
+    backend =
+        weft::rt::createBackend(weft::rt::BackendKind::Cpu, mesh, worldRank);
+  } catch (const weft::rt::Error &e) {
+    backendError = std::string("cannot create the CPU backend: ") + e.what();
+  }
+  if (!everyRankOk(backendError, /*shared=*/false))
+    return 1;
   const double gemmFlop =
       2.0 * double(c.gemmN) * double(c.gemmN) * double(c.gemmN);
   double sBest =
-      timeGemm<float>(c.gemmN, c.repeats, fa.get(), fb.get(), fc.get());
+      timeRuntimeGemm(*backend, weft::rt::DType::F32, c.gemmN, c.repeats);
   double f32Min = minOverRanks(gemmFlop / sBest);
   double f32Max = maxOverRanks(gemmFlop / sBest);
   if (worldRank == 0)
-    note() << "sgemm " << c.gemmN << "^3: " << gflopsText(f32Min) << " (core "
-           << (coreName ? coreName : "?") << ", " << maxThreads
-           << " thread(s); slowest rank; fastest " << gflopsText(f32Max)
-           << ")\n";
+    note() << "f32 einsum " << c.gemmN
+           << "^3 (the runtime's GEMM): " << gflopsText(f32Min)
+           << " (slowest rank; fastest " << gflopsText(f32Max) << ")\n";
+  double blasBest =
+      timeGemm<float>(c.gemmN, c.repeats, fa.get(), fb.get(), fc.get());
+  double blasMin = minOverRanks(gemmFlop / blasBest);
+  if (worldRank == 0)
+    note() << "OpenBLAS sgemm " << c.gemmN << "^3: " << gflopsText(blasMin)
+           << " (core " << (coreName ? coreName : "?") << ", " << maxThreads
+           << " thread(s); slowest rank; recorded, not used)\n";
   double dBest =
-      timeGemm<double>(c.gemmN, c.repeats, da.get(), db.get(), dc.get());
+      timeRuntimeGemm(*backend, weft::rt::DType::F64, c.gemmN, c.repeats);
   double f64Min = minOverRanks(gemmFlop / dBest);
   double f64Max = maxOverRanks(gemmFlop / dBest);
   if (worldRank == 0)
-    note() << "dgemm " << c.gemmN << "^3: " << gflopsText(f64Min)
+    note() << "f64 einsum " << c.gemmN
+           << "^3 (the runtime's GEMM): " << gflopsText(f64Min)
            << " (slowest rank; fastest " << gflopsText(f64Max) << ")\n";
 
   // Memory: read x, read y, write y per element.
@@ -689,13 +774,15 @@ int run(int argc, char **argv) {
     r.name = axis.name;
     r.size = axis.size;
     r.groups = worldSize / axis.size;
-    measureAxis(comm, c, ms.get(), mr.get(), r);
+    measureAxis(comm, c, ms.get(), mr.get(), sx.get(), sy.get(),
+                std::min<int64_t>(streamCount, kBurstDoubles), r);
     MPI_Comm_free(&comm);
     if (worldRank == 0) {
       note() << "axis '" << r.name << "' (" << r.size << " ranks per group, "
              << r.groups
-             << " group(s)): all-reduce 8 B: " << secondsText(r.latency) << "; "
-             << bytesText(c.messageBytes) << ": "
+             << " group(s)): all-reduce 8 B: " << secondsText(r.latency)
+             << " between compute (" << secondsText(r.lockstepLatency)
+             << " back to back); " << bytesText(c.messageBytes) << ": "
              << secondsText(r.messageSeconds) << " -> "
              << gbpsText(r.bytesPerSecond) << " (ring bytes "
              << llvm::formatv("{0:f0}", r.ringBytes) << " per device"
@@ -758,6 +845,8 @@ int run(int argc, char **argv) {
         {"gemm", json::Object{{"n", c.gemmN},
                               {"flop_per_call", gemmFlop},
                               {"f32_flops_per_s_min", f32Min},
+                              {"f32_kernel", "the CPU backend's einsum"},
+                              {"openblas_sgemm_flops_per_s_min", blasMin},
                               {"f32_flops_per_s_max", f32Max},
                               {"f64_flops_per_s_min", f64Min},
                               {"f64_flops_per_s_max", f64Max}}},
@@ -774,6 +863,9 @@ int run(int argc, char **argv) {
                        {"groups", r.groups},
                        {"latency_calls", r.latencyCalls},
                        {"latency_s_median", r.latency},
+                       {"latency_s_lockstep_median", r.lockstepLatency},
+                       {"latency_burst_bytes",
+                        std::min<int64_t>(streamCount, kBurstDoubles) * 8},
                        {"message_bytes", c.messageBytes},
                        {"message_s_median", r.messageSeconds},
                        {"ring_bytes_per_device", r.ringBytes},
