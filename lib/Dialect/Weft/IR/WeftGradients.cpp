@@ -63,18 +63,18 @@ public:
     for (const Term &t : ins)
       values.push_back(t.value);
     FloatAttr s = scalar ? b.getF64FloatAttr(*scalar) : FloatAttr();
-    return b.create<MapOp>(loc, typeOf(out), kind, spec(ins, out), values, s);
+    return MapOp::create(b, loc, typeOf(out), kind, spec(ins, out), values, s);
   }
 
   Value einsum(ArrayRef<Term> ins, StringRef out) {
     SmallVector<Value> values;
     for (const Term &t : ins)
       values.push_back(t.value);
-    return b.create<EinsumOp>(loc, typeOf(out), spec(ins, out), values);
+    return EinsumOp::create(b, loc, typeOf(out), spec(ins, out), values);
   }
 
   Value reduce(ReductionKind kind, Term in, StringRef out) {
-    return b.create<ReduceOp>(loc, typeOf(out), kind, spec({in}, out),
+    return ReduceOp::create(b, loc, typeOf(out), kind, spec({in}, out),
                               in.value);
   }
 
@@ -391,7 +391,7 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, Value gy,
   auto zeros = [&](int64_t extent) {
     SmallVector<int64_t> shape(inType.getShape());
     shape[dim] = extent;
-    return b.create<ConstantOp>(
+    return ConstantOp::create(b, 
         getLoc(), RankedTensorType::get(shape, inType.getElementType()),
         b.getF64FloatAttr(0.0));
   };
@@ -403,7 +403,7 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, Value gy,
     parts.push_back(zeros(after));
   grads.push_back(parts.size() == 1
                       ? gy
-                      : b.create<ConcatOp>(getLoc(), inType, parts, dim)
+                      : ConcatOp::create(b, getLoc(), inType, parts, dim)
                             .getResult());
   return success();
 }
@@ -417,7 +417,7 @@ LogicalResult ConcatOp::buildGradients(OpBuilder &b, Value gy,
     if (!isa<FloatType>(type.getElementType()))
       grads.push_back(Value());
     else
-      grads.push_back(b.create<SliceOp>(getLoc(), type, gy, dim, offset));
+      grads.push_back(SliceOp::create(b, getLoc(), type, gy, dim, offset));
     offset += type.getDimSize(dim);
   }
   return success();
@@ -428,7 +428,7 @@ LogicalResult ReshapeOp::buildGradients(OpBuilder &b, Value gy,
   // The inverse reshape: the spec's two sides swapped.
   auto [in, out] = getSpec().split("->");
   auto inType = cast<RankedTensorType>(getInput().getType());
-  grads.push_back(b.create<ReshapeOp>(
+  grads.push_back(ReshapeOp::create(b, 
       getLoc(),
       RankedTensorType::get(inType.getShape(), inType.getElementType()),
       (out + "->" + in).str(), gy));
@@ -453,10 +453,10 @@ LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
   std::string line(1, x[d]);
   g.addSizes(x, in);
   g.addSizes(sel, getType());
-  Value iota = b.create<IotaOp>(getLoc(), g.typeOf(line), FlatSymbolRefAttr(),
+  Value iota = IotaOp::create(b, getLoc(), g.typeOf(line), FlatSymbolRefAttr(),
                                 ArrayAttr());
   Value positions = g.broadcastTo({iota, line}, x);
-  Value chosen = b.create<TopKOp>(getLoc(), g.typeOf(sel), getInput(),
+  Value chosen = TopKOp::create(b, getLoc(), g.typeOf(sel), getInput(),
                                   positions, getDimAttr(), getKAttr());
   std::string hot = sel + line;
   Value oneHot = g.map(MapKind::Eq, {{chosen, sel}, {iota, line}}, hot);
@@ -471,7 +471,7 @@ LogicalResult CumsumOp::buildGradients(OpBuilder &b, Value gy,
                                        SmallVectorImpl<Value> &grads) {
   // y[i] = sum_{j <= i} x[j], so dx[j] = sum_{i >= j} dy[i]: the same scan
   // the other way (exclusive stays exclusive).
-  auto op = b.create<CumsumOp>(getLoc(), gy.getType(), gy, getDimAttr(),
+  auto op = CumsumOp::create(b, getLoc(), gy.getType(), gy, getDimAttr(),
                                getExclusiveAttr(), getReverse()
                                                        ? UnitAttr()
                                                        : b.getUnitAttr());
@@ -483,7 +483,7 @@ LogicalResult PadFillOp::buildGradients(OpBuilder &b, Value gy,
                                         SmallVectorImpl<Value> &grads) {
   // The kept elements pass their cotangent through; the filled ones do not
   // depend on the input: zero there.
-  grads.push_back(b.create<PadFillOp>(getLoc(), gy.getType(), gy,
+  grads.push_back(PadFillOp::create(b, getLoc(), gy.getType(), gy,
                                       getValidAttr(), b.getF64FloatAttr(0.0),
                                       FlatSymbolRefAttr(), ArrayAttr()));
   return success();

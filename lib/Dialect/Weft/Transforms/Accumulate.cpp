@@ -93,7 +93,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
   Location loc = func.getLoc();
   auto add = [&](Value x, Value y) -> Value {
     std::string l = placeholderLetters(x.getType());
-    return b.create<MapOp>(loc, withoutSharding(x.getType()), MapKind::Add,
+    return MapOp::create(b, loc, withoutSharding(x.getType()), MapKind::Add,
                            l + "," + l + "->" + l, ValueRange{x, y},
                            FloatAttr());
   };
@@ -122,7 +122,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
   for (auto [sum, shard, type] :
        llvm::zip(sums, finalShards, func.getResultTypes())) {
     std::string l = placeholderLetters(sum.getType());
-    Value mean = b.create<MapOp>(loc, withoutSharding(sum.getType()),
+    Value mean = MapOp::create(b, loc, withoutSharding(sum.getType()),
                                  MapKind::Scale, l + "->" + l, ValueRange{sum},
                                  b.getF64FloatAttr(1.0 / static_cast<double>(k)));
     if (shard) {
@@ -130,7 +130,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
       shard->setOperand(0, mean);
       mean = shard.getResult();
     } else if (mean.getType() != type) {
-      mean = b.create<ShardOp>(loc, type, mean);
+      mean = ShardOp::create(b, loc, type, mean);
     }
     results.push_back(mean);
   }

@@ -49,7 +49,7 @@ void Differentiator::accumulate(OpBuilder &b, Location loc, Value v, Value g) {
   if (inserted)
     return;
   std::string l = placeholderLetters(v.getType());
-  it->second = b.create<MapOp>(loc, withoutSharding(v.getType()), MapKind::Add,
+  it->second = MapOp::create(b, loc, withoutSharding(v.getType()), MapKind::Add,
                                l + "," + l + "->" + l,
                                ValueRange{it->second, g}, FloatAttr());
 }
@@ -117,7 +117,7 @@ LogicalResult Differentiator::run() {
   OpBuilder b(ret);
   Location loc = func.getLoc();
   if (active.contains(loss))
-    grads[loss] = b.create<ConstantOp>(ret.getLoc(), withoutSharding(loss.getType()),
+    grads[loss] = ConstantOp::create(b, ret.getLoc(), withoutSharding(loss.getType()),
                                        b.getF64FloatAttr(1.0));
   for (Operation *op : llvm::reverse(order)) {
     if (op->getNumResults() != 1 || !active.contains(op->getResult(0)))
@@ -152,13 +152,13 @@ LogicalResult Differentiator::run() {
         mlir::emitWarning(arg.getLoc())
             << "parameter #" << i
             << " does not reach the loss: its gradient is zero";
-      g = b.create<ConstantOp>(loc, withoutSharding(type), b.getF64FloatAttr(0.0));
+      g = ConstantOp::create(b, loc, withoutSharding(type), b.getF64FloatAttr(0.0));
     }
     // The gradient takes the parameter's layout when it has one; the
     // constraint's location names the parameter (comm report reasons).
     if (getSharding(type) && g.getType() != type) {
       std::string what = "gradient of " + getArgNameOr(func, i);
-      g = b.create<ShardOp>(NameLoc::get(b.getStringAttr(what), loc), type,
+      g = ShardOp::create(b, NameLoc::get(b.getStringAttr(what), loc), type,
                             g);
     }
     results.push_back(g);

@@ -67,14 +67,14 @@ public:
     std::string l = placeholderLetters(x.getType());
     FloatAttr s = MapOp::takesScalar(kind) ? b.getF64FloatAttr(scalar)
                                            : FloatAttr();
-    return b.create<MapOp>(loc, withoutSharding(x.getType()), kind,
+    return MapOp::create(b, loc, withoutSharding(x.getType()), kind,
                            l + "->" + l, ValueRange{x}, s);
   }
   /// kind(x, y) elementwise; `y` has x's shape or is a scalar (broadcast).
   Value binary(MapKind kind, Value x, Value y) {
     std::string l = placeholderLetters(x.getType());
     std::string r = placeholderLetters(y.getType());
-    return b.create<MapOp>(loc, withoutSharding(x.getType()), kind,
+    return MapOp::create(b, loc, withoutSharding(x.getType()), kind,
                            l + "," + r + "->" + l, ValueRange{x, y},
                            FloatAttr());
   }
@@ -84,12 +84,12 @@ public:
   Value sumOfSquares(Value x) {
     std::string l = placeholderLetters(x.getType());
     auto type = withoutSharding(x.getType());
-    return b.create<ReduceOp>(
+    return ReduceOp::create(b, 
         loc, RankedTensorType::get({}, type.getElementType()),
         ReductionKind::Sum, l + "->", unary(MapKind::Square, x));
   }
   Value constant(Type elementType, double value) {
-    return b.create<ConstantOp>(loc, RankedTensorType::get({}, elementType),
+    return ConstantOp::create(b, loc, RankedTensorType::get({}, elementType),
                                 b.getF64FloatAttr(value));
   }
 
@@ -287,7 +287,7 @@ LogicalResult TrainStepBuilder::run() {
   auto inStateLayout = [&](const Param &p, Value v) -> Value {
     if (p.stateType == func.getArgument(p.arg).getType())
       return v;
-    return b.create<ShardOp>(loc, p.stateType, v);
+    return ShardOp::create(b, loc, p.stateType, v);
   };
   // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
   if (config.clipNorm > 0) {
@@ -372,7 +372,7 @@ LogicalResult TrainStepBuilder::run() {
     // named so: the global search computes a constrained value in its
     // constrained layout except here (docs/propagation.md).
     if (value.getType() != type)
-      value = b.create<ShardOp>(
+      value = ShardOp::create(b, 
           config.zeroAxis.empty()
               ? loc
               : Location(NameLoc::get(b.getStringAttr(kZero1GatherLoc), loc)),
