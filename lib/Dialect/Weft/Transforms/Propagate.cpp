@@ -116,6 +116,15 @@ struct WeftPropagatePass
     if (beam < 1)
       return emitError(UnknownLoc::get(ctx))
              << "weft-propagate: beam must be >= 1, got " << int64_t(beam);
+    for (auto [name, value] :
+         {std::pair<StringRef, int64_t>{"max-candidates", maxCandidates},
+          {"max-transitions", maxTransitions},
+          {"local-search-budget", localSearchBudget},
+          {"exhaustive-limit", exhaustiveLimit}})
+      if (value < 1)
+        return emitError(UnknownLoc::get(ctx))
+               << "weft-propagate: " << name << " must be >= 1, got "
+               << value;
     std::string error;
     FailureOr<MachineProfile> loaded = MachineProfile::resolve(profile, error);
     if (failed(loaded))
@@ -143,8 +152,14 @@ struct WeftPropagatePass
     if (!*mesh)
       return; // No mesh at all: nothing to shard.
     Mesh info(*mesh);
+    SearchLimits limits;
+    limits.maxCandidates = maxCandidates;
+    limits.maxTransitions = maxTransitions;
+    limits.localSearchBudget = localSearchBudget;
+    limits.exhaustiveLimit = exhaustiveLimit;
     Propagator propagator(func, info, weights, explain, search, machine,
-                          beam, freeBoundary, memoryBudget, reshardAnnotated);
+                          beam, freeBoundary, memoryBudget, reshardAnnotated,
+                          limits);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

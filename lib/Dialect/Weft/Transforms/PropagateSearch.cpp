@@ -64,24 +64,14 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Layout ids below this are tracked in a state's materialized set.
 constexpr unsigned kMaskBits = 64;
-/// Most letter maps enumerated per op (in a fixed order; the greedy map is
-/// always added).
-constexpr size_t kMaxCandidates = 2048;
-/// Most transitions search=exhaustive tries per function.
-constexpr uint64_t kExhaustiveLimit = 20000000;
 /// Most nodes the enumeration of one op's letter maps visits.
 constexpr uint64_t kMaxEnumerationNodes = 200000;
-/// Most transitions the DP makes per function: past it, layers keep fewer
-/// states (the plan is then marked pruned).
-constexpr uint64_t kMaxTransitions = 20000000;
 /// Most DP nodes kept for the trace back (16 bytes each).
 constexpr uint64_t kMaxNodes = 1 << 24;
 /// Most steps search=exhaustive recurses through.
 constexpr size_t kMaxExhaustiveSteps = 2000;
 /// Every step's first choice is greedy propagation's.
 constexpr unsigned kGreedyChoice = 0;
-/// Most transitions the local search after a pruned DP may spend.
-constexpr uint64_t kLocalSearchBudget = 4000000;
 /// Smallest saving (seconds) for which the search's plan replaces greedy's.
 constexpr double kMinGainSeconds = 1e-8;
 /// The probe that prices reading annotated values in other layouts keeps
@@ -188,8 +178,12 @@ std::string mapKey(const LetterMap &map) {
 class Search {
 public:
   Search(const Mesh &mesh, const MachineProfile &profile,
-         const AxisWeights &weights)
-      : mesh(mesh), profile(profile), weights(weights) {}
+         const AxisWeights &weights, const SearchLimits &limits)
+      : mesh(mesh), profile(profile), weights(weights), limits(limits) {}
+
+  /// weft-propagate's max-candidates, max-transitions, local-search-budget
+  /// and exhaustive-limit.
+  SearchLimits limits;
 
   std::vector<SValue> values;
   std::vector<Step> steps;
@@ -603,7 +597,7 @@ public:
     std::vector<State> next;
     std::vector<Node> nodes;
     State st;
-    uint64_t transitionsLeft = kMaxTransitions;
+    uint64_t transitionsLeft = uint64_t(limits.maxTransitions);
     // The nodes kept for the trace back bound every layer's states.
     beam = std::min<int64_t>(
         beam, std::max<int64_t>(16, kMaxNodes / std::max<size_t>(
@@ -926,7 +920,7 @@ public:
 
   /// Every letter map of `rule` over the mesh's axes of size > 1 (each axis
   /// on one splittable letter or none, a letter's axes in mesh order),
-  /// even splits only, at most kMaxCandidates.
+  /// even splits only, at most limits.maxCandidates.
   std::vector<LetterMap> enumerateMaps(const ShardingRule &rule) {
     std::string letters;
     for (char c : rule.getLetters())
@@ -944,7 +938,7 @@ public:
     // divides() may refuse.
     uint64_t visited = 0;
     std::function<void(unsigned)> rec = [&](unsigned a) {
-      if (out.size() >= kMaxCandidates || ++visited > kMaxEnumerationNodes)
+      if (out.size() >= size_t(limits.maxCandidates) || ++visited > kMaxEnumerationNodes)
         return;
       if (a == axes.size()) {
         if (divides(rule, cur))
@@ -1040,7 +1034,7 @@ std::string formatSeconds(double s) {
 LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                                        StringRef mode, int64_t beam,
                                        int64_t memoryBudget) {
-  Search search(mesh, profile, weights);
+  Search search(mesh, profile, weights, limits);
   search.memoryBudget = double(memoryBudget);
   // A memory budget is auto-sharding: the boundary is a choice too.
   bool freeBoundary = this->freeBoundary || memoryBudget > 0;
@@ -1303,11 +1297,11 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     FailureOr<Search::Result> r =
         search.steps.size() > kMaxExhaustiveSteps
             ? FailureOr<Search::Result>(failure())
-            : search.exhaustive(kExhaustiveLimit);
+            : search.exhaustive(uint64_t(limits.exhaustiveLimit));
     if (failed(r)) {
       // Too big to enumerate: say so and keep the greedy plan.
       func.emitWarning() << "weft-propagate search=exhaustive: more than "
-                         << kExhaustiveLimit << " transitions or "
+                         << limits.exhaustiveLimit << " transitions or "
                          << kMaxExhaustiveSteps
                          << " steps; not enumerated, greedy plan kept "
                             "(use search=global)";
@@ -1336,7 +1330,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       memoryBudget == 0 && (useFound || greedyAllowed)) {
     bool converged = false;
     double before = planCostSeconds;
-    if (search.improveLocally(plan, planCostSeconds, kLocalSearchBudget,
+    if (search.improveLocally(plan, planCostSeconds,
+                              uint64_t(limits.localSearchBudget),
                               converged))
       useFound = true;
     localSummary = llvm::formatv("local search {0} -> {1}{2}",

@@ -69,17 +69,32 @@ std::string formatBytes(double bytes);
 /// `{f = {"model"}}` or `{} (nothing split)`, letters named by `rule`.
 std::string letterMapStr(const ShardingRule &rule, const LetterMap &map);
 
+/// The global search's work bounds, weft-propagate's options of the same
+/// names (docs/propagation.md, "Search limits"). Past one, the search keeps
+/// fewer candidates or states and its remark says the plan was pruned.
+struct SearchLimits {
+  /// Most letter maps enumerated per op (the greedy map is always added).
+  int64_t maxCandidates = 2048;
+  /// Most transitions the beam DP makes per function.
+  int64_t maxTransitions = 20000000;
+  /// Most transitions the local search after the DP may spend.
+  int64_t localSearchBudget = 4000000;
+  /// Most transitions search=exhaustive tries per function.
+  int64_t exhaustiveLimit = 20000000;
+};
+
 class Propagator {
 public:
   /// `search`: "greedy", "global" or "exhaustive" (PropagateSearch.cpp).
   Propagator(func::FuncOp func, const Mesh &mesh,
              const AxisWeights &weights, bool explain, StringRef search,
              const MachineProfile &profile, int64_t beam, bool freeBoundary,
-             int64_t memoryBudget, bool reshardAnnotated)
+             int64_t memoryBudget, bool reshardAnnotated,
+             const SearchLimits &limits = {})
       : func(func), mesh(mesh), weights(weights), explain(explain),
         searchMode(search), profile(profile), beam(beam),
         freeBoundary(freeBoundary), memoryBudget(memoryBudget),
-        reshardAnnotated(reshardAnnotated),
+        reshardAnnotated(reshardAnnotated), limits(limits),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
@@ -127,6 +142,7 @@ private:
   /// layout than its annotation (docs/propagation.md, "Annotations are
   /// intent").
   bool reshardAnnotated;
+  SearchLimits limits;
   /// With `explain`: the global search's summary, appended to the
   /// function's remark.
   std::string searchSummary;

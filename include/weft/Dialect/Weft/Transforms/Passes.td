@@ -258,6 +258,19 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
     Option<"beam", "beam", "int64_t", /*default=*/"4096",
            "Most partial plans the global search keeps per op (exact when "
            "never reached; the remark says which)">,
+    Option<"maxCandidates", "max-candidates", "int64_t", /*default=*/"2048",
+           "Most letter maps the global search enumerates per op (the "
+           "greedy map is always one)">,
+    Option<"maxTransitions", "max-transitions", "int64_t",
+           /*default=*/"20000000",
+           "Most transitions the global search's beam DP makes per "
+           "function; past it, layers keep fewer states (remark: pruned)">,
+    Option<"localSearchBudget", "local-search-budget", "int64_t",
+           /*default=*/"4000000",
+           "Most transitions the local search after the beam may spend">,
+    Option<"exhaustiveLimit", "exhaustive-limit", "int64_t",
+           /*default=*/"20000000",
+           "Most transitions search=exhaustive tries per function">,
     Option<"freeBoundary", "free-boundary", "bool", /*default=*/"false",
            "Let the global search choose the layouts of unannotated "
            "arguments and returned values too (by default it keeps the ones "
