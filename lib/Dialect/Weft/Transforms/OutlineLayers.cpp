@@ -140,8 +140,8 @@ SmallVector<Run> findRuns(Block &body) {
     current = Run{{}, LocationAttr(), {}};
   };
   for (Operation &op : body) {
-    LocationAttr call = outlinable(&op) ? splitCallSite(op.getLoc()).first
-                                        : LocationAttr();
+    LocationAttr call =
+        outlinable(&op) ? splitCallSite(op.getLoc()).first : LocationAttr();
     if (!call || call != current.call)
       close();
     if (!call)
@@ -261,9 +261,8 @@ struct WeftOutlineLayers
       llvm::SmallPtrSet<Operation *, 32> inRun(run.ops.begin(), run.ops.end());
       for (auto [i, op] : llvm::enumerate(run.ops))
         for (OpResult r : op->getResults())
-          if (llvm::any_of(r.getUsers(), [&](Operation *u) {
-                return !inRun.contains(u);
-              }))
+          if (llvm::any_of(r.getUsers(),
+                           [&](Operation *u) { return !inRun.contains(u); }))
             escaping.insert({static_cast<unsigned>(i), r.getResultNumber()});
     }
     // weft.reason names lines and values of one call: kept where every
@@ -271,8 +270,7 @@ struct WeftOutlineLayers
     SmallVector<bool> sameReason;
     for (auto [i, op] : llvm::enumerate(first.ops))
       sameReason.push_back(llvm::all_of(members, [&](unsigned m) {
-        return runs[m].ops[i]->getAttr(kReasonAttr) ==
-               op->getAttr(kReasonAttr);
+        return runs[m].ops[i]->getAttr(kReasonAttr) == op->getAttr(kReasonAttr);
       }));
 
     // The function, before the entry.
@@ -288,9 +286,8 @@ struct WeftOutlineLayers
       name = (prefix + Twine(next++)).str();
     while (symbols.lookup(name));
     Location fnLoc = splitCallSite(first.ops.front()->getLoc()).second;
-    auto fn = func::FuncOp::create(b, fnLoc, name,
-                                   FunctionType::get(ctx, argTypes,
-                                                     resultTypes));
+    auto fn = func::FuncOp::create(
+        b, fnLoc, name, FunctionType::get(ctx, argTypes, resultTypes));
     fn.setPrivate();
     symbols.insert(fn);
     SmallVector<Location> argLocs(argTypes.size(), fnLoc);

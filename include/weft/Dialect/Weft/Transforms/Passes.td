@@ -144,7 +144,9 @@ def WeftOutlineLayers : Pass<"weft-outline-layers", "::mlir::ModuleOp"> {
     location. Inside the function, ops keep the layer's own lines.
     An asynchronous collective's start and its wait stay in one function:
     one whose partner lies outside its run stays in the caller, and the run
-    is cut there.
+    is cut there. In a program with layer calls, one parameter's optimizer
+    update (named `weft.update <argument #>` by --weft-optimizer) is a
+    group as a call is, so equal updates are outlined too.
   }];
 }
 
