@@ -25,6 +25,14 @@ const char *commOpName(CommOp op) {
     return "all_to_all";
   case CommOp::GatherToRoot:
     return "gather_to_root";
+  case CommOp::Broadcast:
+    return "broadcast";
+  case CommOp::ReduceTo:
+    return "reduce_to";
+  case CommOp::GatherTo:
+    return "gather_to";
+  case CommOp::ScatterFrom:
+    return "scatter_from";
   }
   return "invalid";
 }

@@ -64,6 +64,35 @@ std::optional<ReductionKind> ReduceScatterOp::getReduction() {
   return getKind();
 }
 
+// The root collectives: the bytes through the busiest rank's link for the
+// runtime's algorithms (ringBytes in runtime/lib/CollectivePlan.cpp;
+// docs/design.md, "Root collectives").
+double BroadcastOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::Broadcast, p);
+}
+double ReduceToOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::ReduceTo, p);
+}
+double GatherToOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::GatherTo, p);
+}
+double ScatterFromOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::ScatterFrom, p);
+}
+std::optional<ReductionKind> ReduceToOp::getReduction() { return getKind(); }
+std::optional<int64_t> BroadcastOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> ReduceToOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> GatherToOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> ScatterFromOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//

@@ -1311,5 +1311,37 @@ LogicalResult SliceShardOp::verify() {
   return verifyCollective(*this, getAxes(), {static_cast<int64_t>(getDim())});
 }
 
+//===----------------------------------------------------------------------===//
+// Root collectives: checks that need no mesh (the root's range needs the
+// group size: verifySymbolUses, MeshVerification.cpp)
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyRootCollective(Operation *op, ArrayAttr axes,
+                                          int64_t root,
+                                          ArrayRef<int64_t> dims) {
+  if (root < 0)
+    return op->emitOpError()
+           << "root " << root << " is negative: it is a position in the group";
+  return verifyCollective(op, axes, dims);
+}
+
+LogicalResult BroadcastOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(), {});
+}
+
+LogicalResult ReduceToOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(), {});
+}
+
+LogicalResult GatherToOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(),
+                              {static_cast<int64_t>(getDim())});
+}
+
+LogicalResult ScatterFromOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(),
+                              {static_cast<int64_t>(getDim())});
+}
+
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"

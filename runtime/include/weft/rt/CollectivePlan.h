@@ -53,7 +53,10 @@ CollectivePlan planAllToAll(const Shape &inShape, int splitDim, int concatDim,
 /// Bytes one device sends on a ring of p ranks (design.md section 6):
 /// all-reduce 2(p-1)/p N, all-gather (p-1)/p N with N the gathered
 /// result's bytes, reduce-scatter (p-1)/p N with N the input's bytes,
-/// all-to-all (p-1)/p of the local bytes.
+/// all-to-all (p-1)/p of the local bytes. The root collectives, through
+/// the busiest link: broadcast and reduce_to N (the value), gather_to
+/// (p-1)/p N with N the gathered result's bytes, scatter_from (p-1)/p N
+/// with N the root's input bytes.
 double ringBytes(CollectiveKind kind, int64_t p, double bytesN);
 
 } // namespace weft::rt

@@ -53,7 +53,12 @@ enum class CollectiveKind : int {
   AllReduce,
   AllGather,
   ReduceScatter,
-  AllToAll
+  AllToAll,
+  // The root collectives (issue 33).
+  Broadcast,
+  ReduceTo,
+  GatherTo,
+  ScatterFrom
 };
 
 bool isBinary(MapKind k);
