@@ -3,6 +3,8 @@
 #ifndef WEFT_RT_MAIN_OPTIONS_H
 #define WEFT_RT_MAIN_OPTIONS_H
 
+#include "Init.h"
+
 #include "weft/rt/Program.h"
 
 #include <cstdint>
@@ -64,6 +66,10 @@ struct HarnessOptions {
   bool resume = false;
   /// Print the loss line every this many steps (and at the last).
   int logEvery = 1;
+  /// --init SPEC and --init-seed N (Init.h, docs/pipeline.md): parameters
+  /// without a file drawn on rank 0 and broadcast.
+  InitSpec init;
+  uint64_t initSeed = 0;
   /// Which options were given, for the errors of options that do not fit
   /// the program (a forward program has no --steps; a training step no
   /// --iters).
