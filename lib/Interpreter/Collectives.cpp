@@ -129,3 +129,21 @@ PerRank mlir::weft::interp::scatterFrom(const Mesh &mesh,
         dim, mesh.getGroupPosition(r, axes), p));
   return out;
 }
+
+//===--- Point to point ---------------------------------------------------===//
+
+PerRank mlir::weft::interp::collectivePermute(
+    const Mesh &mesh, ArrayRef<StringRef> axes,
+    ArrayRef<std::pair<int64_t, int64_t>> pairs, const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r) {
+    int64_t pos = mesh.getGroupPosition(r, axes);
+    Tensor value(in[r].getShape(), 0.0);
+    for (auto [s, t] : pairs)
+      if (t == pos)
+        value = in[mesh.getGroup(r, axes)[s]];
+    out.push_back(value);
+  }
+  return out;
+}

@@ -738,6 +738,22 @@ struct ScatterFromModel
   }
 };
 
+// Point to point (issue 33).
+struct CollectivePermuteModel
+    : EvaluableOpInterface::ExternalModel<CollectivePermuteModel,
+                                          CollectivePermuteOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<CollectivePermuteOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             collectivePermute(ctx.getMesh(), *axes, o.getPairList(),
+                               ctx.get(o.getInput())));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
@@ -770,5 +786,6 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ReduceToOp::attachInterface<ReduceToModel>(*ctx);
     GatherToOp::attachInterface<GatherToModel>(*ctx);
     ScatterFromOp::attachInterface<ScatterFromModel>(*ctx);
+    CollectivePermuteOp::attachInterface<CollectivePermuteModel>(*ctx);
   });
 }

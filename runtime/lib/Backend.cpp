@@ -1131,4 +1131,78 @@ Backend::startScatterFrom(const Tensor &in, Tensor &out, int dim, int64_t root,
   return completed([&] { scatterFrom(in, out, dim, root, axes, label); }, out);
 }
 
+//===--- Point to point (issue 33) ----------------------------------------===//
+
+namespace {
+/// This rank's part in a permute: the position it sends to and the one it
+/// receives from (-1: none), from [s0, t0, s1, t1, ...].
+struct PermutePart {
+  int64_t sendTo = -1, recvFrom = -1;
+};
+PermutePart permutePart(const std::vector<int64_t> &pairs, const GroupPlan &g,
+                        const std::string &axes) {
+  check(pairs.size() % 2 == 0 && !pairs.empty(),
+        "collective_permute: pairs must be [source, target] pairs");
+  PermutePart part;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    int64_t s = pairs[i], t = pairs[i + 1];
+    check(s >= 0 && s < g.size && t >= 0 && t < g.size,
+          "collective_permute: pair [", s, ", ", t,
+          "] is outside the group of ", g.size, " rank(s) over ", axes);
+    if (s == g.position) {
+      check(part.sendTo < 0, "collective_permute: position ", s,
+            " is the source of two pairs");
+      part.sendTo = t;
+    }
+    if (t == g.position) {
+      check(part.recvFrom < 0, "collective_permute: position ", t,
+            " is the target of two pairs");
+      part.recvFrom = s;
+    }
+  }
+  return part;
+}
+} // namespace
+
+std::unique_ptr<Backend::Pending>
+Backend::startCollectivePermute(const Tensor &in, Tensor &out,
+                                const std::vector<int64_t> &pairs,
+                                const AxisList &axes, std::string_view label) {
+  const char *op = "collective_permute";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  check(in.data != out.data || in.numElements() == 0, op,
+        ": the result must not be the operand's buffer");
+  const GroupPlan &g = group(axes);
+  std::string where = axesStr(mesh_, axes);
+  PermutePart part = permutePart(pairs, g, where);
+  bool crosses = false;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+    crosses |= pairs[i] != pairs[i + 1];
+  auto p = pending(label, op, where + " " + shapeToString(in.shape),
+                   crosses ? ringBytes(CollectiveKind::Permute, g.size,
+                                       static_cast<double>(in.bytes()))
+                           : 0,
+                   in, out);
+  // What stays on this rank: zeros (no source) or the rank's own value.
+  if (part.recvFrom < 0)
+    fillZero(out.data, out.dtype, out.numElements());
+  else if (part.recvFrom == g.position)
+    copyThrough(in, out);
+  int64_t sendTo = part.sendTo == g.position ? -1 : part.sendTo;
+  int64_t recvFrom = part.recvFrom == g.position ? -1 : part.recvFrom;
+  if (sendTo >= 0 || recvFrom >= 0) {
+    p->seq = rankstatus::enter(CommOp::Permute, where);
+    p->work = communicator().startPermute(in.data, out.data, in.numElements(),
+                                          in.dtype, sendTo, recvFrom, g);
+  }
+  return p;
+}
+
+void Backend::collectivePermute(const Tensor &in, Tensor &out,
+                                const std::vector<int64_t> &pairs,
+                                const AxisList &axes, std::string_view label) {
+  finish(*startCollectivePermute(in, out, pairs, axes, label));
+}
+
 } // namespace weft::rt

@@ -138,6 +138,9 @@ double ringBytes(CollectiveKind kind, int64_t p, double bytesN) {
   // through every rank's link once (docs/design.md, "Root collectives").
   if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::ReduceTo)
     return bytesN;
+  // collective_permute: a sending rank sends its operand once.
+  if (kind == CollectiveKind::Permute)
+    return bytesN;
   // gather_to and scatter_from (bytesN: the whole, gathered or scattered
   // value): the root receives or sends every block but its own.
   double f = static_cast<double>(p - 1) / static_cast<double>(p);

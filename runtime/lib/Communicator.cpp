@@ -33,6 +33,8 @@ const char *commOpName(CommOp op) {
     return "gather_to";
   case CommOp::ScatterFrom:
     return "scatter_from";
+  case CommOp::Permute:
+    return "collective_permute";
   }
   return "invalid";
 }

@@ -65,6 +65,8 @@ const char *collectiveKindName(CollectiveKind k) {
     return "gather_to";
   case CollectiveKind::ScatterFrom:
     return "scatter_from";
+  case CollectiveKind::Permute:
+    return "collective_permute";
   }
   return "invalid";
 }

@@ -26,7 +26,7 @@ bool isCommKind(const std::string &kind) {
   return kind == "all_reduce" || kind == "all_gather" ||
          kind == "reduce_scatter" || kind == "all_to_all" ||
          kind == "broadcast" || kind == "reduce_to" || kind == "gather_to" ||
-         kind == "scatter_from";
+         kind == "scatter_from" || kind == "collective_permute";
 }
 
 void Profiler::recordOverlap(double inFlight, double exposed) {

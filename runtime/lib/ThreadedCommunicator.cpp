@@ -399,6 +399,19 @@ ThreadedCommunicator::startScatterFrom(const void *send, void *recv,
       /*blocking=*/false);
 }
 
+std::unique_ptr<Work>
+ThreadedCommunicator::startPermute(const void *send, void *recv, int64_t count,
+                                   DType dtype, int64_t sendTo,
+                                   int64_t recvFrom, const GroupPlan &group) {
+  return submit(
+      CommOp::Permute, &group,
+      [=, this, &group] {
+        return inner_->startPermute(send, recv, count, dtype, sendTo, recvFrom,
+                                    group);
+      },
+      /*blocking=*/false);
+}
+
 void ThreadedCommunicator::allReduce(const void *send, void *recv,
                                      int64_t count, DType dtype,
                                      ReduceKind kind, const GroupPlan &group) {

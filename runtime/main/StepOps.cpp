@@ -457,6 +457,26 @@ Tensor startScatterFrom(StepContext &ctx, const Tensor &in, int dim,
   return out;
 }
 
+//===--- Point to point (issue 33) ----------------------------------------===//
+
+Tensor collectivePermute(StepContext &ctx, const Tensor &in,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.collectivePermute(in, out, pairs, axes, label);
+  return out;
+}
+
+Tensor startCollectivePermute(StepContext &ctx, const Tensor &in,
+                              const std::vector<int64_t> &pairs,
+                              const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  ctx.addPending(be.startCollectivePermute(in, out, pairs, axes, label));
+  return out;
+}
+
 } // namespace weft::rt::gen
 
 namespace weft::rt {

@@ -66,6 +66,13 @@ PerRank gatherTo(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,
 PerRank scatterFrom(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,
                     int64_t root, const PerRank &in);
 
+/// weft.collective_permute: the rank at group position `t` of a pair
+/// (s, t) gets the value of position `s`; a rank that is no target gets
+/// zeros.
+PerRank collectivePermute(const Mesh &mesh, ArrayRef<StringRef> axes,
+                          ArrayRef<std::pair<int64_t, int64_t>> pairs,
+                          const PerRank &in);
+
 } // namespace mlir::weft::interp
 
 #endif // WEFT_INTERPRETER_COLLECTIVES_H

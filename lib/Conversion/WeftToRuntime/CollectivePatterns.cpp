@@ -155,6 +155,26 @@ void lowerCollective(ScatterFromOp op, ScatterFromOp::Adaptor adaptor,
   call.replaceOp(callee(op, "scatterFrom"));
 }
 
+// Point to point (issue 33): the pairs as a flat list; the runtime finds
+// this rank's part from its group position.
+void lowerCollective(CollectivePermuteOp op,
+                     CollectivePermuteOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  std::string pairs = "std::vector<int64_t>{";
+  std::string text = "[";
+  for (auto [i, v] : llvm::enumerate(op.getPairs())) {
+    pairs += (i ? ", " : "") + std::to_string(v);
+    text += (i == 0       ? "["
+             : i % 2 == 0 ? ", ["
+                          : ", ") +
+            std::to_string(v) + (i % 2 == 1 ? "]" : "");
+  }
+  call.value(adaptor.getOperands()[0]).lit(pairs + "}").lit(axes);
+  call.label("collective_permute " + axesText(op.getAxes()) + " " + text + "]");
+  call.replaceOp(callee(op, "collectivePermute"));
+}
+
 void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
   Operation *c = op.getInput().getDefiningOp();
@@ -225,8 +245,8 @@ void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
                CollectiveOpLowering<AllToAllOp>,
                CollectiveOpLowering<SliceShardOp>, WaitOpLowering>(types,
                                                                    state);
-  patterns
-      .add<CollectiveOpLowering<BroadcastOp>, CollectiveOpLowering<ReduceToOp>,
-           CollectiveOpLowering<GatherToOp>,
-           CollectiveOpLowering<ScatterFromOp>>(types, state);
+  patterns.add<
+      CollectiveOpLowering<BroadcastOp>, CollectiveOpLowering<ReduceToOp>,
+      CollectiveOpLowering<GatherToOp>, CollectiveOpLowering<ScatterFromOp>,
+      CollectiveOpLowering<CollectivePermuteOp>>(types, state);
 }

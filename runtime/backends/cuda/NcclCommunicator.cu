@@ -311,6 +311,27 @@ NcclCommunicator::startScatterFrom(const void *send, void *recv, int64_t chunk,
   return leave(op, group);
 }
 
+//===--- Point to point ---------------------------------------------------===//
+
+std::unique_ptr<Work>
+NcclCommunicator::startPermute(const void *send, void *recv, int64_t count,
+                               DType dtype, int64_t sendTo, int64_t recvFrom,
+                               const GroupPlan &group) {
+  const CommOp op = CommOp::Permute;
+  ncclComm_t c = nccl(group);
+  std::size_t n = ncclCount(count, op);
+  enter();
+  WEFT_NCCL_CHECK(ncclGroupStart());
+  if (sendTo >= 0)
+    WEFT_NCCL_CHECK(
+        ncclSend(send, n, ncclType(dtype), static_cast<int>(sendTo), c, comm_));
+  if (recvFrom >= 0)
+    WEFT_NCCL_CHECK(ncclRecv(recv, n, ncclType(dtype),
+                             static_cast<int>(recvFrom), c, comm_));
+  WEFT_NCCL_CHECK(ncclGroupEnd());
+  return leave(op, group);
+}
+
 std::unique_ptr<Work>
 NcclCommunicator::startGatherBytesToRoot(const void *send, void *recv,
                                          std::size_t bytes) {

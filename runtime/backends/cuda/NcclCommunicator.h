@@ -74,6 +74,11 @@ public:
                                          int64_t chunk, DType dtype,
                                          int64_t root,
                                          const GroupPlan &group) override;
+  // Point to point: ncclSend and ncclRecv in one group.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   // For NcclWork.
   cudaStream_t computeStream() const { return compute_; }

@@ -17,8 +17,9 @@
 // CHECK-DAG: weft.reduce_to: local-view collective
 // CHECK-DAG: weft.gather_to: local-view collective
 // CHECK-DAG: weft.scatter_from: local-view collective
+// CHECK-DAG: weft.collective_permute: local-view collective
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 29 weft ops
+// CHECK: checked 30 weft ops
 module {}

@@ -363,3 +363,17 @@ LogicalResult ScatterFromOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   return verifyScaledShape(*this, *p, {{getDim(), false}});
 }
+
+/// Every position of the pairs inside the group.
+LogicalResult
+CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  for (auto [s, t] : getPairList())
+    if (s >= *p || t >= *p)
+      return emitOpError() << "pair [" << s << ", " << t
+                           << "] is outside the group of " << *p
+                           << " rank(s) over " << getAxes();
+  return success();
+}

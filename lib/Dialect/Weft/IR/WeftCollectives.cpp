@@ -93,6 +93,17 @@ std::optional<int64_t> ScatterFromOp::getRootPosition() {
   return getRootAttr().getInt();
 }
 
+// collective_permute: a rank that sends, sends its operand once (a pair
+// from a position to itself is a local copy).
+double CollectivePermuteOp::getBytesPerDevice(int64_t p) {
+  if (p <= 1)
+    return 0;
+  for (auto [s, t] : getPairList())
+    if (s != t)
+      return ringBytes(*this, CollectiveKind::Permute, p);
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//

@@ -1343,5 +1343,65 @@ LogicalResult ScatterFromOp::verify() {
                               {static_cast<int64_t>(getDim())});
 }
 
+//===----------------------------------------------------------------------===//
+// CollectivePermuteOp: `pairs [[s, t], ...]`, stored flat
+//===----------------------------------------------------------------------===//
+
+static ParseResult parsePermutePairs(OpAsmParser &parser,
+                                     DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    int64_t s = 0, t = 0;
+    if (parser.parseLSquare() || parser.parseInteger(s) ||
+        parser.parseComma() || parser.parseInteger(t) || parser.parseRSquare())
+      return failure();
+    flat.push_back(s);
+    flat.push_back(t);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parsePair,
+                                     " in the pairs list"))
+    return failure();
+  pairs = DenseI64ArrayAttr::get(parser.getContext(), flat);
+  return success();
+}
+
+static void printPermutePairs(OpAsmPrinter &printer, Operation *,
+                              DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  printer << "[";
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    printer << (i ? ", " : "") << "[" << flat[i] << ", " << flat[i + 1] << "]";
+  printer << "]";
+}
+
+SmallVector<std::pair<int64_t, int64_t>> CollectivePermuteOp::getPairList() {
+  SmallVector<std::pair<int64_t, int64_t>> list;
+  ArrayRef<int64_t> flat = getPairs();
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    list.push_back({flat[i], flat[i + 1]});
+  return list;
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  ArrayRef<int64_t> flat = getPairs();
+  if (flat.empty())
+    return emitOpError() << "needs at least one source-target pair";
+  if (flat.size() % 2 != 0)
+    return emitOpError() << "pairs hold " << flat.size()
+                         << " positions; each pair is [source, target]";
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (auto [s, t] : getPairList()) {
+    if (s < 0 || t < 0)
+      return emitOpError() << "pair [" << s << ", " << t
+                           << "] has a negative group position";
+    if (!sources.insert(s).second)
+      return emitOpError() << "position " << s << " is the source of two pairs";
+    if (!targets.insert(t).second)
+      return emitOpError() << "position " << t << " is the target of two pairs";
+  }
+  return verifyCollective(*this, getAxes(), {});
+}
+
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"

@@ -245,6 +245,19 @@ public:
                                             const AxisList &axes,
                                             std::string_view label = {});
 
+  //===--- Point to point (issue 33) ----------------------------------------//
+  /// weft.collective_permute: `pairs` is [s0, t0, s1, t1, ...] in group
+  /// positions over `axes`; out (disjoint from in) = the operand of this
+  /// rank's source, zeros when it is no target. The start form really
+  /// starts (as the other collectives' do).
+  void collectivePermute(const Tensor &in, Tensor &out,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, std::string_view label = {});
+  std::unique_ptr<Pending>
+  startCollectivePermute(const Tensor &in, Tensor &out,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, std::string_view label = {});
+
   /// Copies `in` into `out`, the same elements in row-major order (shapes
   /// may differ: weft.reshape); both on this backend's device.
   void copy(const Tensor &in, Tensor &out, std::string_view label = {});

@@ -56,7 +56,8 @@ CollectivePlan planAllToAll(const Shape &inShape, int splitDim, int concatDim,
 /// all-to-all (p-1)/p of the local bytes. The root collectives, through
 /// the busiest link: broadcast and reduce_to N (the value), gather_to
 /// (p-1)/p N with N the gathered result's bytes, scatter_from (p-1)/p N
-/// with N the root's input bytes.
+/// with N the root's input bytes. collective_permute: N, the operand (a
+/// rank that sends; the IR op says 0 when no pair crosses ranks).
 double ringBytes(CollectiveKind kind, int64_t p, double bytesN);
 
 } // namespace weft::rt

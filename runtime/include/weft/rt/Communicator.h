@@ -51,7 +51,9 @@ enum class CommOp : int {
   Broadcast,
   ReduceTo,
   GatherTo,
-  ScatterFrom
+  ScatterFrom,
+  // Point to point (issue 33).
+  Permute
 };
 /// "all_reduce", ..., "gather_to_root" (the names of the IR ops).
 const char *commOpName(CommOp op);
@@ -151,6 +153,16 @@ public:
                                                  int64_t chunk, DType dtype,
                                                  int64_t root,
                                                  const GroupPlan &group) = 0;
+
+  //===--- Point to point (issue 33) ---------------------------------------//
+  /// Sends `count` elements of `send` to group position `sendTo` and
+  /// receives `count` into `recv` from position `recvFrom` (-1: none of
+  /// either; neither is this rank's own position). Every rank of the
+  /// group calls it, in the same order as the group's other operations.
+  virtual std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                             int64_t count, DType dtype,
+                                             int64_t sendTo, int64_t recvFrom,
+                                             const GroupPlan &group) = 0;
 
   //===--- Blocking forms: start + wait ------------------------------------//
   // By default never the library's blocking calls: MPI does not match a

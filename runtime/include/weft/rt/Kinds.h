@@ -58,7 +58,9 @@ enum class CollectiveKind : int {
   Broadcast,
   ReduceTo,
   GatherTo,
-  ScatterFrom
+  ScatterFrom,
+  // Point to point (issue 33).
+  Permute
 };
 
 bool isBinary(MapKind k);

@@ -58,6 +58,11 @@ public:
                                          int64_t chunk, DType dtype,
                                          int64_t root,
                                          const GroupPlan &group) override;
+  // Point to point: MPI_Isend and MPI_Irecv on the group's communicator.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   /// MPI's blocking collectives once blockingAgreed() and no timeout is
   /// set; start + wait otherwise (Communicator.h).

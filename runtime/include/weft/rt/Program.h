@@ -347,6 +347,13 @@ Tensor startGatherTo(StepContext &ctx, const Tensor &in, int dim, int64_t root,
 Tensor startScatterFrom(StepContext &ctx, const Tensor &in, int dim,
                         int64_t root, const AxisList &axes,
                         const Shape &outShape, const char *label);
+/// weft.collective_permute (issue 33): `pairs` is [s0, t0, s1, t1, ...].
+Tensor collectivePermute(StepContext &ctx, const Tensor &in,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, const char *label);
+Tensor startCollectivePermute(StepContext &ctx, const Tensor &in,
+                              const std::vector<int64_t> &pairs,
+                              const AxisList &axes, const char *label);
 } // namespace gen
 
 /// The harness (runtime/main): parses the command line, runs `info` on the

@@ -80,6 +80,11 @@ public:
                                          int64_t chunk, DType dtype,
                                          int64_t root,
                                          const GroupPlan &group) override;
+  // Point to point: the inner start form, started and tested by the thread.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   void allReduce(const void *send, void *recv, int64_t count, DType dtype,
                  ReduceKind kind, const GroupPlan &group) override;

@@ -1044,4 +1044,37 @@ def Weft_ScatterFromOp : Weft_CollectiveOp<"scatter_from", [], ["getRootPosition
                        "attr-dict `:` type($input) `->` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Point to point (issue 33): pipeline transfers
+//===----------------------------------------------------------------------===//
+
+def Weft_CollectivePermuteOp : Weft_CollectiveOp<"collective_permute",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "send each rank's value to another rank of its group";
+  let description = [{
+    `pairs` lists source-target pairs of group positions over `axes`
+    (XLA's CollectivePermute): the rank at each target receives the
+    operand of its source; a rank that is no target gets zeros. Each
+    position is the source of at most one pair and the target of at most
+    one. Every group over `axes` applies the same pairs, so a pipeline's
+    stage-to-stage transfer is one op for every data and model replica.
+
+    ```mlir
+    // a ring shift along "stage" (4 stages)
+    %y = weft.collective_permute %x on @mesh over ["stage"]
+        pairs [[0, 1], [1, 2], [2, 3], [3, 0]] : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DenseI64ArrayAttr:$pairs);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `on` $mesh `over` $axes `pairs` custom<PermutePairs>($pairs) "
+      "attr-dict `:` type($result)";
+  let extraClassDeclaration = [{
+    /// The (source, target) pairs, in order.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getPairList();
+  }];
+}
+
 #endif // WEFT_DIALECT_WEFT_IR_WEFTOPS_TD
