@@ -83,3 +83,67 @@ PerRank mlir::weft::interp::sliceShard(const Mesh &mesh,
     out.push_back(in[r].block(dim, mesh.getGroupPosition(r, axes), p));
   return out;
 }
+
+//===--- Root collectives -------------------------------------------------===//
+
+PerRank mlir::weft::interp::broadcast(const Mesh &mesh,
+                                      ArrayRef<StringRef> axes, int64_t root,
+                                      const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
+    out.push_back(in[mesh.getGroup(r, axes)[root]]);
+  return out;
+}
+
+PerRank mlir::weft::interp::reduceTo(const Mesh &mesh, ArrayRef<StringRef> axes,
+                                     ReductionKind kind, int64_t root,
+                                     const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
+    out.push_back(mesh.getGroupPosition(r, axes) == root
+                      ? reduceGroup(mesh, axes, kind, in, r)
+                      : Tensor(in[r].getShape(), 0.0));
+  return out;
+}
+
+PerRank mlir::weft::interp::gatherTo(const Mesh &mesh, ArrayRef<StringRef> axes,
+                                     unsigned dim, int64_t root,
+                                     const PerRank &in) {
+  PerRank all = allGather(mesh, axes, dim, in);
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
+    if (mesh.getGroupPosition(r, axes) != root)
+      all[r] = Tensor(all[r].getShape(), 0.0);
+  return all;
+}
+
+PerRank mlir::weft::interp::scatterFrom(const Mesh &mesh,
+                                        ArrayRef<StringRef> axes, unsigned dim,
+                                        int64_t root, const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
+  int64_t p = mesh.getGroupSize(axes);
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r)
+    out.push_back(in[mesh.getGroup(r, axes)[root]].block(
+        dim, mesh.getGroupPosition(r, axes), p));
+  return out;
+}
+
+//===--- Point to point ---------------------------------------------------===//
+
+PerRank mlir::weft::interp::collectivePermute(
+    const Mesh &mesh, ArrayRef<StringRef> axes,
+    ArrayRef<std::pair<int64_t, int64_t>> pairs, const PerRank &in) {
+  assert(static_cast<int64_t>(in.size()) == mesh.getNumDevices());
+  PerRank out;
+  for (int64_t r = 0; r < mesh.getNumDevices(); ++r) {
+    int64_t pos = mesh.getGroupPosition(r, axes);
+    Tensor value(in[r].getShape(), 0.0);
+    for (auto [s, t] : pairs)
+      if (t == pos)
+        value = in[mesh.getGroup(r, axes)[s]];
+    out.push_back(value);
+  }
+  return out;
+}

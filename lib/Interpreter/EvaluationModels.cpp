@@ -681,6 +681,79 @@ struct SliceShardModel
   }
 };
 
+// The root collectives (issue 33).
+struct BroadcastModel
+    : EvaluableOpInterface::ExternalModel<BroadcastModel, BroadcastOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<BroadcastOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             broadcast(ctx.getMesh(), *axes, o.getRootAttr().getInt(),
+                       ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct ReduceToModel
+    : EvaluableOpInterface::ExternalModel<ReduceToModel, ReduceToOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ReduceToOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             reduceTo(ctx.getMesh(), *axes, o.getKind(),
+                      o.getRootAttr().getInt(), ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct GatherToModel
+    : EvaluableOpInterface::ExternalModel<GatherToModel, GatherToOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<GatherToOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             gatherTo(ctx.getMesh(), *axes, o.getDim(),
+                      o.getRootAttr().getInt(), ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+struct ScatterFromModel
+    : EvaluableOpInterface::ExternalModel<ScatterFromModel, ScatterFromOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ScatterFromOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             scatterFrom(ctx.getMesh(), *axes, o.getDim(),
+                         o.getRootAttr().getInt(), ctx.get(o.getInput())));
+    return success();
+  }
+};
+
+// Point to point (issue 33).
+struct CollectivePermuteModel
+    : EvaluableOpInterface::ExternalModel<CollectivePermuteModel,
+                                          CollectivePermuteOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<CollectivePermuteOp>(op);
+    auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
+    if (failed(axes))
+      return failure();
+    ctx.bind(o.getResult(),
+             collectivePermute(ctx.getMesh(), *axes, o.getPairList(),
+                               ctx.get(o.getInput())));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
@@ -709,5 +782,10 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ReduceScatterOp::attachInterface<ReduceScatterModel>(*ctx);
     AllToAllOp::attachInterface<AllToAllModel>(*ctx);
     SliceShardOp::attachInterface<SliceShardModel>(*ctx);
+    BroadcastOp::attachInterface<BroadcastModel>(*ctx);
+    ReduceToOp::attachInterface<ReduceToModel>(*ctx);
+    GatherToOp::attachInterface<GatherToModel>(*ctx);
+    ScatterFromOp::attachInterface<ScatterFromModel>(*ctx);
+    CollectivePermuteOp::attachInterface<CollectivePermuteModel>(*ctx);
   });
 }

@@ -970,4 +970,239 @@ Tensor Backend::gatherToRoot(const Tensor &local, const Layout &layout,
   return result;
 }
 
+//===--- Root collectives (issue 33) --------------------------------------===//
+
+namespace {
+/// Checks that `root` is a position of `g`.
+void checkRoot(int64_t root, const GroupPlan &g, const char *op,
+               const std::string &axes) {
+  check(root >= 0 && root < g.size, op, ": root ", root,
+        " is outside the group of ", g.size, " rank(s) over ", axes);
+}
+} // namespace
+
+void Backend::broadcast(const Tensor &in, Tensor &out, int64_t root,
+                        const AxisList &axes, std::string_view label) {
+  const char *op = "broadcast";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  const GroupPlan &g = group(axes);
+  std::string where = axesStr(mesh_, axes);
+  checkRoot(root, g, op, where);
+  double t0 = startOp();
+  if (g.position == root || g.size == 1)
+    copyThrough(in, out);
+  if (g.size > 1) {
+    WaitingIn w(CommOp::Broadcast, where);
+    communicator()
+        .startBroadcast(out.data, out.numElements(), in.dtype, root, g)
+        ->wait();
+  }
+  if (profiler_)
+    recordOp(label, op,
+             where + " root " + std::to_string(root) + " " +
+                 shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::Broadcast, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+void Backend::reduceTo(const Tensor &in, Tensor &out, int64_t root,
+                       const AxisList &axes, ReduceKind kind,
+                       std::string_view label) {
+  const char *op = "reduce_to";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  check(in.data != out.data || in.numElements() == 0, op,
+        ": the result must not be the operand's buffer");
+  const GroupPlan &g = group(axes);
+  std::string where = axesStr(mesh_, axes);
+  checkRoot(root, g, op, where);
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyThrough(in, out);
+  } else {
+    {
+      WaitingIn w(CommOp::ReduceTo, where);
+      communicator()
+          .startReduceTo(in.data, out.data, in.numElements(), in.dtype, kind,
+                         root, g)
+          ->wait();
+    }
+    if (g.position != root)
+      fillZero(out.data, out.dtype, out.numElements());
+  }
+  if (profiler_)
+    recordOp(label, op,
+             std::string(reduceKindName(kind)) + " " + where + " root " +
+                 std::to_string(root) + " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::ReduceTo, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+void Backend::gatherTo(const Tensor &in, Tensor &out, int dim, int64_t root,
+                       const AxisList &axes, std::string_view label) {
+  const char *op = "gather_to";
+  const GroupPlan &g = group(axes);
+  CollectivePlan p = planAllGather(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, p.outShape, device(), op, "result");
+  std::string where = axesStr(mesh_, axes);
+  checkRoot(root, g, op, where);
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyThrough(in, out);
+  } else {
+    bool isRoot = g.position == root;
+    void *recv = !isRoot          ? nullptr
+                 : p.unpackOutput ? scratch(Scratch::CommRecv, out.bytes())
+                                  : out.data;
+    {
+      WaitingIn w(CommOp::GatherTo, where);
+      communicator()
+          .startGatherTo(in.data, recv, p.chunkElements, in.dtype, root, g)
+          ->wait();
+    }
+    if (!isRoot)
+      fillZero(out.data, out.dtype, out.numElements());
+    else if (p.unpackOutput)
+      copyStrided(p.unpack, in.dtype, recv, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op,
+             where + " root " + std::to_string(root) + " dim " +
+                 std::to_string(dim) + " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::GatherTo, g.size,
+                       static_cast<double>(out.bytes())));
+}
+
+void Backend::scatterFrom(const Tensor &in, Tensor &out, int dim, int64_t root,
+                          const AxisList &axes, std::string_view label) {
+  const char *op = "scatter_from";
+  const GroupPlan &g = group(axes);
+  CollectivePlan p = planReduceScatter(in.shape, dim, g.size);
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, p.outShape, device(), op, "result");
+  std::string where = axesStr(mesh_, axes);
+  checkRoot(root, g, op, where);
+  double t0 = startOp();
+  if (g.size == 1) {
+    copyThrough(in, out);
+  } else {
+    const void *send = g.position == root ? packedInput(p, in) : nullptr;
+    WaitingIn w(CommOp::ScatterFrom, where);
+    communicator()
+        .startScatterFrom(send, out.data, p.chunkElements, in.dtype, root, g)
+        ->wait();
+  }
+  if (profiler_)
+    recordOp(label, op,
+             where + " root " + std::to_string(root) + " dim " +
+                 std::to_string(dim) + " " + shapeToString(in.shape),
+             t0, 0,
+             ringBytes(CollectiveKind::ScatterFrom, g.size,
+                       static_cast<double>(in.bytes())));
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startBroadcast(const Tensor &in, Tensor &out, int64_t root,
+                        const AxisList &axes, std::string_view label) {
+  return completed([&] { broadcast(in, out, root, axes, label); }, out);
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startReduceTo(const Tensor &in, Tensor &out, int64_t root,
+                       const AxisList &axes, ReduceKind kind,
+                       std::string_view label) {
+  return completed([&] { reduceTo(in, out, root, axes, kind, label); }, out);
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startGatherTo(const Tensor &in, Tensor &out, int dim, int64_t root,
+                       const AxisList &axes, std::string_view label) {
+  return completed([&] { gatherTo(in, out, dim, root, axes, label); }, out);
+}
+
+std::unique_ptr<Backend::Pending>
+Backend::startScatterFrom(const Tensor &in, Tensor &out, int dim, int64_t root,
+                          const AxisList &axes, std::string_view label) {
+  return completed([&] { scatterFrom(in, out, dim, root, axes, label); }, out);
+}
+
+//===--- Point to point (issue 33) ----------------------------------------===//
+
+namespace {
+/// This rank's part in a permute: the position it sends to and the one it
+/// receives from (-1: none), from [s0, t0, s1, t1, ...].
+struct PermutePart {
+  int64_t sendTo = -1, recvFrom = -1;
+};
+PermutePart permutePart(const std::vector<int64_t> &pairs, const GroupPlan &g,
+                        const std::string &axes) {
+  check(pairs.size() % 2 == 0 && !pairs.empty(),
+        "collective_permute: pairs must be [source, target] pairs");
+  PermutePart part;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    int64_t s = pairs[i], t = pairs[i + 1];
+    check(s >= 0 && s < g.size && t >= 0 && t < g.size,
+          "collective_permute: pair [", s, ", ", t,
+          "] is outside the group of ", g.size, " rank(s) over ", axes);
+    if (s == g.position) {
+      check(part.sendTo < 0, "collective_permute: position ", s,
+            " is the source of two pairs");
+      part.sendTo = t;
+    }
+    if (t == g.position) {
+      check(part.recvFrom < 0, "collective_permute: position ", t,
+            " is the target of two pairs");
+      part.recvFrom = s;
+    }
+  }
+  return part;
+}
+} // namespace
+
+std::unique_ptr<Backend::Pending>
+Backend::startCollectivePermute(const Tensor &in, Tensor &out,
+                                const std::vector<int64_t> &pairs,
+                                const AxisList &axes, std::string_view label) {
+  const char *op = "collective_permute";
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, in.dtype, in.shape, device(), op, "result");
+  check(in.data != out.data || in.numElements() == 0, op,
+        ": the result must not be the operand's buffer");
+  const GroupPlan &g = group(axes);
+  std::string where = axesStr(mesh_, axes);
+  PermutePart part = permutePart(pairs, g, where);
+  bool crosses = false;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+    crosses |= pairs[i] != pairs[i + 1];
+  auto p = pending(label, op, where + " " + shapeToString(in.shape),
+                   crosses ? ringBytes(CollectiveKind::Permute, g.size,
+                                       static_cast<double>(in.bytes()))
+                           : 0,
+                   in, out);
+  // What stays on this rank: zeros (no source) or the rank's own value.
+  if (part.recvFrom < 0)
+    fillZero(out.data, out.dtype, out.numElements());
+  else if (part.recvFrom == g.position)
+    copyThrough(in, out);
+  int64_t sendTo = part.sendTo == g.position ? -1 : part.sendTo;
+  int64_t recvFrom = part.recvFrom == g.position ? -1 : part.recvFrom;
+  if (sendTo >= 0 || recvFrom >= 0) {
+    p->seq = rankstatus::enter(CommOp::Permute, where);
+    p->work = communicator().startPermute(in.data, out.data, in.numElements(),
+                                          in.dtype, sendTo, recvFrom, g);
+  }
+  return p;
+}
+
+void Backend::collectivePermute(const Tensor &in, Tensor &out,
+                                const std::vector<int64_t> &pairs,
+                                const AxisList &axes, std::string_view label) {
+  finish(*startCollectivePermute(in, out, pairs, axes, label));
+}
+
 } // namespace weft::rt

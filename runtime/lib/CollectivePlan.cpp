@@ -134,6 +134,15 @@ CollectivePlan planAllToAll(const Shape &inShape, int splitDim, int concatDim,
 double ringBytes(CollectiveKind kind, int64_t p, double bytesN) {
   if (p <= 1)
     return 0;
+  // Broadcast and reduce_to: NCCL's ring pipelines pass the whole value
+  // through every rank's link once (docs/design.md, "Root collectives").
+  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::ReduceTo)
+    return bytesN;
+  // collective_permute: a sending rank sends its operand once.
+  if (kind == CollectiveKind::Permute)
+    return bytesN;
+  // gather_to and scatter_from (bytesN: the whole, gathered or scattered
+  // value): the root receives or sends every block but its own.
   double f = static_cast<double>(p - 1) / static_cast<double>(p);
   return kind == CollectiveKind::AllReduce ? 2 * f * bytesN : f * bytesN;
 }

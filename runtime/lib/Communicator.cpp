@@ -25,6 +25,16 @@ const char *commOpName(CommOp op) {
     return "all_to_all";
   case CommOp::GatherToRoot:
     return "gather_to_root";
+  case CommOp::Broadcast:
+    return "broadcast";
+  case CommOp::ReduceTo:
+    return "reduce_to";
+  case CommOp::GatherTo:
+    return "gather_to";
+  case CommOp::ScatterFrom:
+    return "scatter_from";
+  case CommOp::Permute:
+    return "collective_permute";
   }
   return "invalid";
 }

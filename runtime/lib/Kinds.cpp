@@ -57,6 +57,16 @@ const char *collectiveKindName(CollectiveKind k) {
     return "reduce_scatter";
   case CollectiveKind::AllToAll:
     return "all_to_all";
+  case CollectiveKind::Broadcast:
+    return "broadcast";
+  case CollectiveKind::ReduceTo:
+    return "reduce_to";
+  case CollectiveKind::GatherTo:
+    return "gather_to";
+  case CollectiveKind::ScatterFrom:
+    return "scatter_from";
+  case CollectiveKind::Permute:
+    return "collective_permute";
   }
   return "invalid";
 }

@@ -267,6 +267,88 @@ void MpiCommunicator::allToAll(const void *send, void *recv, int64_t chunk,
            "MPI_Alltoall");
 }
 
+//===--- Root collectives -------------------------------------------------===//
+
+std::unique_ptr<Work> MpiCommunicator::startBroadcast(void *buf, int64_t count,
+                                                      DType dtype, int64_t root,
+                                                      const GroupPlan &group) {
+  const CommOp op = CommOp::Broadcast;
+  MPI_Request req;
+  checkMpi(MPI_Ibcast(buf, mpiCount(count, op), mpiType(dtype),
+                      static_cast<int>(root), groups_.get(group), &req),
+           "MPI_Ibcast");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work>
+MpiCommunicator::startReduceTo(const void *send, void *recv, int64_t count,
+                               DType dtype, ReduceKind kind, int64_t root,
+                               const GroupPlan &group) {
+  const CommOp op = CommOp::ReduceTo;
+  MPI_Request req;
+  checkMpi(MPI_Ireduce(send, recv, mpiCount(count, op), mpiType(dtype),
+                       mpiOp(kind, dtype), static_cast<int>(root),
+                       groups_.get(group), &req),
+           "MPI_Ireduce");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work> MpiCommunicator::startGatherTo(const void *send,
+                                                     void *recv, int64_t chunk,
+                                                     DType dtype, int64_t root,
+                                                     const GroupPlan &group) {
+  const CommOp op = CommOp::GatherTo;
+  int n = mpiCount(chunk, op);
+  MPI_Request req;
+  checkMpi(MPI_Igather(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                       static_cast<int>(root), groups_.get(group), &req),
+           "MPI_Igather");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+std::unique_ptr<Work>
+MpiCommunicator::startScatterFrom(const void *send, void *recv, int64_t chunk,
+                                  DType dtype, int64_t root,
+                                  const GroupPlan &group) {
+  const CommOp op = CommOp::ScatterFrom;
+  int n = mpiCount(chunk, op);
+  MPI_Request req;
+  checkMpi(MPI_Iscatter(send, n, mpiType(dtype), recv, n, mpiType(dtype),
+                        static_cast<int>(root), groups_.get(group), &req),
+           "MPI_Iscatter");
+  return makeMpiWork(req, *this, op, &group);
+}
+
+//===--- Point to point ---------------------------------------------------===//
+
+std::unique_ptr<Work> MpiCommunicator::startPermute(const void *send,
+                                                    void *recv, int64_t count,
+                                                    DType dtype, int64_t sendTo,
+                                                    int64_t recvFrom,
+                                                    const GroupPlan &group) {
+  const CommOp op = CommOp::Permute;
+  int n = mpiCount(count, op);
+  MPI_Comm comm = groups_.get(group);
+  // One tag: MPI keeps the order of messages between two ranks on one
+  // communicator, and every rank posts the group's permutes in program
+  // order, so the k-th receive from a rank matches its k-th send.
+  constexpr int kTag = 33;
+  std::vector<MPI_Request> requests;
+  if (recvFrom >= 0) {
+    requests.emplace_back();
+    checkMpi(MPI_Irecv(recv, n, mpiType(dtype), static_cast<int>(recvFrom),
+                       kTag, comm, &requests.back()),
+             "MPI_Irecv");
+  }
+  if (sendTo >= 0) {
+    requests.emplace_back();
+    checkMpi(MPI_Isend(send, n, mpiType(dtype), static_cast<int>(sendTo), kTag,
+                       comm, &requests.back()),
+             "MPI_Isend");
+  }
+  return std::make_unique<MpiWork>(std::move(requests), *this, op, &group);
+}
+
 std::unique_ptr<Work>
 MpiCommunicator::startGatherBytesToRoot(const void *send, void *recv,
                                         std::size_t bytes) {

@@ -24,7 +24,9 @@ void Profiler::record(const std::string &label, const std::string &kind,
 
 bool isCommKind(const std::string &kind) {
   return kind == "all_reduce" || kind == "all_gather" ||
-         kind == "reduce_scatter" || kind == "all_to_all";
+         kind == "reduce_scatter" || kind == "all_to_all" ||
+         kind == "broadcast" || kind == "reduce_to" || kind == "gather_to" ||
+         kind == "scatter_from" || kind == "collective_permute";
 }
 
 void Profiler::recordOverlap(double inFlight, double exposed) {

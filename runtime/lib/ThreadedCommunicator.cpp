@@ -349,6 +349,69 @@ ThreadedCommunicator::startGatherBytesToRoot(const void *send, void *recv,
       /*blocking=*/false);
 }
 
+//===--- Root collectives: the inner start forms, on the thread ----------===//
+
+std::unique_ptr<Work>
+ThreadedCommunicator::startBroadcast(void *buf, int64_t count, DType dtype,
+                                     int64_t root, const GroupPlan &group) {
+  return submit(
+      CommOp::Broadcast, &group,
+      [=, this, &group] {
+        return inner_->startBroadcast(buf, count, dtype, root, group);
+      },
+      /*blocking=*/false);
+}
+
+std::unique_ptr<Work>
+ThreadedCommunicator::startReduceTo(const void *send, void *recv, int64_t count,
+                                    DType dtype, ReduceKind kind, int64_t root,
+                                    const GroupPlan &group) {
+  return submit(
+      CommOp::ReduceTo, &group,
+      [=, this, &group] {
+        return inner_->startReduceTo(send, recv, count, dtype, kind, root,
+                                     group);
+      },
+      /*blocking=*/false);
+}
+
+std::unique_ptr<Work>
+ThreadedCommunicator::startGatherTo(const void *send, void *recv, int64_t chunk,
+                                    DType dtype, int64_t root,
+                                    const GroupPlan &group) {
+  return submit(
+      CommOp::GatherTo, &group,
+      [=, this, &group] {
+        return inner_->startGatherTo(send, recv, chunk, dtype, root, group);
+      },
+      /*blocking=*/false);
+}
+
+std::unique_ptr<Work>
+ThreadedCommunicator::startScatterFrom(const void *send, void *recv,
+                                       int64_t chunk, DType dtype, int64_t root,
+                                       const GroupPlan &group) {
+  return submit(
+      CommOp::ScatterFrom, &group,
+      [=, this, &group] {
+        return inner_->startScatterFrom(send, recv, chunk, dtype, root, group);
+      },
+      /*blocking=*/false);
+}
+
+std::unique_ptr<Work>
+ThreadedCommunicator::startPermute(const void *send, void *recv, int64_t count,
+                                   DType dtype, int64_t sendTo,
+                                   int64_t recvFrom, const GroupPlan &group) {
+  return submit(
+      CommOp::Permute, &group,
+      [=, this, &group] {
+        return inner_->startPermute(send, recv, count, dtype, sendTo, recvFrom,
+                                    group);
+      },
+      /*blocking=*/false);
+}
+
 void ThreadedCommunicator::allReduce(const void *send, void *recv,
                                      int64_t count, DType dtype,
                                      ReduceKind kind, const GroupPlan &group) {

@@ -335,6 +335,16 @@ int Harness::run(int argc, char **argv) {
   rankstatus::open();
   rankstatus::startWatchdog(be_->communicator().timeout());
   be_->communicator().agreeOnTimeout();
+  // --init: every rank loaded its other inputs, so the broadcasts of the
+  // drawn parameters meet on every rank (an error there ends the job).
+  if (training) {
+    try {
+      initParameters(inputs);
+    } catch (const std::exception &e) {
+      error(e.what());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
   // The output directories are checked now and created when written: a
   // failed run leaves no empty directory behind.
   try {

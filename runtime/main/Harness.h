@@ -88,6 +88,10 @@ private:
   /// NaN or Inf, in words for the error ("" when none). Collective.
   std::string nonFiniteData(int64_t t);
   double learningRate(int64_t t) const;
+  /// --init: draws the parameters it covers on rank 0, broadcasts each and
+  /// sets every rank's block in `inputs` (collective: after every rank
+  /// loaded the rest).
+  void initParameters(std::vector<Tensor> &inputs);
 
   const ProgramInfo &info_;
   int rank_, size_;

@@ -154,6 +154,16 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--log-every") {
       takeValue();
       o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
+    } else if (name == "--init") {
+      takeValue();
+      std::vector<std::string> params;
+      for (const auto &t : info.inputs)
+        if (t.role == TensorRole::Param)
+          params.push_back(t.name);
+      o.init = parseInitSpec(value, params);
+    } else if (name == "--init-seed") {
+      takeValue();
+      o.initSeed = static_cast<uint64_t>(parseInt(name, value, 0));
     } else if (name == "--comm-timeout") {
       takeValue();
       o.commTimeout = parseDouble(name, value, 0, kMaxCommTimeout);
@@ -169,10 +179,11 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     }
   }
   static const char *const trainingOnly[] = {
-      "--steps", "--lr", "--lr-schedule", "--warmup-steps",
-      "--save",  "--load", "--log-every", "--save-every", "--keep",
-      "--resume", "--tokens", "--token-dtype", "--token-inputs",
-      "--token-seed", "--print-windows"};
+      "--steps",        "--lr",          "--lr-schedule", "--warmup-steps",
+      "--save",         "--load",        "--log-every",   "--save-every",
+      "--keep",         "--resume",      "--tokens",      "--token-dtype",
+      "--token-inputs", "--token-seed",  "--print-windows", "--init",
+      "--init-seed"};
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
   for (const std::string &g : o.given) {
@@ -193,6 +204,26 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
        {"--token-dtype", "--token-inputs", "--token-seed", "--print-windows"})
     check(!o.tokens.file.empty() || !given(needsTokens), "option ",
           needsTokens, " needs --tokens FILE");
+  // --init (Init.h): what it names has no file and no checkpoint, and what
+  // it draws is a float.
+  check(given("--init") || !given("--init-seed"),
+        "option --init-seed needs --init SPEC");
+  check(!given("--init") || !given("--load"),
+        "option --init: the parameters come from the checkpoint with "
+        "--load; give one of them (--resume DIR takes --init for a fresh "
+        "start)");
+  for (const auto &[param, rule] : o.init.byName)
+    for (const auto &[in, file] : o.inputs)
+      check(in != param, "parameter '", param,
+            "' is given by both --input and --init");
+  for (const ProgramTensor &t : info.inputs) {
+    bool hasFile = false;
+    for (const auto &[in, file] : o.inputs)
+      hasFile |= in == t.name;
+    if (t.role == TensorRole::Param && !hasFile && o.init.ruleFor(t.name))
+      check(isFloat(t.dtype), "option --init: parameter '", t.name, "' is ",
+            dtypeName(t.dtype), "; only float parameters can be drawn");
+  }
   bool saves = !o.saveDir.empty();
   for (const char *needsSave : {"--save-every", "--keep"})
     check(saves || std::find(o.given.begin(), o.given.end(), needsSave) ==
@@ -329,6 +360,15 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
           "under DIR\n"
        << "  --log-every K            print every K-th step's line (default "
           "1)\n"
+       << "  --init SPEC              draw parameters without --input on "
+          "rank 0 and broadcast\n"
+       << "                           them: NAME=INIT,...[,INIT] with INIT "
+          "normal:STD,\n"
+       << "                           scaled:GAIN (STD = GAIN/sqrt(fan_in)) "
+          "or zeros; a bare\n"
+       << "                           INIT is the default "
+          "(docs/pipeline.md)\n"
+       << "  --init-seed N            the seed of --init (default 0)\n"
        << "  " << info.microBatches
        << " micro-batch(es) per step: micro-batch k of step T reads batch "
           "(T-1)*"
@@ -347,7 +387,7 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
           "rank\n"
        << "  A batch input's .npy may have a leading step dimension S: step "
           "T reads\n"
-       << "  batch (T-1) mod S. Parameters come from --input or "
+       << "  batch (T-1) mod S. Parameters come from --input, --init or "
           "--random-inputs,\n"
        << "  optimizer state starts at zero, unless --load gives both.\n";
   os << "\n"

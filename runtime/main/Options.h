@@ -4,6 +4,7 @@
 #define WEFT_RT_MAIN_OPTIONS_H
 
 #include "TokenData.h"
+#include "Init.h"
 
 #include "weft/rt/Program.h"
 
@@ -69,6 +70,10 @@ struct HarnessOptions {
   /// --tokens FILE and its options (TokenData.h): the batches from a
   /// token file.
   TokenOptions tokens;
+  /// --init SPEC and --init-seed N (Init.h, docs/pipeline.md): parameters
+  /// without a file drawn on rank 0 and broadcast.
+  InitSpec init;
+  uint64_t initSeed = 0;
   /// Which options were given, for the errors of options that do not fit
   /// the program (a forward program has no --steps; a training step no
   /// --iters).

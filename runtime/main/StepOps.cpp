@@ -387,6 +387,96 @@ Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
   return out;
 }
 
+//===--- Root collectives (issue 33) --------------------------------------===//
+
+Tensor broadcast(StepContext &ctx, const Tensor &in, int64_t root,
+                 const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.broadcast(in, out, root, axes, label);
+  return out;
+}
+
+Tensor reduceTo(StepContext &ctx, const Tensor &in, int64_t root,
+                const AxisList &axes, ReduceKind kind, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.reduceTo(in, out, root, axes, kind, label);
+  return out;
+}
+
+Tensor gatherTo(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                const AxisList &axes, const Shape &outShape,
+                const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.gatherTo(in, out, dim, root, axes, label);
+  return out;
+}
+
+Tensor scatterFrom(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                   const AxisList &axes, const Shape &outShape,
+                   const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  be.scatterFrom(in, out, dim, root, axes, label);
+  return out;
+}
+
+Tensor startBroadcast(StepContext &ctx, const Tensor &in, int64_t root,
+                      const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  ctx.addPending(be.startBroadcast(in, out, root, axes, label));
+  return out;
+}
+
+Tensor startReduceTo(StepContext &ctx, const Tensor &in, int64_t root,
+                     const AxisList &axes, ReduceKind kind, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  ctx.addPending(be.startReduceTo(in, out, root, axes, kind, label));
+  return out;
+}
+
+Tensor startGatherTo(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                     const AxisList &axes, const Shape &outShape,
+                     const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  ctx.addPending(be.startGatherTo(in, out, dim, root, axes, label));
+  return out;
+}
+
+Tensor startScatterFrom(StepContext &ctx, const Tensor &in, int dim,
+                        int64_t root, const AxisList &axes,
+                        const Shape &outShape, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, outShape);
+  ctx.addPending(be.startScatterFrom(in, out, dim, root, axes, label));
+  return out;
+}
+
+//===--- Point to point (issue 33) ----------------------------------------===//
+
+Tensor collectivePermute(StepContext &ctx, const Tensor &in,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  be.collectivePermute(in, out, pairs, axes, label);
+  return out;
+}
+
+Tensor startCollectivePermute(StepContext &ctx, const Tensor &in,
+                              const std::vector<int64_t> &pairs,
+                              const AxisList &axes, const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(in.dtype, in.shape);
+  ctx.addPending(be.startCollectivePermute(in, out, pairs, axes, label));
+  return out;
+}
+
 } // namespace weft::rt::gen
 
 namespace weft::rt {

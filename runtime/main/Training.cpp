@@ -115,6 +115,10 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
             "' is given by both --input and --load");
       return readBlock(join(loadedDir_, t.name));
     }
+    // --init: drawn and broadcast once every rank loaded the rest
+    // (initParameters); a file given by --input wins over the default.
+    if (file.empty() && opts_.init.ruleFor(t.name))
+      return Tensor();
     return loadInput(i);
   case TensorRole::Data:
     break;
@@ -532,6 +536,53 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
     std::cout << std::flush;
   }
   return 0;
+}
+
+//===--- --init (Init.h, docs/pipeline.md)
+//---------------------------------===//
+
+void Harness::initParameters(std::vector<Tensor> &inputs) {
+  if (opts_.init.empty() || !opts_.loadDir.empty())
+    return;
+  AxisList world;
+  for (int a = 0; a < static_cast<int>(mesh_.numAxes()); ++a)
+    world.push_back(a);
+  std::string log;
+  for (std::size_t i = 0; i < info_.inputs.size(); ++i) {
+    const ProgramTensor &t = info_.inputs[i];
+    if (t.role != TensorRole::Param || !inputFile(t.name).empty())
+      continue;
+    const InitRule *rule = opts_.init.ruleFor(t.name);
+    if (!rule)
+      continue;
+    // Rank 0 draws the logical tensor into the padded global shape (pads
+    // zero); every rank receives it and keeps its block.
+    const Shape &logical = logicalShapeOf(t);
+    Tensor host = hostTensor(t.dtype, t.globalShape);
+    if (rank_ == 0) {
+      Tensor drawn = hostTensor(t.dtype, logical);
+      fillInit(*rule, opts_.initSeed, t.name, t.dtype, logical, drawn.data);
+      copyStridedHost(
+          CopyPlan::insertBlock(
+              t.globalShape, std::vector<int64_t>(logical.size(), 0), logical),
+          dtypeSize(t.dtype), drawn.data, host.data);
+    }
+    Tensor full = be_->upload(host);
+    be_->broadcast(full, full, /*root=*/0, world, "init " + t.name);
+    Shape block = localShape(mesh_, t.layout, t.globalShape);
+    Tensor local = be_->empty(t.dtype, block);
+    be_->slice(full, blockOffsets(mesh_, t.layout, t.globalShape, rank_),
+               local);
+    inputs[i] = local;
+    char sd[32];
+    std::snprintf(sd, sizeof(sd), "%.6g", initStd(*rule, logical));
+    log += (log.empty() ? "" : ", ") + t.name + " " + rule->text +
+           (rule->kind == InitRule::Scaled ? std::string(" (std ") + sd + ")"
+                                           : "");
+  }
+  if (rank_ == 0 && !log.empty())
+    std::cerr << "weft: --init seed " << opts_.initSeed << ", drawn on rank 0 "
+              << "and broadcast: " << log << std::endl;
 }
 
 } // namespace weft::rt

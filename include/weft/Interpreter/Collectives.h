@@ -45,6 +45,34 @@ PerRank allToAll(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned splitDim,
 PerRank sliceShard(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,
                    const PerRank &in);
 
+//===--- Root collectives (issue 33): `root` is a group position ----------===//
+
+/// Every rank gets its group's root's value.
+PerRank broadcast(const Mesh &mesh, ArrayRef<StringRef> axes, int64_t root,
+                  const PerRank &in);
+
+/// The root gets the reduction of its group's values (combined in group
+/// order); every other rank gets zeros.
+PerRank reduceTo(const Mesh &mesh, ArrayRef<StringRef> axes, ReductionKind kind,
+                 int64_t root, const PerRank &in);
+
+/// The root gets the concatenation along `dim` of its group's values, in
+/// group order; every other rank gets zeros of that shape.
+PerRank gatherTo(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,
+                 int64_t root, const PerRank &in);
+
+/// Group position `i` gets block `i` (of group-size blocks along `dim`) of
+/// its group's root's value.
+PerRank scatterFrom(const Mesh &mesh, ArrayRef<StringRef> axes, unsigned dim,
+                    int64_t root, const PerRank &in);
+
+/// weft.collective_permute: the rank at group position `t` of a pair
+/// (s, t) gets the value of position `s`; a rank that is no target gets
+/// zeros.
+PerRank collectivePermute(const Mesh &mesh, ArrayRef<StringRef> axes,
+                          ArrayRef<std::pair<int64_t, int64_t>> pairs,
+                          const PerRank &in);
+
 } // namespace mlir::weft::interp
 
 #endif // WEFT_INTERPRETER_COLLECTIVES_H

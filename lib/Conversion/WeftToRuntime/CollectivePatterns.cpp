@@ -100,6 +100,81 @@ void lowerCollective(AllToAllOp op, AllToAllOp::Adaptor adaptor,
   call.replaceOp(callee(op, "allToAll"));
 }
 
+// The root collectives (issue 33): the root is a group position.
+
+void lowerCollective(BroadcastOp op, BroadcastOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getRootAttr().getInt()))
+      .lit(axes);
+  call.label("broadcast " + axesText(op.getAxes()) + " root " +
+             std::to_string(op.getRootAttr().getInt()));
+  call.replaceOp(callee(op, "broadcast"));
+}
+
+void lowerCollective(ReduceToOp op, ReduceToOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getRootAttr().getInt()))
+      .lit(axes)
+      .lit(reduceKindCpp(op.getKind()));
+  call.label(("reduce_to " + stringifyReductionKind(op.getKind()) + " " +
+              axesText(op.getAxes()) + " root " +
+              std::to_string(op.getRootAttr().getInt()))
+                 .str());
+  call.replaceOp(callee(op, "reduceTo"));
+}
+
+void lowerCollective(GatherToOp op, GatherToOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(std::to_string(op.getRootAttr().getInt()))
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label("gather_to " + axesText(op.getAxes()) + " root " +
+             std::to_string(op.getRootAttr().getInt()) + " dim " +
+             std::to_string(op.getDim()));
+  call.replaceOp(callee(op, "gatherTo"));
+}
+
+void lowerCollective(ScatterFromOp op, ScatterFromOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(std::to_string(op.getRootAttr().getInt()))
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label("scatter_from " + axesText(op.getAxes()) + " root " +
+             std::to_string(op.getRootAttr().getInt()) + " dim " +
+             std::to_string(op.getDim()));
+  call.replaceOp(callee(op, "scatterFrom"));
+}
+
+// Point to point (issue 33): the pairs as a flat list; the runtime finds
+// this rank's part from its group position.
+void lowerCollective(CollectivePermuteOp op,
+                     CollectivePermuteOp::Adaptor adaptor,
+                     const std::string &axes, RuntimeCallBuilder &call,
+                     const ProgramInfo &) {
+  std::string pairs = "std::vector<int64_t>{";
+  std::string text = "[";
+  for (auto [i, v] : llvm::enumerate(op.getPairs())) {
+    pairs += (i ? ", " : "") + std::to_string(v);
+    text += (i == 0       ? "["
+             : i % 2 == 0 ? ", ["
+                          : ", ") +
+            std::to_string(v) + (i % 2 == 1 ? "]" : "");
+  }
+  call.value(adaptor.getOperands()[0]).lit(pairs + "}").lit(axes);
+  call.label("collective_permute " + axesText(op.getAxes()) + " " + text + "]");
+  call.replaceOp(callee(op, "collectivePermute"));
+}
+
 void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
   Operation *c = op.getInput().getDefiningOp();
@@ -170,4 +245,8 @@ void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
                CollectiveOpLowering<AllToAllOp>,
                CollectiveOpLowering<SliceShardOp>, WaitOpLowering>(types,
                                                                    state);
+  patterns.add<
+      CollectiveOpLowering<BroadcastOp>, CollectiveOpLowering<ReduceToOp>,
+      CollectiveOpLowering<GatherToOp>, CollectiveOpLowering<ScatterFromOp>,
+      CollectiveOpLowering<CollectivePermuteOp>>(types, state);
 }

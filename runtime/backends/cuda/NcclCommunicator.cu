@@ -218,6 +218,120 @@ std::unique_ptr<Work> NcclCommunicator::startAllToAll(const void *send,
   return leave(op, group);
 }
 
+//===--- Root collectives -------------------------------------------------===//
+
+std::unique_ptr<Work> NcclCommunicator::startBroadcast(void *buf, int64_t count,
+                                                       DType dtype,
+                                                       int64_t root,
+                                                       const GroupPlan &group) {
+  const CommOp op = CommOp::Broadcast;
+  ncclComm_t c = nccl(group);
+  enter();
+  WEFT_NCCL_CHECK(ncclBroadcast(buf, buf, ncclCount(count, op), ncclType(dtype),
+                                static_cast<int>(root), c, comm_));
+  return leave(op, group);
+}
+
+std::unique_ptr<Work>
+NcclCommunicator::startReduceTo(const void *send, void *recv, int64_t count,
+                                DType dtype, ReduceKind kind, int64_t root,
+                                const GroupPlan &group) {
+  const CommOp op = CommOp::ReduceTo;
+  ncclComm_t c = nccl(group);
+  enter();
+  WEFT_NCCL_CHECK(ncclReduce(send, recv, ncclCount(count, op), ncclType(dtype),
+                             ncclOp(kind), static_cast<int>(root), c, comm_));
+  return leave(op, group);
+}
+
+namespace {
+/// The bytes of a chunk of `chunk` elements, checked.
+std::size_t chunkBytes(int64_t chunk, DType dtype, CommOp op) {
+  std::size_t bytes = 0;
+  check(!__builtin_mul_overflow(ncclCount(chunk, op), dtypeSize(dtype), &bytes),
+        commOpName(op), " chunk of ", chunk, " elements overflows");
+  return bytes;
+}
+} // namespace
+
+std::unique_ptr<Work> NcclCommunicator::startGatherTo(const void *send,
+                                                      void *recv, int64_t chunk,
+                                                      DType dtype, int64_t root,
+                                                      const GroupPlan &group) {
+  const CommOp op = CommOp::GatherTo;
+  ncclComm_t c = nccl(group);
+  std::size_t n = ncclCount(chunk, op);
+  std::size_t bytes = chunkBytes(chunk, dtype, op);
+  enter();
+  if (group.position == root) {
+    // The root's own chunk is a copy; the others arrive in one group.
+    WEFT_CUDA_CHECK(cudaMemcpyAsync(
+        static_cast<char *>(recv) + bytes * static_cast<std::size_t>(root),
+        send, bytes, cudaMemcpyDeviceToDevice, comm_));
+    WEFT_NCCL_CHECK(ncclGroupStart());
+    for (int64_t q = 0; q < group.size; ++q)
+      if (q != root)
+        WEFT_NCCL_CHECK(ncclRecv(
+            static_cast<char *>(recv) + bytes * static_cast<std::size_t>(q), n,
+            ncclType(dtype), static_cast<int>(q), c, comm_));
+    WEFT_NCCL_CHECK(ncclGroupEnd());
+  } else {
+    WEFT_NCCL_CHECK(
+        ncclSend(send, n, ncclType(dtype), static_cast<int>(root), c, comm_));
+  }
+  return leave(op, group);
+}
+
+std::unique_ptr<Work>
+NcclCommunicator::startScatterFrom(const void *send, void *recv, int64_t chunk,
+                                   DType dtype, int64_t root,
+                                   const GroupPlan &group) {
+  const CommOp op = CommOp::ScatterFrom;
+  ncclComm_t c = nccl(group);
+  std::size_t n = ncclCount(chunk, op);
+  std::size_t bytes = chunkBytes(chunk, dtype, op);
+  enter();
+  if (group.position == root) {
+    WEFT_CUDA_CHECK(cudaMemcpyAsync(recv,
+                                    static_cast<const char *>(send) +
+                                        bytes * static_cast<std::size_t>(root),
+                                    bytes, cudaMemcpyDeviceToDevice, comm_));
+    WEFT_NCCL_CHECK(ncclGroupStart());
+    for (int64_t q = 0; q < group.size; ++q)
+      if (q != root)
+        WEFT_NCCL_CHECK(ncclSend(static_cast<const char *>(send) +
+                                     bytes * static_cast<std::size_t>(q),
+                                 n, ncclType(dtype), static_cast<int>(q), c,
+                                 comm_));
+    WEFT_NCCL_CHECK(ncclGroupEnd());
+  } else {
+    WEFT_NCCL_CHECK(
+        ncclRecv(recv, n, ncclType(dtype), static_cast<int>(root), c, comm_));
+  }
+  return leave(op, group);
+}
+
+//===--- Point to point ---------------------------------------------------===//
+
+std::unique_ptr<Work>
+NcclCommunicator::startPermute(const void *send, void *recv, int64_t count,
+                               DType dtype, int64_t sendTo, int64_t recvFrom,
+                               const GroupPlan &group) {
+  const CommOp op = CommOp::Permute;
+  ncclComm_t c = nccl(group);
+  std::size_t n = ncclCount(count, op);
+  enter();
+  WEFT_NCCL_CHECK(ncclGroupStart());
+  if (sendTo >= 0)
+    WEFT_NCCL_CHECK(
+        ncclSend(send, n, ncclType(dtype), static_cast<int>(sendTo), c, comm_));
+  if (recvFrom >= 0)
+    WEFT_NCCL_CHECK(ncclRecv(recv, n, ncclType(dtype),
+                             static_cast<int>(recvFrom), c, comm_));
+  WEFT_NCCL_CHECK(ncclGroupEnd());
+  return leave(op, group);
+}
+
 std::unique_ptr<Work>
 NcclCommunicator::startGatherBytesToRoot(const void *send, void *recv,
                                          std::size_t bytes) {

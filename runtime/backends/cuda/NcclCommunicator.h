@@ -58,6 +58,27 @@ public:
   /// Host bytes: MPI_Igather (MpiCommunicator.h).
   std::unique_ptr<Work> startGatherBytesToRoot(const void *send, void *recv,
                                                std::size_t bytes) override;
+  // Root collectives: ncclBroadcast and ncclReduce; gather and scatter as
+  // ncclSend/ncclRecv between the root and each other rank in one group.
+  std::unique_ptr<Work> startBroadcast(void *buf, int64_t count, DType dtype,
+                                       int64_t root,
+                                       const GroupPlan &group) override;
+  std::unique_ptr<Work> startReduceTo(const void *send, void *recv,
+                                      int64_t count, DType dtype,
+                                      ReduceKind kind, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startGatherTo(const void *send, void *recv,
+                                      int64_t chunk, DType dtype, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startScatterFrom(const void *send, void *recv,
+                                         int64_t chunk, DType dtype,
+                                         int64_t root,
+                                         const GroupPlan &group) override;
+  // Point to point: ncclSend and ncclRecv in one group.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   // For NcclWork.
   cudaStream_t computeStream() const { return compute_; }

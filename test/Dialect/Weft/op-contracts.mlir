@@ -13,8 +13,13 @@
 // CHECK-DAG: weft.reduce_scatter: local-view collective
 // CHECK-DAG: weft.all_to_all: local-view collective
 // CHECK-DAG: weft.slice_shard: local-view collective
+// CHECK-DAG: weft.broadcast: local-view collective
+// CHECK-DAG: weft.reduce_to: local-view collective
+// CHECK-DAG: weft.gather_to: local-view collective
+// CHECK-DAG: weft.scatter_from: local-view collective
+// CHECK-DAG: weft.collective_permute: local-view collective
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 25 weft ops
+// CHECK: checked 30 weft ops
 module {}

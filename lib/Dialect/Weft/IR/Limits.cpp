@@ -21,8 +21,9 @@ std::optional<int64_t> mlir::weft::boundedProduct(llvm::ArrayRef<int64_t> sizes,
 double mlir::weft::ringBytesPerDevice(::weft::rt::CollectiveKind kind,
                                       int64_t p, double inBytes,
                                       double outBytes) {
-  // An all-gather's formula counts the gathered (output) bytes.
-  return ::weft::rt::ringBytes(
-      kind, p, kind == ::weft::rt::CollectiveKind::AllGather ? outBytes
-                                                             : inBytes);
+  // An all-gather's (and a gather_to's) formula counts the gathered
+  // (output) bytes.
+  bool gathered = kind == ::weft::rt::CollectiveKind::AllGather ||
+                  kind == ::weft::rt::CollectiveKind::GatherTo;
+  return ::weft::rt::ringBytes(kind, p, gathered ? outBytes : inBytes);
 }

@@ -318,3 +318,62 @@ LogicalResult SliceShardOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   return verifyScaledShape(*this, *p, {{getDim(), false}});
 }
+
+//===----------------------------------------------------------------------===//
+// Root collectives
+//===----------------------------------------------------------------------===//
+
+/// The group of a root collective, with its root inside it; returns the
+/// group size.
+static FailureOr<int64_t> verifyRootGroup(Operation *op,
+                                          FlatSymbolRefAttr meshRef,
+                                          ArrayAttr axes, int64_t root,
+                                          SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(op, meshRef, axes, tables);
+  if (failed(p))
+    return failure();
+  if (root >= *p)
+    return op->emitOpError() << "root " << root << " is outside the group of "
+                             << *p << " rank(s) over " << axes;
+  return p;
+}
+
+LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyRootGroup(*this, getMeshAttr(), getAxes(),
+                         getRootAttr().getInt(), tables);
+}
+
+LogicalResult ReduceToOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyRootGroup(*this, getMeshAttr(), getAxes(),
+                         getRootAttr().getInt(), tables);
+}
+
+LogicalResult GatherToOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyRootGroup(*this, getMeshAttr(), getAxes(),
+                                         getRootAttr().getInt(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p, {{getDim(), true}});
+}
+
+LogicalResult ScatterFromOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyRootGroup(*this, getMeshAttr(), getAxes(),
+                                         getRootAttr().getInt(), tables);
+  if (failed(p))
+    return failure();
+  return verifyScaledShape(*this, *p, {{getDim(), false}});
+}
+
+/// Every position of the pairs inside the group.
+LogicalResult
+CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(p))
+    return failure();
+  for (auto [s, t] : getPairList())
+    if (s >= *p || t >= *p)
+      return emitOpError() << "pair [" << s << ", " << t
+                           << "] is outside the group of " << *p
+                           << " rank(s) over " << getAxes();
+  return success();
+}

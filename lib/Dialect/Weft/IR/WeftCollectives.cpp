@@ -64,6 +64,46 @@ std::optional<ReductionKind> ReduceScatterOp::getReduction() {
   return getKind();
 }
 
+// The root collectives: the bytes through the busiest rank's link for the
+// runtime's algorithms (ringBytes in runtime/lib/CollectivePlan.cpp;
+// docs/design.md, "Root collectives").
+double BroadcastOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::Broadcast, p);
+}
+double ReduceToOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::ReduceTo, p);
+}
+double GatherToOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::GatherTo, p);
+}
+double ScatterFromOp::getBytesPerDevice(int64_t p) {
+  return ringBytes(*this, CollectiveKind::ScatterFrom, p);
+}
+std::optional<ReductionKind> ReduceToOp::getReduction() { return getKind(); }
+std::optional<int64_t> BroadcastOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> ReduceToOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> GatherToOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+std::optional<int64_t> ScatterFromOp::getRootPosition() {
+  return getRootAttr().getInt();
+}
+
+// collective_permute: a rank that sends, sends its operand once (a pair
+// from a position to itself is a local copy).
+double CollectivePermuteOp::getBytesPerDevice(int64_t p) {
+  if (p <= 1)
+    return 0;
+  for (auto [s, t] : getPairList())
+    if (s != t)
+      return ringBytes(*this, CollectiveKind::Permute, p);
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//

@@ -1311,5 +1311,97 @@ LogicalResult SliceShardOp::verify() {
   return verifyCollective(*this, getAxes(), {static_cast<int64_t>(getDim())});
 }
 
+//===----------------------------------------------------------------------===//
+// Root collectives: checks that need no mesh (the root's range needs the
+// group size: verifySymbolUses, MeshVerification.cpp)
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyRootCollective(Operation *op, ArrayAttr axes,
+                                          int64_t root,
+                                          ArrayRef<int64_t> dims) {
+  if (root < 0)
+    return op->emitOpError()
+           << "root " << root << " is negative: it is a position in the group";
+  return verifyCollective(op, axes, dims);
+}
+
+LogicalResult BroadcastOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(), {});
+}
+
+LogicalResult ReduceToOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(), {});
+}
+
+LogicalResult GatherToOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(),
+                              {static_cast<int64_t>(getDim())});
+}
+
+LogicalResult ScatterFromOp::verify() {
+  return verifyRootCollective(*this, getAxes(), getRootAttr().getInt(),
+                              {static_cast<int64_t>(getDim())});
+}
+
+//===----------------------------------------------------------------------===//
+// CollectivePermuteOp: `pairs [[s, t], ...]`, stored flat
+//===----------------------------------------------------------------------===//
+
+static ParseResult parsePermutePairs(OpAsmParser &parser,
+                                     DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    int64_t s = 0, t = 0;
+    if (parser.parseLSquare() || parser.parseInteger(s) ||
+        parser.parseComma() || parser.parseInteger(t) || parser.parseRSquare())
+      return failure();
+    flat.push_back(s);
+    flat.push_back(t);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parsePair,
+                                     " in the pairs list"))
+    return failure();
+  pairs = DenseI64ArrayAttr::get(parser.getContext(), flat);
+  return success();
+}
+
+static void printPermutePairs(OpAsmPrinter &printer, Operation *,
+                              DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  printer << "[";
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    printer << (i ? ", " : "") << "[" << flat[i] << ", " << flat[i + 1] << "]";
+  printer << "]";
+}
+
+SmallVector<std::pair<int64_t, int64_t>> CollectivePermuteOp::getPairList() {
+  SmallVector<std::pair<int64_t, int64_t>> list;
+  ArrayRef<int64_t> flat = getPairs();
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    list.push_back({flat[i], flat[i + 1]});
+  return list;
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  ArrayRef<int64_t> flat = getPairs();
+  if (flat.empty())
+    return emitOpError() << "needs at least one source-target pair";
+  if (flat.size() % 2 != 0)
+    return emitOpError() << "pairs hold " << flat.size()
+                         << " positions; each pair is [source, target]";
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (auto [s, t] : getPairList()) {
+    if (s < 0 || t < 0)
+      return emitOpError() << "pair [" << s << ", " << t
+                           << "] has a negative group position";
+    if (!sources.insert(s).second)
+      return emitOpError() << "position " << s << " is the source of two pairs";
+    if (!targets.insert(t).second)
+      return emitOpError() << "position " << t << " is the target of two pairs";
+  }
+  return verifyCollective(*this, getAxes(), {});
+}
+
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"

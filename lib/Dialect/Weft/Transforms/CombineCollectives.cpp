@@ -52,10 +52,11 @@ using namespace mlir::weft;
 namespace {
 
 /// An all-reduce (the one collective the combiner joins: it reduces and
-/// keeps the whole value), or null.
+/// keeps the whole value on every rank: no root), or null.
 CollectiveOpInterface asAllReduce(Operation *op) {
   auto c = dyn_cast<CollectiveOpInterface>(op);
-  return c && c.communicates() && c.getReduction() && !c.getScatteredDim()
+  return c && c.communicates() && c.getReduction() && !c.getScatteredDim() &&
+                 !c.getRootPosition()
              ? c
              : CollectiveOpInterface();
 }

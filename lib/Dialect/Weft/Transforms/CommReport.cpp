@@ -39,6 +39,8 @@ struct Entry {
   int64_t bytes = 0;
   /// Compute ops overlapping it (weft.async); -1 when synchronous.
   int64_t overlap = -1;
+  /// The root's group position (root collectives); -1 otherwise.
+  int64_t root = -1;
 };
 
 static int64_t numElements(RankedTensorType t) {
@@ -86,6 +88,8 @@ struct WeftCommReportPass
       e.bytes = int64_t(collective.getBytesPerDevice(p) + 0.5);
       if (std::optional<ReductionKind> kind = collective.getReduction())
         e.reduction = stringifyReductionKind(*kind).str();
+      if (std::optional<int64_t> root = collective.getRootPosition())
+        e.root = *root;
       if (auto reason = op->getAttrOfType<StringAttr>(kReasonAttr))
         e.reason = reason.getValue().str();
       if (auto overlap = op->getAttrOfType<IntegerAttr>(kAsyncAttr))
@@ -128,6 +132,8 @@ struct WeftCommReportPass
           o["reduction"] = e.reduction;
         if (e.overlap >= 0)
           o["overlap_ops"] = e.overlap;
+        if (e.root >= 0)
+          o["root"] = e.root;
         list.push_back(std::move(o));
       }
       llvm::json::Object byAxis;
@@ -145,16 +151,15 @@ struct WeftCommReportPass
                           "collective", "axes", "input", "output",
                           "bytes/device", "reason");
       for (const Entry &e : entries)
-        os << llvm::formatv("{0,-20} {1,-20} {2,-16} {3,-16} {4,12}  {5}\n",
-                            e.kind + (e.reduction.empty()
-                                          ? ""
-                                          : "(" + e.reduction + ")"),
-                            e.axes, e.shapeIn, e.shapeOut, e.bytes,
-                            e.overlap < 0
-                                ? e.reason
-                                : llvm::formatv("{0} [async, overlaps {1} op(s)]",
-                                                e.reason, e.overlap)
-                                      .str());
+        os << llvm::formatv(
+            "{0,-20} {1,-20} {2,-16} {3,-16} {4,12}  {5}\n",
+            e.kind + (e.reduction.empty() ? "" : "(" + e.reduction + ")") +
+                (e.root < 0 ? "" : " root " + std::to_string(e.root)),
+            e.axes, e.shapeIn, e.shapeOut, e.bytes,
+            e.overlap < 0 ? e.reason
+                          : llvm::formatv("{0} [async, overlaps {1} op(s)]",
+                                          e.reason, e.overlap)
+                                .str());
       for (auto &[axis, bytes] : perAxes)
         os << llvm::formatv("total over {0,-20} {1,14} bytes/device\n", axis,
                             bytes);

@@ -211,6 +211,53 @@ public:
   /// time the communication was in flight to its overlap counters.
   void finish(Pending &p);
 
+  //===--- Root collectives (issue 33) --------------------------------------//
+  // `root` is a position in the group over `axes`. Blocking: their start
+  // forms (for a weft.async op) run them at once and return a finished
+  // Pending; they are for set-up, not the step's hot path. On ranks other
+  // than the root, reduceTo's and gatherTo's result is zero (a partial sum
+  // over `axes`).
+  /// out = the root's `in`; `in` and `out` may be the same tensor.
+  void broadcast(const Tensor &in, Tensor &out, int64_t root,
+                 const AxisList &axes, std::string_view label = {});
+  /// out (disjoint from in) = the group's reduction on the root.
+  void reduceTo(const Tensor &in, Tensor &out, int64_t root,
+                const AxisList &axes, ReduceKind kind,
+                std::string_view label = {});
+  /// out = the group's blocks concatenated along `dim`, on the root.
+  void gatherTo(const Tensor &in, Tensor &out, int dim, int64_t root,
+                const AxisList &axes, std::string_view label = {});
+  /// out = block `position` along `dim` of the root's `in`.
+  void scatterFrom(const Tensor &in, Tensor &out, int dim, int64_t root,
+                   const AxisList &axes, std::string_view label = {});
+  std::unique_ptr<Pending> startBroadcast(const Tensor &in, Tensor &out,
+                                          int64_t root, const AxisList &axes,
+                                          std::string_view label = {});
+  std::unique_ptr<Pending> startReduceTo(const Tensor &in, Tensor &out,
+                                         int64_t root, const AxisList &axes,
+                                         ReduceKind kind,
+                                         std::string_view label = {});
+  std::unique_ptr<Pending> startGatherTo(const Tensor &in, Tensor &out, int dim,
+                                         int64_t root, const AxisList &axes,
+                                         std::string_view label = {});
+  std::unique_ptr<Pending> startScatterFrom(const Tensor &in, Tensor &out,
+                                            int dim, int64_t root,
+                                            const AxisList &axes,
+                                            std::string_view label = {});
+
+  //===--- Point to point (issue 33) ----------------------------------------//
+  /// weft.collective_permute: `pairs` is [s0, t0, s1, t1, ...] in group
+  /// positions over `axes`; out (disjoint from in) = the operand of this
+  /// rank's source, zeros when it is no target. The start form really
+  /// starts (as the other collectives' do).
+  void collectivePermute(const Tensor &in, Tensor &out,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, std::string_view label = {});
+  std::unique_ptr<Pending>
+  startCollectivePermute(const Tensor &in, Tensor &out,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, std::string_view label = {});
+
   /// Copies `in` into `out`, the same elements in row-major order (shapes
   /// may differ: weft.reshape); both on this backend's device.
   void copy(const Tensor &in, Tensor &out, std::string_view label = {});

@@ -53,7 +53,11 @@ CollectivePlan planAllToAll(const Shape &inShape, int splitDim, int concatDim,
 /// Bytes one device sends on a ring of p ranks (design.md section 6):
 /// all-reduce 2(p-1)/p N, all-gather (p-1)/p N with N the gathered
 /// result's bytes, reduce-scatter (p-1)/p N with N the input's bytes,
-/// all-to-all (p-1)/p of the local bytes.
+/// all-to-all (p-1)/p of the local bytes. The root collectives, through
+/// the busiest link: broadcast and reduce_to N (the value), gather_to
+/// (p-1)/p N with N the gathered result's bytes, scatter_from (p-1)/p N
+/// with N the root's input bytes. collective_permute: N, the operand (a
+/// rank that sends; the IR op says 0 when no pair crosses ranks).
 double ringBytes(CollectiveKind kind, int64_t p, double bytesN);
 
 } // namespace weft::rt

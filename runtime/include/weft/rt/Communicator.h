@@ -46,7 +46,14 @@ enum class CommOp : int {
   AllGather,
   ReduceScatter,
   AllToAll,
-  GatherToRoot
+  GatherToRoot,
+  // The root collectives of the local view (issue 33).
+  Broadcast,
+  ReduceTo,
+  GatherTo,
+  ScatterFrom,
+  // Point to point (issue 33).
+  Permute
 };
 /// "all_reduce", ..., "gather_to_root" (the names of the IR ops).
 const char *commOpName(CommOp op);
@@ -117,6 +124,45 @@ public:
   /// holds world-size * bytes there and is ignored elsewhere).
   virtual std::unique_ptr<Work>
   startGatherBytesToRoot(const void *send, void *recv, std::size_t bytes) = 0;
+
+  //===--- Root collectives (issue 33) -------------------------------------//
+  // `root` is a position in `group`. Buffers that only the root reads or
+  // writes (reduce_to's and gather_to's recv, scatter_from's send) may be
+  // null on the other ranks. There are no blocking library forms: every
+  // rank starts and waits, so blocking and nonblocking never mix.
+
+  /// `buf` (count elements): sent from the root, received by every other
+  /// rank in place.
+  virtual std::unique_ptr<Work> startBroadcast(void *buf, int64_t count,
+                                               DType dtype, int64_t root,
+                                               const GroupPlan &group) = 0;
+  /// The reduction of every rank's `send` into the root's `recv` (disjoint
+  /// buffers of `count` elements).
+  virtual std::unique_ptr<Work> startReduceTo(const void *send, void *recv,
+                                              int64_t count, DType dtype,
+                                              ReduceKind kind, int64_t root,
+                                              const GroupPlan &group) = 0;
+  /// The root's recv holds group.size chunks of `chunk` elements, chunk q
+  /// from position q.
+  virtual std::unique_ptr<Work> startGatherTo(const void *send, void *recv,
+                                              int64_t chunk, DType dtype,
+                                              int64_t root,
+                                              const GroupPlan &group) = 0;
+  /// The root's send holds group.size chunks; position q receives chunk q.
+  virtual std::unique_ptr<Work> startScatterFrom(const void *send, void *recv,
+                                                 int64_t chunk, DType dtype,
+                                                 int64_t root,
+                                                 const GroupPlan &group) = 0;
+
+  //===--- Point to point (issue 33) ---------------------------------------//
+  /// Sends `count` elements of `send` to group position `sendTo` and
+  /// receives `count` into `recv` from position `recvFrom` (-1: none of
+  /// either; neither is this rank's own position). Every rank of the
+  /// group calls it, in the same order as the group's other operations.
+  virtual std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                             int64_t count, DType dtype,
+                                             int64_t sendTo, int64_t recvFrom,
+                                             const GroupPlan &group) = 0;
 
   //===--- Blocking forms: start + wait ------------------------------------//
   // By default never the library's blocking calls: MPI does not match a

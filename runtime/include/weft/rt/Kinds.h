@@ -53,7 +53,14 @@ enum class CollectiveKind : int {
   AllReduce,
   AllGather,
   ReduceScatter,
-  AllToAll
+  AllToAll,
+  // The root collectives (issue 33).
+  Broadcast,
+  ReduceTo,
+  GatherTo,
+  ScatterFrom,
+  // Point to point (issue 33).
+  Permute
 };
 
 bool isBinary(MapKind k);

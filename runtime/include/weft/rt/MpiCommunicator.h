@@ -42,6 +42,27 @@ public:
                                       const GroupPlan &group) override;
   std::unique_ptr<Work> startGatherBytesToRoot(const void *send, void *recv,
                                                std::size_t bytes) override;
+  // Root collectives: MPI_Ibcast, MPI_Ireduce, MPI_Igather, MPI_Iscatter
+  // on the group's communicator (its ranks are the group positions).
+  std::unique_ptr<Work> startBroadcast(void *buf, int64_t count, DType dtype,
+                                       int64_t root,
+                                       const GroupPlan &group) override;
+  std::unique_ptr<Work> startReduceTo(const void *send, void *recv,
+                                      int64_t count, DType dtype,
+                                      ReduceKind kind, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startGatherTo(const void *send, void *recv,
+                                      int64_t chunk, DType dtype, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startScatterFrom(const void *send, void *recv,
+                                         int64_t chunk, DType dtype,
+                                         int64_t root,
+                                         const GroupPlan &group) override;
+  // Point to point: MPI_Isend and MPI_Irecv on the group's communicator.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   /// MPI's blocking collectives once blockingAgreed() and no timeout is
   /// set; start + wait otherwise (Communicator.h).

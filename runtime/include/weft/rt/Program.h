@@ -338,6 +338,34 @@ Tensor wait(StepContext &ctx, const Tensor &t, const char *label);
 Tensor sliceShard(StepContext &ctx, const Tensor &in, int dim,
                   const AxisList &axes, const Shape &outShape,
                   const char *label);
+/// The root collectives (issue 33); `root` is a group position. Their
+/// start forms run them at once (Backend.h).
+Tensor broadcast(StepContext &ctx, const Tensor &in, int64_t root,
+                 const AxisList &axes, const char *label);
+Tensor reduceTo(StepContext &ctx, const Tensor &in, int64_t root,
+                const AxisList &axes, ReduceKind kind, const char *label);
+Tensor gatherTo(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                const AxisList &axes, const Shape &outShape, const char *label);
+Tensor scatterFrom(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                   const AxisList &axes, const Shape &outShape,
+                   const char *label);
+Tensor startBroadcast(StepContext &ctx, const Tensor &in, int64_t root,
+                      const AxisList &axes, const char *label);
+Tensor startReduceTo(StepContext &ctx, const Tensor &in, int64_t root,
+                     const AxisList &axes, ReduceKind kind, const char *label);
+Tensor startGatherTo(StepContext &ctx, const Tensor &in, int dim, int64_t root,
+                     const AxisList &axes, const Shape &outShape,
+                     const char *label);
+Tensor startScatterFrom(StepContext &ctx, const Tensor &in, int dim,
+                        int64_t root, const AxisList &axes,
+                        const Shape &outShape, const char *label);
+/// weft.collective_permute (issue 33): `pairs` is [s0, t0, s1, t1, ...].
+Tensor collectivePermute(StepContext &ctx, const Tensor &in,
+                         const std::vector<int64_t> &pairs,
+                         const AxisList &axes, const char *label);
+Tensor startCollectivePermute(StepContext &ctx, const Tensor &in,
+                              const std::vector<int64_t> &pairs,
+                              const AxisList &axes, const char *label);
 } // namespace gen
 
 /// The harness (runtime/main): parses the command line, runs `info` on the

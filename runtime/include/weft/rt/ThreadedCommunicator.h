@@ -64,6 +64,27 @@ public:
                                       const GroupPlan &group) override;
   std::unique_ptr<Work> startGatherBytesToRoot(const void *send, void *recv,
                                                std::size_t bytes) override;
+  // Root collectives: the inner communicator's start forms, started and
+  // tested by the thread.
+  std::unique_ptr<Work> startBroadcast(void *buf, int64_t count, DType dtype,
+                                       int64_t root,
+                                       const GroupPlan &group) override;
+  std::unique_ptr<Work> startReduceTo(const void *send, void *recv,
+                                      int64_t count, DType dtype,
+                                      ReduceKind kind, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startGatherTo(const void *send, void *recv,
+                                      int64_t chunk, DType dtype, int64_t root,
+                                      const GroupPlan &group) override;
+  std::unique_ptr<Work> startScatterFrom(const void *send, void *recv,
+                                         int64_t chunk, DType dtype,
+                                         int64_t root,
+                                         const GroupPlan &group) override;
+  // Point to point: the inner start form, started and tested by the thread.
+  std::unique_ptr<Work> startPermute(const void *send, void *recv,
+                                     int64_t count, DType dtype, int64_t sendTo,
+                                     int64_t recvFrom,
+                                     const GroupPlan &group) override;
 
   void allReduce(const void *send, void *recv, int64_t count, DType dtype,
                  ReduceKind kind, const GroupPlan &group) override;

@@ -145,7 +145,8 @@ def Weft_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   let description = [{
     A local-view op that runs inside each group of ranks over some axes of
     a mesh: the collectives (all_reduce, all_gather, reduce_scatter,
-    all_to_all) and weft.slice_shard, which keeps the rank's block without
+    all_to_all), the root collectives (broadcast, reduce_to, gather_to,
+    scatter_from) and weft.slice_shard, which keeps the rank's block without
     communicating. The schedule (--weft-schedule-collectives), the
     combiner, --weft-optimize-collectives, --weft-remat-gathers, the comm
     report, partitioning's checks and the lowering read a collective only
@@ -184,6 +185,13 @@ def Weft_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       The dimension of which the op keeps the rank's block
       (reduce_scatter, slice_shard); std::nullopt for the others.
     }], "std::optional<int64_t>", "getScatteredDim", (ins), [{}],
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+      The group position of the root of a root collective (broadcast,
+      reduce_to, gather_to, scatter_from); std::nullopt for the collectives
+      every rank of the group takes part in alike. A reduction with a root
+      is not an all-reduce.
+    }], "std::optional<int64_t>", "getRootPosition", (ins), [{}],
       [{ return std::nullopt; }]>,
     InterfaceMethod<[{
       The bytes each rank sends over a ring for a group of `groupSize`

@@ -956,4 +956,125 @@ def Weft_SliceShardOp : Weft_CollectiveOp<"slice_shard", [AlwaysSpeculatable],
   let hasCanonicalizer = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Root collectives (issue 33): to or from one rank of each group
+//===----------------------------------------------------------------------===//
+
+// `root` is a position in the group over `axes` (0 <= root < group size),
+// not a world rank: every group has its own root, as every group has its
+// own all-reduce. On the ranks that are not the root, the result of
+// reduce_to and gather_to is zero, so it is a partial sum over `axes`
+// (docs/design.md, "Root collectives").
+
+def Weft_BroadcastOp : Weft_CollectiveOp<"broadcast",
+    [AllTypesMatch<["input", "result"]>], ["getRootPosition"]> {
+  let summary = "the root's value on every rank of its group";
+  let description = [{
+    Every rank of each group over `axes` receives the operand of the rank
+    at group position `root`; the other ranks' operands are not read.
+
+    ```mlir
+    %w = weft.broadcast %w0 on @mesh over ["data"] root 0 : tensor<256x256xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$root);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `on` $mesh `over` $axes `root` $root attr-dict `:` type($result)";
+}
+
+def Weft_ReduceToOp : Weft_CollectiveOp<"reduce_to",
+    [AllTypesMatch<["input", "result"]>], ["getReduction", "getRootPosition"]> {
+  let summary = "reduce over a group, result on the root only";
+  let description = [{
+    The rank at group position `root` receives the elementwise reduction of
+    the group's operands; every other rank's result is zero (so a
+    `reduce_to sum` result is a partial sum over `axes`).
+
+    ```mlir
+    %l = weft.reduce_to sum %p on @mesh over ["data"] root 0 : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Weft_ReductionKind:$kind, Weft_AnyTensor:$input,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       I64Attr:$root);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$kind $input `on` $mesh `over` $axes `root` $root "
+                       "attr-dict `:` type($result)";
+}
+
+def Weft_GatherToOp : Weft_CollectiveOp<"gather_to", [], ["getRootPosition"]> {
+  let summary = "concatenate the group's blocks on the root";
+  let description = [{
+    The rank at group position `root` receives the concatenation along
+    `dim` of the group's operands, in group order
+    (`result.shape[dim] = input.shape[dim] * group size`); every other
+    rank's result is zero.
+
+    ```mlir
+    %x = weft.gather_to %xl on @mesh over ["data"] root 0 dim 0
+        : tensor<2x64xf32> -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$root, I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `on` $mesh `over` $axes `root` $root `dim` $dim "
+                       "attr-dict `:` type($input) `->` type($result)";
+}
+
+def Weft_ScatterFromOp : Weft_CollectiveOp<"scatter_from", [], ["getRootPosition"]> {
+  let summary = "split the root's value along a dimension, one block per rank";
+  let description = [{
+    The operand of the rank at group position `root` is split along `dim`
+    into group-size blocks; rank `i` of the group receives block `i`
+    (`result.shape[dim] = input.shape[dim] / group size`). The other
+    ranks' operands are not read.
+
+    ```mlir
+    %xl = weft.scatter_from %x on @mesh over ["data"] root 0 dim 0
+        : tensor<8x64xf32> -> tensor<2x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$root, I64Attr:$dim);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input `on` $mesh `over` $axes `root` $root `dim` $dim "
+                       "attr-dict `:` type($input) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Point to point (issue 33): pipeline transfers
+//===----------------------------------------------------------------------===//
+
+def Weft_CollectivePermuteOp : Weft_CollectiveOp<"collective_permute",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "send each rank's value to another rank of its group";
+  let description = [{
+    `pairs` lists source-target pairs of group positions over `axes`
+    (XLA's CollectivePermute): the rank at each target receives the
+    operand of its source; a rank that is no target gets zeros. Each
+    position is the source of at most one pair and the target of at most
+    one. Every group over `axes` applies the same pairs, so a pipeline's
+    stage-to-stage transfer is one op for every data and model replica.
+
+    ```mlir
+    // a ring shift along "stage" (4 stages)
+    %y = weft.collective_permute %x on @mesh over ["stage"]
+        pairs [[0, 1], [1, 2], [2, 3], [3, 0]] : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_AnyTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DenseI64ArrayAttr:$pairs);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat =
+      "$input `on` $mesh `over` $axes `pairs` custom<PermutePairs>($pairs) "
+      "attr-dict `:` type($result)";
+  let extraClassDeclaration = [{
+    /// The (source, target) pairs, in order.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getPairList();
+  }];
+}
+
 #endif // WEFT_DIALECT_WEFT_IR_WEFTOPS_TD
