@@ -587,6 +587,24 @@ struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
   }
 };
 
+/// weft.convert: each element rounded once to the result's element type
+/// (round to nearest even; APFloat, Random.h's roundToType), so an f16 or
+/// bf16 value is exactly one the runtime stores.
+struct ConvertModel
+    : EvaluableOpInterface::ExternalModel<ConvertModel, ConvertOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ConvertOp>(op);
+    Type element = cast<RankedTensorType>(o.getType()).getElementType();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      Tensor t = ctx.get(o.getInput(), r);
+      for (double &x : t.getData())
+        x = roundToType(x, element);
+      return t;
+    });
+    return success();
+  }
+};
+
 /// weft.wait: the asynchronous collective's result (the interpreter runs
 /// every collective to completion where it stands).
 struct WaitModel : EvaluableOpInterface::ExternalModel<WaitModel, WaitOp> {
@@ -775,6 +793,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     SliceOp::attachInterface<SliceModel>(*ctx);
     ConcatOp::attachInterface<ConcatModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
+    ConvertOp::attachInterface<ConvertModel>(*ctx);
     WaitOp::attachInterface<WaitModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

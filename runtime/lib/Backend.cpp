@@ -519,6 +519,27 @@ void Backend::padFill(const Tensor &in, Tensor &out,
     recordOp(label, op, out.str(), t0, 0, 0);
 }
 
+void Backend::convert(const Tensor &in, Tensor &out, std::string_view label) {
+  const char *op = "convert";
+  check(isFloat(in.dtype) && isFloat(out.dtype),
+        "convert: ", dtypeName(in.dtype), " -> ", dtypeName(out.dtype),
+        ": both must be float dtypes (f32, f64, f16, bf16)");
+  checkTensor(in, in.dtype, in.shape, device(), op, "operand");
+  checkTensor(out, out.dtype, in.shape, device(), op, "result");
+  check(in.data != out.data || in.bytes() == 0 || in.dtype == out.dtype,
+        "convert: operand and result are the same buffer");
+  double t0 = startOp();
+  if (in.numElements() > 0) {
+    if (in.dtype == out.dtype)
+      copyThrough(in, out);
+    else
+      convertKernel(in.dtype, out.dtype, in.numElements(), in.data, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op, in.str() + " -> " + dtypeName(out.dtype), t0, 0,
+             static_cast<double>(in.bytes() + out.bytes()));
+}
+
 void Backend::copy(const Tensor &in, Tensor &out, std::string_view label) {
   const char *op = "copy";
   checkTensor(in, in.dtype, in.shape, device(), op, "operand");

@@ -229,6 +229,14 @@ Tensor padFill(StepContext &ctx, const Tensor &in,
   return out;
 }
 
+Tensor convert(StepContext &ctx, const Tensor &in, DType dtype,
+               const char *label) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(dtype, in.shape);
+  be.convert(in, out, label);
+  return out;
+}
+
 Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
               bool reverse, const char *label) {
   Backend &be = ctx.backend();

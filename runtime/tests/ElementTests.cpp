@@ -1458,6 +1458,176 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, PadFillTest,
                            return std::string(dtypeName(info.param));
                          });
 
+//===--- weft.convert -----------------------------------------------------===//
+
+/// A 16-bit format's value, decoded here with ldexp rather than by
+/// ops::widenBits' bit assembly: (-1)^s 2^(e - bias) (1 + m / 2^M), or
+/// 2^(1 - bias) m / 2^M for e = 0; NaN for a NaN pattern.
+double refDecode(uint16_t h, int E, int M) {
+  const int expMax = (1 << E) - 1, bias = (1 << (E - 1)) - 1;
+  const int e = (h >> M) & expMax, m = h & ((1 << M) - 1);
+  const double sign = (h >> 15) ? -1.0 : 1.0;
+  if (e == expMax)
+    return m ? std::numeric_limits<double>::quiet_NaN() : sign * INFINITY;
+  if (e == 0)
+    return sign * std::ldexp(m, 1 - bias - M);
+  return sign * std::ldexp(1.0 + std::ldexp(m, -M), e - bias);
+}
+
+/// `x` rounded to the format by search: the nearest of its finite
+/// non-negative values (ascending with their patterns), ties to the even
+/// pattern, infinity at or beyond the largest finite value plus half an
+/// ulp of it. Independent of ops::narrowBits.
+uint16_t refRound(double x, int E, int M) {
+  static std::vector<double> values[2]; // f16 (E=5), bf16 (E=8)
+  std::vector<double> &v = values[E == 8];
+  const uint16_t maxFinite = static_cast<uint16_t>(((1 << E) - 1) << M) - 1;
+  if (v.empty())
+    for (uint32_t h = 0; h <= maxFinite; ++h)
+      v.push_back(refDecode(static_cast<uint16_t>(h), E, M));
+  const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(x);
+  const double ulpMax = v[maxFinite] - v[maxFinite - 1];
+  if (a >= v[maxFinite] + ulpMax / 2)
+    return sign | static_cast<uint16_t>(maxFinite + 1);
+  auto hi = std::lower_bound(v.begin(), v.end(), a);
+  if (hi == v.end())
+    return sign | maxFinite;
+  uint16_t h = static_cast<uint16_t>(hi - v.begin());
+  if (*hi == a || h == 0)
+    return sign | h;
+  const double up = *hi - a, down = a - v[h - 1];
+  if (down < up || (down == up && ((h - 1) & 1) == 0))
+    --h;
+  return sign | h;
+}
+
+class ConvertTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!testBackend())
+      GTEST_SKIP() << testBackendSkipReason();
+  }
+  /// `in` (host) converted on the backend to `to`, back on the host.
+  Tensor convert(const Tensor &in, DType to) {
+    Backend &be = *testBackend();
+    Tensor dev = be.upload(in);
+    Tensor out = be.empty(to, in.shape);
+    be.convert(dev, out);
+    return be.download(out);
+  }
+};
+
+TEST_F(ConvertTest, EveryHalfAndBFloat16PatternWidensExactly) {
+  for (DType from : {DType::F16, DType::BF16}) {
+    const int E = from == DType::F16 ? 5 : 8, M = from == DType::F16 ? 10 : 7;
+    Tensor in = hostTensor(from, {65536});
+    for (uint32_t h = 0; h < 65536; ++h)
+      in.ptr<uint16_t>()[h] = static_cast<uint16_t>(h);
+    Tensor d = convert(in, DType::F64), f = convert(in, DType::F32);
+    Tensor back = convert(f, from);
+    for (uint32_t h = 0; h < 65536; ++h) {
+      double want = refDecode(static_cast<uint16_t>(h), E, M);
+      double gd = d.ptr<double>()[h], gf = f.ptr<float>()[h];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(gd) && std::isnan(gf)) << dtypeName(from) << h;
+        EXPECT_TRUE(back.ptr<uint16_t>()[h] == h ||
+                    (back.ptr<uint16_t>()[h] & 0x7fff) >
+                        ((((1u << E) - 1) << M)))
+            << dtypeName(from) << " NaN pattern " << h;
+        continue;
+      }
+      ASSERT_EQ(std::memcmp(&gd, &want, 8), 0)
+          << dtypeName(from) << " pattern " << h << ": " << gd << " vs "
+          << want; // -0 included
+      ASSERT_EQ(static_cast<double>(gf), want) << dtypeName(from) << h;
+      ASSERT_EQ(back.ptr<uint16_t>()[h], h) << dtypeName(from) << h;
+    }
+  }
+}
+
+TEST_F(ConvertTest, NarrowingRoundsOnceToNearestEven) {
+  // Ties, a double rounding trap (f64 -> f32 lands on a bf16 tie that the
+  // f64 value is above), overflow at the boundary, subnormals of each
+  // format, signed zeros, infinities; then values across the exponent
+  // range.
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            1.0,
+                            1.0 + 0x1p-8,
+                            1.0 + 3 * 0x1p-8,
+                            1.0 + 0x1p-8 + 0x1p-40,
+                            -(1.0 + 0x1p-8 + 0x1p-40),
+                            1.0 + 0x1p-11,
+                            1.0 + 3 * 0x1p-11,
+                            1.0 + 0x1p-11 + 0x1p-40,
+                            65504.0,
+                            65519.99,
+                            65520.0,
+                            1e5,
+                            0x1p-24,
+                            0x1p-25,
+                            0x1p-25 + 0x1p-60,
+                            1.5 * 0x1p-24,
+                            0x1p-133,
+                            0x1p-134,
+                            0x1p-134 + 0x1p-160,
+                            3.3895313892515355e38,
+                            3.3961775292304602e38,
+                            3.4e38,
+                            1e300,
+                            -1e300,
+                            1e-300,
+                            INFINITY,
+                            -INFINITY};
+  uint64_t s = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double m = static_cast<double>(s >> 11) / 9007199254740992.0 + 0.5;
+    int e = static_cast<int>((s >> 3) % 300) - 150;
+    xs.push_back(std::ldexp((s & 1) ? -m : m, e));
+  }
+  Tensor d = hostTensor(DType::F64, {static_cast<int64_t>(xs.size())});
+  Tensor f = hostTensor(DType::F32, d.shape);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    d.ptr<double>()[i] = xs[i];
+    f.ptr<float>()[i] = static_cast<float>(xs[i]);
+  }
+  for (DType to : {DType::F16, DType::BF16}) {
+    const int E = to == DType::F16 ? 5 : 8, M = to == DType::F16 ? 10 : 7;
+    Tensor fromD = convert(d, to), fromF = convert(f, to);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      ASSERT_EQ(fromD.ptr<uint16_t>()[i], refRound(xs[i], E, M))
+          << "f64 " << xs[i] << " -> " << dtypeName(to);
+      ASSERT_EQ(fromF.ptr<uint16_t>()[i], refRound(f.ptr<float>()[i], E, M))
+          << "f32 " << f.ptr<float>()[i] << " -> " << dtypeName(to);
+    }
+  }
+  Tensor f32 = convert(d, DType::F32);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    ASSERT_EQ(f32.ptr<float>()[i], static_cast<float>(xs[i])) << xs[i];
+  // The trap: rounding through f32 would give 1.0.
+  EXPECT_EQ(convert(d, DType::BF16).ptr<uint16_t>()[5], 0x3f81);
+}
+
+TEST_F(ConvertTest, NanStaysNanAndEqualDtypesCopy) {
+  Tensor d = hostTensor(DType::F64, {3});
+  d.ptr<double>()[0] = std::numeric_limits<double>::quiet_NaN();
+  d.ptr<double>()[1] = -std::numeric_limits<double>::quiet_NaN();
+  d.ptr<double>()[2] = 2.5;
+  for (DType to : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+    std::vector<double> got = toDoubles(convert(d, to));
+    EXPECT_TRUE(std::isnan(got[0]) && std::isnan(got[1])) << dtypeName(to);
+    EXPECT_EQ(got[2], 2.5) << dtypeName(to);
+  }
+  Backend &be = *testBackend();
+  Tensor i32 = be.zeros(DType::I32, {3});
+  Tensor out = be.empty(DType::F32, {3});
+  EXPECT_THROW(be.convert(i32, out), Error);
+  Tensor wrong = be.empty(DType::BF16, {4});
+  EXPECT_THROW(be.convert(be.upload(d), wrong), Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, ElementTest,
                          ::testing::Values(DType::F32, DType::F64),
                          [](const auto &info) {

@@ -37,6 +37,10 @@ Semantics (WeftOps.td):
            (np.where over an open grid of index masks)
   constant np.full of the value
   shard    the identity (shardings are ignored everywhere)
+  convert  rounded once, to nearest even, from the float64 value to the
+           result's dtype: astype for f32 and f16 (numpy converts float64
+           to float16 directly), for bf16 (which numpy lacks) np.frexp and
+           np.rint at 8 significant bits (round_bf16)
 
 Comparison metric: rel = max|out - ref| / max|ref| over the whole output,
 with ref the float64 evaluation; an output passes when its shape and dtype
@@ -352,6 +356,38 @@ def eval_pad_fill(op, args):
     return np.where(keep, x, np.float64(float(op["fill"])))
 
 
+BF16_MAX = (2.0 - 2.0 ** -7) * 2.0 ** 127
+
+
+def round_bf16(x):
+    """x (float64) rounded once to bfloat16 (8 significant bits, exponent
+    as f32's), nearest with ties to even; returned as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(x)  # |x| = m 2^e, m in [0.5, 1)
+        # Below bf16's smallest normal (2^-126 = 0.5 2^-125) the quantum
+        # stays the subnormal one, 2^-133.
+        e = np.maximum(e, -125)
+        q = np.ldexp(np.rint(np.ldexp(x, 8 - e)), e - 8)
+        q = np.where(np.abs(q) > BF16_MAX, np.copysign(np.inf, x), q)
+        return np.where(np.isfinite(x), q, x)
+
+
+def eval_convert(op, args):
+    (x,) = args
+    x = np.asarray(x, dtype=np.float64)
+    dtype = op["dtype"]
+    if dtype == "f64":
+        return x
+    if dtype == "f32":
+        return x.astype(np.float32).astype(np.float64)
+    if dtype == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    if dtype == "bf16":
+        return round_bf16(x)
+    raise GraphError("convert to %r: not a float dtype" % dtype)
+
+
 def eval_reshape(op, args):
     (x,) = args
     if int(np.prod(op["shape"])) != x.size:
@@ -367,7 +403,7 @@ EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "random": eval_random, "pad_fill": eval_pad_fill,
         "cumsum": eval_cumsum, "top_k": eval_top_k, "reshape": eval_reshape,
         "constant": lambda op, args: np.full(op["shape"], op["value"]),
-        "shard": lambda op, args: args[0]}
+        "shard": lambda op, args: args[0], "convert": eval_convert}
 
 
 def load_graph(path, func=None):

@@ -403,6 +403,22 @@ LogicalResult lowerCompute(IotaOp op, IotaOp::Adaptor, RuntimeCallBuilder &call,
   return success();
 }
 
+LogicalResult lowerCompute(ConvertOp op, ConvertOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  auto from = toDType(op.getInput().getType());
+  auto to = toDType(op.getType());
+  if (!from || !to)
+    return op.emitError("cannot lower a convert from ")
+           << op.getInput().getType() << " to " << op.getType()
+           << " to the runtime";
+  call.value(adaptor.getInput());
+  call.lit(toCpp(*to));
+  call.label(std::string("convert ") + rt::dtypeName(*from) + " -> " +
+             rt::dtypeName(*to));
+  call.replaceOp("weft::rt::gen::convert");
+  return success();
+}
+
 /// The compute family's pattern, one instance per op: the op's own
 /// lowerCompute, with the planner's errors reported on the op.
 template <typename OpT>
@@ -427,7 +443,7 @@ protected:
 bool lowering::isComputeOp(Operation *op) {
   return isa<EinsumOp, MapOp, FusedMapOp, FusedRowsOp, ReduceOp, EmbedOp,
              ScatterAddOp, OneHotOp, IotaOp, RandomOp, PadFillOp, CumsumOp,
-             TopKOp, ReshapeOp, SliceOp, ConcatOp, ConstantOp>(op);
+             TopKOp, ReshapeOp, SliceOp, ConcatOp, ConstantOp, ConvertOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -442,6 +458,6 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
                ComputeOpLowering<TopKOp>, ComputeOpLowering<ReshapeOp>,
                ComputeOpLowering<SliceOp>, ComputeOpLowering<ConcatOp>,
-               ComputeOpLowering<ConstantOp>>(
+               ComputeOpLowering<ConstantOp>, ComputeOpLowering<ConvertOp>>(
       types, state);
 }

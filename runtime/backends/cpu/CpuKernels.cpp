@@ -1242,6 +1242,20 @@ void cumsumLoop(const CumsumPlan &p, const T *in, T *out, Load load,
 }
 } // namespace
 
+void CpuBackend::convertKernel(DType from, DType to, int64_t count,
+                               const void *in, void *out) {
+  bool ok = ops::dispatchConvert(from, to, [&](auto f, auto t) {
+    using From = decltype(f);
+    using To = decltype(t);
+    const auto *x = static_cast<const typename From::Storage *>(in);
+    auto *y = static_cast<typename To::Storage *>(out);
+    for (int64_t i = 0; i < count; ++i)
+      y[i] = ops::convertValue<From, To>(x[i]);
+  });
+  check(ok, "convert from ", dtypeName(from), " to ", dtypeName(to),
+        " is not supported on the cpu backend (f32, f64, f16, bf16)");
+}
+
 void CpuBackend::cumsumKernel(const CumsumPlan &plan, const void *in,
                               void *out) {
   if (plan.count == 0)

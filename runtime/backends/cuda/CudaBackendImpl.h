@@ -79,6 +79,8 @@ public:
   void iotaKernel(DType dtype, int64_t n, void *out, int64_t first) override;
   void randomKernel(const RandomPlan &plan, DType dtype, RandomKind kind,
                     uint64_t seed, void *out) override;
+  void convertKernel(DType from, DType to, int64_t count, const void *in,
+                     void *out) override;
   void padFillKernel(const PadFillPlan &plan, const void *in,
                      void *out) override;
   void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;

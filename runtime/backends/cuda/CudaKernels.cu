@@ -603,6 +603,15 @@ __global__ void randomKernelT(RandomPlan p, bool normal, uint64_t seed,
   }
 }
 
+/// convert: one thread per element, ops::convertValue (as the CPU loop).
+template <typename From, typename To>
+__global__ void convertKernelT(int64_t n, const typename From::Storage *in,
+                               typename To::Storage *out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = ops::convertValue<From, To>(in[i]);
+}
+
 /// pad_fill: one thread per element, its merged indices from the linear
 /// index, the predicate and the select of ElementOps.h (as the CPU loop).
 template <typename U>
@@ -1021,6 +1030,20 @@ void CudaBackend::randomKernel(const RandomPlan &plan, DType dtype,
   else
     fail("random of ", dtypeName(dtype),
          " is not supported on the cuda backend (f32, f64)");
+  WEFT_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::convertKernel(DType from, DType to, int64_t count,
+                                const void *in, void *out) {
+  bool ok = ops::dispatchConvert(from, to, [&](auto f, auto t) {
+    using From = decltype(f);
+    using To = decltype(t);
+    convertKernelT<From, To><<<gridFor(count), 256, 0, stream_>>>(
+        count, static_cast<const typename From::Storage *>(in),
+        static_cast<typename To::Storage *>(out));
+  });
+  check(ok, "convert from ", dtypeName(from), " to ", dtypeName(to),
+        " is not supported on the cuda backend (f32, f64, f16, bf16)");
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 

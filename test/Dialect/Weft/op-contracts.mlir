@@ -8,6 +8,7 @@
 // CHECK-DAG: weft.top_k: global-view
 // CHECK-DAG: weft.cumsum: global-view
 // CHECK-DAG: weft.shard: global-view
+// CHECK-DAG: weft.convert: global-view
 // CHECK-DAG: weft.all_reduce: local-view collective
 // CHECK-DAG: weft.all_gather: local-view collective
 // CHECK-DAG: weft.reduce_scatter: local-view collective
@@ -21,5 +22,5 @@
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 30 weft ops
+// CHECK: checked 31 weft ops
 module {}

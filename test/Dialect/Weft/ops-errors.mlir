@@ -733,3 +733,21 @@ func.func @concat_dim(%a: tensor<4x3xf32>) {
   %0 = weft.concat %a dim -1 : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// A convert changes the element type only.
+func.func @convert_shape(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{'weft.convert' op changes the shape: 'tensor<4x8xf32>' -> 'tensor<8x4xbf16>'; a convert changes the element type only}}
+  %0 = weft.convert %a : tensor<4x8xf32> -> tensor<8x4xbf16>
+  return
+}
+
+// -----
+
+// Integer ids are not converted (float element types only).
+func.func @convert_int(%ids: tensor<4xi32>) {
+  // expected-error@+1 {{'weft.convert' op operand #0 must be statically shaped tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = weft.convert %ids : tensor<4xi32> -> tensor<4xf32>
+  return
+}

@@ -146,6 +146,11 @@ LogicalResult mlir::weft::verifySignature(func::FuncOp func,
   return success();
 }
 
+LogicalResult mlir::weft::verifyTypeSymbolUses(Operation *op,
+                                               SymbolTableCollection &tables) {
+  return verifyTypes(op, tables);
+}
+
 #define WEFT_VERIFY_TYPES(OP)                                                  \
   LogicalResult OP::verifySymbolUses(SymbolTableCollection &tables) {          \
     return verifyTypes(*this, tables);                                         \

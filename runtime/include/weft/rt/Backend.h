@@ -150,6 +150,10 @@ public:
   /// rank's block.
   void topK(const Tensor &x, const Tensor *payload, Tensor &out, int dim,
             int k, std::string_view label = {});
+  /// weft.convert: out = `in`'s elements converted to out's float dtype,
+  /// each rounded once to nearest even (ops::convertValue). `in` and `out`
+  /// are float tensors of the same shape; equal dtypes copy.
+  void convert(const Tensor &in, Tensor &out, std::string_view label = {});
   /// out = the block of `in` at `offsets` (out's shape is the block shape).
   void slice(const Tensor &in, const std::vector<int64_t> &offsets, Tensor &out,
              std::string_view label = {});
@@ -312,6 +316,11 @@ public:
   /// plan.dtype, `out` plan.outCount, disjoint from both.
   virtual void topKKernel(const TopKPlan &plan, const void *x,
                           const void *payload, void *out) = 0;
+
+  /// `in` holds `count` > 0 elements of float dtype `from`, `out` as many
+  /// of float dtype `to` (another one), disjoint.
+  virtual void convertKernel(DType from, DType to, int64_t count,
+                             const void *in, void *out) = 0;
 
   /// The communicator the collectives above go through (blocking). Its
   /// asynchronous forms (Communicator.h) are for callers that overlap

@@ -11,6 +11,7 @@
 #ifndef WEFT_RT_ELEMENTOPS_H
 #define WEFT_RT_ELEMENTOPS_H
 
+#include "weft/rt/DType.h"
 #include "weft/rt/Kinds.h"
 
 #include <cmath>
@@ -634,6 +635,171 @@ template <typename F> auto dispatchReduce(ReduceKind k, F &&f) {
     break;
   }
   return f.template operator()<ReduceKind::Min>();
+}
+
+//===--- Element type conversion (weft.convert) ---------------------------===//
+//
+// Every conversion goes through double, which holds every f32, f16 and bf16
+// value exactly, so each one rounds once (round to nearest, ties to even),
+// as the interpreter's APFloat does: converting f64 -> f32 -> bf16 would
+// round twice and can differ in the last bit. The narrowing to f16 and
+// bf16 works on the double's bits, with integer operations only, so the
+// CPU and the GPU compute the same bits.
+
+WEFT_HD inline double dbits(uint64_t i) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(i));
+#else
+  double d;
+  __builtin_memcpy(&d, &i, sizeof d);
+  return d;
+#endif
+}
+WEFT_HD inline uint64_t dbitsOf(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(d));
+#else
+  uint64_t i;
+  __builtin_memcpy(&i, &d, sizeof i);
+  return i;
+#endif
+}
+
+/// `x` rounded to the 16-bit IEEE-style format of E exponent and M
+/// mantissa bits (f16: 5, 10; bf16: 8, 7), as its bit pattern: nearest,
+/// ties to even; beyond the largest finite value, infinity of x's sign;
+/// subnormal results rounded at the subnormal quantum; NaN stays a quiet
+/// NaN with the top of its payload.
+template <int E, int M> WEFT_HD inline uint16_t narrowBits(double x) {
+  static_assert(1 + E + M == 16, "a 16-bit format");
+  const uint64_t u = dbitsOf(x);
+  const uint64_t sign = (u >> 63) << 15;
+  const int64_t exp = static_cast<int64_t>((u >> 52) & 0x7ff);
+  const uint64_t mant = u & ((uint64_t(1) << 52) - 1);
+  const uint64_t expMax = (uint64_t(1) << E) - 1;
+  const uint64_t inf = sign | (expMax << M);
+  if (exp == 0x7ff) // inf or NaN
+    return static_cast<uint16_t>(
+        mant == 0 ? inf : inf | (uint64_t(1) << (M - 1)) | (mant >> (52 - M)));
+  if (exp == 0) // zero, or a double subnormal: far below any subnormal here
+    return static_cast<uint16_t>(sign);
+  const int64_t bias = (int64_t(1) << (E - 1)) - 1;
+  int64_t e = exp - 1023 + bias; // the biased exponent in the target
+  if (e >= static_cast<int64_t>(expMax))
+    return static_cast<uint16_t>(inf);
+  const uint64_t sig = mant | (uint64_t(1) << 52); // 53 bits
+  // Bits of sig dropped: the target keeps M + 1 (normal) or fewer
+  // (subnormal, at e <= 0).
+  int64_t shift = 52 - M;
+  if (e < 1) {
+    shift += 1 - e;
+    e = 0;
+  }
+  if (shift > 53) // below half the smallest subnormal: +-0
+    return static_cast<uint16_t>(sign);
+  uint64_t kept = sig >> shift;
+  const uint64_t rem = sig & ((uint64_t(1) << shift) - 1);
+  const uint64_t half = uint64_t(1) << (shift - 1);
+  if (rem > half || (rem == half && (kept & 1)))
+    ++kept;
+  // A normal's kept significand has its implicit bit (2^M), which adds one
+  // to the exponent field: hence e - 1. A carry out of the significand
+  // moves to the next binade (or to infinity) by the same addition.
+  uint64_t bits = e == 0 ? kept : (static_cast<uint64_t>(e - 1) << M) + kept;
+  if (bits > (expMax << M))
+    bits = expMax << M;
+  return static_cast<uint16_t>(sign | bits);
+}
+
+/// The value of a 16-bit pattern of narrowBits' format, exactly.
+template <int E, int M> WEFT_HD inline double widenBits(uint16_t h) {
+  const uint64_t sign = static_cast<uint64_t>(h >> 15) << 63;
+  const uint64_t expMax = (uint64_t(1) << E) - 1;
+  const uint64_t exp = (h >> M) & expMax;
+  const uint64_t mant = h & ((uint64_t(1) << M) - 1);
+  const int64_t bias = (int64_t(1) << (E - 1)) - 1;
+  if (exp == expMax) // inf or NaN (payload kept at the top)
+    return dbits(sign | (uint64_t(0x7ff) << 52) | (mant << (52 - M)));
+  if (exp == 0) { // zero or subnormal: mant * 2^(1 - bias - M), exact
+    const double quantum =
+        dbits(static_cast<uint64_t>(1023 + 1 - bias - M) << 52);
+    const double v = static_cast<double>(mant) * quantum;
+    return sign ? -v : v;
+  }
+  return dbits(
+      sign |
+      (static_cast<uint64_t>(static_cast<int64_t>(exp) - bias + 1023) << 52) |
+      (mant << (52 - M)));
+}
+
+/// The storage formats of the float dtypes: the element type a buffer
+/// holds (f16 and bf16 as their bit patterns), its exact value as a
+/// double, and a double rounded once to it.
+struct F32Format {
+  using Storage = float;
+  WEFT_HD static double load(float x) { return x; }
+  WEFT_HD static float store(double x) { return static_cast<float>(x); }
+};
+struct F64Format {
+  using Storage = double;
+  WEFT_HD static double load(double x) { return x; }
+  WEFT_HD static double store(double x) { return x; }
+};
+struct F16Format {
+  using Storage = uint16_t;
+  WEFT_HD static double load(uint16_t h) { return widenBits<5, 10>(h); }
+  WEFT_HD static uint16_t store(double x) { return narrowBits<5, 10>(x); }
+};
+struct BF16Format {
+  using Storage = uint16_t;
+  WEFT_HD static double load(uint16_t h) {
+    return static_cast<double>(fbits(static_cast<uint32_t>(h) << 16));
+  }
+  WEFT_HD static uint16_t store(double x) { return narrowBits<8, 7>(x); }
+};
+
+/// One element of weft.convert from format From to format To.
+template <typename From, typename To>
+WEFT_HD inline typename To::Storage convertValue(typename From::Storage x) {
+  return To::store(From::load(x));
+}
+/// f32 -> bf16 without the double: the same bits (bf16 has f32's exponent
+/// range, so rounding the low 16 bits away is the whole rounding), cheaper
+/// where a loop converts every element it stores.
+template <>
+WEFT_HD inline uint16_t convertValue<F32Format, BF16Format>(float x) {
+  const uint32_t u = fbitsOf(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: quiet, top of the payload
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/// Calls `f(From{}, To{})` with the formats of dtypes `from` and `to`;
+/// false when either is not a float dtype. Host side: the backends'
+/// convert kernels dispatch through it.
+template <typename F> bool dispatchConvert(DType from, DType to, F &&f) {
+  auto with = [&](DType t, auto &&g) {
+    switch (t) {
+    case DType::F32:
+      g(F32Format{});
+      return true;
+    case DType::F64:
+      g(F64Format{});
+      return true;
+    case DType::F16:
+      g(F16Format{});
+      return true;
+    case DType::BF16:
+      g(BF16Format{});
+      return true;
+    default:
+      return false;
+    }
+  };
+  bool toFloat = false;
+  bool fromFloat =
+      with(from, [&](auto a) { toFloat = with(to, [&](auto b) { f(a, b); }); });
+  return fromFloat && toFloat;
 }
 
 } // namespace weft::rt::ops

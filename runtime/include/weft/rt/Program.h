@@ -288,6 +288,12 @@ Tensor topK(StepContext &ctx, const Tensor &x, int dim, int k,
 Tensor topK(StepContext &ctx, const Tensor &x, const Tensor &payload, int dim,
             int k, const char *label);
 
+/// weft.convert: `in`'s elements converted to float dtype `dtype`
+/// (Backend::convert: each rounded once, to nearest even), in a new tensor
+/// of in's shape.
+Tensor convert(StepContext &ctx, const Tensor &in, DType dtype,
+               const char *label);
+
 /// weft.slice: the range [start, start + shape[dim]) of `in` along `dim`
 /// (every other dimension whole), in a new tensor of `shape`.
 Tensor slice(StepContext &ctx, const Tensor &in, int dim, int64_t start,

@@ -40,6 +40,12 @@ LogicalResult verifyTensorSize(Operation *op, Type type, const Twine &what);
 LogicalResult verifySignature(func::FuncOp func,
                               SymbolTableCollection &tables);
 
+/// SymbolUserOpInterface::verifySymbolUses of an op whose only symbol uses
+/// are the shardings of its types: every operand and result type's sizes,
+/// and its sharding against its mesh (an op's own file calls it).
+LogicalResult verifyTypeSymbolUses(Operation *op,
+                                   SymbolTableCollection &tables);
+
 } // namespace mlir::weft
 
 #endif // WEFT_DIALECT_WEFT_IR_MESHUTILS_H

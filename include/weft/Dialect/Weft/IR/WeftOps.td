@@ -720,6 +720,46 @@ def Weft_ConstantOp : Weft_Op<"constant", [Pure,
   let assemblyFormat = "$value attr-dict `:` type($result)";
 }
 
+def Weft_ConvertOp : Weft_Op<"convert", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "convert the elements to another float type";
+  let description = [{
+    Every element of the result is the operand's element converted to the
+    result's element type (f32, f64, f16, bf16), rounded to nearest, ties
+    to even, once: a value too large for the type becomes an infinity of
+    its sign, NaN stays NaN and +-0 stays +-0. Widening (bf16 or f16 to
+    f32 or f64, f32 to f64) is exact. The shape is unchanged.
+
+    ```mlir
+    // f32 master weights, bf16 compute
+    %wb = weft.convert %w : tensor<256x1024xf32> -> tensor<256x1024xbf16>
+    %g = weft.convert %gb : tensor<256x1024xbf16> -> tensor<256x1024xf32>
+    ```
+
+    Sharding: elementwise, the result has the operand's layout. A partial
+    max or min passes through it (rounding is monotone); a partial sum is
+    reduced before it, in the operand's type, because the sum of rounded
+    partials is not the rounded sum. Uneven shards: zero converts to zero.
+    Gradient: the cotangent converted back to the operand's type. Folds:
+    a convert to the operand's own type is the operand, and a convert of a
+    convert whose first step is exact (a widening) converts the original
+    operand directly.
+
+    Verifier: same shape; float element types.
+  }];
+  let arguments = (ins Weft_FloatTensor:$input);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Local view: collectives and the local slice
 //===----------------------------------------------------------------------===//
