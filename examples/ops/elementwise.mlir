@@ -23,7 +23,8 @@ func.func @elementwise(%a: tensor<16x32xf32, #weft.sharding<@mesh, [{"x"}, {}]>>
       : (tensor<16x32xf32, #weft.sharding<@mesh, [{"x"}, {}]>>) -> tensor<16x32xf32>
   %r = weft.map relu "ij->ij" (%t) : (tensor<16x32xf32>) -> tensor<16x32xf32>
   // max with a broadcast row, min of two full tensors
-  %mx = weft.map max "ij,j->ij" (%g, %b)
+  %sp = weft.map softplus "ij->ij" (%g) : (tensor<16x32xf32>) -> tensor<16x32xf32>
+  %mx = weft.map max "ij,j->ij" (%sp, %b)
       : (tensor<16x32xf32>, tensor<32xf32, #weft.sharding<@mesh, [{}]>>) -> tensor<16x32xf32>
   %mn = weft.map min "ij,ij->ij" (%s, %t)
       : (tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>

@@ -1,6 +1,7 @@
 //===- Kernels.cpp - naive loops for the index-letter ops -----------------===//
 
 #include "weft/Interpreter/Kernels.h"
+#include "weft/rt/ElementOps.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -115,73 +116,15 @@ Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
 
 double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
                                     double scalar) {
-  switch (kind) {
-  case MapKind::Add:
-    return x + y;
-  case MapKind::Sub:
-    return x - y;
-  case MapKind::Mul:
-    return x * y;
-  case MapKind::Div:
-    return x / y;
-  // NaN propagates through max, min and relu (numpy's np.maximum; the
-  // runtime's ElementOps.h): fmax/fmin would drop it.
-  case MapKind::Max:
-    return (x > y || std::isnan(x)) ? x : y;
-  case MapKind::Min:
-    return (x < y || std::isnan(x)) ? x : y;
-  case MapKind::Gt:
-    return x > y ? 1.0 : 0.0;
-  case MapKind::Ge:
-    return x >= y ? 1.0 : 0.0;
-  case MapKind::Lt:
-    return x < y ? 1.0 : 0.0;
-  case MapKind::Le:
-    return x <= y ? 1.0 : 0.0;
-  case MapKind::Eq:
-    return x == y ? 1.0 : 0.0;
-  case MapKind::Ne:
-    return x != y ? 1.0 : 0.0;
-  case MapKind::Neg:
-    return -x;
-  case MapKind::Exp:
-    return std::exp(x);
-  case MapKind::Log:
-    return std::log(x);
-  case MapKind::Sqrt:
-    return std::sqrt(x);
-  case MapKind::Rsqrt:
-    return 1.0 / std::sqrt(x);
-  case MapKind::Square:
-    return x * x;
-  case MapKind::Tanh:
-    return std::tanh(x);
-  case MapKind::Relu:
-    return x < 0 ? 0.0 : x;
-  case MapKind::Gelu: {
-    const double c = std::sqrt(2.0 / M_PI);
-    return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
-  }
-  case MapKind::Silu:
-    return x / (1.0 + std::exp(-x));
-  case MapKind::Abs:
-    return std::fabs(x);
-  case MapKind::Sign:
-    return std::isnan(x) ? x : (x > 0) - (x < 0);
-  case MapKind::Step:
-    return x > 0 ? 1.0 : 0.0;
-  case MapKind::Sigmoid:
-    return 1.0 / (1.0 + std::exp(-x));
-  case MapKind::Sin:
-    return std::sin(x);
-  case MapKind::Cos:
-    return std::cos(x);
-  case MapKind::Scale:
-    return x * scalar;
-  case MapKind::Shift:
-    return x + scalar;
-  }
-  llvm_unreachable("unknown map kind");
+  // MapKinds.def's expression in double: with T = double, ElementOps.h's
+  // functions are libm's (exp, log, tanh, sin, ...), so this is the
+  // formula numpy evaluates too (test/numpy).
+  namespace rt = ::weft::rt;
+  return rt::ops::dispatchMap(static_cast<rt::MapKind>(kind),
+                              [&]<rt::MapKind K>() {
+                                return rt::ops::Map<K, double>::apply(
+                                    x, y, scalar);
+                              });
 }
 
 Tensor mlir::weft::interp::map(MapKind kind, double scalar,

@@ -380,7 +380,7 @@ void checkFusedRowsPlan(const FusedRowsPlan &p) {
     const int kind =
         st.reduce ? static_cast<int>(st.reduceKind) : static_cast<int>(st.kind);
     const int kinds = st.reduce ? static_cast<int>(ReduceKind::Min)
-                                : static_cast<int>(MapKind::Shift);
+                                : kNumMapKinds - 1;
     const bool binary = !st.reduce && isBinary(st.kind);
     ok = kind >= 0 && kind <= kinds && st.a >= 0 && st.a < inputs + j &&
          (!binary || (st.b >= 0 && st.b < inputs + j)) &&

@@ -112,7 +112,7 @@ FusedMapPlan planFusedMap(const std::string &specText,
   for (int j = 0; j < numSteps; ++j) {
     const FusedStep &s = steps[j];
     const int kind = static_cast<int>(s.kind);
-    check(kind >= 0 && kind <= static_cast<int>(MapKind::Shift),
+    check(kind >= 0 && kind < kNumMapKinds,
           "fused_map spec '", specText, "': step ", j, " has invalid kind ",
           kind);
     // Values 0..inputs+j-1 exist when step j runs.
@@ -236,7 +236,7 @@ FusedRowsPlan planFusedRows(const std::string &specText,
       name = std::string("row_") + reduceKindName(s.reduceKind);
     } else {
       const int kind = static_cast<int>(s.kind);
-      check(kind >= 0 && kind <= static_cast<int>(MapKind::Shift), what,
+      check(kind >= 0 && kind < kNumMapKinds, what,
             ": step ", j, " has invalid kind ", kind);
       name = mapKindName(s.kind);
     }

@@ -5,25 +5,32 @@
 
 namespace weft::rt {
 
-// In the order of the enum (Kinds.h): the binary kinds first.
-static const char *const kMapNames[] = {
-    "add",  "sub",    "mul",   "div",  "max",    "min",  "gt",     "ge",
-    "lt",   "le",     "eq",    "ne",   "neg",    "exp",  "log",    "sqrt",
-    "rsqrt", "square", "tanh", "relu", "gelu",   "silu", "abs",    "sign",
-    "step", "sigmoid", "sin", "cos", "scale", "shift"};
-static_assert(sizeof(kMapNames) / sizeof(kMapNames[0]) ==
-                  static_cast<int>(MapKind::Shift) + 1,
-              "one name per map kind");
+namespace {
+struct MapKindInfo {
+  const char *name, *enumName;
+  int arity;
+  bool scalar;
+};
+// One row per MapKinds.def entry, in the enum's order.
+constexpr MapKindInfo kMapKinds[] = {
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  {name, #Enum, arity, scalar},
+#include "weft/rt/MapKinds.def"
+};
+static_assert(sizeof(kMapKinds) / sizeof(kMapKinds[0]) == kNumMapKinds,
+              "one row per map kind");
+const MapKindInfo &info(MapKind k) { return kMapKinds[static_cast<int>(k)]; }
+} // namespace
 
-bool isBinary(MapKind k) {
-  return static_cast<int>(k) <= static_cast<int>(MapKind::Ne);
-}
-
-const char *mapKindName(MapKind k) { return kMapNames[static_cast<int>(k)]; }
+bool isBinary(MapKind k) { return info(k).arity == 2; }
+int mapKindArity(MapKind k) { return info(k).arity; }
+bool mapKindTakesScalar(MapKind k) { return info(k).scalar; }
+const char *mapKindName(MapKind k) { return info(k).name; }
+const char *mapKindEnumName(MapKind k) { return info(k).enumName; }
 
 MapKind parseMapKind(const std::string &name) {
-  for (int i = 0; i <= static_cast<int>(MapKind::Shift); ++i)
-    if (name == kMapNames[i])
+  for (int i = 0; i < kNumMapKinds; ++i)
+    if (name == kMapKinds[i].name)
       return static_cast<MapKind>(i);
   fail("unknown map kind '", name, "'");
 }

@@ -95,6 +95,8 @@ double refMap(MapKind k, double a, double b, double s) {
     return a * s;
   case MapKind::Shift:
     return a + s;
+  case MapKind::Softplus:
+    return std::log(1 + std::exp(a));
   }
   return NAN;
 }
@@ -126,7 +128,7 @@ TEST_P(ElementTest, EveryMapKindWithBroadcasts) {
       {"ij->ji", {{3, 5}}},
       {"->", {{}}},
   };
-  for (int ki = 0; ki <= static_cast<int>(MapKind::Shift); ++ki) {
+  for (int ki = 0; ki < kNumMapKinds; ++ki) {
     MapKind k = static_cast<MapKind>(ki);
     const auto &cases = isBinary(k) ? binary : unary;
     for (const auto &c : cases) {

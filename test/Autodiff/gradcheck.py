@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 UNARY = ["neg", "exp", "log", "sqrt", "rsqrt", "square", "tanh", "relu",
-         "gelu", "silu", "abs", "sign", "step", "sigmoid", "sin", "cos", "scale",
+         "gelu", "silu", "softplus", "abs", "sign", "step", "sigmoid", "sin", "cos", "scale",
          "shift"]
 BINARY = ["add", "sub", "mul", "div", "max", "min", "gt", "ge", "lt", "le",
           "eq", "ne"]

@@ -104,6 +104,7 @@ UNARY = {
     "gelu": lambda x, c: 0.5 * x * (1.0 + np.tanh(
         SQRT_2_OVER_PI * (x + 0.044715 * x ** 3))),
     "silu": lambda x, c: x / (1.0 + np.exp(-x)),
+    "softplus": lambda x, c: np.logaddexp(0.0, x),
     "abs": lambda x, c: np.abs(x),
     "sign": lambda x, c: np.sign(x),
     "step": lambda x, c: (x > 0).astype(x.dtype),

@@ -62,7 +62,8 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
   rt::Shape outShape = shapeOf(op.getResult());
   rt::MapPlan p = rt::planMap(spec, shapes, &outShape);
   StringRef kind = stringifyMapKind(op.getKind());
-  call.lit("weft::rt::MapKind::" + capitalize(kind));
+  call.lit(std::string("weft::rt::MapKind::") +
+           getMapKindInfo(op.getKind()).enumName);
   call.plan("weft::rt::MapPlan", toCpp(p));
   call.value(adaptor.getOperands()[0]);
   // A binary map reads its second tensor, a unary one its scalar.
@@ -88,8 +89,9 @@ LogicalResult lowerCompute(FusedMapOp op, FusedMapOp::Adaptor adaptor,
   std::vector<rt::FusedStep> planSteps;
   std::string kinds;
   for (const FusedMapStep &st : steps) {
-    planSteps.push_back({rt::parseMapKind(stringifyMapKind(st.kind).str()), st.a,
-                         st.b, st.scalar});
+    // The compiler's and the runtime's MapKind: one table, equal values.
+    planSteps.push_back(
+        {static_cast<rt::MapKind>(st.kind), st.a, st.b, st.scalar});
     kinds += (kinds.empty() ? "" : "+") + stringifyMapKind(st.kind).str();
   }
   std::string spec = op.getSpec().str();
@@ -128,7 +130,7 @@ LogicalResult lowerCompute(FusedRowsOp op, FusedRowsOp::Adaptor adaptor,
       name = "row_" + name;
     } else {
       name = stringifyMapKind(st.kind).str();
-      ps.kind = rt::parseMapKind(name);
+      ps.kind = static_cast<rt::MapKind>(st.kind);
     }
     planSteps.push_back(ps);
     kinds += (kinds.empty() ? "" : "+") + name;

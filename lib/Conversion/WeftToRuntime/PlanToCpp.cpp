@@ -161,8 +161,8 @@ std::string toCpp(const rt::FusedMapPlan &p) {
   for (const rt::FusedStep &st : p.steps) {
     steps += (steps.size() > 1 ? ", " : "");
     steps += Init("weft::rt::FusedStep")
-                 .add("kind", "weft::rt::MapKind::" +
-                                  lowering::capitalize(rt::mapKindName(st.kind)))
+                 .add("kind", std::string("weft::rt::MapKind::") +
+                                  rt::mapKindEnumName(st.kind))
                  .add("a", st.a)
                  .add("b", st.b)
                  .add("scalar", lowering::formatDouble(st.scalar))
@@ -182,8 +182,8 @@ std::string toCpp(const rt::FusedRowsPlan &p) {
                  .add("reduceKind",
                       "weft::rt::ReduceKind::" +
                           lowering::capitalize(rt::reduceKindName(st.reduceKind)))
-                 .add("kind", "weft::rt::MapKind::" +
-                                  lowering::capitalize(rt::mapKindName(st.kind)))
+                 .add("kind", std::string("weft::rt::MapKind::") +
+                                  rt::mapKindEnumName(st.kind))
                  .add("a", st.a)
                  .add("b", st.b)
                  .add("scalar", lowering::formatDouble(st.scalar))

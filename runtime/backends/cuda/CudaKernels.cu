@@ -143,12 +143,10 @@ __device__ void fusedOffsets(const FusedSpace &s, int n, int64_t i,
 template <typename C>
 __device__ C applyFusedStep(int kind, C x, C y, double s) {
   switch (static_cast<MapKind>(kind)) {
-#define WEFT_CASE(KIND)                                                        \
-  case MapKind::KIND:                                                          \
-    return ops::Map<MapKind::KIND, C>::apply(x, y, s);
-    WEFT_MAP_KINDS_BUT_SHIFT(WEFT_CASE)
-    WEFT_CASE(Shift)
-#undef WEFT_CASE
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  case MapKind::Enum:                                                          \
+    return ops::Map<MapKind::Enum, C>::apply(x, y, s);
+#include "weft/rt/MapKinds.def"
   }
   return x; // unreachable: planFusedMap checked the kinds
 }

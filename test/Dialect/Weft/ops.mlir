@@ -62,7 +62,9 @@ func.func @map_kinds(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   %13 = weft.map relu "i->i" (%12) : (tensor<8xf32>) -> tensor<8xf32>
   %14 = weft.map gelu "i->i" (%13) : (tensor<8xf32>) -> tensor<8xf32>
   %15 = weft.map silu "i->i" (%14) : (tensor<8xf32>) -> tensor<8xf32>
-  return %15 : tensor<8xf32>
+  // CHECK: weft.map softplus "i->i"
+  %16 = weft.map softplus "i->i" (%15) : (tensor<8xf32>) -> tensor<8xf32>
+  return %16 : tensor<8xf32>
 }
 
 // The comparison and derivative map kinds, a broadcast result letter, and

@@ -271,6 +271,9 @@ LogicalResult MapOp::buildGradients(OpBuilder &b, Value gy,
                        {s, X(MapKind::Shift, {X(MapKind::Neg, {s})}, 1.0)}))};
     break;
   }
+  case MapKind::Softplus: // sigmoid(x)
+    contrib = {times(X(MapKind::Sigmoid, {x}))};
+    break;
   case MapKind::Silu: { // s (1 + x (1 - s)), s = sigmoid(x)
     Term s = X(MapKind::Sigmoid, {x});
     Term oneMinus = X(MapKind::Shift, {X(MapKind::Neg, {s})}, 1.0);

@@ -211,28 +211,56 @@ bool EinsumOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
 // MapOp
 //===----------------------------------------------------------------------===//
 
-unsigned MapOp::getArity(MapKind kind) {
-  switch (kind) {
-  case MapKind::Add:
-  case MapKind::Sub:
-  case MapKind::Mul:
-  case MapKind::Div:
-  case MapKind::Max:
-  case MapKind::Min:
-  case MapKind::Gt:
-  case MapKind::Ge:
-  case MapKind::Lt:
-  case MapKind::Le:
-  case MapKind::Eq:
-  case MapKind::Ne:
-    return 2;
-  default:
-    return 1;
-  }
+// One row per MapKinds.def entry, in the enum's order.
+static constexpr MapKindInfo kMapKinds[] = {
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  {name, #Enum, arity, scalar, MapZero::zero, MapPartial::partial},
+#include "weft/rt/MapKinds.def"
+};
+static_assert(sizeof(kMapKinds) / sizeof(kMapKinds[0]) == kNumMapKinds,
+              "one row per map kind");
+
+const MapKindInfo &mlir::weft::getMapKindInfo(MapKind kind) {
+  return kMapKinds[static_cast<int>(kind)];
 }
 
-bool MapOp::takesScalar(MapKind kind) {
-  return kind == MapKind::Scale || kind == MapKind::Shift;
+unsigned MapOp::getArity(MapKind kind) { return getMapKindInfo(kind).arity; }
+
+bool MapOp::takesScalar(MapKind kind) { return getMapKindInfo(kind).scalar; }
+
+std::optional<MapKind> mlir::weft::symbolizeMapKind(StringRef name) {
+  for (int i = 0; i < kNumMapKinds; ++i)
+    if (name == kMapKinds[i].name)
+      return static_cast<MapKind>(i);
+  return std::nullopt;
+}
+
+ParseResult mlir::weft::parseMapKindName(OpAsmParser &parser,
+                                         IntegerAttr &kind) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  std::optional<MapKind> k;
+  if (succeeded(parser.parseOptionalKeyword(&name)))
+    k = symbolizeMapKind(name);
+  if (!k) {
+    std::string names;
+    for (int i = 0; i < kNumMapKinds; ++i)
+      names += std::string(i ? ", " : "") + kMapKinds[i].name;
+    InFlightDiagnostic diag = parser.emitError(loc);
+    if (name.empty())
+      diag << "expected a map kind";
+    else
+      diag << "unknown map kind '" << name << "'";
+    return diag << " (one of " << names << ")";
+  }
+  kind = IntegerAttr::get(IntegerType::get(parser.getContext(), 32),
+                          static_cast<int64_t>(*k));
+  return success();
+}
+
+void mlir::weft::printMapKindName(OpAsmPrinter &printer, Operation *,
+                                  IntegerAttr kind) {
+  printer << stringifyMapKind(static_cast<MapKind>(kind.getInt()));
 }
 
 /// Elementwise ops: every operand letter is a result letter (`why` is
@@ -335,38 +363,31 @@ std::optional<ReductionKind> MapOp::getContractionKind() {
 }
 
 bool MapOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
-  // One entry per map kind: the properties that let a partial value pass.
-  switch (getKind()) {
-  case MapKind::Mul:
+  // MapKinds.def's `partial` column says which properties let a partial
+  // value pass.
+  switch (getMapKindInfo(getKind()).partial) {
+  case MapPartial::Linear:
     // Linear in each operand while the other is whole: (a1 + a2) b =
     // a1 b + a2 b. At most one operand stays partial (the rule's
     // acceptedPartialOperand); a partial other operand is resolved first.
     return kind == ReductionKind::Sum;
-  case MapKind::Div:
+  case MapPartial::Dividend:
     // Linear in the dividend, by a whole divisor.
     return operand == 0 && kind == ReductionKind::Sum;
-  case MapKind::Neg:
-    return kind == ReductionKind::Sum; // Linear.
-  case MapKind::Scale:
-    // Linear; a non-negative scale also commutes with max and min.
+  case MapPartial::LinearOrPositive:
+    // Linear; a positive scale also commutes with max and min.
     return kind == ReductionKind::Sum ||
            (getScalar() && getScalar()->convertToDouble() > 0);
-  case MapKind::Exp:
-  case MapKind::Relu:
-  case MapKind::Step:
-  case MapKind::Sign:
-  case MapKind::Sigmoid:
-  case MapKind::Tanh:
-  case MapKind::Shift:
+  case MapPartial::Increasing:
     // Non-decreasing: f(max(a, b)) = max(f(a), f(b)).
     return kind != ReductionKind::Sum;
-  case MapKind::Sqrt:
-  case MapKind::Log:
+  case MapPartial::IncreasingMin:
     // Non-decreasing, but NaN at -inf (a partial max over pads only).
     return kind == ReductionKind::Min;
-  default:
+  case MapPartial::None:
     return false;
   }
+  return false;
 }
 
 bool MapOp::isJointlyLinear() {

@@ -35,31 +35,18 @@ bool mlir::weft::padsNeedZeroingByLetters(Operation *op,
   return false;
 }
 
-/// Whether a map kind keeps zero pads zero: f(0) = 0 and f(0, 0) = 0.
+/// Whether a map kind keeps zero pads zero: f(0) = 0 and f(0, 0) = 0
+/// (MapKinds.def's `zero` column).
 static bool keepsZero(MapOp op) {
-  switch (op.getKind()) {
-  case MapKind::Add:
-  case MapKind::Sub:
-  case MapKind::Mul:
-  case MapKind::Max:
-  case MapKind::Min:
-  case MapKind::Neg:
-  case MapKind::Sqrt:
-  case MapKind::Square:
-  case MapKind::Tanh:
-  case MapKind::Relu:
-  case MapKind::Gelu:
-  case MapKind::Silu:
-  case MapKind::Abs:
-  case MapKind::Sign:
-  case MapKind::Step:
-  case MapKind::Sin:
+  switch (getMapKindInfo(op.getKind()).zero) {
+  case MapZero::Yes:
     return true;
-  case MapKind::Scale:
+  case MapZero::FiniteScalar:
     return op.getScalar() && op.getScalar()->isFinite();
-  default:
+  case MapZero::No:
     return false;
   }
+  return false;
 }
 
 bool MapOp::padsNeedZeroing(ArrayRef<char> paddedLetters) {

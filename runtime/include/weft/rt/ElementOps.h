@@ -401,66 +401,17 @@ WEFT_HD inline double ftanh(double x) { return tanh(x); }
 /// constant of Scale and Shift; `b` is ignored by unary kinds.
 template <MapKind K, typename T> struct Map;
 
-#define WEFT_BINARY_MAP(KIND, EXPR)                                            \
-  template <typename T> struct Map<MapKind::KIND, T> {                         \
+// One specialization per row of MapKinds.def, its expression as the body.
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  template <typename T> struct Map<MapKind::Enum, T> {                         \
     WEFT_HD static T apply(T a, T b, double s) {                               \
-      (void)s;                                                                 \
-      return EXPR;                                                             \
-    }                                                                          \
-  };
-#define WEFT_UNARY_MAP(KIND, EXPR)                                             \
-  template <typename T> struct Map<MapKind::KIND, T> {                         \
-    WEFT_HD static T apply(T a, T b, double s) {                               \
+      (void)a;                                                                 \
       (void)b;                                                                 \
       (void)s;                                                                 \
-      return EXPR;                                                             \
+      return expr;                                                             \
     }                                                                          \
   };
-
-WEFT_BINARY_MAP(Add, a + b)
-WEFT_BINARY_MAP(Sub, a - b)
-WEFT_BINARY_MAP(Mul, a *b)
-WEFT_BINARY_MAP(Div, a / b)
-// NaN propagates through max, min and relu, as in numpy, PyTorch and JAX
-// (docs/runtime.md): a NaN operand gives NaN.
-WEFT_BINARY_MAP(Max, (a > b || a != a) ? a : b)
-WEFT_BINARY_MAP(Min, (a < b || a != a) ? a : b)
-// Comparisons give 1 or 0 in T; a NaN operand compares false (true for ne),
-// as IEEE and numpy do.
-WEFT_BINARY_MAP(Gt, a > b ? T(1) : T(0))
-WEFT_BINARY_MAP(Ge, a >= b ? T(1) : T(0))
-WEFT_BINARY_MAP(Lt, a < b ? T(1) : T(0))
-WEFT_BINARY_MAP(Le, a <= b ? T(1) : T(0))
-WEFT_BINARY_MAP(Eq, a == b ? T(1) : T(0))
-WEFT_BINARY_MAP(Ne, a != b ? T(1) : T(0))
-WEFT_UNARY_MAP(Neg, -a)
-WEFT_UNARY_MAP(Exp, fexp(a))
-WEFT_UNARY_MAP(Log, flog(a))
-WEFT_UNARY_MAP(Sqrt, fsqrt(a))
-WEFT_UNARY_MAP(Rsqrt, T(1) / fsqrt(a))
-WEFT_UNARY_MAP(Square, a *a)
-WEFT_UNARY_MAP(Tanh, ftanh(a))
-WEFT_UNARY_MAP(Relu, a < T(0) ? T(0) : a)
-// tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-WEFT_UNARY_MAP(Gelu, T(0.5) * a *
-                         (T(1) + ftanh(T(0.7978845608028654) *
-                                       (a + T(0.044715) * a * a * a))))
-// x * sigmoid(x).
-WEFT_UNARY_MAP(Silu, a / (T(1) + fexp(-a)))
-// |x| clears the sign bit (so abs(-0) = 0 and NaN stays NaN); sign is -1,
-// 0 or 1 and NaN for NaN; step is 1 for x > 0, else 0 (the derivative of
-// relu); sigmoid is 1 / (1 + exp(-x)).
-WEFT_UNARY_MAP(Abs, a < T(0) ? -a : (a == T(0) ? T(0) : a))
-WEFT_UNARY_MAP(Sign, a > T(0) ? T(1) : (a < T(0) ? T(-1) : (a == T(0) ? T(0) : a)))
-WEFT_UNARY_MAP(Step, a > T(0) ? T(1) : T(0))
-WEFT_UNARY_MAP(Sigmoid, T(1) / (T(1) + fexp(-a)))
-WEFT_UNARY_MAP(Sin, fsin(a))
-WEFT_UNARY_MAP(Cos, fcos(a))
-WEFT_UNARY_MAP(Scale, a *T(s))
-WEFT_UNARY_MAP(Shift, a + T(s))
-
-#undef WEFT_BINARY_MAP
-#undef WEFT_UNARY_MAP
+#include "weft/rt/MapKinds.def"
 
 /// Identity and combine of a reduce kind, in the compute type.
 template <ReduceKind K, typename T> struct Reduce;
@@ -576,53 +527,17 @@ WEFT_HD A reduceCanonical(const T *x, int64_t n, int64_t stride = 1) {
 /// Compute type of a storage type (half types compute in float).
 template <typename T> struct ComputeType { using type = T; };
 
-/// Every MapKind but the last, Shift, in enum order: X(Kind) for each. The
-/// one list the run-time dispatchers switch over (dispatchMap here, the
-/// fused kernel's device switch in CudaKernels.cu).
-#define WEFT_MAP_KINDS_BUT_SHIFT(X) \
-  X(Add) \
-  X(Sub) \
-  X(Mul) \
-  X(Div) \
-  X(Max) \
-  X(Min) \
-  X(Gt) \
-  X(Ge) \
-  X(Lt) \
-  X(Le) \
-  X(Eq) \
-  X(Ne) \
-  X(Neg) \
-  X(Exp) \
-  X(Log) \
-  X(Sqrt) \
-  X(Rsqrt) \
-  X(Square) \
-  X(Tanh) \
-  X(Relu) \
-  X(Gelu) \
-  X(Silu) \
-  X(Abs) \
-  X(Sign) \
-  X(Step) \
-  X(Sigmoid) \
-  X(Sin) \
-  X(Cos) \
-  X(Scale)
-
 /// Calls `f.template operator()<K>()` with the MapKind `k` as a template
-/// argument, so kernels are instantiated once per kind.
+/// argument, so kernels are instantiated once per kind (every row of
+/// MapKinds.def).
 template <typename F> auto dispatchMap(MapKind k, F &&f) {
   switch (k) {
-#define WEFT_CASE(KIND)                                                        \
-  case MapKind::KIND:                                                          \
-    return f.template operator()<MapKind::KIND>();
-    WEFT_MAP_KINDS_BUT_SHIFT(WEFT_CASE)
-  case MapKind::Shift:
-    break;
-#undef WEFT_CASE
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  case MapKind::Enum:                                                          \
+    return f.template operator()<MapKind::Enum>();
+#include "weft/rt/MapKinds.def"
   }
-  return f.template operator()<MapKind::Shift>();
+  return f.template operator()<MapKind::Add>(); // unreachable
 }
 
 template <typename F> auto dispatchReduce(ReduceKind k, F &&f) {

@@ -7,40 +7,16 @@
 
 namespace weft::rt {
 
-/// Elementwise map kinds. Binary kinds take two operands, the rest one.
+/// Elementwise map kinds, in the order of MapKinds.def (the one table the
+/// compiler shares: its MapKind is this enum).
 enum class MapKind : int {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Max,
-  Min,
-  // Comparisons: 1 where it holds, else 0, in the operands' float type.
-  Gt,
-  Ge,
-  Lt,
-  Le,
-  Eq,
-  Ne,
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Square,
-  Tanh,
-  Relu,
-  Gelu,
-  Silu,
-  Abs,
-  Sign,
-  Step,
-  Sigmoid,
-  Sin,
-  Cos,
-  Scale,
-  Shift,
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr) Enum,
+#include "weft/rt/MapKinds.def"
 };
+constexpr int kNumMapKinds = 0
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr) +1
+#include "weft/rt/MapKinds.def"
+    ;
 
 /// Reductions of reduce ops, partial states and collectives.
 enum class ReduceKind : int { Sum, Max, Min };
@@ -63,8 +39,16 @@ enum class CollectiveKind : int {
   Permute
 };
 
+/// MapKinds.def's columns the runtime reads (the `zero` and `partial`
+/// columns are the compiler's: mlir::weft::MapKindInfo).
 bool isBinary(MapKind k);
+int mapKindArity(MapKind k);
+bool mapKindTakesScalar(MapKind k);
+/// "add", "relu", ...
 const char *mapKindName(MapKind k);
+/// The C++ enumerator: "Add", "Relu", ... (what generated code spells
+/// after weft::rt::MapKind::).
+const char *mapKindEnumName(MapKind k);
 /// Parses "add", "relu", ...; throws Error on an unknown name.
 MapKind parseMapKind(const std::string &name);
 const char *reduceKindName(ReduceKind k);

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TensorEncoding.h"
 
+#include "weft/Dialect/Weft/IR/MapKind.h"
 #include "weft/Dialect/Weft/IR/WeftEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

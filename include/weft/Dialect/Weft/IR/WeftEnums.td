@@ -9,6 +9,7 @@
 #define WEFT_DIALECT_WEFT_IR_WEFTENUMS_TD
 
 include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonAttrConstraints.td"
 
 def Weft_ReductionKind : I32EnumAttr<"ReductionKind",
     "how partial values combine: sum, max or min", [
@@ -19,43 +20,20 @@ def Weft_ReductionKind : I32EnumAttr<"ReductionKind",
   let cppNamespace = "::mlir::weft";
 }
 
-def Weft_MapKind : I32EnumAttr<"MapKind", "elementwise function of weft.map", [
-  // Binary.
-  I32EnumAttrCase<"Add", 0, "add">,
-  I32EnumAttrCase<"Sub", 1, "sub">,
-  I32EnumAttrCase<"Mul", 2, "mul">,
-  I32EnumAttrCase<"Div", 3, "div">,
-  I32EnumAttrCase<"Max", 4, "max">,
-  I32EnumAttrCase<"Min", 5, "min">,
-  // Unary.
-  I32EnumAttrCase<"Neg", 10, "neg">,
-  I32EnumAttrCase<"Exp", 11, "exp">,
-  I32EnumAttrCase<"Log", 12, "log">,
-  I32EnumAttrCase<"Sqrt", 13, "sqrt">,
-  I32EnumAttrCase<"Rsqrt", 14, "rsqrt">,
-  I32EnumAttrCase<"Square", 15, "square">,
-  I32EnumAttrCase<"Tanh", 16, "tanh">,
-  I32EnumAttrCase<"Relu", 17, "relu">,
-  I32EnumAttrCase<"Gelu", 18, "gelu">,
-  I32EnumAttrCase<"Silu", 19, "silu">,
-  I32EnumAttrCase<"Abs", 20, "abs">,
-  I32EnumAttrCase<"Sign", 21, "sign">,
-  I32EnumAttrCase<"Step", 22, "step">,
-  I32EnumAttrCase<"Sigmoid", 23, "sigmoid">,
-  I32EnumAttrCase<"Sin", 24, "sin">,
-  I32EnumAttrCase<"Cos", 25, "cos">,
-  // Unary with a constant operand (the `scalar` attribute).
-  I32EnumAttrCase<"Scale", 30, "scale">,
-  I32EnumAttrCase<"Shift", 31, "shift">,
-  // Binary comparisons: 1 where the relation holds, else 0.
-  I32EnumAttrCase<"Gt", 40, "gt">,
-  I32EnumAttrCase<"Ge", 41, "ge">,
-  I32EnumAttrCase<"Lt", 42, "lt">,
-  I32EnumAttrCase<"Le", 43, "le">,
-  I32EnumAttrCase<"Eq", 44, "eq">,
-  I32EnumAttrCase<"Ne", 45, "ne">
-]> {
-  let cppNamespace = "::mlir::weft";
+// weft.map's kind: the runtime's MapKind, whose one table
+// (runtime/include/weft/rt/MapKinds.def) the compiler and the runtime share
+// (MapKind.h). Stored as the enum's value in an i32 attribute, written as
+// its name (custom<MapKindName>).
+def Weft_MapKind : SignlessIntegerAttrBase<I32, "a weft.map kind"> {
+  let predicate = CPred<"::llvm::isa<::mlir::IntegerAttr>($_self) && "
+      "::llvm::cast<::mlir::IntegerAttr>($_self).getType()"
+      ".isSignlessInteger(32) && ::mlir::weft::isMapKind("
+      "::llvm::cast<::mlir::IntegerAttr>($_self).getInt())">;
+  let returnType = "::mlir::weft::MapKind";
+  let convertFromStorage =
+      "static_cast<::mlir::weft::MapKind>($_self.getInt())";
+  let constBuilderCall = "::mlir::IntegerAttr::get(::mlir::IntegerType::get("
+      "$_builder.getContext(), 32), static_cast<int64_t>($0))";
 }
 
 def Weft_RandomKind : I32EnumAttr<"RandomKind",

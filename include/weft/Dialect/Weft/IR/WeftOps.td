@@ -110,9 +110,9 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
     `gt ge lt le eq ne`, which give 1 where the relation holds and 0
     elsewhere in the operands' float type (a NaN compares false, except
     for `ne`). Unary kinds: `neg exp log sqrt rsqrt square tanh relu gelu
-    silu abs sign step sigmoid sin cos`; `gelu` is the tanh approximation
+    silu softplus abs sign step sigmoid sin cos`; `gelu` is the tanh approximation
     `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, `silu` is
-    `x * sigmoid(x)`, `sign` is -1, 0 or 1 (NaN for NaN), `step` is 1 for
+    `x * sigmoid(x)`, `softplus` is `log(1 + exp(x))`, `sign` is -1, 0 or 1 (NaN for NaN), `step` is 1 for
     `x > 0` and 0 otherwise (the derivative of relu). Unary kinds with a constant `c` given by the `scalar`
     attribute: `scale` (`x * c`) and `shift` (`x + c`).
 
@@ -128,8 +128,8 @@ def Weft_MapOp : Weft_Op<"map", [Pure,
                        Variadic<Weft_FloatTensor>:$inputs,
                        OptionalAttr<F64Attr>:$scalar);
   let results = (outs Weft_FloatTensor:$result);
-  let assemblyFormat = "$kind $spec ` ` `(` $inputs `)` attr-dict `:` "
-                       "functional-type($inputs, $result)";
+  let assemblyFormat = "custom<MapKindName>($kind) $spec ` ` `(` $inputs `)` "
+                       "attr-dict `:` functional-type($inputs, $result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Number of tensor operands `kind` takes (1 or 2).
