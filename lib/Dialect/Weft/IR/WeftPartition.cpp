@@ -4,7 +4,7 @@
 // ops follow one rule (partitionByLetters): operands resharded to the
 // layouts the letter map `weft.split` requires, the op retyped to local
 // shapes in place, a split block letter recorded. The ops whose local form
-// is more than that say so here; the pass (Transforms/Partition.cpp) knows
+// is more than that say so here; the pass (Transforms/Partition/Partition.cpp) knows
 // none of them.
 //
 //===----------------------------------------------------------------------===//
