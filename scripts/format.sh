@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Formats the project's C++ and CUDA sources with clang-format 22 (LLVM
 # style, .clang-format), or with --check lists the files that differ and
-# exits 1. The test suite runs --check (test/format/clang-format.test), so
+# exits 1. The test suite runs --check (test/Format/clang-format.test), so
 # run this before committing:
 #
 #   scripts/format.sh           # format every tracked source in place

@@ -1,4 +1,5 @@
-//===- direct_gemm.cpp - The GEMMs of a compiled program, called directly --===//
+//===- direct_gemm.cpp - The GEMMs of a compiled program, called directly
+//--===//
 //
 // The baseline of bench/e2e: reads the GemmPlans a compiled Weft program
 // runs (one per line, extracted by run.py from `weftc --emit=cpp`:
@@ -6,9 +7,9 @@
 //   [outerBatch outerStrideA outerStrideB outerStrideC]
 // ) and times one "step" made only of those cblas_sgemm calls, in program
 // order, exactly as the CPU backend issues them (row major, alpha 1, beta 0,
-// loops over the outer batch and the batch with the plan's strides). Each GEMM has its own
-// A, B and C buffers, allocated and filled once, so no allocation, copy,
-// map or reduce is timed. Prints the OpenBLAS core and thread count, the
+// loops over the outer batch and the batch with the plan's strides). Each GEMM
+// has its own A, B and C buffers, allocated and filled once, so no allocation,
+// copy, map or reduce is timed. Prints the OpenBLAS core and thread count, the
 // median/min/max step time and each GEMM's median.
 //
 // usage: direct_gemm PLANS.txt [--iters N] [--warmup W]
@@ -59,9 +60,9 @@ void run(Gemm &g) {
     for (long i = 0; i < g.batch; ++i)
       cblas_sgemm(CblasRowMajor, g.ta ? CblasTrans : CblasNoTrans,
                   g.tb ? CblasTrans : CblasNoTrans, (int)g.m, (int)g.n,
-                  (int)g.k, 1.0f, g.A.data() + o * g.osa + i * g.sa,
-                  (int)g.lda, g.B.data() + o * g.osb + i * g.sb, (int)g.ldb,
-                  0.0f, g.C.data() + o * g.osc + i * g.sc, (int)g.ldc);
+                  (int)g.k, 1.0f, g.A.data() + o * g.osa + i * g.sa, (int)g.lda,
+                  g.B.data() + o * g.osb + i * g.sb, (int)g.ldb, 0.0f,
+                  g.C.data() + o * g.osc + i * g.sc, (int)g.ldc);
 }
 
 double median(std::vector<double> v) {

@@ -20,8 +20,8 @@ namespace weft::bench {
 /// Median times of `f` and `g`, measured alternately so that load from
 /// other processes affects both alike.
 inline std::pair<double, double> medianSeconds(const std::function<void()> &f,
-                                        const std::function<void()> &g,
-                                        int reps) {
+                                               const std::function<void()> &g,
+                                               int reps) {
   f(); // warm up
   g();
   std::vector<double> tf, tg;

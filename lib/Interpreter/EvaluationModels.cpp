@@ -12,9 +12,9 @@
 #include "weft/Interpreter/Kernels.h"
 #include "weft/Interpreter/Random.h"
 
+#include "weft/rt/Philox.h"
 #include <algorithm>
 #include <cmath>
-#include "weft/rt/Philox.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -197,8 +197,8 @@ struct Block {
 FailureOr<Block> blockOf(EvalContext &ctx, BlockIndexedOpInterface op) {
   Block b;
   if (op.getLocalBlockMesh()) {
-    FailureOr<SmallVector<StringRef>> a = ctx.getAxes(
-        op, op.getLocalBlockMesh(), op.getLocalBlockAxes());
+    FailureOr<SmallVector<StringRef>> a =
+        ctx.getAxes(op, op.getLocalBlockMesh(), op.getLocalBlockAxes());
     if (failed(a))
       return failure();
     b.axes = *a;
@@ -224,11 +224,11 @@ LogicalResult evaluateIds(BlockIndexedOpInterface op, EvalContext &ctx,
     FailureOr<Tensor> result =
         fn(r, block->first(ctx, r), block->global, rankIds, bad);
     if (failed(result)) {
-      InFlightDiagnostic diag =
-          op.emitError() << "id " << bad.value << " at index "
-                          << indexToString(bad.index, rankIds.getShape())
-                          << " of the ids is outside the vocabulary [0, "
-                          << block->global << ")";
+      InFlightDiagnostic diag = op.emitError()
+                                << "id " << bad.value << " at index "
+                                << indexToString(bad.index, rankIds.getShape())
+                                << " of the ids is outside the vocabulary [0, "
+                                << block->global << ")";
       ctx.noteRank(diag, r);
       return diag;
     }
@@ -248,11 +248,10 @@ struct EmbedModel : EvaluableOpInterface::ExternalModel<EmbedModel, EmbedOp> {
     return evaluateIds(o, ctx, o.getIds(),
                        [&](int64_t r, int64_t first, int64_t vocab,
                            const Tensor &ids, BadId &bad) {
-                         return interp::embed(spec, ids,
-                                              ctx.get(o.getTable(), r),
-                                              o.getBlockLetter(),
-                                              shapeOf(o.getResult()), first,
-                                              vocab, bad);
+                         return interp::embed(
+                             spec, ids, ctx.get(o.getTable(), r),
+                             o.getBlockLetter(), shapeOf(o.getResult()), first,
+                             vocab, bad);
                        });
   }
 };
@@ -269,8 +268,8 @@ struct ScatterAddModel
                            const Tensor &ids, BadId &bad) {
                          return interp::scatterAdd(
                              spec, ids, ctx.get(o.getUpdates(), r),
-                             o.getBlockLetter(), shapeOf(o.getResult()),
-                             first, vocab, bad);
+                             o.getBlockLetter(), shapeOf(o.getResult()), first,
+                             vocab, bad);
                        });
   }
 };
@@ -441,12 +440,13 @@ struct TopKModel : EvaluableOpInterface::ExternalModel<TopKModel, TopKOp> {
           auto at = [&](int64_t i) { return (a * n + i) * inner + c; };
           for (int64_t i = 0; i < n; ++i)
             order[i] = i;
-          std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
-            double u = x[at(i)], v = x[at(j)];
-            if (std::isnan(u) || std::isnan(v))
-              return std::isnan(u) && !std::isnan(v);
-            return u > v;
-          });
+          std::stable_sort(order.begin(), order.end(),
+                           [&](int64_t i, int64_t j) {
+                             double u = x[at(i)], v = x[at(j)];
+                             if (std::isnan(u) || std::isnan(v))
+                               return std::isnan(u) && !std::isnan(v);
+                             return u > v;
+                           });
           for (int64_t j = 0; j < k; ++j)
             out[(a * k + j) * inner + c] = from[at(order[j])];
         }
@@ -546,8 +546,8 @@ struct RandomModel
       if (Value offset = o.getOffset()) {
         double t = ctx.get(offset, r).getData()[0];
         if (!::weft::rt::ops::randomOffsetValid(t))
-          return o.emitError() << "offset " << t
-                               << " is not an integer in [0, 2^32)";
+          return o.emitError()
+                 << "offset " << t << " is not an integer in [0, 2^32)";
         seed = ::weft::rt::ops::randomSeedWithOffset(seed,
                                                      static_cast<uint32_t>(t));
       }
@@ -622,8 +622,8 @@ struct ConstantModel
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<ConstantOp>(op);
     auto type = cast<RankedTensorType>(o.getType());
-    double value = roundToType(o.getValue().convertToDouble(),
-                              type.getElementType());
+    double value =
+        roundToType(o.getValue().convertToDouble(), type.getElementType());
     ctx.bindPerRank(o.getResult(),
                     [&](int64_t) { return Tensor(type.getShape(), value); });
     return success();
@@ -659,8 +659,7 @@ struct AllGatherModel
 };
 
 struct ReduceScatterModel
-    : EvaluableOpInterface::ExternalModel<ReduceScatterModel,
-                                          ReduceScatterOp> {
+    : EvaluableOpInterface::ExternalModel<ReduceScatterModel, ReduceScatterOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
     auto o = cast<ReduceScatterOp>(op);
     auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
@@ -679,9 +678,8 @@ struct AllToAllModel
     auto axes = ctx.getAxes(o, o.getMeshAttr(), o.getAxes());
     if (failed(axes))
       return failure();
-    ctx.bind(o.getResult(),
-             allToAll(ctx.getMesh(), *axes, o.getSplitDim(), o.getConcatDim(),
-                      ctx.get(o.getInput())));
+    ctx.bind(o.getResult(), allToAll(ctx.getMesh(), *axes, o.getSplitDim(),
+                                     o.getConcatDim(), ctx.get(o.getInput())));
     return success();
   }
 };

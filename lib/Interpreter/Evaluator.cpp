@@ -26,9 +26,8 @@ EvalContext::getAxes(Operation *op, FlatSymbolRefAttr meshRef,
            << "' is a local-view op and cannot run in the global view "
               "(pass the per-rank program to --compare)";
   if (meshName.empty() || meshRef.getValue() != meshName) {
-    InFlightDiagnostic diag = op->emitError()
-                              << "refers to mesh " << meshRef
-                              << ", but the function runs on ";
+    InFlightDiagnostic diag = op->emitError() << "refers to mesh " << meshRef
+                                              << ", but the function runs on ";
     if (!meshName.empty())
       diag << "@" << meshName;
     else
@@ -97,9 +96,9 @@ LogicalResult Evaluator::evaluate(Operation *op) {
   }
   auto evaluable = dyn_cast<EvaluableOpInterface>(op);
   if (!evaluable)
-    return op->emitError()
-           << "the interpreter does not evaluate '" << op->getName()
-           << "' (it runs the weft ops and func.return)";
+    return op->emitError() << "the interpreter does not evaluate '"
+                           << op->getName()
+                           << "' (it runs the weft ops and func.return)";
   if (failed(evaluable.evaluate(ctx)))
     return failure();
   for (auto [i, v] : llvm::enumerate(op->getResults())) {
@@ -108,8 +107,8 @@ LogicalResult Evaluator::evaluate(Operation *op) {
                              << ": a local-view program carries local shapes "
                                 "without #weft.sharding";
     if (!ctx.isDefined(v))
-      return op->emitError() << "result #" << i
-                             << " was not computed by the interpreter";
+      return op->emitError()
+             << "result #" << i << " was not computed by the interpreter";
     if (failed(checkShape(op, v, "result #" + Twine(i))))
       return failure();
   }

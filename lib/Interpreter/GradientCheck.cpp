@@ -10,10 +10,11 @@ using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::interp;
 
-LogicalResult mlir::weft::interp::checkGradients(
-    func::FuncOp func, ArrayRef<Tensor> args,
-    const GradientCheckOptions &options, llvm::raw_ostream &os,
-    unsigned &mismatches) {
+LogicalResult
+mlir::weft::interp::checkGradients(func::FuncOp func, ArrayRef<Tensor> args,
+                                   const GradientCheckOptions &options,
+                                   llvm::raw_ostream &os,
+                                   unsigned &mismatches) {
   mismatches = 0;
   if (func.getNumResults() == 0 ||
       cast<RankedTensorType>(func.getResultTypes()[0]).getRank() != 0)
@@ -76,15 +77,16 @@ LogicalResult mlir::weft::interp::checkGradients(
       double numeric = (*up - *down) / (2 * h);
       double err = std::fabs(numeric - analytic[j]);
       // The largest error is the worst; a NaN one is worse than any.
-      bool worse = worst < 0 || (!std::isnan(maxAbs) &&
-                                 (std::isnan(err) || err > maxAbs));
+      bool worse = worst < 0 ||
+                   (!std::isnan(maxAbs) && (std::isnan(err) || err > maxAbs));
       if (worse) {
         maxAbs = err;
         worst = j;
         worstNumeric = numeric;
       }
     }
-    bool ok = !std::isnan(maxAbs) && maxAbs <= options.atol + options.rtol * scale;
+    bool ok =
+        !std::isnan(maxAbs) && maxAbs <= options.atol + options.rtol * scale;
     StringAttr name = getResultName(func, r);
     os << (name ? name.getValue() : StringRef("result")) << " (result #" << r
        << ", argument #" << a << "): " << analytic.size()

@@ -120,11 +120,10 @@ double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
   // functions are libm's (exp, log, tanh, sin, ...), so this is the
   // formula numpy evaluates too (test/numpy).
   namespace rt = ::weft::rt;
-  return rt::ops::dispatchMap(static_cast<rt::MapKind>(kind),
-                              [&]<rt::MapKind K>() {
-                                return rt::ops::Map<K, double>::apply(
-                                    x, y, scalar);
-                              });
+  return rt::ops::dispatchMap(
+      static_cast<rt::MapKind>(kind), [&]<rt::MapKind K>() {
+        return rt::ops::Map<K, double>::apply(x, y, scalar);
+      });
 }
 
 Tensor mlir::weft::interp::map(MapKind kind, double scalar,
@@ -201,11 +200,12 @@ static bool readId(double raw, int64_t index, int64_t vocab, int64_t &id,
   return false;
 }
 
-FailureOr<Tensor>
-mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
-                          const Tensor &table, char lookedUp,
-                          ArrayRef<int64_t> resultShape, int64_t firstRow,
-                          int64_t vocab, BadId &bad) {
+FailureOr<Tensor> mlir::weft::interp::embed(const IndexSpec &spec,
+                                            const Tensor &ids,
+                                            const Tensor &table, char lookedUp,
+                                            ArrayRef<int64_t> resultShape,
+                                            int64_t firstRow, int64_t vocab,
+                                            BadId &bad) {
   assert(spec.inputs.size() == 2);
   StringRef tableLetters = spec.inputs[1];
   size_t vDim = tableLetters.find(lookedUp);
@@ -244,10 +244,11 @@ mlir::weft::interp::embed(const IndexSpec &spec, const Tensor &ids,
   return result;
 }
 
-FailureOr<Tensor> mlir::weft::interp::scatterAdd(
-    const IndexSpec &spec, const Tensor &ids, const Tensor &updates,
-    char lookedUp, ArrayRef<int64_t> resultShape, int64_t firstRow,
-    int64_t vocab, BadId &bad) {
+FailureOr<Tensor>
+mlir::weft::interp::scatterAdd(const IndexSpec &spec, const Tensor &ids,
+                               const Tensor &updates, char lookedUp,
+                               ArrayRef<int64_t> resultShape, int64_t firstRow,
+                               int64_t vocab, BadId &bad) {
   assert(spec.inputs.size() == 2);
   StringRef upd = spec.inputs[1];
   size_t vDim = StringRef(spec.result).find(lookedUp);
@@ -284,8 +285,8 @@ FailureOr<Tensor> mlir::weft::interp::scatterAdd(
 FailureOr<Tensor> mlir::weft::interp::oneHot(const IndexSpec &spec,
                                              const Tensor &ids,
                                              ArrayRef<int64_t> resultShape,
-                                             int64_t firstColumn,
-                                             int64_t vocab, BadId &bad) {
+                                             int64_t firstColumn, int64_t vocab,
+                                             BadId &bad) {
   StringRef res = spec.result, idLetters = spec.inputs[0];
   size_t vocabPos = StringRef::npos;
   for (auto [i, c] : llvm::enumerate(res))

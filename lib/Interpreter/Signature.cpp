@@ -20,8 +20,7 @@ readGlobalType(func::FuncOp func, Attribute attr, Type localType,
            << what << " has no `" << kGlobalTypeAttr
            << "` attribute; a local-view function gives every argument and "
               "result its global type, e.g. {"
-           << kGlobalTypeAttr
-           << " = tensor<8x16xf32, #weft.sharding<...>>}";
+           << kGlobalTypeAttr << " = tensor<8x16xf32, #weft.sharding<...>>}";
   auto typeAttr = dyn_cast<TypeAttr>(attr);
   auto global =
       typeAttr ? dyn_cast<RankedTensorType>(typeAttr.getValue()) : nullptr;
@@ -44,9 +43,9 @@ readGlobalType(func::FuncOp func, Attribute attr, Type localType,
     return func.emitError()
            << what << " has rank " << local.getRank() << " but its global type "
            << global << " has rank " << global.getRank();
-  if (failed(verifyShardingAgainstMesh(
-          func, global, "the global type of " + what, tables,
-          /*evenly=*/true)))
+  if (failed(verifyShardingAgainstMesh(func, global,
+                                       "the global type of " + what, tables,
+                                       /*evenly=*/true)))
     return failure();
   return global;
 }
@@ -67,18 +66,19 @@ mlir::weft::interp::getLocalSignature(func::FuncOp func) {
   LocalSignature sig;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     FailureOr<RankedTensorType> global = readGlobalType(
-        func, getArgGlobalType(func, i),
-        func.getArgumentTypes()[i], "argument #" + std::to_string(i), tables);
+        func, getArgGlobalType(func, i), func.getArgumentTypes()[i],
+        "argument #" + std::to_string(i), tables);
     if (failed(global))
       return failure();
     sig.argTypes.push_back(*global);
     sig.argLogical.push_back(logicalType(
-        *global, func.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr)));
+        *global,
+        func.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr)));
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     FailureOr<RankedTensorType> global = readGlobalType(
-        func, getResultGlobalType(func, i),
-        func.getResultTypes()[i], "result #" + std::to_string(i), tables);
+        func, getResultGlobalType(func, i), func.getResultTypes()[i],
+        "result #" + std::to_string(i), tables);
     if (failed(global))
       return failure();
     sig.resultTypes.push_back(*global);

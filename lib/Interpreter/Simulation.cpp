@@ -44,9 +44,9 @@ static LogicalResult checkTensor(Operation *at, Type type, int64_t ranks,
               << " per tensor (raise with --max-elements)";
 }
 
-LogicalResult mlir::weft::interp::checkSimulable(
-    func::FuncOp func, bool local, MeshOp mesh,
-    const SimulationLimits &limits) {
+LogicalResult
+mlir::weft::interp::checkSimulable(func::FuncOp func, bool local, MeshOp mesh,
+                                   const SimulationLimits &limits) {
   int64_t ranks = 1;
   if (local && mesh) {
     SmallVector<int64_t> sizes(mesh.getAxisSizes());
@@ -54,8 +54,8 @@ LogicalResult mlir::weft::interp::checkSimulable(
     if (!n) {
       std::optional<int64_t> exact =
           boundedProduct(sizes, std::numeric_limits<int64_t>::max());
-      InFlightDiagnostic diag = mesh.emitError() << "mesh @"
-                                                 << mesh.getSymName() << " has ";
+      InFlightDiagnostic diag = mesh.emitError()
+                                << "mesh @" << mesh.getSymName() << " has ";
       if (exact)
         diag << *exact;
       else
@@ -80,13 +80,12 @@ LogicalResult mlir::weft::interp::checkSimulable(
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (TypeAttr global = local ? getResultGlobalType(func, i) : TypeAttr())
       if (failed(checkTensor(func, global.getValue(), 1,
-                             "the global type of result #" + Twine(i),
-                             limits)))
+                             "the global type of result #" + Twine(i), limits)))
         return failure();
   WalkResult walk = func.walk([&](Operation *op) {
     for (auto [i, result] : llvm::enumerate(op->getResults()))
-      if (failed(checkTensor(op, result.getType(), ranks,
-                             "result #" + Twine(i), limits)))
+      if (failed(checkTensor(op, result.getType(), ranks, "result #" + Twine(i),
+                             limits)))
         return WalkResult::interrupt();
     // The op's loop: every letter once (its sharding rule's letters). Copies
     // (slice, concat) touch each element once instead: their moved
@@ -114,9 +113,8 @@ LogicalResult mlir::weft::interp::checkSimulable(
         factors.push_back(entry.second);
     }
     if (factors.size() > 1 && !boundedProduct(factors, limits.maxWork)) {
-      op->emitError() << "evaluating this op takes more than "
-                      << limits.maxWork << " loop iterations over its ranks ("
-                      << what
+      op->emitError() << "evaluating this op takes more than " << limits.maxWork
+                      << " loop iterations over its ranks (" << what
                       << "); weft-interp evaluates at most that many (raise "
                          "with --max-work)";
       return WalkResult::interrupt();

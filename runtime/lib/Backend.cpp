@@ -258,7 +258,8 @@ void checkInPlace(const Tensor &in, const Tensor &out,
   if (in.numElements() == 0 || out.numElements() == 0)
     return;
   auto lo = [](const Tensor &t) { return static_cast<const char *>(t.data); };
-  bool overlap = lo(in) < lo(out) + out.bytes() && lo(out) < lo(in) + in.bytes();
+  bool overlap =
+      lo(in) < lo(out) + out.bytes() && lo(out) < lo(in) + in.bytes();
   if (!overlap)
     return;
   check(inStrides && in.data == out.data && in.bytes() == out.bytes() &&
@@ -315,8 +316,8 @@ checkFusedTensors(const char *what, const std::string &spec,
                   const std::vector<std::vector<int64_t>> *inStrides,
                   const std::vector<int64_t> &outStrides) {
   const char *op = "fused";
-  check(!inShapes.empty() && inputs.size() == inShapes.size(), what, " '",
-        spec, "': got ", inputs.size(), " input tensors, the plan has ",
+  check(!inShapes.empty() && inputs.size() == inShapes.size(), what, " '", spec,
+        "': got ", inputs.size(), " input tensors, the plan has ",
         inShapes.size(), " inputs");
   check(isFloat(out.dtype), what, " '", spec, "' of ", dtypeName(out.dtype),
         " is not supported");
@@ -379,8 +380,8 @@ void checkFusedRowsPlan(const FusedRowsPlan &p) {
     const FusedRowStep &st = p.steps[j];
     const int kind =
         st.reduce ? static_cast<int>(st.reduceKind) : static_cast<int>(st.kind);
-    const int kinds = st.reduce ? static_cast<int>(ReduceKind::Min)
-                                : kNumMapKinds - 1;
+    const int kinds =
+        st.reduce ? static_cast<int>(ReduceKind::Min) : kNumMapKinds - 1;
     const bool binary = !st.reduce && isBinary(st.kind);
     ok = kind >= 0 && kind <= kinds && st.a >= 0 && st.a < inputs + j &&
          (!binary || (st.b >= 0 && st.b < inputs + j)) &&
@@ -398,9 +399,9 @@ void Backend::fusedRows(const FusedRowsPlan &plan,
                         const std::vector<const Tensor *> &inputs, Tensor &out,
                         std::string_view label) {
   const char *op = "fused";
-  std::vector<const void *> data = checkFusedTensors(
-      "fused_rows", plan.spec, plan.inShapes, plan.outShape, inputs, out,
-      device(), nullptr, {});
+  std::vector<const void *> data =
+      checkFusedTensors("fused_rows", plan.spec, plan.inShapes, plan.outShape,
+                        inputs, out, device(), nullptr, {});
   checkFusedRowsPlan(plan);
   double t0 = startOp();
   fusedRowsKernel(plan, out.dtype, data, out.data);
@@ -577,8 +578,8 @@ void Backend::cumsum(const Tensor &in, Tensor &out, int dim, bool exclusive,
              t0, 0, 0);
 }
 
-void Backend::topK(const Tensor &x, const Tensor *payload, Tensor &out,
-                   int dim, int k, std::string_view label) {
+void Backend::topK(const Tensor &x, const Tensor *payload, Tensor &out, int dim,
+                   int k, std::string_view label) {
   const char *op = "top_k";
   checkTensor(x, x.dtype, x.shape, device(), op, "operand");
   TopKPlan plan = planTopK(x.dtype, x.shape, dim, k);
@@ -591,8 +592,8 @@ void Backend::topK(const Tensor &x, const Tensor *payload, Tensor &out,
   // read: it must not overlap either (they may share a buffer).
   auto lo = [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.data); };
   auto disjoint = [&](const Tensor &t) {
-    return t.bytes() == 0 || out.bytes() == 0 ||
-           lo(t) + t.bytes() <= lo(out) || lo(out) + out.bytes() <= lo(t);
+    return t.bytes() == 0 || out.bytes() == 0 || lo(t) + t.bytes() <= lo(out) ||
+           lo(out) + out.bytes() <= lo(t);
   };
   check(disjoint(x), "top_k: operand and result overlap");
   check(!payload || disjoint(*payload), "top_k: payload and result overlap");
@@ -808,8 +809,8 @@ std::unique_ptr<Backend::Pending>
 Backend::pending(std::string_view label, const char *kind, std::string detail,
                  double bytes, const Tensor &in, const Tensor &out) {
   auto p = std::make_unique<Pending>();
-  p->label = label.empty() ? std::string(kind) + " " + detail
-                           : std::string(label);
+  p->label =
+      label.empty() ? std::string(kind) + " " + detail : std::string(label);
   p->kind = kind;
   p->detail = std::move(detail);
   p->bytes = bytes;
@@ -839,9 +840,8 @@ Backend::startAllReduce(const Tensor &in, Tensor &out, const AxisList &axes,
     copyThrough(in, out);
   } else {
     p->seq = rankstatus::enter(CommOp::AllReduce, axesStr(mesh_, axes));
-    p->work = communicator().startAllReduce(in.data, out.data,
-                                            in.numElements(), in.dtype, kind,
-                                            g);
+    p->work = communicator().startAllReduce(in.data, out.data, in.numElements(),
+                                            in.dtype, kind, g);
   }
   return p;
 }
@@ -878,19 +878,20 @@ Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
                             const AxisList &axes, ReduceKind kind,
                             std::string_view label) {
   if (!asyncCollectives())
-    return completed([&] { reduceScatter(in, out, dim, axes, kind, label); }, out);
+    return completed([&] { reduceScatter(in, out, dim, axes, kind, label); },
+                     out);
   const char *op = "reduce_scatter";
   const GroupPlan &g = group(axes);
   CollectivePlan cp = planReduceScatter(in.shape, dim, g.size);
   checkTensor(in, in.dtype, in.shape, device(), op, "operand");
   checkTensor(out, in.dtype, cp.outShape, device(), op, "result");
-  auto p = pending(label, op,
-                   std::string(reduceKindName(kind)) + " " +
-                       axesStr(mesh_, axes) + " dim " + std::to_string(dim) +
-                       " " + shapeToString(in.shape),
-                   ringBytes(CollectiveKind::ReduceScatter, g.size,
-                             static_cast<double>(in.bytes())),
-                   in, out);
+  auto p =
+      pending(label, op,
+              std::string(reduceKindName(kind)) + " " + axesStr(mesh_, axes) +
+                  " dim " + std::to_string(dim) + " " + shapeToString(in.shape),
+              ringBytes(CollectiveKind::ReduceScatter, g.size,
+                        static_cast<double>(in.bytes())),
+              in, out);
   if (g.size == 1) {
     copyThrough(in, out);
     return p;
@@ -898,9 +899,8 @@ Backend::startReduceScatter(const Tensor &in, Tensor &out, int dim,
   Tensor send = packedCopy(cp, in);
   p->keep.push_back(send);
   p->seq = rankstatus::enter(CommOp::ReduceScatter, axesStr(mesh_, axes));
-  p->work = communicator().startReduceScatter(send.data, out.data,
-                                              cp.chunkElements, in.dtype, kind,
-                                              g);
+  p->work = communicator().startReduceScatter(
+      send.data, out.data, cp.chunkElements, in.dtype, kind, g);
   return p;
 }
 
@@ -909,19 +909,20 @@ Backend::startAllToAll(const Tensor &in, Tensor &out, int splitDim,
                        int concatDim, const AxisList &axes,
                        std::string_view label) {
   if (!asyncCollectives())
-    return completed([&] { allToAll(in, out, splitDim, concatDim, axes, label); }, out);
+    return completed(
+        [&] { allToAll(in, out, splitDim, concatDim, axes, label); }, out);
   const char *op = "all_to_all";
   const GroupPlan &g = group(axes);
   CollectivePlan cp = planAllToAll(in.shape, splitDim, concatDim, g.size);
   checkTensor(in, in.dtype, in.shape, device(), op, "operand");
   checkTensor(out, in.dtype, cp.outShape, device(), op, "result");
-  auto p = pending(label, op,
-                   axesStr(mesh_, axes) + " " + std::to_string(splitDim) +
-                       "->" + std::to_string(concatDim) + " " +
-                       shapeToString(in.shape),
-                   ringBytes(CollectiveKind::AllToAll, g.size,
-                             static_cast<double>(in.bytes())),
-                   in, out);
+  auto p =
+      pending(label, op,
+              axesStr(mesh_, axes) + " " + std::to_string(splitDim) + "->" +
+                  std::to_string(concatDim) + " " + shapeToString(in.shape),
+              ringBytes(CollectiveKind::AllToAll, g.size,
+                        static_cast<double>(in.bytes())),
+              in, out);
   if (g.size == 1) {
     copyThrough(in, out);
     return p;

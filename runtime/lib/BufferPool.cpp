@@ -1,4 +1,5 @@
-//===- BufferPool.cpp - Caching allocator for backend buffers --------------===//
+//===- BufferPool.cpp - Caching allocator for backend buffers
+//--------------===//
 
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/Error.h"
@@ -10,7 +11,8 @@
 namespace weft::rt {
 
 BufferPool::Source BufferPool::hostSource() {
-  return {"host", [](std::size_t bytes) { return std::aligned_alloc(64, bytes); },
+  return {"host",
+          [](std::size_t bytes) { return std::aligned_alloc(64, bytes); },
           [](void *p) { std::free(p); }};
 }
 
@@ -40,8 +42,8 @@ std::shared_ptr<void> BufferPool::allocate(std::size_t bytes) {
       trim(); // give the cache back and try once more
       p = source_.allocate(size);
     }
-    check(p != nullptr, "out of ", source_.memory, " memory allocating ",
-          bytes, " bytes");
+    check(p != nullptr, "out of ", source_.memory, " memory allocating ", bytes,
+          " bytes");
     ++stats_.systemAllocs;
   }
   stats_.liveBytes += size;

@@ -139,9 +139,8 @@ private:
     fail(where_, ": malformed manifest at byte ", pos_, ": ", what);
   }
   void skipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-            text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r'))
       ++pos_;
   }
   bool eat(char c) {
@@ -428,10 +427,10 @@ bool exchangePaths(const std::string &a, const std::string &b) {
 /// step), so an interrupted removal never leaves a partial step-N.
 void retire(const std::string &dir) {
   fs::path p(dir);
-  std::string hidden = (p.parent_path() / ("." + p.filename().string() +
-                                           ".deleting-" +
-                                           std::to_string(::getpid())))
-                           .string();
+  std::string hidden =
+      (p.parent_path() / ("." + p.filename().string() + ".deleting-" +
+                          std::to_string(::getpid())))
+          .string();
   std::error_code ec;
   if (::rename(dir.c_str(), hidden.c_str()) == 0)
     fs::remove_all(hidden, ec);
@@ -480,9 +479,8 @@ CheckpointManifest verifyCheckpoint(const std::string &dir, bool checksums) {
   try {
     text = readWholeFile(manifestPath);
   } catch (const Error &e) {
-    fail("checkpoint '", npy::printable(dir), "': no readable ",
-         kManifestName, " (", e.what(),
-         "); it is not a complete checkpoint");
+    fail("checkpoint '", npy::printable(dir), "': no readable ", kManifestName,
+         " (", e.what(), "); it is not a complete checkpoint");
   }
   CheckpointManifest m = parseManifest(text, npy::printable(manifestPath));
   for (const CheckpointEntry &e : m.tensors) {
@@ -490,16 +488,16 @@ CheckpointManifest verifyCheckpoint(const std::string &dir, bool checksums) {
     std::string shown = npy::printable(file);
     std::error_code ec;
     uintmax_t size = fs::file_size(file, ec);
-    check(!ec, "checkpoint file '", shown, "' (listed in the manifest): ",
-          ec.message());
+    check(!ec, "checkpoint file '", shown,
+          "' (listed in the manifest): ", ec.message());
     check(size == e.bytes, "checkpoint file '", shown, "' has ", size,
           " bytes; the manifest records ", e.bytes,
           " (a torn or replaced file)");
     NpyHeader h = readNpyHeader(file);
     check(h.dtype == e.dtype && h.shape == e.shape && !h.fortranOrder,
           "checkpoint file '", shown, "' holds ", dtypeName(h.dtype),
-          shapeToString(h.shape), "; the manifest records ",
-          dtypeName(e.dtype), shapeToString(e.shape));
+          shapeToString(h.shape), "; the manifest records ", dtypeName(e.dtype),
+          shapeToString(e.shape));
     if (!checksums)
       continue;
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -543,8 +541,8 @@ CheckpointWriter::CheckpointWriter(std::string root, int64_t step,
   fs::create_directories(root_, ec);
   check(fs::is_directory(root_), "cannot create checkpoint directory '",
         npy::printable(root_), "'", ec ? ": " + ec.message() : std::string());
-  std::string base = "." + checkpointDirName(step) + ".partial-" +
-                     std::to_string(::getpid());
+  std::string base =
+      "." + checkpointDirName(step) + ".partial-" + std::to_string(::getpid());
   for (int attempt = 0;; ++attempt) {
     staging_ = (fs::path(root_) /
                 (attempt ? base + "." + std::to_string(attempt) : base))

@@ -35,8 +35,8 @@ static Shape shapeOf(const std::string &letters,
   return s;
 }
 
-MapPlan planMap(const std::string &specText,
-                const std::vector<Shape> &inShapes, const Shape *outShape) {
+MapPlan planMap(const std::string &specText, const std::vector<Shape> &inShapes,
+                const Shape *outShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 1, 2);
   auto sizes = spec.letterSizes(inShapes);
   if (outShape) {
@@ -112,16 +112,15 @@ FusedMapPlan planFusedMap(const std::string &specText,
   for (int j = 0; j < numSteps; ++j) {
     const FusedStep &s = steps[j];
     const int kind = static_cast<int>(s.kind);
-    check(kind >= 0 && kind < kNumMapKinds,
-          "fused_map spec '", specText, "': step ", j, " has invalid kind ",
-          kind);
+    check(kind >= 0 && kind < kNumMapKinds, "fused_map spec '", specText,
+          "': step ", j, " has invalid kind ", kind);
     // Values 0..inputs+j-1 exist when step j runs.
     const int known = inputs + j;
     auto checkId = [&](int id, const char *which) {
-      check(id >= 0 && id < known, "fused_map spec '", specText, "': step ",
-            j, " (", mapKindName(s.kind), ") reads value ", id, " as its ",
-            which, " operand, but only values 0 to ", known - 1,
-            " exist before it (", inputs, " inputs, then earlier steps)");
+      check(id >= 0 && id < known, "fused_map spec '", specText, "': step ", j,
+            " (", mapKindName(s.kind), ") reads value ", id, " as its ", which,
+            " operand, but only values 0 to ", known - 1, " exist before it (",
+            inputs, " inputs, then earlier steps)");
       if (id < inputs)
         read[id] = true;
     };
@@ -236,8 +235,8 @@ FusedRowsPlan planFusedRows(const std::string &specText,
       name = std::string("row_") + reduceKindName(s.reduceKind);
     } else {
       const int kind = static_cast<int>(s.kind);
-      check(kind >= 0 && kind < kNumMapKinds, what,
-            ": step ", j, " has invalid kind ", kind);
+      check(kind >= 0 && kind < kNumMapKinds, what, ": step ", j,
+            " has invalid kind ", kind);
       name = mapKindName(s.kind);
     }
     // Values 0..inputs+j-1 exist when step j runs.
@@ -423,12 +422,11 @@ EmbedPlan planEmbed(const std::string &specText, const Shape &idsShape,
 }
 
 EmbedPlan planScatterAdd(const std::string &specText, const Shape &idsShape,
-                         const Shape &updatesShape,
-                         const Shape &resultShape) {
+                         const Shape &updatesShape, const Shape &resultShape) {
   EinsumSpec spec = EinsumSpec::parse(specText, 2, 2);
-  EmbedPlan p = planEmbed(spec.inputs[0] + "," + spec.output + "->" +
-                              spec.inputs[1],
-                          idsShape, resultShape);
+  EmbedPlan p =
+      planEmbed(spec.inputs[0] + "," + spec.output + "->" + spec.inputs[1],
+                idsShape, resultShape);
   check(p.outShape == updatesShape, "scatter_add spec '", specText,
         "': the updates have shape ", shapeToString(updatesShape),
         " but the spec gives ", shapeToString(p.outShape));
@@ -470,8 +468,8 @@ OneHotPlan planOneHot(const std::string &specText, const Shape &idsShape,
 
 RandomPlan planRandom(const Shape &shape, const std::vector<int64_t> &first) {
   check(shape.size() <= 4 && first.size() == shape.size(),
-        "random: a result of ", shape.size(), " dimensions with ",
-        first.size(), " block offsets (at most 4 dimensions, one each)");
+        "random: a result of ", shape.size(), " dimensions with ", first.size(),
+        " block offsets (at most 4 dimensions, one each)");
   RandomPlan p;
   for (size_t k = 0; k < shape.size(); ++k) {
     check(shape[k] >= 0 && first[k] >= 0 &&
@@ -513,8 +511,8 @@ PadFillPlan planPadFill(DType dtype, const Shape &shape,
   int64_t bytes = 0;
   check(!__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(dtype)),
                                 &bytes),
-        "pad_fill: the block ", shapeToString(shape), " of ",
-        dtypeName(dtype), " is too large");
+        "pad_fill: the block ", shapeToString(shape), " of ", dtypeName(dtype),
+        " is too large");
   p.count = count;
   p.inside = inside;
   if (inside == count || inside == 0) {
@@ -587,10 +585,10 @@ Lines splitLines(const char *op, const char *verb, DType dtype,
                  const Shape &shape, int dim) {
   check(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
             dtype == DType::BF16,
-        op, " of ", dtypeName(dtype), " is not supported (f32, f64, f16, bf16)");
+        op, " of ", dtypeName(dtype),
+        " is not supported (f32, f64, f16, bf16)");
   const int rank = static_cast<int>(shape.size());
-  check(rank > 0, op, ": a rank-0 tensor has no dimension to ", verb,
-        " along");
+  check(rank > 0, op, ": a rank-0 tensor has no dimension to ", verb, " along");
   if (dim < 0 || dim >= rank)
     fail(op, ": dim ", dim, " is out of range for ", shapeToString(shape),
          " (0 <= dim < ", rank, ")");
@@ -617,8 +615,8 @@ Lines splitLines(const char *op, const char *verb, DType dtype,
       if (__builtin_mul_overflow(l.count, shape[d], &l.count))
         fail(op, ": ", shapeToString(shape), " has more than 2^63 elements");
     int64_t bytes = 0;
-    if (__builtin_mul_overflow(l.count,
-                               static_cast<int64_t>(dtypeSize(dtype)), &bytes))
+    if (__builtin_mul_overflow(l.count, static_cast<int64_t>(dtypeSize(dtype)),
+                               &bytes))
       fail(op, ": ", shapeToString(shape), " of ", dtypeName(dtype),
            " is too large");
   }

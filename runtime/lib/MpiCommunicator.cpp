@@ -238,9 +238,9 @@ void MpiCommunicator::allGather(const void *send, void *recv, int64_t chunk,
            "MPI_Allgather");
 }
 
-void MpiCommunicator::reduceScatter(const void *send, void *recv,
-                                    int64_t chunk, DType dtype,
-                                    ReduceKind kind, const GroupPlan &group) {
+void MpiCommunicator::reduceScatter(const void *send, void *recv, int64_t chunk,
+                                    DType dtype, ReduceKind kind,
+                                    const GroupPlan &group) {
   if (!useBlocking())
     return Communicator::reduceScatter(send, recv, chunk, dtype, kind, group);
   // A direct exchange (MpiReduceScatter.h), not MPI_Reduce_scatter_block;

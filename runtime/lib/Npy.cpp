@@ -203,8 +203,8 @@ void readNpyBlockClipped(const std::string &path, DType dtype,
   for (int64_t d : block)
     check(!__builtin_mul_overflow(n, d, &n), "block ", shapeToString(block),
           " has more than 2^63 elements");
-  check(!__builtin_mul_overflow(n, es, &bytes), "block ",
-        shapeToString(block), " of ", dtypeName(dtype), " is too large");
+  check(!__builtin_mul_overflow(n, es, &bytes), "block ", shapeToString(block),
+        " of ", dtypeName(dtype), " is too large");
   Fd f;
   NpyHeader h = openChecked(f, path, dtype, fileShape);
   if (clip != block && bytes > 0)

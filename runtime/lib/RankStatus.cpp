@@ -7,12 +7,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -162,9 +162,7 @@ void setWaiting(uint64_t seq, bool waiting) {
   touch(s);
 }
 
-uint64_t waitingFor() {
-  return mine().waiting.load(std::memory_order_relaxed);
-}
+uint64_t waitingFor() { return mine().waiting.load(std::memory_order_relaxed); }
 
 namespace {
 /// Whether process `pid` of this host is stopped (SIGSTOP, a debugger):
@@ -213,11 +211,10 @@ std::string describeTimeout(uint64_t seq, const std::vector<int64_t> &members,
                             bool group) {
   std::string missing = laggards(seq, members);
   std::string halted = stopped(members);
-  std::string out =
-      missing.empty()
-          ? std::string("; every rank") + (group ? " of the group" : "") +
-                " entered it"
-          : "; not arrived: " + missing;
+  std::string out = missing.empty()
+                        ? std::string("; every rank") +
+                              (group ? " of the group" : "") + " entered it"
+                        : "; not arrived: " + missing;
   if (!halted.empty())
     out += "; stopped (SIGSTOP or a debugger): " + halted;
   return out;
@@ -248,12 +245,14 @@ std::string laggards(uint64_t seq, const std::vector<int64_t> &members) {
         1e-9;
     char buf[256];
     std::snprintf(
-        buf, sizeof(buf), "rank %lld (pid %lld; entered %llu collective(s)%s%s, step %lld; %s for %.1f s)",
+        buf, sizeof(buf),
+        "rank %lld (pid %lld; entered %llu collective(s)%s%s, step %lld; %s "
+        "for %.1f s)",
         static_cast<long long>(r),
         static_cast<long long>(s.pid.load(std::memory_order_relaxed)),
         static_cast<unsigned long long>(entered), entered ? ", the last " : "",
-        entered ? commOpName(static_cast<CommOp>(
-                      s.op.load(std::memory_order_relaxed)))
+        entered ? commOpName(
+                      static_cast<CommOp>(s.op.load(std::memory_order_relaxed)))
                 : "",
         static_cast<long long>(s.step.load(std::memory_order_relaxed)),
         waiting ? "waiting in it" : "not in a collective", idle);

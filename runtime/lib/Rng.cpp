@@ -97,8 +97,8 @@ void fillRandomBlock(uint64_t seed, uint64_t id, DType dtype,
                      const Shape &block, void *out, int64_t intBound) {
   // Global index of each block element: walk the block with a copy plan
   // whose source strides are the global tensor's.
-  fillPlan(seed, id, dtype, CopyPlan::extractBlock(global, offsets, block),
-           out, intBound);
+  fillPlan(seed, id, dtype, CopyPlan::extractBlock(global, offsets, block), out,
+           intBound);
 }
 
 void fillRandomBlockClipped(uint64_t seed, uint64_t id, DType dtype,

@@ -47,8 +47,7 @@ Tensor hostTensor(DType dtype, const Shape &shape) {
 }
 
 Tensor cropHostTensor(const Tensor &host, const Shape &shape) {
-  check(host.device == Device::Host, "crop of a non-host tensor ",
-        host.str());
+  check(host.device == Device::Host, "crop of a non-host tensor ", host.str());
   if (shape == host.shape)
     return host;
   CopyPlan plan = CopyPlan::extractBlock(

@@ -1,9 +1,9 @@
 //===- ThreadedCommunicator.cpp - Collectives progressed on a thread ------===//
 
 #include "weft/rt/ThreadedCommunicator.h"
-#include "weft/rt/RankStatus.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/MpiComm.h"
+#include "weft/rt/RankStatus.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -61,8 +61,7 @@ public:
       // In slices of a second, to notice a launcher that died around us.
       while (!ticket_->done) {
         auto slice = std::min(deadline, Clock::now() + std::chrono::seconds(1));
-        if (ticket_->cv.wait_until(lock, slice,
-                                   [&] { return ticket_->done; }))
+        if (ticket_->cv.wait_until(lock, slice, [&] { return ticket_->done; }))
           break;
         if (Clock::now() >= deadline) {
           lock.unlock();
@@ -153,9 +152,8 @@ void ThreadedCommunicator::loop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] {
-        return stop_ || !queue_.empty() || !running.empty();
-      });
+      wake_.wait(lock,
+                 [&] { return stop_ || !queue_.empty() || !running.empty(); });
       if (stop_ && queue_.empty() && running.empty())
         return;
     }
@@ -212,7 +210,7 @@ std::unique_ptr<Work> ThreadedCommunicator::runQueued(Queued &q) {
   try {
     std::unique_ptr<Work> work = q.start();
     if (work)
-      return work; // In flight: the thread tests it.
+      return work;              // In flight: the thread tests it.
     finish(*q.ticket, nullptr); // Completed by a blocking call.
   } catch (...) {
     finish(*q.ticket, std::current_exception());
@@ -293,51 +291,62 @@ std::unique_ptr<Work>
 ThreadedCommunicator::startAllReduce(const void *send, void *recv,
                                      int64_t count, DType dtype,
                                      ReduceKind kind, const GroupPlan &group) {
-  return submit(CommOp::AllReduce, &group, [=, this, &group] {
-    // The library's blocking form, run on the thread: Open MPI's blocking
-    // collectives are much faster than its nonblocking ones (Communicator.h),
-    // and the thread is the one that waits.
-    inner_->allReduce(send, recv, count, dtype, kind, group);
-    return std::unique_ptr<Work>();
-  }, /*blocking=*/true);
+  return submit(
+      CommOp::AllReduce, &group,
+      [=, this, &group] {
+        // The library's blocking form, run on the thread: Open MPI's blocking
+        // collectives are much faster than its nonblocking ones
+        // (Communicator.h), and the thread is the one that waits.
+        inner_->allReduce(send, recv, count, dtype, kind, group);
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
 ThreadedCommunicator::startAllGather(const void *send, void *recv,
                                      int64_t chunk, DType dtype,
                                      const GroupPlan &group) {
-  return submit(CommOp::AllGather, &group, [=, this, &group] {
-    // The library's blocking form, run on the thread: Open MPI's blocking
-    // collectives are much faster than its nonblocking ones (Communicator.h),
-    // and the thread is the one that waits.
-    inner_->allGather(send, recv, chunk, dtype, group);
-    return std::unique_ptr<Work>();
-  }, /*blocking=*/true);
+  return submit(
+      CommOp::AllGather, &group,
+      [=, this, &group] {
+        // The library's blocking form, run on the thread: Open MPI's blocking
+        // collectives are much faster than its nonblocking ones
+        // (Communicator.h), and the thread is the one that waits.
+        inner_->allGather(send, recv, chunk, dtype, group);
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
 }
 
 std::unique_ptr<Work> ThreadedCommunicator::startReduceScatter(
     const void *send, void *recv, int64_t chunk, DType dtype, ReduceKind kind,
     const GroupPlan &group) {
-  return submit(CommOp::ReduceScatter, &group, [=, this, &group] {
-    // The library's blocking form, run on the thread: Open MPI's blocking
-    // collectives are much faster than its nonblocking ones (Communicator.h),
-    // and the thread is the one that waits.
-    inner_->reduceScatter(send, recv, chunk, dtype, kind, group);
-    return std::unique_ptr<Work>();
-  }, /*blocking=*/true);
+  return submit(
+      CommOp::ReduceScatter, &group,
+      [=, this, &group] {
+        // The library's blocking form, run on the thread: Open MPI's blocking
+        // collectives are much faster than its nonblocking ones
+        // (Communicator.h), and the thread is the one that waits.
+        inner_->reduceScatter(send, recv, chunk, dtype, kind, group);
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
-ThreadedCommunicator::startAllToAll(const void *send, void *recv,
-                                    int64_t chunk, DType dtype,
-                                    const GroupPlan &group) {
-  return submit(CommOp::AllToAll, &group, [=, this, &group] {
-    // The library's blocking form, run on the thread: Open MPI's blocking
-    // collectives are much faster than its nonblocking ones (Communicator.h),
-    // and the thread is the one that waits.
-    inner_->allToAll(send, recv, chunk, dtype, group);
-    return std::unique_ptr<Work>();
-  }, /*blocking=*/true);
+ThreadedCommunicator::startAllToAll(const void *send, void *recv, int64_t chunk,
+                                    DType dtype, const GroupPlan &group) {
+  return submit(
+      CommOp::AllToAll, &group,
+      [=, this, &group] {
+        // The library's blocking form, run on the thread: Open MPI's blocking
+        // collectives are much faster than its nonblocking ones
+        // (Communicator.h), and the thread is the one that waits.
+        inner_->allToAll(send, recv, chunk, dtype, group);
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
 }
 
 std::unique_ptr<Work>
@@ -415,34 +424,31 @@ ThreadedCommunicator::startPermute(const void *send, void *recv, int64_t count,
 void ThreadedCommunicator::allReduce(const void *send, void *recv,
                                      int64_t count, DType dtype,
                                      ReduceKind kind, const GroupPlan &group) {
-  runBlocking(
-      CommOp::AllReduce, &group,
-      [&] { inner_->allReduce(send, recv, count, dtype, kind, group); });
+  runBlocking(CommOp::AllReduce, &group, [&] {
+    inner_->allReduce(send, recv, count, dtype, kind, group);
+  });
 }
 
 void ThreadedCommunicator::allGather(const void *send, void *recv,
                                      int64_t chunk, DType dtype,
                                      const GroupPlan &group) {
-  runBlocking(
-      CommOp::AllGather, &group,
-      [&] { inner_->allGather(send, recv, chunk, dtype, group); });
+  runBlocking(CommOp::AllGather, &group,
+              [&] { inner_->allGather(send, recv, chunk, dtype, group); });
 }
 
 void ThreadedCommunicator::reduceScatter(const void *send, void *recv,
                                          int64_t chunk, DType dtype,
                                          ReduceKind kind,
                                          const GroupPlan &group) {
-  runBlocking(
-      CommOp::ReduceScatter, &group,
-      [&] { inner_->reduceScatter(send, recv, chunk, dtype, kind, group); });
+  runBlocking(CommOp::ReduceScatter, &group, [&] {
+    inner_->reduceScatter(send, recv, chunk, dtype, kind, group);
+  });
 }
 
-void ThreadedCommunicator::allToAll(const void *send, void *recv,
-                                    int64_t chunk, DType dtype,
-                                    const GroupPlan &group) {
-  runBlocking(
-      CommOp::AllToAll, &group,
-      [&] { inner_->allToAll(send, recv, chunk, dtype, group); });
+void ThreadedCommunicator::allToAll(const void *send, void *recv, int64_t chunk,
+                                    DType dtype, const GroupPlan &group) {
+  runBlocking(CommOp::AllToAll, &group,
+              [&] { inner_->allToAll(send, recv, chunk, dtype, group); });
 }
 
 bool wantCommThread(int64_t worldSize) {

@@ -19,8 +19,8 @@
 #include "weft/rt/MpiCommunicator.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/Profiler.h"
-#include "weft/rt/RankStatus.h"
 #include "weft/rt/Program.h"
+#include "weft/rt/RankStatus.h"
 #include "weft/rt/Rng.h"
 
 #include <algorithm>
@@ -92,8 +92,10 @@ void checkProgramTensors(const ProgramInfo &info) {
     for (std::size_t d = 0; d < t.globalShape.size(); ++d)
       check(t.logicalShape[d] >= 0 && t.logicalShape[d] <= t.globalShape[d],
             what, " '", t.name, "': logical shape ",
-            shapeToString(t.logicalShape), " does not fit its padded global "
-            "shape ", shapeToString(t.globalShape), " (dim ", d, ")");
+            shapeToString(t.logicalShape),
+            " does not fit its padded global "
+            "shape ",
+            shapeToString(t.globalShape), " (dim ", d, ")");
   };
   for (const ProgramTensor &t : info.inputs)
     checkOne(t, "input");
@@ -169,10 +171,9 @@ void Harness::checkOutputsSpareInputs(
     if (!fs::exists(out, ec))
       continue;
     for (const auto &[in, file] : opts_.inputs)
-      check(!fs::equivalent(out, file, ec), "--output-dir '",
-            opts_.outputDir, "' would replace '", out.string(),
-            "', which --input ", in, "=", file,
-            " reads; write the outputs to another directory");
+      check(!fs::equivalent(out, file, ec), "--output-dir '", opts_.outputDir,
+            "' would replace '", out.string(), "', which --input ", in, "=",
+            file, " reads; write the outputs to another directory");
   }
 }
 
@@ -192,8 +193,8 @@ void Harness::writeOutputs() {
     std::error_code ec;
     std::filesystem::create_directories(opts_.outputDir, ec);
     if (!std::filesystem::is_directory(opts_.outputDir))
-      firstError = "cannot create output directory '" + opts_.outputDir +
-                   "'" + (ec ? ": " + ec.message() : std::string());
+      firstError = "cannot create output directory '" + opts_.outputDir + "'" +
+                   (ec ? ": " + ec.message() : std::string());
   }
   for (std::size_t i = 0; i < info_.outputs.size(); ++i) {
     const ProgramTensor &t = info_.outputs[i];

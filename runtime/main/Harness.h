@@ -129,7 +129,6 @@ private:
   void printWindows(int64_t t, int64_t batch, std::size_t ids) const;
 };
 
-
 } // namespace weft::rt
 
 #endif // WEFT_RT_MAIN_HARNESS_H

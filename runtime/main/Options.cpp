@@ -179,10 +179,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     }
   }
   static const char *const trainingOnly[] = {
-      "--steps",        "--lr",          "--lr-schedule", "--warmup-steps",
-      "--save",         "--load",        "--log-every",   "--save-every",
-      "--keep",         "--resume",      "--tokens",      "--token-dtype",
-      "--token-inputs", "--token-seed",  "--print-windows", "--init",
+      "--steps",        "--lr",         "--lr-schedule",   "--warmup-steps",
+      "--save",         "--load",       "--log-every",     "--save-every",
+      "--keep",         "--resume",     "--tokens",        "--token-dtype",
+      "--token-inputs", "--token-seed", "--print-windows", "--init",
       "--init-seed"};
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
@@ -202,8 +202,8 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
         "checkpoint; it takes no --save or --load");
   for (const char *needsTokens :
        {"--token-dtype", "--token-inputs", "--token-seed", "--print-windows"})
-    check(!o.tokens.file.empty() || !given(needsTokens), "option ",
-          needsTokens, " needs --tokens FILE");
+    check(!o.tokens.file.empty() || !given(needsTokens), "option ", needsTokens,
+          " needs --tokens FILE");
   // --init (Init.h): what it names has no file and no checkpoint, and what
   // it draws is a float.
   check(given("--init") || !given("--init-seed"),
@@ -249,8 +249,8 @@ const char *roleName(TensorRole role) {
 }
 
 std::string describeShape(const ProgramTensor &t) {
-  std::string s = std::string(dtypeName(t.dtype)) +
-                  shapeToString(logicalShapeOf(t));
+  std::string s =
+      std::string(dtypeName(t.dtype)) + shapeToString(logicalShapeOf(t));
   if (isPadded(t))
     s += ", padded to " + shapeToString(t.globalShape);
   return s;

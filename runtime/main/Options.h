@@ -3,8 +3,8 @@
 #ifndef WEFT_RT_MAIN_OPTIONS_H
 #define WEFT_RT_MAIN_OPTIONS_H
 
-#include "TokenData.h"
 #include "Init.h"
+#include "TokenData.h"
 
 #include "weft/rt/Program.h"
 

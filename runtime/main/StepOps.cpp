@@ -44,11 +44,11 @@ Tensor constant(StepContext &ctx, DType dtype, const Shape &shape,
 /// space: equal strides mean the input is read element for element as the
 /// result is written, which every map kernel allows in place (each element
 /// is read before it is written, by the same lane or thread).
-static Tensor elementwiseResult(Backend &be, DType dtype, const Shape &outShape,
-                                Dying dying,
-                                std::initializer_list<const Tensor *> inputs,
-                                const std::vector<std::vector<int64_t>> &inStrides,
-                                const std::vector<int64_t> &outStrides) {
+static Tensor
+elementwiseResult(Backend &be, DType dtype, const Shape &outShape, Dying dying,
+                  std::initializer_list<const Tensor *> inputs,
+                  const std::vector<std::vector<int64_t>> &inStrides,
+                  const std::vector<int64_t> &outStrides) {
   std::size_t i = 0;
   for (const Tensor *in : inputs) {
     const std::size_t k = i++;
@@ -107,8 +107,9 @@ Tensor fusedMapParts(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
                      std::initializer_list<const Tensor *> inputs) {
   check(inputs.size() > 0, "fused_map '", plan.spec, "': no inputs");
   Backend &be = ctx.backend();
-  Tensor out = elementwiseResult(be, (*inputs.begin())->dtype, plan.outShape,
-                                 dying, inputs, plan.inStrides, plan.outStrides);
+  Tensor out =
+      elementwiseResult(be, (*inputs.begin())->dtype, plan.outShape, dying,
+                        inputs, plan.inStrides, plan.outStrides);
   be.fusedMap(plan, std::vector<const Tensor *>(inputs), out,
               label ? label : "");
   return out;
@@ -141,8 +142,7 @@ static int64_t blockStart(Backend &be, const AxisList &axes, int64_t size) {
   int64_t start = 0;
   check(!__builtin_mul_overflow(be.mesh().positionIn(axes, be.rank()), size,
                                 &start),
-        "the block start of a dimension of extent ", size,
-        " overflows int64");
+        "the block start of a dimension of extent ", size, " overflows int64");
   return start;
 }
 
@@ -166,8 +166,7 @@ Tensor scatterAdd(StepContext &ctx, const EmbedPlan &plan, const Tensor &ids,
 }
 
 Tensor oneHot(StepContext &ctx, const OneHotPlan &plan, DType dtype,
-              const Tensor &ids, const AxisList &vocabAxes,
-              const char *label) {
+              const Tensor &ids, const AxisList &vocabAxes, const char *label) {
   Backend &be = ctx.backend();
   Tensor out = be.empty(dtype, plan.outShape);
   be.oneHot(plan, ids, out, blockStart(be, vocabAxes, plan.columns), label);
@@ -202,8 +201,7 @@ Tensor random(StepContext &ctx, DType dtype, const Shape &shape,
               const char *label) {
   check(offset.shape.empty(), "random: the offset of ", label,
         " must be a rank-0 tensor, got ", offset.str());
-  std::optional<double> value =
-      hostScalarValue(ctx.backend().download(offset));
+  std::optional<double> value = hostScalarValue(ctx.backend().download(offset));
   check(value.has_value(), "random: the offset of ", label,
         " must be f32, f64 or i32, not ", dtypeName(offset.dtype));
   double t = *value;
@@ -246,8 +244,8 @@ Tensor cumsum(StepContext &ctx, const Tensor &in, int dim, bool exclusive,
 }
 
 namespace {
-Tensor topKOf(StepContext &ctx, const Tensor &x, const Tensor *payload,
-              int dim, int k, const char *label) {
+Tensor topKOf(StepContext &ctx, const Tensor &x, const Tensor *payload, int dim,
+              int k, const char *label) {
   Backend &be = ctx.backend();
   // planTopK's checks first, so a bad dim or k is reported as such rather
   // than indexing the shape.
@@ -282,8 +280,8 @@ Tensor slice(StepContext &ctx, const Tensor &in, int dim, int64_t start,
              const Shape &shape, const char *label) {
   check(dim >= 0 && dim < static_cast<int>(in.shape.size()) &&
             shape.size() == in.shape.size(),
-        "slice: dim ", dim, " and shape ", shapeToString(shape),
-        " do not fit ", in.str());
+        "slice: dim ", dim, " and shape ", shapeToString(shape), " do not fit ",
+        in.str());
   std::vector<int64_t> offsets(in.shape.size(), 0);
   offsets[dim] = start;
   Backend &be = ctx.backend();
@@ -372,12 +370,11 @@ Tensor startReduceScatter(StepContext &ctx, const Tensor &in, int dim,
 }
 
 Tensor startAllToAll(StepContext &ctx, const Tensor &in, int splitDim,
-                     int concatDim, const AxisList &axes,
-                     const Shape &outShape, const char *label) {
+                     int concatDim, const AxisList &axes, const Shape &outShape,
+                     const char *label) {
   Backend &be = ctx.backend();
   Tensor out = be.empty(in.dtype, outShape);
-  ctx.addPending(
-      be.startAllToAll(in, out, splitDim, concatDim, axes, label));
+  ctx.addPending(be.startAllToAll(in, out, splitDim, concatDim, axes, label));
   return out;
 }
 

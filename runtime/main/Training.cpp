@@ -140,8 +140,8 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   }
   // The dtype now, not at the first step that reads a batch.
   check(header.dtype == t.dtype, "input '", t.name, "' (", describeShape(t),
-        ") from ", file, ": the file holds ", dtypeName(header.dtype),
-        ", not ", dtypeName(t.dtype));
+        ") from ", file, ": the file holds ", dtypeName(header.dtype), ", not ",
+        dtypeName(t.dtype));
   if (header.shape == logical)
     return loadInput(i); // One batch for every step.
   Shape tail(header.shape.begin() + (header.shape.empty() ? 0 : 1),
@@ -175,8 +175,8 @@ void Harness::setStepInputs(int64_t t) {
   for (std::size_t i = 0; i < info_.inputs.size(); ++i) {
     const ProgramTensor &in = info_.inputs[i];
     if (in.role == TensorRole::Step)
-      ctx_->setInput(i, be_->upload(hostScalar(
-                            in.dtype, static_cast<double>(t))));
+      ctx_->setInput(i,
+                     be_->upload(hostScalar(in.dtype, static_cast<double>(t))));
     else if (in.role == TensorRole::LearningRate)
       ctx_->setInput(i, be_->upload(hostScalar(in.dtype, learningRate(t))));
     if (in.role != TensorRole::Data)
@@ -216,8 +216,7 @@ void Harness::setStepInputs(int64_t t) {
       Tensor host = hostTensor(in.dtype, block);
       fillRandomBlockClipped(
           opts_.seed, tensorId(in.name + "#" + std::to_string(batch + 1)),
-          in.dtype, logicalShapeOf(in), offsets, block, host.data,
-          in.intBound);
+          in.dtype, logicalShapeOf(in), offsets, block, host.data, in.intBound);
       ctx_->setInput(i, be_->upload(host));
     }
   }
@@ -251,11 +250,10 @@ std::string Harness::writeInputs(const std::string &dir,
       firstError = "cannot create output directory '" + dir + "'" +
                    (ec ? ": " + ec.message() : std::string());
   }
-  gatherEachToRoot(which, &firstError,
-                   [&](const ProgramTensor &t, const Tensor &global) {
-                     writeNpy(join(dir, t.name), global.dtype, global.shape,
-                              global.data);
-                   });
+  gatherEachToRoot(
+      which, &firstError, [&](const ProgramTensor &t, const Tensor &global) {
+        writeNpy(join(dir, t.name), global.dtype, global.shape, global.data);
+      });
   return firstError;
 }
 
@@ -287,16 +285,15 @@ void Harness::openCheckpoint() {
       continue;
     const CheckpointEntry *e = m.find(t.name);
     check(e, where, " has no tensor '", t.name, "' (the program's ",
-          roleName(t.role), "); it was written by another program (",
-          m.program, ")");
+          roleName(t.role), "); it was written by another program (", m.program,
+          ")");
     check(e->dtype == t.dtype && e->shape == logicalShapeOf(t), where,
           ": tensor '", t.name, "' is ", dtypeName(e->dtype),
-          shapeToString(e->shape), "; the program's ", roleName(t.role),
-          " is ", describeShape(t));
+          shapeToString(e->shape), "; the program's ", roleName(t.role), " is ",
+          describeShape(t));
   }
   const CheckpointEntry *stepEntry = m.find("step");
-  check(stepEntry && stepEntry->dtype == DType::I32 &&
-            stepEntry->shape.empty(),
+  check(stepEntry && stepEntry->dtype == DType::I32 && stepEntry->shape.empty(),
         where, ": the manifest lists no i32 scalar 'step'");
   Tensor step = readNpy(join(dir, "step"));
   check(*static_cast<const int32_t *>(step.data) == m.step, where,
@@ -453,10 +450,9 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       bool print = (t - first) % opts_.logEvery == 0 || t == last;
       if (rank_ == 0 && print) {
         char line[200];
-        std::snprintf(line, sizeof(line),
-                      "step %lld loss %.9g lr %.6g time %.3f ms\n",
-                      static_cast<long long>(t), loss, learningRate(t),
-                      seconds * 1e3);
+        std::snprintf(
+            line, sizeof(line), "step %lld loss %.9g lr %.6g time %.3f ms\n",
+            static_cast<long long>(t), loss, learningRate(t), seconds * 1e3);
         std::cout << line << std::flush;
       }
       // Stop together: the ranks agree on whether any loss is not finite
@@ -481,8 +477,9 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
                 "; no checkpoint of this step is written");
         return 1;
       }
-      bool save = !opts_.saveDir.empty() &&
-                  (t == last || (opts_.saveEvery > 0 && t % opts_.saveEvery == 0));
+      bool save =
+          !opts_.saveDir.empty() &&
+          (t == last || (opts_.saveEvery > 0 && t % opts_.saveEvery == 0));
       if (save) {
         be_->setProfiler(nullptr);
         bool saved = saveCheckpoint(t, trained);

@@ -76,8 +76,8 @@ TEST(Checkpoint, ManifestRoundTrip) {
   m.step = 42;
   m.program = "t1 \"sae\"";
   m.mesh = "[\"data\" = 4]";
-  m.tensors.push_back({"W_enc", "parameter", DType::F32, {256, 2048}, 2097280,
-                       0xdeadbeefu});
+  m.tensors.push_back(
+      {"W_enc", "parameter", DType::F32, {256, 2048}, 2097280, 0xdeadbeefu});
   m.tensors.push_back({"step", "step", DType::I32, {}, 132, 7});
   CheckpointManifest r = parseManifest(manifestToJson(m), "m.json");
   EXPECT_EQ(r.step, 42);
@@ -163,8 +163,8 @@ TEST(Checkpoint, UnpublishedWriterLeavesNothing) {
   auto all = listCheckpoints(root);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].first, 1);
-  EXPECT_EQ(std::distance(fs::directory_iterator(root), fs::directory_iterator()),
-            1);
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(root), fs::directory_iterator()), 1);
 }
 
 TEST(Checkpoint, TornAndDamagedCheckpointsAreRefused) {

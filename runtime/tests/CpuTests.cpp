@@ -6,12 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/rt/cpu/CpuBackend.h"
-#include "weft/rt/cpu/CpuGemmInfo.h"
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
 
 #include "../backends/cpu/OneDnnGemm.h"
 
@@ -256,8 +256,8 @@ TEST(FloatTanh, WithinTwoUlpOverTheWholeRange) {
     }
   };
   everyNthFloat(61, -12.0f, 12.0f, checkOne);
-  for (float x : {0.625f, std::nextafter(0.625f, 0.0f), -0.625f, 9.0f,
-                  8.9999f, 1e-30f, -1e-30f, 1e-45f})
+  for (float x : {0.625f, std::nextafter(0.625f, 0.0f), -0.625f, 9.0f, 8.9999f,
+                  1e-30f, -1e-30f, 1e-45f})
     checkOne(x);
   EXPECT_LE(worst, 2) << "at x = " << worstAt;
 }
@@ -386,8 +386,8 @@ TEST(FloatLog1p, WithinOneUlpOverTheWholeRange) {
   int64_t worst = worstUlps(
       61, -1.0f, kInf,
       {-1.0f, std::nextafter(-1.0f, 0.0f), 1e-8f, -1e-8f, 5.9604645e-8f,
-       -2.9802322e-8f, 1e-45f, -1e-45f, 0.41421354f, -0.29289323f,
-       16777216.0f, 3.4028235e38f},
+       -2.9802322e-8f, 1e-45f, -1e-45f, 0.41421354f, -0.29289323f, 16777216.0f,
+       3.4028235e38f},
       [](float x) { return ops::flog1p(x); },
       [](double x) { return std::log1p(x); }, at);
   EXPECT_LE(worst, 1) << "at x = " << at;
@@ -413,8 +413,8 @@ TEST(FloatSinCos, WithinOneUlpOverTheWholeRange) {
     int64_t worst = worstUlps(
         127, -kInf, kInf,
         {1.5707964f, 3.1415927f, 4.712389f, 6.2831855f, 1e-45f, 1e-30f,
-         524288.0f, std::nextafter(524288.0f, 0.0f), 524288.06f, 1e30f,
-         -1e30f, 3.4028235e38f, 102940.4f, 205880.8f},
+         524288.0f, std::nextafter(524288.0f, 0.0f), 524288.06f, 1e30f, -1e30f,
+         3.4028235e38f, 102940.4f, 205880.8f},
         [&](float x) { return isSin ? ops::fsin(x) : ops::fcos(x); },
         [&](double x) { return isSin ? std::sin(x) : std::cos(x); }, at);
     EXPECT_LE(worst, 1) << (isSin ? "sin" : "cos") << " at x = " << at;
@@ -455,8 +455,8 @@ void expectMapLoopBits(MapKind kind) {
   xs[20] = -kInf;
   xs[30] = -0.0f;
   xs[40] = 0.0f;
-  xs[700] = 1e30f;    // the third block of 256 takes the slow path
-  xs[1500] = 1e-40f;  // a subnormal
+  xs[700] = 1e30f;   // the third block of 256 takes the slow path
+  xs[1500] = 1e-40f; // a subnormal
   xs[1501] = 3e38f;
   be.map(kind, planMap("i->i", {{n}}), x, nullptr, y);
   ops::dispatchMap(kind, [&]<MapKind K>() {
@@ -483,9 +483,9 @@ void expectMapLoopBits(MapKind kind) {
 }
 
 TEST(FloatMaps, MapLoopsGiveTheFunctionsBits) {
-  for (MapKind k : {MapKind::Log, MapKind::Sin, MapKind::Cos, MapKind::Rsqrt,
-                    MapKind::Sqrt, MapKind::Sigmoid, MapKind::Silu,
-                    MapKind::Gelu})
+  for (MapKind k :
+       {MapKind::Log, MapKind::Sin, MapKind::Cos, MapKind::Rsqrt, MapKind::Sqrt,
+        MapKind::Sigmoid, MapKind::Silu, MapKind::Gelu})
     expectMapLoopBits(k);
 }
 
@@ -551,8 +551,7 @@ TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
 }
 
 TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {
-  if (!onednn::available() ||
-      cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
+  if (!onednn::available() || cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
     GTEST_SKIP() << "f32 GEMMs on OpenBLAS in this build or environment";
   // The layouts of P1, P6, P9 and T2 (forward and the transposed operands
   // of their backward passes): none may fall to oneDNN's reference kernel
@@ -702,8 +701,8 @@ TEST(CpuGemm, EpilogueBiasActivationAndSum) {
       b[i] = static_cast<float>((i * 53) % 23) / 12.0f - 0.9f;
     for (std::size_t i = 0; i < bias.size(); ++i)
       bias[i] = 0.25f * static_cast<float>(i) - 0.8f;
-    for (E::Act act : {E::Act::None, E::Act::Relu, E::Act::Gelu,
-                       E::Act::Silu, E::Act::Sigmoid, E::Act::Tanh})
+    for (E::Act act : {E::Act::None, E::Act::Relu, E::Act::Gelu, E::Act::Silu,
+                       E::Act::Sigmoid, E::Act::Tanh})
       for (E::Bias bk : {E::Bias::None, E::Bias::PerColumn})
         for (bool acc : {false, true}) {
           E epi{bk, act, acc};
@@ -734,9 +733,8 @@ TEST(CpuGemm, EpilogueBiasActivationAndSum) {
                   if (acc)
                     s += before[ic];
                   ASSERT_NEAR(c[ic], s, 1e-4 * (1 + std::fabs(s)))
-                      << sp[0] << " act " << static_cast<int>(act)
-                      << " bias " << static_cast<int>(bk) << " acc " << acc
-                      << " at " << ic;
+                      << sp[0] << " act " << static_cast<int>(act) << " bias "
+                      << static_cast<int>(bk) << " acc " << acc << " at " << ic;
                   ++checked;
                 }
         }

@@ -377,10 +377,10 @@ TEST_P(ElementTest, ScatterAddOneHotIota) {
       Tensor ids = hostTensor(DType::I32, c.ids);
       for (int64_t i = 0; i < numElements(c.ids); ++i)
         ids.ptr<int32_t>()[i] = static_cast<int32_t>((i * 5 + 1) % 8);
-      auto uv = toDoubles(hostFrom(dt, c.updates,
-                                   testValues(numElements(c.updates), 3)));
-      EmbedPlan plan = planScatterAdd(c.spec, c.ids, c.updates,
-                                      {rows, features});
+      auto uv = toDoubles(
+          hostFrom(dt, c.updates, testValues(numElements(c.updates), 3)));
+      EmbedPlan plan =
+          planScatterAdd(c.spec, c.ids, c.updates, {rows, features});
       // Reference: walk the updates, add into row id - offset.
       EinsumSpec spec = EinsumSpec::parse(c.spec);
       const std::string &ul = spec.inputs[1];
@@ -393,8 +393,7 @@ TEST_P(ElementTest, ScatterAddOneHotIota) {
           rem /= c.updates[d];
         }
         int64_t stride = 1;
-        for (int d = static_cast<int>(spec.inputs[0].size()) - 1; d >= 0;
-             --d) {
+        for (int d = static_cast<int>(spec.inputs[0].size()) - 1; d >= 0; --d) {
           idOff += idx[ul.find(spec.inputs[0][d])] * stride;
           stride *= c.ids[d];
         }
@@ -457,7 +456,10 @@ TEST(Philox, KnownAnswers) {
     uint32_t k0, k1;
     ops::Philox4 want;
   } kats[] = {
-      {{{0, 0, 0, 0}}, 0, 0, {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
+      {{{0, 0, 0, 0}},
+       0,
+       0,
+       {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}}},
       {{{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}},
        0xffffffff,
        0xffffffff,
@@ -520,8 +522,8 @@ TEST_P(ElementTest, RandomBlocks) {
   // One offset per dimension, each index within a 32-bit counter word.
   Tensor t = be.empty(dt, {4, 4});
   EXPECT_THROW(be.random(t, RandomKind::Uniform, 1, {0}), Error);
-  EXPECT_THROW(be.random(t, RandomKind::Uniform, 1, {0, (int64_t(1) << 32) - 2}),
-               Error);
+  EXPECT_THROW(
+      be.random(t, RandomKind::Uniform, 1, {0, (int64_t(1) << 32) - 2}), Error);
   Tensor big = be.empty(dt, {1, 1, 1, 1, 2});
   EXPECT_THROW(be.random(big, RandomKind::Uniform, 1, {0, 0, 0, 0, 0}), Error);
 }
@@ -636,11 +638,10 @@ TEST_P(PadFillTest, AgainstNaiveReference) {
           for (std::size_t d = 0; d < c.shape.size(); ++d)
             inside = inside &&
                      c.first[d] + (i / strides[d]) % c.shape[d] < c.valid[d];
-          const void *want = inside ? bytes + i * es
-                                    : static_cast<const void *>(&fillBits);
-          ASSERT_EQ(std::memcmp(static_cast<char *>(got.data) + i * es, want,
-                                es),
-                    0)
+          const void *want =
+              inside ? bytes + i * es : static_cast<const void *>(&fillBits);
+          ASSERT_EQ(
+              std::memcmp(static_cast<char *>(got.data) + i * es, want, es), 0)
               << shapeToString(c.shape) << " at " << shapeToString(c.first)
               << " of " << shapeToString(c.valid) << " fill " << fill
               << (inPlace ? " in place" : "") << ": element " << i
@@ -833,8 +834,7 @@ TEST_P(CumsumTest, CopyKeepsRowMajorOrder) {
   EXPECT_EQ(be.download(out).shape, (Shape{2, 2, 3}));
   Tensor bad = be.empty(dt, {5, 2});
   EXPECT_THROW(be.copy(in, bad), Error);
-  Tensor otherType = be.empty(dt == DType::F64 ? DType::F32 : DType::F64,
-                              {12});
+  Tensor otherType = be.empty(dt == DType::F64 ? DType::F32 : DType::F64, {12});
   EXPECT_THROW(be.copy(in, otherType), Error);
 }
 
@@ -917,8 +917,8 @@ std::vector<double> topKValues(int kind, int64_t count, uint64_t seed) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   const double ties[] = {-1, 0, -0.0, 0.5, 2};
-  const double special[] = {nan, std::copysign(nan, -1.0), inf, -inf, -0.0,
-                            0,   1,                        3};
+  const double special[] = {
+      nan, std::copysign(nan, -1.0), inf, -inf, -0.0, 0, 1, 3};
   for (double &x : v) {
     int64_t r = static_cast<int64_t>((x + 1) * 40); // 0..79
     switch (kind) {
@@ -973,23 +973,23 @@ TEST_P(TopKTest, AgainstNaiveReference) {
   };
   const Case cases[] = {
       {{5}, 0, 2},
-      {{1}, 0, 1},               // n = 1
-      {{6, 1}, 1, 1},            // n = 1 last
-      {{2, 1, 3}, 1, 1},         // n = 1 in the middle
-      {{4, 7}, 0, 3},            // first dim
-      {{4, 7}, 0, 4},            // k = n
-      {{4, 7}, 1, 1},            // last dim
-      {{4, 7}, 1, 7},            // k = n
-      {{3, 5, 6}, 0, 2},         // first of three
-      {{3, 5, 6}, 1, 3},         // middle
-      {{3, 5, 6}, 2, 4},         // last
-      {{3, 5, 6}, 2, 6},         // last, k = n
-      {{1000}, 0, 8},            // one long line
-      {{2, 40, 300}, 1, 8},      // 600 lines, strided
-      {{3, 130, 2}, 1, 5},       // long lines, small inner
-      {{2, 3, 2, 2, 3}, 3, 2},   // rank 5
-      {{0, 5}, 1, 2},            // empty outside dim
-      {{3, 4, 0}, 1, 4},         // empty outside dim
+      {{1}, 0, 1},             // n = 1
+      {{6, 1}, 1, 1},          // n = 1 last
+      {{2, 1, 3}, 1, 1},       // n = 1 in the middle
+      {{4, 7}, 0, 3},          // first dim
+      {{4, 7}, 0, 4},          // k = n
+      {{4, 7}, 1, 1},          // last dim
+      {{4, 7}, 1, 7},          // k = n
+      {{3, 5, 6}, 0, 2},       // first of three
+      {{3, 5, 6}, 1, 3},       // middle
+      {{3, 5, 6}, 2, 4},       // last
+      {{3, 5, 6}, 2, 6},       // last, k = n
+      {{1000}, 0, 8},          // one long line
+      {{2, 40, 300}, 1, 8},    // 600 lines, strided
+      {{3, 130, 2}, 1, 5},     // long lines, small inner
+      {{2, 3, 2, 2, 3}, 3, 2}, // rank 5
+      {{0, 5}, 1, 2},          // empty outside dim
+      {{3, 4, 0}, 1, 4},       // empty outside dim
   };
   uint64_t seed = 77;
   for (const Case &c : cases)
@@ -1009,10 +1009,9 @@ TEST_P(TopKTest, AgainstNaiveReference) {
         ASSERT_EQ(got.numElements(), static_cast<int64_t>(sel.size()));
         const Tensor &src = withPayload ? pHost : xHost;
         for (std::size_t e = 0; e < sel.size(); ++e)
-          ASSERT_EQ(std::memcmp(static_cast<const char *>(got.data) + e * es,
-                                static_cast<const char *>(src.data) +
-                                    sel[e] * es,
-                                es),
+          ASSERT_EQ(std::memcmp(
+                        static_cast<const char *>(got.data) + e * es,
+                        static_cast<const char *>(src.data) + sel[e] * es, es),
                     0)
               << shapeToString(c.shape) << " dim " << c.dim << " k " << c.k
               << " values of kind " << kind
@@ -1028,8 +1027,8 @@ TEST_P(TopKTest, WorkedExample) {
   DType dt = GetParam();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  Tensor x = be.upload(
-      hostFrom(dt, {2, 5}, {1, 3, nan, 3, -2, 0, -0.0, 5, 5, -inf}));
+  Tensor x =
+      be.upload(hostFrom(dt, {2, 5}, {1, 3, nan, 3, -2, 0, -0.0, 5, 5, -inf}));
   Tensor pos = be.upload(hostFrom(dt, {2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
   Tensor out = be.empty(dt, {2, 3});
   be.topK(x, &pos, out, 1, 3);
@@ -1046,8 +1045,7 @@ TEST_P(TopKTest, WorkedExample) {
   EXPECT_FALSE(std::signbit(v[5])); // +0 (index 5) before -0 (index 6)
   Tensor col = be.empty(dt, {1, 5});
   be.topK(x, &pos, col, 0, 1);
-  EXPECT_EQ(toDoubles(be.download(col)),
-            (std::vector<double>{0, 1, 2, 8, 4}));
+  EXPECT_EQ(toDoubles(be.download(col)), (std::vector<double>{0, 1, 2, 8, 4}));
   // The payload may be the operand itself.
   be.topK(pos, &pos, out, 1, 3);
   EXPECT_EQ(toDoubles(be.download(out)),
@@ -1068,7 +1066,8 @@ TEST_P(TopKTest, RejectsBadArguments) {
   EXPECT_THROW(be.topK(x, nullptr, out, -1, 2), Error);
   Tensor scalar = be.zeros(dt, {}), scalarOut = be.empty(dt, {});
   EXPECT_THROW(be.topK(scalar, nullptr, scalarOut, 0, 1), Error);
-  Tensor ids = be.zeros(DType::I32, {4, 3}), idsOut = be.empty(DType::I32, {4, 2});
+  Tensor ids = be.zeros(DType::I32, {4, 3}),
+         idsOut = be.empty(DType::I32, {4, 2});
   EXPECT_THROW(be.topK(ids, nullptr, idsOut, 1, 2), Error);
   Tensor pShape = be.zeros(dt, {3, 4});
   EXPECT_THROW(be.topK(x, &pShape, out, 1, 2), Error); // payload shape
@@ -1261,12 +1260,19 @@ Tensor runUnfused(Backend &be, const FusedCase &c,
 std::vector<FusedCase> fusedCases() {
   using K = MapKind;
   return {
-      {"bias_relu", "btd,d->btd", {{2, 3, 1000}, {1000}}, {2, 3, 1000},
+      {"bias_relu",
+       "btd,d->btd",
+       {{2, 3, 1000}, {1000}},
+       {2, 3, 1000},
        {{K::Add, 0, 1}, {K::Relu, 2}}},
-      {"residual_gelu", "btd,btd,d->btd", {{3, 4, 8}, {3, 4, 8}, {8}},
+      {"residual_gelu",
+       "btd,btd,d->btd",
+       {{3, 4, 8}, {3, 4, 8}, {8}},
        {3, 4, 8},
        {{K::Mul, 1, 2}, {K::Gelu, 3}, {K::Add, 0, 4}, {K::Scale, 5, -1, 0.5}}},
-      {"normalize", "btd,bt,bt->btd", {{2, 5, 40}, {2, 5}, {2, 5}},
+      {"normalize",
+       "btd,bt,bt->btd",
+       {{2, 5, 40}, {2, 5}, {2, 5}},
        {2, 5, 40},
        {{K::Sub, 0, 1},
         {K::Square, 2},
@@ -1274,7 +1280,10 @@ std::vector<FusedCase> fusedCases() {
         {K::Rsqrt, 5},
         {K::Mul, 3, 6}}},
       // The binary kinds (comparisons of x and y, then combined).
-      {"binary_kinds", "ij,ij->ij", {{3, 70}, {3, 70}}, {3, 70},
+      {"binary_kinds",
+       "ij,ij->ij",
+       {{3, 70}, {3, 70}},
+       {3, 70},
        {{K::Gt, 0, 1},
         {K::Ge, 0, 1},
         {K::Lt, 0, 1},
@@ -1290,7 +1299,10 @@ std::vector<FusedCase> fusedCases() {
         {K::Div, 13, 1},
         {K::Max, 14, 1}}},
       // Sixteen steps over a 300-element row and a broadcast vector.
-      {"unary_kinds_1", "ij,j->ij", {{4, 300}, {300}}, {4, 300},
+      {"unary_kinds_1",
+       "ij,j->ij",
+       {{4, 300}, {300}},
+       {4, 300},
        {{K::Mul, 0, 1},
         {K::Square, 2},
         {K::Shift, 3, -1, 0.25},
@@ -1308,7 +1320,10 @@ std::vector<FusedCase> fusedCases() {
         {K::Silu, 15},
         {K::Scale, 16, -1, 1.7}}},
       // A rank-0 input broadcast over the result.
-      {"unary_kinds_2", "ij,->ij", {{5, 33}, {}}, {5, 33},
+      {"unary_kinds_2",
+       "ij,->ij",
+       {{5, 33}, {}},
+       {5, 33},
        {{K::Sub, 0, 1},
         {K::Abs, 2},
         {K::Sign, 2},
@@ -1320,16 +1335,28 @@ std::vector<FusedCase> fusedCases() {
         {K::Add, 9, 8},
         {K::Add, 10, 5}}},
       // Transposed operands, short and longer than a tile (strided reads).
-      {"transposed", "ij,ji->ij", {{3, 4}, {4, 3}}, {3, 4},
+      {"transposed",
+       "ij,ji->ij",
+       {{3, 4}, {4, 3}},
+       {3, 4},
        {{K::Sub, 0, 1}, {K::Square, 2}, {K::Scale, 3, -1, 0.5}}},
-      {"transposed_long", "ij,ji->ij", {{3, 700}, {700, 3}}, {3, 700},
+      {"transposed_long",
+       "ij,ji->ij",
+       {{3, 700}, {700, 3}},
+       {3, 700},
        {{K::Mul, 1, 0}, {K::Exp, 2}, {K::Sub, 3, 1}}},
       // A result letter in no operand (sized by the result shape).
-      {"outer", "i,j->ijk", {{3}, {5}}, {3, 5, 2},
+      {"outer",
+       "i,j->ijk",
+       {{3}, {5}},
+       {3, 5, 2},
        {{K::Sub, 0, 1}, {K::Sigmoid, 2}}},
       // Products feeding sums: an FMA across steps would round once where
       // the unfused maps round twice.
-      {"multiply_add", "i,i,i->i", {{1000}, {1000}, {1000}}, {1000},
+      {"multiply_add",
+       "i,i,i->i",
+       {{1000}, {1000}, {1000}},
+       {1000},
        {{K::Mul, 0, 1},
         {K::Add, 3, 2},
         {K::Square, 4},
@@ -1368,8 +1395,8 @@ TEST_P(FusedMapTest, BitIdenticalToUnfusedMaps) {
 TEST_P(FusedMapTest, SpecialValuesBitIdentical) {
   Backend &be = *testBackend();
   DType dt = GetParam();
-  const std::vector<double> specials = {NAN, -NAN, INFINITY, -INFINITY, 0.0,
-                                        -0.0, 1.0, -1.0, 0.5, -2.0};
+  const std::vector<double> specials = {NAN,  -NAN, INFINITY, -INFINITY, 0.0,
+                                        -0.0, 1.0,  -1.0,     0.5,       -2.0};
   const int64_t n = static_cast<int64_t>(specials.size());
   std::vector<double> x, y;
   for (int64_t i = 0; i < n; ++i)
@@ -1379,9 +1406,17 @@ TEST_P(FusedMapTest, SpecialValuesBitIdentical) {
     }
   using K = MapKind;
   for (K k : {K::Add, K::Sub, K::Mul, K::Div, K::Max, K::Min}) {
-    FusedCase c{mapKindName(k), "i,i->i", {{n * n}, {n * n}}, {n * n},
-                {{k, 0, 1}, {K::Relu, 2}, {K::Neg, 3}, {K::Abs, 2},
-                 {K::Mul, 4, 5}, {K::Sign, 6}, {K::Scale, 7, -1, -0.0}}};
+    FusedCase c{mapKindName(k),
+                "i,i->i",
+                {{n * n}, {n * n}},
+                {n * n},
+                {{k, 0, 1},
+                 {K::Relu, 2},
+                 {K::Neg, 3},
+                 {K::Abs, 2},
+                 {K::Mul, 4, 5},
+                 {K::Sign, 6},
+                 {K::Scale, 7, -1, -0.0}}};
     SCOPED_TRACE(c.name);
     std::vector<Tensor> inputs = {be.upload(hostFrom(dt, {n * n}, x)),
                                   be.upload(hostFrom(dt, {n * n}, y))};

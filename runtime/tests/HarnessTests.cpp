@@ -145,8 +145,8 @@ void checkForwardOutputs(const std::vector<float> &x) {
 TEST(Harness, PaddedInputFromALogicalFile) {
   auto x = values(21, 1);
   writeShared(path("x.npy"), kLogical, x);
-  ASSERT_EQ(run(forwardProgram(), {"--input", "x=" + path("x.npy"),
-                                   "--output-dir", path("out")}),
+  ASSERT_EQ(run(forwardProgram(),
+                {"--input", "x=" + path("x.npy"), "--output-dir", path("out")}),
             0);
   checkForwardOutputs(x);
 }
@@ -284,10 +284,12 @@ TEST(Harness, MalformedLogicalShapesAreErrors) {
     Shape logical;
     const char *message;
   } bads[] = {
-      {{7}, "input 'x': logical shape [7] has rank 1 but its global shape "
-            "[8, 4] has rank 2"},
-      {{9, 3}, "input 'x': logical shape [9, 3] does not fit its padded "
-               "global shape [8, 4] (dim 0)"},
+      {{7},
+       "input 'x': logical shape [7] has rank 1 but its global shape "
+       "[8, 4] has rank 2"},
+      {{9, 3},
+       "input 'x': logical shape [9, 3] does not fit its padded "
+       "global shape [8, 4] (dim 0)"},
       {{7, -1}, "does not fit its padded global shape [8, 4] (dim 1)"},
   };
   for (const Bad &b : bads) {
@@ -356,30 +358,30 @@ TEST(Harness, TrainingCheckpointsAndBatchesUseTheLogicalShape) {
   };
   writeShared(path("w0.npy"), kLogical, w0);
   writeShared(path("d.npy"), {3, 7, 3}, batches);
-  ASSERT_EQ(run(trainingProgram(),
-                {"--input", "w=" + path("w0.npy"), "--input",
-                 "d=" + path("d.npy"), "--steps", "2", "--save",
-                 path("ckpt"), "--output-dir", path("params")}),
-            0);
+  ASSERT_EQ(
+      run(trainingProgram(), {"--input", "w=" + path("w0.npy"), "--input",
+                              "d=" + path("d.npy"), "--steps", "2", "--save",
+                              path("ckpt"), "--output-dir", path("params")}),
+      0);
   if (gRank == 0) {
     EXPECT_EQ(readF32(path("ckpt/step-00000002/w.npy"), kLogical), batch(1));
     EXPECT_EQ(readF32(path("ckpt/step-00000002/m.npy"), kLogical), batch(0));
     EXPECT_EQ(readF32(path("params/w.npy"), kLogical), batch(1));
   }
   // Resume: step 3 reads batch 2; the checkpoint's logical w becomes m.
-  ASSERT_EQ(run(trainingProgram(),
-                {"--load", path("ckpt"), "--input", "d=" + path("d.npy"),
-                 "--save", path("ckpt2")}),
-            0);
+  ASSERT_EQ(
+      run(trainingProgram(), {"--load", path("ckpt"), "--input",
+                              "d=" + path("d.npy"), "--save", path("ckpt2")}),
+      0);
   if (gRank == 0) {
     EXPECT_EQ(readF32(path("ckpt2/step-00000003/w.npy"), kLogical), batch(2));
     EXPECT_EQ(readF32(path("ckpt2/step-00000003/m.npy"), kLogical), batch(1));
   }
   // One batch of the logical shape for every step.
-  ASSERT_EQ(run(trainingProgram(),
-                {"--input", "w=" + path("w0.npy"), "--input",
-                 "d=" + path("w0.npy"), "--save", path("ckpt3")}),
-            0);
+  ASSERT_EQ(
+      run(trainingProgram(), {"--input", "w=" + path("w0.npy"), "--input",
+                              "d=" + path("w0.npy"), "--save", path("ckpt3")}),
+      0);
   if (gRank == 0) {
     EXPECT_EQ(readF32(path("ckpt3/step-00000001/w.npy"), kLogical), w0);
   }
@@ -389,10 +391,10 @@ TEST(Harness, TrainingCheckpointsAndBatchesUseTheLogicalShape) {
             0);
   if (gRank == 0) {
     std::vector<float> d1(21), d2(21);
-    fillRandomBlock(3, tensorId("d#1"), DType::F32, kLogical, {0, 0},
-                    kLogical, d1.data());
-    fillRandomBlock(3, tensorId("d#2"), DType::F32, kLogical, {0, 0},
-                    kLogical, d2.data());
+    fillRandomBlock(3, tensorId("d#1"), DType::F32, kLogical, {0, 0}, kLogical,
+                    d1.data());
+    fillRandomBlock(3, tensorId("d#2"), DType::F32, kLogical, {0, 0}, kLogical,
+                    d2.data());
     EXPECT_EQ(readF32(path("ckpt4/step-00000002/w.npy"), kLogical), d2);
     EXPECT_EQ(readF32(path("ckpt4/step-00000002/m.npy"), kLogical), d1);
   }

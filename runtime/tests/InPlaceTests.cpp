@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Program.h"
+#include "weft/rt/cpu/CpuBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -30,8 +30,7 @@ Tensor filled(Backend &be, const Shape &shape, float base) {
 }
 
 bool sameBits(const Tensor &a, const Tensor &b) {
-  return a.shape == b.shape &&
-         std::memcmp(a.data, b.data, a.bytes()) == 0;
+  return a.shape == b.shape && std::memcmp(a.data, b.data, a.bytes()) == 0;
 }
 
 struct InPlace : ::testing::Test {
@@ -58,10 +57,10 @@ TEST_F(InPlace, UnaryMapAndFusedMapInPlaceGiveTheSameBits) {
   EXPECT_EQ(out.data, buffer);
   EXPECT_TRUE(sameBits(out, fresh));
 
-  FusedMapPlan fused = planFusedMap(
-      "ab,ab->ab", {{4, 33}, {4, 33}}, {4, 33},
-      {{MapKind::Mul, 0, 1, 0.0}, {MapKind::Exp, 2, -1, 0.0},
-       {MapKind::Sub, 3, 1, 0.0}});
+  FusedMapPlan fused = planFusedMap("ab,ab->ab", {{4, 33}, {4, 33}}, {4, 33},
+                                    {{MapKind::Mul, 0, 1, 0.0},
+                                     {MapKind::Exp, 2, -1, 0.0},
+                                     {MapKind::Sub, 3, 1, 0.0}});
   Tensor fusedFresh = gen::fusedMap(ctx, fused, "fresh", out, y);
   // The second input dies: the result goes into its buffer, although the
   // last step reads it again (each element before it is written).
@@ -92,8 +91,7 @@ TEST_F(InPlace, ATransposedOrBroadcastOperandIsNotReused) {
   MapPlan bcast = planMap("b,ab->ab", {{8}, {8, 8}});
   Tensor v = filled(be, {8}, 2.0f), m = filled(be, {8, 8}, 0.0f);
   const void *vBuffer = v.data;
-  Tensor sum =
-      gen::map(ctx, gen::Dying{0b01}, MapKind::Add, bcast, v, m, "b");
+  Tensor sum = gen::map(ctx, gen::Dying{0b01}, MapKind::Add, bcast, v, m, "b");
   EXPECT_NE(sum.data, vBuffer);
 }
 
@@ -122,10 +120,10 @@ TEST_F(InPlace, BackendRejectsAResultOverlappingAnOperandReadElsewhere) {
                Error);
   // Fused rows read a row again after writing it: never in place.
   // x - max(x) over each row.
-  FusedRowsPlan centered = planFusedRows(
-      "ab->ab", "b", {{8, 8}},
-      {{.reduce = true, .reduceKind = ReduceKind::Max, .a = 0},
-       {.kind = MapKind::Sub, .a = 0, .b = 1}});
+  FusedRowsPlan centered =
+      planFusedRows("ab->ab", "b", {{8, 8}},
+                    {{.reduce = true, .reduceKind = ReduceKind::Max, .a = 0},
+                     {.kind = MapKind::Sub, .a = 0, .b = 1}});
   EXPECT_THROW(be.fusedRows(centered, {&a}, out, "rows"), Error);
 }
 

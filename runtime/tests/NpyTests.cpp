@@ -251,20 +251,20 @@ TEST(Npy, ClippedBlocksOfAPaddedArray) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(readNpyBlockClipped(path, DType::F32, logical, {6, 0, 0}, b,
-                                   buf.data()),
-               Error); // dtype
+  EXPECT_THROW(
+      readNpyBlockClipped(path, DType::F32, logical, {6, 0, 0}, b, buf.data()),
+      Error); // dtype
   EXPECT_THROW(readNpyBlockClipped(tmp("missing.npy"), DType::I32, logical,
                                    {6, 0, 0}, b, buf.data()),
                Error);
-  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical, {0, 0}, b,
-                                   buf.data()),
-               Error); // rank
-  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical, {-1, 0, 0}, b,
-                                   buf.data()),
-               Error);
-  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical,
-                                   {INT64_MAX, 0, 0}, b, buf.data()),
+  EXPECT_THROW(
+      readNpyBlockClipped(path, DType::I32, logical, {0, 0}, b, buf.data()),
+      Error); // rank
+  EXPECT_THROW(
+      readNpyBlockClipped(path, DType::I32, logical, {-1, 0, 0}, b, buf.data()),
+      Error);
+  EXPECT_THROW(readNpyBlockClipped(path, DType::I32, logical, {INT64_MAX, 0, 0},
+                                   b, buf.data()),
                Error);
   // A leading step dimension, as a training batch file is read.
   std::vector<int32_t> steps(2 * numElements(logical));

@@ -349,9 +349,9 @@ TEST(PadFillPlan, FillBitsAndErrors) {
   EXPECT_THROW(planPadFill(DType::F32, {2}, {0}, {-1}, 0), Error);
   EXPECT_THROW(planPadFill(DType::F32, {-2}, {0}, {1}, 0), Error);
   EXPECT_THROW(planPadFill(DType::F32, {2}, {INT64_MAX - 1}, {1}, 0), Error);
-  EXPECT_THROW(planPadFill(DType::F32, {int64_t(1) << 62, 4}, {0, 0}, {1, 1},
-                           0),
-               Error); // more than 2^63 elements
+  EXPECT_THROW(
+      planPadFill(DType::F32, {int64_t(1) << 62, 4}, {0, 0}, {1, 1}, 0),
+      Error); // more than 2^63 elements
   EXPECT_THROW(planPadFill(DType::F64, {int64_t(1) << 61}, {0}, {1}, 0),
                Error); // more than 2^63 bytes
 }
@@ -412,9 +412,8 @@ TEST(CumsumPlan, Errors) {
   auto has = [](const std::string &m, const char *part) {
     return m.find(part) != std::string::npos;
   };
-  std::string m = message([] {
-    planCumsum(DType::F32, {2, 3}, 2, false, false);
-  });
+  std::string m =
+      message([] { planCumsum(DType::F32, {2, 3}, 2, false, false); });
   EXPECT_TRUE(has(m, "cumsum: dim 2 is out of range for [2, 3]")) << m;
   m = message([] { planCumsum(DType::F32, {2, 3}, -1, false, false); });
   EXPECT_TRUE(has(m, "cumsum: dim -1 is out of range")) << m;
@@ -424,9 +423,8 @@ TEST(CumsumPlan, Errors) {
   EXPECT_TRUE(has(m, "cumsum of i32 is not supported")) << m;
   m = message([] { planCumsum(DType::F32, {2, -3}, 0, false, false); });
   EXPECT_TRUE(has(m, "negative extent")) << m;
-  m = message([] {
-    planCumsum(DType::F32, {int64_t(1) << 62, 4}, 0, false, false);
-  });
+  m = message(
+      [] { planCumsum(DType::F32, {int64_t(1) << 62, 4}, 0, false, false); });
   EXPECT_TRUE(has(m, "more than 2^63 elements")) << m;
   m = message(
       [] { planCumsum(DType::F64, {int64_t(1) << 61}, 0, false, false); });
@@ -456,10 +454,10 @@ TEST(FusedMapPlan, StridesMergedDimsAndSteps) {
 
   // A transposed operand, a rank-0 operand and a broadcast result letter
   // (k, sized by the result shape only).
-  FusedMapPlan q = planFusedMap(
-      "ij,ji,->ijk", {{3, 4}, {4, 3}, {}}, {3, 4, 2},
-      {{MapKind::Mul, 0, 1, 0.0}, {MapKind::Scale, 3, -1, 2.5},
-       {MapKind::Sub, 4, 2, 0.0}});
+  FusedMapPlan q = planFusedMap("ij,ji,->ijk", {{3, 4}, {4, 3}, {}}, {3, 4, 2},
+                                {{MapKind::Mul, 0, 1, 0.0},
+                                 {MapKind::Scale, 3, -1, 2.5},
+                                 {MapKind::Sub, 4, 2, 0.0}});
   EXPECT_EQ(q.shape, (Shape{3, 4, 2})); // the transpose keeps i, j apart
   EXPECT_EQ(q.inStrides[0], (std::vector<int64_t>{4, 1, 0}));
   EXPECT_EQ(q.inStrides[1], (std::vector<int64_t>{1, 3, 0}));
@@ -471,11 +469,11 @@ TEST(FusedMapPlan, StridesMergedDimsAndSteps) {
   for (int i = 1; i < kMaxFusedInputs; ++i)
     chain.push_back({MapKind::Add, i == 1 ? 0 : kMaxFusedInputs + i - 2, i});
   while (chain.size() < static_cast<std::size_t>(kMaxFusedSteps))
-    chain.push_back({MapKind::Neg,
-                     kMaxFusedInputs + static_cast<int>(chain.size()) - 1});
-  FusedMapPlan r = planFusedMap("i,i,i,i,i,i,i,i->i",
-                                std::vector<Shape>(kMaxFusedInputs, {7}), {7},
-                                chain);
+    chain.push_back(
+        {MapKind::Neg, kMaxFusedInputs + static_cast<int>(chain.size()) - 1});
+  FusedMapPlan r =
+      planFusedMap("i,i,i,i,i,i,i,i->i",
+                   std::vector<Shape>(kMaxFusedInputs, {7}), {7}, chain);
   EXPECT_EQ(r.inStrides.size(), 8u);
   EXPECT_EQ(r.steps.size(), 16u);
   EXPECT_EQ(r.shape, (Shape{7}));
@@ -509,14 +507,15 @@ TEST(FusedMapPlan, Errors) {
   // Arity: a binary kind without its second operand, a unary one with one.
   std::string m = plan({{MapKind::Add, 0, -1}});
   EXPECT_TRUE(has(m, "fused_map spec 'ij,j->ij': step 0 (add) reads value "
-                     "-1 as its second operand")) << m;
-  m = plan({{MapKind::Add, 0, 1}, {MapKind::Relu, 2, 1}});
-  EXPECT_TRUE(has(m, "step 1 (relu) is unary but has a second operand 1"))
+                     "-1 as its second operand"))
       << m;
+  m = plan({{MapKind::Add, 0, 1}, {MapKind::Relu, 2, 1}});
+  EXPECT_TRUE(has(m, "step 1 (relu) is unary but has a second operand 1")) << m;
   // Forward and out-of-range ids: step j reads values below inputs + j.
   m = plan({{MapKind::Add, 0, 2}});
   EXPECT_TRUE(has(m, "step 0 (add) reads value 2 as its second operand, but "
-                     "only values 0 to 1 exist")) << m;
+                     "only values 0 to 1 exist"))
+      << m;
   m = plan({{MapKind::Add, 0, 1}, {MapKind::Exp, 3}});
   EXPECT_TRUE(has(m, "step 1 (exp) reads value 3 as its first operand")) << m;
   m = plan({{MapKind::Add, -2, 1}});
@@ -541,19 +540,16 @@ TEST(FusedMapPlan, Errors) {
   });
   EXPECT_TRUE(has(m, "has 9 operands, expected 1 to 8")) << m;
   // Letters and sizes.
-  m = message([] {
-    planFusedMap("ij->i", {{2, 3}}, {2}, {{MapKind::Exp, 0}});
-  });
+  m = message(
+      [] { planFusedMap("ij->i", {{2, 3}}, {2}, {{MapKind::Exp, 0}}); });
   EXPECT_TRUE(has(m, "operand letter 'j' missing from the result")) << m;
-  m = message([] {
-    planFusedMap("i,i->i", {{2}, {3}}, {2}, {{MapKind::Add, 0, 1}});
-  });
+  m = message(
+      [] { planFusedMap("i,i->i", {{2}, {3}}, {2}, {{MapKind::Add, 0, 1}}); });
   EXPECT_TRUE(has(m, "letter 'i' has size 2 and 3")) << m;
   m = message([] {
     planFusedMap("ij,j->ij", {{2, 3}, {3}}, {2, 4}, {{MapKind::Add, 0, 1}});
   });
-  EXPECT_TRUE(has(m, "result letter 'j' has size 4 but 3 in an operand"))
-      << m;
+  EXPECT_TRUE(has(m, "result letter 'j' has size 4 but 3 in an operand")) << m;
   m = message([] {
     planFusedMap("ij,j->ij", {{2, 3}, {3}}, {2}, {{MapKind::Add, 0, 1}});
   });

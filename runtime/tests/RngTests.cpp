@@ -123,12 +123,12 @@ TEST(Rng, ClippedBlocksDrawTheLogicalValues) {
         }
   }
   std::vector<float> out(4);
-  EXPECT_THROW(fillRandomBlockClipped(1, 1, DType::F32, {5}, {0, 0}, {4},
-                                      out.data()),
-               Error);
-  EXPECT_THROW(fillRandomBlockClipped(1, 1, DType::F32, {5}, {-2}, {4},
-                                      out.data()),
-               Error);
+  EXPECT_THROW(
+      fillRandomBlockClipped(1, 1, DType::F32, {5}, {0, 0}, {4}, out.data()),
+      Error);
+  EXPECT_THROW(
+      fillRandomBlockClipped(1, 1, DType::F32, {5}, {-2}, {4}, out.data()),
+      Error);
 }
 
 TEST(Rng, HalfConversions) {

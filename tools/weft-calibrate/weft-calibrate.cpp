@@ -459,8 +459,8 @@ struct AxisResult {
   int64_t latencyCalls = 0;
   double latency = 0; // in a barrier-free loop with compute, max over ranks
   double lockstepLatency = 0; // back-to-back after a barrier, max over ranks
-  double messageSeconds = 0; // median S-byte all-reduce, max over ranks
-  double ringBytes = 0;      // 2(p-1)/p * S
+  double messageSeconds = 0;  // median S-byte all-reduce, max over ranks
+  double ringBytes = 0;       // 2(p-1)/p * S
   double bytesPerSecond = 0;
   bool fallback = false; // t_message <= latency: bytes / t_message
 };

@@ -8,12 +8,12 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Interpreter/Compare.h"
 #include "weft/Interpreter/Evaluator.h"
 #include "weft/Interpreter/GradientCheck.h"
-#include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Interpreter/Npy.h"
 #include "weft/Interpreter/Random.h"
 #include "weft/Interpreter/Signature.h"
@@ -368,8 +368,8 @@ static int runSingle(func::FuncOp func) {
       resultTypes.push_back(ranked);
     }
   }
-  if (failed(checkSimulable(func, sig.has_value(),
-                            sig ? sig->meshOp : MeshOp(), limits())))
+  if (failed(checkSimulable(func, sig.has_value(), sig ? sig->meshOp : MeshOp(),
+                            limits())))
     return 1;
   FailureOr<Values> args = makeInputs(func, argTypes);
   if (failed(args))
@@ -399,7 +399,8 @@ static int runSingle(func::FuncOp func) {
     return 1;
   if (sig)
     llvm::outs() << "local view of @" << func.getSymName() << " on "
-                 << sig->mesh.getNumDevices() << " rank(s); results assembled\n";
+                 << sig->mesh.getNumDevices()
+                 << " rank(s); results assembled\n";
   int status = 0;
   for (auto [i, t] : llvm::enumerate(*results)) {
     printResult(i, t, resultTypes[i]);
@@ -494,10 +495,9 @@ static int runCompare(func::FuncOp global, func::FuncOp local) {
                    << llvm::format("%g", atolOpt.getValue()) << " + rtol "
                    << llvm::format("%g", rtolOpt.getValue())
                    << " * max |global| " << llvm::format("%g", c.scale)
-                   << ", worst at "
-                   << indexToString(c.worstIndex, e.getShape()) << ": local "
-                   << llvm::format("%.17g", c.worstActual) << ", global "
-                   << llvm::format("%.17g", c.worstExpected);
+                   << ", worst at " << indexToString(c.worstIndex, e.getShape())
+                   << ": local " << llvm::format("%.17g", c.worstActual)
+                   << ", global " << llvm::format("%.17g", c.worstExpected);
     if (replicas[i].count > 0) {
       llvm::outs() << "; ";
       printReplicaMismatch(replicas[i], e.getShape());
@@ -539,8 +539,8 @@ int main(int argc, char **argv) {
     return toolError("--max-ranks, --max-elements and --max-work must be >= "
                      "1");
   // An infinite or NaN tolerance would make every comparison pass.
-  for (auto [name, value] : {std::pair<const char *, double>("rtol", rtolOpt),
-                             {"atol", atolOpt}})
+  for (auto [name, value] :
+       {std::pair<const char *, double>("rtol", rtolOpt), {"atol", atolOpt}})
     if (!std::isfinite(value) || value < 0) {
       std::string text;
       llvm::raw_string_ostream(text) << llvm::format("%g", value);

@@ -36,8 +36,7 @@ struct Contract {
   bool (*holds)(RegisteredOperationName);
 };
 
-template <typename Interface>
-bool has(RegisteredOperationName op) {
+template <typename Interface> bool has(RegisteredOperationName op) {
   return op.hasInterface<Interface>();
 }
 

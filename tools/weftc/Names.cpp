@@ -12,7 +12,6 @@ using namespace mlir::weft;
 
 namespace weftc {
 
-
 /// "x" for the source text "%x" when it is an identifier, else "".
 static std::string nameAt(llvm::SMRange range) {
   if (!range.isValid())
@@ -50,9 +49,8 @@ void attachSourceNames(ModuleOp module, const AsmParserState &state) {
         std::string name = nameAt(arg.loc);
         argNames[entry.getArgument(i)] = name;
         if (!getArgName(func, i))
-          setIfFree(name, [&](const std::string &n) {
-            setArgName(func, i, n);
-          });
+          setIfFree(name,
+                    [&](const std::string &n) { setArgName(func, i, n); });
       }
     auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
     if (!ret)
@@ -69,9 +67,7 @@ void attachSourceNames(ModuleOp module, const AsmParserState &state) {
           if (group.startIndex == n && v.getDefiningOp()->getNumResults() == 1)
             name = nameAt(group.definition.loc);
       }
-      setIfFree(name, [&](const std::string &n) {
-        setResultName(func, i, n);
-      });
+      setIfFree(name, [&](const std::string &n) { setResultName(func, i, n); });
     }
   });
 }

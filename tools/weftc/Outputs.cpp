@@ -11,8 +11,7 @@ namespace fs = llvm::sys::fs;
 
 namespace weftc {
 
-LogicalResult checkOutputPath(StringRef path, StringRef what,
-                              StringRef input) {
+LogicalResult checkOutputPath(StringRef path, StringRef what, StringRef input) {
   auto fail = [&](const Twine &msg) {
     llvm::errs() << "weftc: error: " << what << " '" << path << "' " << msg
                  << "\n";
@@ -51,8 +50,7 @@ LogicalResult checkOutputPath(StringRef path, StringRef what,
   // The linker (and openOutputFile) replace the file: the directory must be
   // writable, and an existing file too.
   if (fs::access(dir, fs::AccessMode::Write))
-    return fail("cannot be written: directory '" + dir +
-                "' is not writable");
+    return fail("cannot be written: directory '" + dir + "' is not writable");
   if (fs::exists(path) && fs::access(path, fs::AccessMode::Write))
     return fail("cannot be written: the file is not writable");
   return success();

@@ -242,8 +242,8 @@ static bool checkTrainingOptions() {
     return false;
   }
   if (training && train != "adamw" && train != "sgd") {
-    llvm::errs() << "weftc: error: --train expects adamw or sgd, got '"
-                 << train << "'\n";
+    llvm::errs() << "weftc: error: --train expects adamw or sgd, got '" << train
+                 << "'\n";
     return false;
   }
   struct Opt {
@@ -274,8 +274,9 @@ static bool checkTrainingOptions() {
       return false;
     }
     if (o.onlyFor && train != o.onlyFor) {
-      llvm::errs() << "weftc: error: --" << o.name << " is an option of --train="
-                   << o.onlyFor << ", not of --train=" << train << "\n";
+      llvm::errs() << "weftc: error: --" << o.name
+                   << " is an option of --train=" << o.onlyFor
+                   << ", not of --train=" << train << "\n";
       return false;
     }
   }
@@ -311,8 +312,9 @@ LogicalResult selectEntry(ModuleOp module) {
     return failure();
   if (chosen->isExternal())
     return chosen->emitError("weftc: function @")
-           << chosen->getSymName() << " is a declaration: it has no body "
-                                      "to compile";
+           << chosen->getSymName()
+           << " is a declaration: it has no body "
+              "to compile";
   // The entry and the functions it calls, directly or not, stay: the
   // pipeline's first pass (weft-inline-calls) flattens the calls.
   llvm::DenseSet<Operation *> keep{*chosen};
@@ -372,14 +374,12 @@ LogicalResult checkOutputs() {
   } else if (!outputFile.empty() && outputFile != "-") {
     outputs.emplace_back(outputFile, "-o");
   }
-  if (outputs.size() == 2 &&
-      (outputs[0].first == outputs[1].first ||
-       [&] {
-         bool same = false;
-         return !llvm::sys::fs::equivalent(outputs[0].first, outputs[1].first,
-                                           same) &&
-                same;
-       }())) {
+  if (outputs.size() == 2 && (outputs[0].first == outputs[1].first || [&] {
+        bool same = false;
+        return !llvm::sys::fs::equivalent(outputs[0].first, outputs[1].first,
+                                          same) &&
+               same;
+      }())) {
     llvm::errs() << "weftc: error: -o and --save-cpp name the same file '"
                  << outputs[1].first << "'\n";
     return failure();
@@ -629,7 +629,8 @@ int main(int argc, char **argv) {
       "--random-inputs 1 --profile\n"
       "  weftc prog.mlir --emit=local             # the per-rank program\n"
       "  weftc prog.mlir --unsharded -o ref       # the one-device reference\n"
-      "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 ranks\n"
+      "  weftc prog.mlir --mesh model=2 -o prog2  # the same program on 2 "
+      "ranks\n"
       "\nStages: parse + verify -> the weft-pipeline passes (weft-opt "
       "--weft-pipeline; print them with -mlir-timing or "
       "-mlir-print-ir-after-all; docs/weftc.md) -> C++ -> executable. "

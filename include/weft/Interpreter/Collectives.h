@@ -10,8 +10,8 @@
 #ifndef WEFT_INTERPRETER_COLLECTIVES_H
 #define WEFT_INTERPRETER_COLLECTIVES_H
 
-#include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
+#include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Interpreter/Tensor.h"
 
 #include <vector>

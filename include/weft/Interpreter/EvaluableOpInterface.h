@@ -10,9 +10,9 @@
 #ifndef WEFT_INTERPRETER_EVALUABLEOPINTERFACE_H
 #define WEFT_INTERPRETER_EVALUABLEOPINTERFACE_H
 
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Interpreter/Collectives.h"
-#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Interpreter/Tensor.h"
 
 #include "mlir/IR/OpDefinition.h"
@@ -60,9 +60,8 @@ public:
 
   /// The axes of a local-view op, after checking that the program is in the
   /// local view and that `meshRef` is the mesh the function runs on.
-  FailureOr<SmallVector<StringRef>> getAxes(Operation *op,
-                                            FlatSymbolRefAttr meshRef,
-                                            ArrayAttr axes) const;
+  FailureOr<SmallVector<StringRef>>
+  getAxes(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes) const;
 
   /// Appends " (rank r)" to a diagnostic about one rank's tensor, in the
   /// local view.

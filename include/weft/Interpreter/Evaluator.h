@@ -10,8 +10,8 @@
 #ifndef WEFT_INTERPRETER_EVALUATOR_H
 #define WEFT_INTERPRETER_EVALUATOR_H
 
-#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Interpreter/Tensor.h"
 
 #include <vector>

@@ -1,4 +1,5 @@
-//===- GradientCheck.h - autodiff gradients against finite differences -*- C++ -*-===//
+//===- GradientCheck.h - autodiff gradients against finite differences -*- C++
+//-*-===//
 //
 // The oracle of --weft-autodiff: for a function whose result 0 is a scalar
 // loss and whose results marked `weft.grad_of = i` are the gradients of

@@ -42,8 +42,8 @@ struct BadId {
 /// The gather `result[ids letters, kept] = table[batch, ids[...] - firstRow,
 /// kept]` (batch: the letters the ids and the table share). `lookedUp` is
 /// the table letter the ids index (EmbedOp::getBlockLetter). The table holds
-/// rows [firstRow, firstRow + rows) of the looked-up letter, of `vocab` rows; ids in
-/// the vocabulary but outside the table's rows look up zeros (a rank's
+/// rows [firstRow, firstRow + rows) of the looked-up letter, of `vocab` rows;
+/// ids in the vocabulary but outside the table's rows look up zeros (a rank's
 /// masked lookup). An id outside [0, vocab) fails and is reported in `bad`.
 FailureOr<Tensor> embed(const IndexSpec &spec, const Tensor &ids,
                         const Tensor &table, char lookedUp,
@@ -53,9 +53,9 @@ FailureOr<Tensor> embed(const IndexSpec &spec, const Tensor &ids,
 /// `result[batch, v, kept] = sum of updates[..., kept] over the ids
 /// positions whose id is v` (scatter_add "ids,updates->result", the
 /// transpose of embed "ids,result->updates"; `lookedUp` is the result
-/// letter the ids index, ScatterAddOp::getBlockLetter). The result holds rows [firstRow,
-/// firstRow + rows) of a vocabulary of `vocab`; other ids are skipped. An id
-/// outside [0, vocab) fails and is reported in `bad`.
+/// letter the ids index, ScatterAddOp::getBlockLetter). The result holds rows
+/// [firstRow, firstRow + rows) of a vocabulary of `vocab`; other ids are
+/// skipped. An id outside [0, vocab) fails and is reported in `bad`.
 FailureOr<Tensor> scatterAdd(const IndexSpec &spec, const Tensor &ids,
                              const Tensor &updates, char lookedUp,
                              ArrayRef<int64_t> resultShape, int64_t firstRow,

@@ -5,7 +5,9 @@
 // of its result:
 //
 //   // #3 weft.all_reduce at mlp.mlir:13
-//   weft::rt::Tensor v8 = weft::rt::gen::allReduce(v1, v7, weft::rt::AxisList{0}, weft::rt::ReduceKind::Sum, true, "#3 all_reduce sum [model]");
+//   weft::rt::Tensor v8 = weft::rt::gen::allReduce(v1, v7,
+//   weft::rt::AxisList{0}, weft::rt::ReduceKind::Sum, true, "#3 all_reduce sum
+//   [model]");
 //
 // An all-reduce whose operand dies there (ProgramInfo::firstOperandDiesAt)
 // runs in place, in the operand's buffer. An asynchronous collective
@@ -15,7 +17,8 @@
 //
 //   weft::rt::Tensor v8 = weft::rt::gen::startAllReduce(v1, v7, ...);
 //   ...
-//   weft::rt::Tensor v12 = weft::rt::gen::wait(v1, v8, "#9 wait all_reduce sum [data]");
+//   weft::rt::Tensor v12 = weft::rt::gen::wait(v1, v8, "#9 wait all_reduce sum
+//   [data]");
 //
 //===----------------------------------------------------------------------===//
 
@@ -175,8 +178,8 @@ void lowerCollective(CollectivePermuteOp op,
   call.replaceOp(callee(op, "collectivePermute"));
 }
 
-void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor, RuntimeCallBuilder &call,
-                     const ProgramInfo &) {
+void lowerCollective(WaitOp op, WaitOp::Adaptor adaptor,
+                     RuntimeCallBuilder &call, const ProgramInfo &) {
   Operation *c = op.getInput().getDefiningOp();
   call.value(adaptor.getInput());
   call.label("wait " + c->getName().stripDialect().str());
@@ -239,12 +242,10 @@ bool lowering::isCollectiveOp(Operation *op) {
 void lowering::populateCollectivePatterns(const RuntimeTypeConverter &types,
                                           LoweringState &state,
                                           RewritePatternSet &patterns) {
-  patterns.add<CollectiveOpLowering<AllReduceOp>,
-               CollectiveOpLowering<AllGatherOp>,
-               CollectiveOpLowering<ReduceScatterOp>,
-               CollectiveOpLowering<AllToAllOp>,
-               CollectiveOpLowering<SliceShardOp>, WaitOpLowering>(types,
-                                                                   state);
+  patterns.add<
+      CollectiveOpLowering<AllReduceOp>, CollectiveOpLowering<AllGatherOp>,
+      CollectiveOpLowering<ReduceScatterOp>, CollectiveOpLowering<AllToAllOp>,
+      CollectiveOpLowering<SliceShardOp>, WaitOpLowering>(types, state);
   patterns.add<
       CollectiveOpLowering<BroadcastOp>, CollectiveOpLowering<ReduceToOp>,
       CollectiveOpLowering<GatherToOp>, CollectiveOpLowering<ScatterFromOp>,

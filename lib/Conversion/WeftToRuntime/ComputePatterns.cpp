@@ -1,10 +1,12 @@
 //===- ComputePatterns.cpp - einsum, map, reduce, embed, ... --------------===//
 //
-// A compute op (weft.constant included) becomes a plan constant and one call reading it:
+// A compute op (weft.constant included) becomes a plan constant and one call
+// reading it:
 //
 //   static const weft::rt::EinsumPlan weft_plan0 = weft::rt::EinsumPlan{...};
 //   // #0 weft.einsum at mlp.mlir:10
-//   weft::rt::Tensor v5 = weft::rt::gen::einsum(v1, weft_plan0, v2, v3, "#0 einsum btd,df->btf");
+//   weft::rt::Tensor v5 = weft::rt::gen::einsum(v1, weft_plan0, v2, v3, "#0
+//   einsum btd,df->btf");
 //
 // The plan is the runtime's own (planEinsum, planMap, planReduce,
 // planEmbed), computed now on the op's local shapes, so nothing is planned
@@ -70,8 +72,8 @@ LogicalResult lowerCompute(MapOp op, MapOp::Adaptor adaptor,
   if (adaptor.getOperands().size() == 2)
     call.value(adaptor.getOperands()[1]);
   else
-    call.lit(formatDouble(op.getScalar() ? op.getScalar()->convertToDouble()
-                                         : 0.0));
+    call.lit(
+        formatDouble(op.getScalar() ? op.getScalar()->convertToDouble() : 0.0));
   call.label(("map " + kind + " " + spec).str());
   call.replaceOp(kMapCallee);
   return success();
@@ -193,8 +195,7 @@ FailureOr<std::string> blockAxes(BlockIndexedOpInterface op,
 }
 
 LogicalResult lowerCompute(EmbedOp op, EmbedOp::Adaptor adaptor,
-                           RuntimeCallBuilder &call,
-                           const ProgramInfo &info) {
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
   std::string spec = op.getSpec().str();
   // A `vocab on @mesh over [axes]` table is split over those axes.
   std::string what = "embed " + spec;
@@ -212,8 +213,7 @@ LogicalResult lowerCompute(EmbedOp op, EmbedOp::Adaptor adaptor,
 }
 
 LogicalResult lowerCompute(ScatterAddOp op, ScatterAddOp::Adaptor adaptor,
-                           RuntimeCallBuilder &call,
-                           const ProgramInfo &info) {
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
   std::string spec = op.getSpec().str();
   std::string what = "scatter_add " + spec;
   FailureOr<std::string> axes = blockAxes(op, info, what, "vocab");
@@ -231,8 +231,7 @@ LogicalResult lowerCompute(ScatterAddOp op, ScatterAddOp::Adaptor adaptor,
 }
 
 LogicalResult lowerCompute(OneHotOp op, OneHotOp::Adaptor adaptor,
-                           RuntimeCallBuilder &call,
-                           const ProgramInfo &info) {
+                           RuntimeCallBuilder &call, const ProgramInfo &info) {
   auto dtype = toDType(op.getType());
   if (!dtype)
     return op.emitError("cannot lower element type ")
@@ -289,9 +288,11 @@ LogicalResult lowerCompute(RandomOp op, RandomOp::Adaptor adaptor,
                    cast<RankedTensorType>(op.getType()).getRank(), info, what);
   if (failed(dims))
     return failure();
-  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
-  call.lit(op.getKind() == RandomKind::Normal ? "weft::rt::RandomKind::Normal"
-                                              : "weft::rt::RandomKind::Uniform");
+  call.lit(toCpp(*dtype))
+      .lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.lit(op.getKind() == RandomKind::Normal
+               ? "weft::rt::RandomKind::Normal"
+               : "weft::rt::RandomKind::Uniform");
   call.lit(std::to_string(op.getSeed()) + "ull");
   call.lit(*dims);
   if (adaptor.getOffset()) {
@@ -369,18 +370,18 @@ LogicalResult lowerCompute(TopKOp op, TopKOp::Adaptor adaptor,
 
 LogicalResult lowerCompute(PadFillOp op, PadFillOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &info) {
-  std::string what = "pad_fill valid " + toCpp(std::vector<int64_t>(
-                                             op.getValid().begin(),
-                                             op.getValid().end()));
+  std::string what =
+      "pad_fill valid " +
+      toCpp(std::vector<int64_t>(op.getValid().begin(), op.getValid().end()));
   FailureOr<std::string> dims =
       dimBlockAxes(op, op.getBlockAxesAttr(),
                    cast<RankedTensorType>(op.getType()).getRank(), info, what);
   if (failed(dims))
     return failure();
   call.value(adaptor.getInput());
-  call.lit("std::vector<int64_t>" +
-           toCpp(std::vector<int64_t>(op.getValid().begin(),
-                                      op.getValid().end())));
+  call.lit(
+      "std::vector<int64_t>" +
+      toCpp(std::vector<int64_t>(op.getValid().begin(), op.getValid().end())));
   call.lit(*dims);
   call.lit(formatDouble(op.getFill().convertToDouble()));
   call.label(what);
@@ -398,7 +399,8 @@ LogicalResult lowerCompute(IotaOp op, IotaOp::Adaptor, RuntimeCallBuilder &call,
   FailureOr<std::string> axes = blockAxes(op, info, what, "on");
   if (failed(axes))
     return failure();
-  call.lit(toCpp(*dtype)).lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
+  call.lit(toCpp(*dtype))
+      .lit("weft::rt::Shape" + toCpp(shapeOf(op.getResult())));
   call.lit(*axes);
   call.label(what);
   call.replaceOp("weft::rt::gen::iota");
@@ -423,8 +425,7 @@ LogicalResult lowerCompute(ConvertOp op, ConvertOp::Adaptor adaptor,
 
 /// The compute family's pattern, one instance per op: the op's own
 /// lowerCompute, with the planner's errors reported on the op.
-template <typename OpT>
-class ComputeOpLowering : public RuntimeOpPattern<OpT> {
+template <typename OpT> class ComputeOpLowering : public RuntimeOpPattern<OpT> {
 public:
   using RuntimeOpPattern<OpT>::RuntimeOpPattern;
   using OpAdaptor = typename RuntimeOpPattern<OpT>::OpAdaptor;
@@ -452,8 +453,7 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        LoweringState &state,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
-               ComputeOpLowering<FusedMapOp>,
-               ComputeOpLowering<FusedRowsOp>,
+               ComputeOpLowering<FusedMapOp>, ComputeOpLowering<FusedRowsOp>,
                ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
                ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
                ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,

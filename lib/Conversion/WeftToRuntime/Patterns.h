@@ -47,8 +47,7 @@ bool isCollectiveOp(Operation *op);
 /// gets `weft::rt::gen::Dying{mask}` after the context (bit i: its i-th
 /// tensor operand), so the runtime may write the result into such an
 /// operand's buffer when nothing else holds it (docs/runtime.md).
-void releaseDeadValues(emitc::FuncOp step,
-                       const RuntimeTypeConverter &types);
+void releaseDeadValues(emitc::FuncOp step, const RuntimeTypeConverter &types);
 
 } // namespace mlir::weft::lowering
 

@@ -177,17 +177,18 @@ std::string toCpp(const rt::FusedRowsPlan &p) {
   std::string steps = "{";
   for (const rt::FusedRowStep &st : p.steps) {
     steps += (steps.size() > 1 ? ", " : "");
-    steps += Init("weft::rt::FusedRowStep")
-                 .addBool("reduce", st.reduce)
-                 .add("reduceKind",
-                      "weft::rt::ReduceKind::" +
-                          lowering::capitalize(rt::reduceKindName(st.reduceKind)))
-                 .add("kind", std::string("weft::rt::MapKind::") +
-                                  rt::mapKindEnumName(st.kind))
-                 .add("a", st.a)
-                 .add("b", st.b)
-                 .add("scalar", lowering::formatDouble(st.scalar))
-                 .str();
+    steps +=
+        Init("weft::rt::FusedRowStep")
+            .addBool("reduce", st.reduce)
+            .add("reduceKind",
+                 "weft::rt::ReduceKind::" +
+                     lowering::capitalize(rt::reduceKindName(st.reduceKind)))
+            .add("kind", std::string("weft::rt::MapKind::") +
+                             rt::mapKindEnumName(st.kind))
+            .add("a", st.a)
+            .add("b", st.b)
+            .add("scalar", lowering::formatDouble(st.scalar))
+            .str();
   }
   steps += "}";
   std::string full = "{";

@@ -6,8 +6,8 @@
 
 #include "weft/Conversion/WeftToRuntime/PlanToCpp.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
-#include "weft/Dialect/Weft/IR/WeftAttrs.h"
 #include "weft/Dialect/Weft/IR/IdBound.h"
+#include "weft/Dialect/Weft/IR/WeftAttrs.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
@@ -163,7 +163,8 @@ LogicalResult ProgramInfo::readSignatures() {
       return failure();
     if (sig->global.getElementType().isInteger(32))
       sig->intBound = getIdBound(func_, i);
-    if (auto l = func_.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr))
+    if (auto l =
+            func_.getArgAttrOfType<DenseI64ArrayAttr>(i, kLogicalShapeAttr))
       sig->logicalShape.assign(l.asArrayRef().begin(), l.asArrayRef().end());
     if (auto k = func_.getArgAttrOfType<IntegerAttr>(i, kMicroBatchAttr)) {
       if (k.getInt() < 0 || k.getInt() > INT32_MAX || sig->name.empty())
@@ -176,10 +177,10 @@ LogicalResult ProgramInfo::readSignatures() {
     inputs_.push_back(*sig);
   }
   for (unsigned i = 0; i < func_.getNumResults(); ++i) {
-    auto sig = readSignature(func_.getResultTypes()[i],
-                             getResultGlobalType(func_, i),
-                             getResultName(func_, i), "result #" + Twine(i),
-                             /*isInput=*/false);
+    auto sig =
+        readSignature(func_.getResultTypes()[i], getResultGlobalType(func_, i),
+                      getResultName(func_, i), "result #" + Twine(i),
+                      /*isInput=*/false);
     if (failed(sig))
       return failure();
     if (auto l =
@@ -230,8 +231,8 @@ LogicalResult ProgramInfo::readTrainingRoles() {
         return func.emitError()
                << "argument #" << i << ": weft.hyperparam \"" << h.getValue()
                << "\" must be a rank-0 float tensor, not " << sig.global;
-      sig.role = h.getValue() == "step" ? TensorRole::Step
-                                        : TensorRole::LearningRate;
+      sig.role =
+          h.getValue() == "step" ? TensorRole::Step : TensorRole::LearningRate;
     }
   }
   llvm::SmallDenseSet<int64_t> updated;
@@ -382,13 +383,11 @@ std::string ProgramInfo::programInitializer() const {
   return "{.name = " + cppString(func.getSymName().str()) +
          ", .source = " + cppString(source) + ", .mesh = " + mesh +
          ",\n  .inputs = " + tensors(inputs_) +
-         ",\n  .outputs = " + tensors(outputs_) +
-         ",\n  .step = " + stepName_ +
-         (optimizer_.empty() ? std::string()
-                             : ", .optimizer = " + cppString(optimizer_) +
-                                   ", .defaultLr = " +
-                                   formatDouble(defaultLr_) +
-                                   ", .microBatches = " +
-                                   std::to_string(microBatches_)) +
+         ",\n  .outputs = " + tensors(outputs_) + ",\n  .step = " + stepName_ +
+         (optimizer_.empty()
+              ? std::string()
+              : ", .optimizer = " + cppString(optimizer_) +
+                    ", .defaultLr = " + formatDouble(defaultLr_) +
+                    ", .microBatches = " + std::to_string(microBatches_)) +
          "}";
 }

@@ -79,9 +79,7 @@ std::string lowering::formatDouble(double v) {
   return s;
 }
 
-std::string lowering::shortLoc(Location loc) {
-  return fileAndLine(loc);
-}
+std::string lowering::shortLoc(Location loc) { return fileAndLine(loc); }
 
 CallArgs &CallArgs::value(Value v) {
   attrs_.push_back(IntegerAttr::get(IndexType::get(ctx_), operands_.size()));
@@ -130,9 +128,9 @@ RuntimeCallBuilder &RuntimeCallBuilder::plan(StringRef type,
   // as namespace-scope constants, hundreds of plans made one static
   // initializer that g++ -O3 took minutes to optimize (T2's training step:
   // 112 s; as functions, 18 s). The plan is built on the first call.
-  std::string text = "[[gnu::noinline, gnu::cold]] static const " +
-                     type.str() + " &" + name + "() {\n  static const " +
-                     type.str() + " plan = " + init + ";\n  return plan;\n}";
+  std::string text = "[[gnu::noinline, gnu::cold]] static const " + type.str() +
+                     " &" + name + "() {\n  static const " + type.str() +
+                     " plan = " + init + ";\n  return plan;\n}";
   emitc::VerbatimOp::create(rewriter_, op_->getLoc(),
                             rewriter_.getStringAttr(text));
   return lit(name + "()");
@@ -158,9 +156,9 @@ void RuntimeCallBuilder::replaceOp(StringRef callee) {
   std::string where = shortLoc(op_->getLoc());
   emitc::VerbatimOp::create(
       rewriter_, op_->getLoc(),
-      rewriter_.getStringAttr(
-          "// " + labelText(op_->getName().getStringRef().str()) +
-          (where.empty() ? "" : " at " + where)));
+      rewriter_.getStringAttr("// " +
+                              labelText(op_->getName().getStringRef().str()) +
+                              (where.empty() ? "" : " at " + where)));
   auto call = createCall(rewriter_, op_->getLoc(), callee, args_,
                          types_.convertType(op_->getResult(0).getType()));
   rewriter_.replaceOp(op_, call.getResult(0));

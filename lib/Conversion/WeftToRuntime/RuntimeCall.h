@@ -29,9 +29,11 @@ inline constexpr llvm::StringLiteral kInputCallee = "weft::rt::gen::input";
 inline constexpr llvm::StringLiteral kOutputCallee = "weft::rt::gen::output";
 inline constexpr llvm::StringLiteral kReleaseCallee = "weft::rt::gen::release";
 inline constexpr llvm::StringLiteral kMapCallee = "weft::rt::gen::map";
-inline constexpr llvm::StringLiteral kFusedMapCallee = "weft::rt::gen::fusedMap";
+inline constexpr llvm::StringLiteral kFusedMapCallee =
+    "weft::rt::gen::fusedMap";
 
-//===--- Calls of functions (weft-outline-layers) ---------------------------===//
+//===--- Calls of functions (weft-outline-layers)
+//---------------------------===//
 
 inline constexpr llvm::StringLiteral kStepContextType =
     "weft::rt::StepContext&";

@@ -71,9 +71,9 @@ public:
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       CallArgs args(ctx);
       args.value(stepCtx).lit(std::to_string(i));
-      inputs.push_back(createCall(rewriter, loc, kInputCallee, args,
-                                  types_.getTensorType())
-                           .getResult(0));
+      inputs.push_back(
+          createCall(rewriter, loc, kInputCallee, args, types_.getTensorType())
+              .getResult(0));
     }
     rewriter.inlineBlockBefore(&func.getBody().front(), entry, entry->end(),
                                inputs);
@@ -146,11 +146,10 @@ public:
         rewriter, call.getLoc(),
         rewriter.getStringAttr("// call @" + call.getCallee().str() +
                                (where.empty() ? "" : " at " + where)));
-    Value results =
-        createCall(rewriter, call.getLoc(),
-                   ProgramInfo::calleeName(call.getCallee()), args,
-                   emitc::OpaqueType::get(ctx, kResultsType))
-            .getResult(0);
+    Value results = createCall(rewriter, call.getLoc(),
+                               ProgramInfo::calleeName(call.getCallee()), args,
+                               emitc::OpaqueType::get(ctx, kResultsType))
+                        .getResult(0);
     SmallVector<Value> tensors;
     for (unsigned i = 0; i < call.getNumResults(); ++i) {
       CallArgs take(ctx);

@@ -110,8 +110,8 @@ struct WeftLowerToRuntimePass
         calleeNames.push_back(ProgramInfo::calleeName(callee.getSymName()));
       }
       funcs.push_back(func);
-      if (failed(applyFullConversion(funcs, target, std::move(patterns),
-                                     config)))
+      if (failed(
+              applyFullConversion(funcs, target, std::move(patterns), config)))
         return signalPassFailure();
     }
     for (const std::string &name : calleeNames)

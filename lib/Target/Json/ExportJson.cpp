@@ -32,7 +32,6 @@ namespace json = llvm::json;
 
 namespace {
 
-
 std::string printed(function_ref<void(raw_ostream &)> print) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -113,8 +112,9 @@ LogicalResult exportAttributes(Operation &op, json::Object &o) {
            << exportedOpNames(op.getContext()) << " only)";
   if (isLocalViewOp(&op))
     return op.emitError("weft-to-json: a local-view '")
-           << op.getName() << "' (with a block of a mesh) is not part of "
-                              "a global program";
+           << op.getName()
+           << "' (with a block of a mesh) is not part of "
+              "a global program";
   o["kind"] = op.getName().stripDialect();
   for (StringAttr name : op.getName().getAttributeNames()) {
     std::optional<Attribute> attr = op.getInherentAttr(name.getValue());
@@ -132,8 +132,8 @@ LogicalResult exportAttributes(Operation &op, json::Object &o) {
     std::optional<json::Value> value = attrValue(*attr);
     if (!value)
       return op.emitError("weft-to-json: '")
-             << op.getName() << "' has attribute '" << name.getValue()
-             << "' (" << *attr << "), which the JSON format cannot hold";
+             << op.getName() << "' has attribute '" << name.getValue() << "' ("
+             << *attr << "), which the JSON format cannot hold";
     o[field] = std::move(*value);
   }
   return success();
@@ -210,8 +210,8 @@ FailureOr<json::Object> exportFunc(func::FuncOp func) {
     o["ssa"] = ssa(result);
     describeType(o, result.getType());
     if (auto loc = dyn_cast<FileLineColLoc>(op.getLoc()))
-      o["loc"] = llvm::formatv("{0}:{1}:{2}", loc.getFilename(),
-                               loc.getLine(), loc.getColumn())
+      o["loc"] = llvm::formatv("{0}:{1}:{2}", loc.getFilename(), loc.getLine(),
+                               loc.getColumn())
                      .str();
     ops.push_back(std::move(o));
   }

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/ElementOps.h"
-#include "weft/rt/Philox.h"
 #include "weft/rt/Error.h"
+#include "weft/rt/Philox.h"
+#include "weft/rt/cpu/CpuBackend.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -264,14 +264,14 @@ void fusedSpanBase(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb,
 #if WEFT_CPU_MULTIVERSION
 template <MapKind K, typename T>
 __attribute__((target("avx512f"))) void
-fusedSpanAvx512(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb,
-                T *o, double s) {
+fusedSpanAvx512(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb, T *o,
+                double s) {
   fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
 }
 template <MapKind K, typename T>
-__attribute__((target("avx2"))) void
-fusedSpanAvx2(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb, T *o,
-              double s) {
+__attribute__((target("avx2"))) void fusedSpanAvx2(int64_t n, const T *a,
+                                                   int64_t sa, const T *b,
+                                                   int64_t sb, T *o, double s) {
   fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
 }
 #endif
@@ -329,8 +329,8 @@ void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
   }
   struct Step {
     FusedSpanFn<T> fn;
-    int a, b;     // value ids (b: -1 for a unary kind)
-    int buffer;   // tile buffer of the result, -1 for the output
+    int a, b;   // value ids (b: -1 for a unary kind)
+    int buffer; // tile buffer of the result, -1 for the output
     double scalar;
   };
   std::vector<Step> plan(steps);
@@ -1292,8 +1292,7 @@ namespace {
 /// the payload) are copied bit for bit. T is the storage type, `load`
 /// converts it to C.
 template <typename C, typename T, typename Load>
-void topKLoop(const TopKPlan &p, const T *x, const T *src, T *out,
-              Load load) {
+void topKLoop(const TopKPlan &p, const T *x, const T *src, T *out, Load load) {
   std::vector<C> v(static_cast<std::size_t>(p.n));
   std::vector<int64_t> idx(static_cast<std::size_t>(p.n));
   auto before = [&](int64_t a, int64_t b) {

@@ -56,9 +56,15 @@ __device__ void offsets(const Space &s, int64_t i, int64_t (&off)[N]) {
   }
 }
 
-template <typename T> struct Compute { using type = T; };
-template <> struct Compute<__half> { using type = float; };
-template <> struct Compute<__nv_bfloat16> { using type = float; };
+template <typename T> struct Compute {
+  using type = T;
+};
+template <> struct Compute<__half> {
+  using type = float;
+};
+template <> struct Compute<__nv_bfloat16> {
+  using type = float;
+};
 
 template <typename T> __device__ typename Compute<T>::type load(T x) {
   return static_cast<typename Compute<T>::type>(x);
@@ -159,8 +165,8 @@ __device__ C applyFusedStep(int kind, C x, C y, double s) {
 /// with `zero` (0, but unknown to the compiler) keeps each step's result a
 /// rounded value while keeping every bit (NaN payloads too).
 template <typename T>
-__device__ typename Compute<T>::type
-fusedRound(typename Compute<T>::type x, uint64_t zero) {
+__device__ typename Compute<T>::type fusedRound(typename Compute<T>::type x,
+                                                uint64_t zero) {
   if constexpr (std::is_same_v<T, float>)
     return __uint_as_float(__float_as_uint(x) ^ static_cast<uint32_t>(zero));
   else if constexpr (std::is_same_v<T, double>)
@@ -174,8 +180,8 @@ fusedRound(typename Compute<T>::type x, uint64_t zero) {
 /// steps on values held in the compute type, each rounded as the unfused
 /// map stores it, and writes the last.
 template <typename T>
-__global__ void fusedMapKernelT(FusedSpace s, FusedProgram f,
-                                FusedInputs<T> in, int64_t n, T *out) {
+__global__ void fusedMapKernelT(FusedSpace s, FusedProgram f, FusedInputs<T> in,
+                                int64_t n, T *out) {
   using C = typename Compute<T>::type;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -553,9 +559,8 @@ __global__ void embedKernelT(Space s, int64_t n, const int32_t *ids,
 /// bits of a row that several ids share, varies from run to run).
 template <typename T>
 __global__ void scatterAddKernelT(Space s, int64_t n, const int32_t *ids,
-                                  const T *updates, T *table,
-                                  int64_t rowOffset, int64_t rows,
-                                  int64_t rowStride) {
+                                  const T *updates, T *table, int64_t rowOffset,
+                                  int64_t rows, int64_t rowStride) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -763,8 +768,9 @@ void CudaBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
   int64_t n = numElements(plan.shape);
   if (n == 0)
     return;
-  check(plan.shape.size() <= kMaxRank, "cuda kernels support rank <= ",
-        kMaxRank, " after merging dims, got ", plan.shape.size());
+  check(plan.shape.size() <= kMaxRank,
+        "cuda kernels support rank <= ", kMaxRank, " after merging dims, got ",
+        plan.shape.size());
   FusedSpace s;
   s.rank = static_cast<int>(plan.shape.size());
   for (int d = 0; d < s.rank; ++d) {
@@ -786,8 +792,8 @@ void CudaBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
     FusedInputs<T> in{};
     for (int k = 0; k < numInputs; ++k)
       in.p[k] = static_cast<const T *>(inputs[k]);
-    fusedMapKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
-        s, f, in, n, static_cast<T *>(out));
+    fusedMapKernelT<T>
+        <<<gridFor(n), 256, 0, stream_>>>(s, f, in, n, static_cast<T *>(out));
   });
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
@@ -997,8 +1003,7 @@ void CudaBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
   WEFT_CUDA_CHECK(cudaGetLastError());
 }
 
-void CudaBackend::iotaKernel(DType dtype, int64_t n, void *out,
-                             int64_t first) {
+void CudaBackend::iotaKernel(DType dtype, int64_t n, void *out, int64_t first) {
   if (n == 0)
     return;
   if (dtype == DType::I32) {
@@ -1007,8 +1012,8 @@ void CudaBackend::iotaKernel(DType dtype, int64_t n, void *out,
   } else {
     dispatchType(dtype, "iota", [&](auto zero) {
       using T = decltype(zero);
-      iotaKernelT<T><<<gridFor(n), 256, 0, stream_>>>(
-          n, static_cast<T *>(out), first);
+      iotaKernelT<T>
+          <<<gridFor(n), 256, 0, stream_>>>(n, static_cast<T *>(out), first);
     });
   }
   WEFT_CUDA_CHECK(cudaGetLastError());

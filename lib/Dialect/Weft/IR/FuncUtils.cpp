@@ -137,8 +137,8 @@ FailureOr<MeshOp> mlir::weft::getFunctionMesh(func::FuncOp func,
       if (failed(useType(t, op->getLoc())))
         return WalkResult::interrupt();
     if (isLocalViewOp(op))
-      if (failed(use(op->getAttrOfType<FlatSymbolRefAttr>("mesh"),
-                     op->getLoc())))
+      if (failed(
+              use(op->getAttrOfType<FlatSymbolRefAttr>("mesh"), op->getLoc())))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -185,9 +185,8 @@ FailureOr<func::FuncOp> mlir::weft::selectFunction(ModuleOp module,
     for (func::FuncOp f : module.getOps<func::FuncOp>())
       if (f.getSymName() == entry)
         return f;
-    InFlightDiagnostic diag = module.emitError()
-                              << what << ": no function named '" << entry
-                              << "'";
+    InFlightDiagnostic diag =
+        module.emitError() << what << ": no function named '" << entry << "'";
     if (!funcs.empty())
       diag << " (the module has " << someNames(funcs) << ")";
     return failure();

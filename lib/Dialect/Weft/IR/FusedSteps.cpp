@@ -15,8 +15,8 @@ using namespace mlir::weft;
 namespace {
 
 /// A value reference `inK` or `sJ` (J < `step`) as a value id.
-bool parseValue(llvm::StringRef tok, unsigned numInputs, unsigned step,
-                int &id, std::string &error) {
+bool parseValue(llvm::StringRef tok, unsigned numInputs, unsigned step, int &id,
+                std::string &error) {
   unsigned n = 0;
   if (tok.consume_front("in")) {
     if (tok.getAsInteger(10, n) || n >= numInputs) {
@@ -96,8 +96,8 @@ bool parseStep(llvm::StringRef text, unsigned numInputs, unsigned index,
   bool scalar = MapOp::takesScalar(*kind);
   if (args.size() != arity + (scalar ? 1 : 0)) {
     error = (stringifyMapKind(*kind) + " takes " + llvm::Twine(arity) +
-             " value(s)" + (scalar ? " and a constant" : "") + ", got '" +
-             rhs + "'")
+             " value(s)" + (scalar ? " and a constant" : "") + ", got '" + rhs +
+             "'")
                 .str();
     return false;
   }
@@ -179,8 +179,7 @@ std::string mlir::weft::printFusedSteps(llvm::ArrayRef<FusedMapStep> steps,
 
 bool mlir::weft::analyzeFusedRows(const IndexSpec &spec, llvm::StringRef rows,
                                   llvm::ArrayRef<FusedMapStep> steps,
-                                  FusedRowsLayout &layout,
-                                  std::string &error) {
+                                  FusedRowsLayout &layout, std::string &error) {
   auto fail = [&](const llvm::Twine &why) {
     error = why.str();
     return false;

@@ -24,13 +24,14 @@ static LogicalResult verifyLogicalShape(Operation *op, Type local,
   auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
   auto padded = dyn_cast<RankedTensorType>(global ? global.getValue() : local);
   if (!shape || !padded || !padded.hasStaticShape())
-    return op->emitOpError() << what << ": weft.logical_shape must be an "
+    return op->emitOpError() << what
+                             << ": weft.logical_shape must be an "
                                 "array<i64> on a static tensor, got "
                              << attr.getValue();
   if (static_cast<int64_t>(shape.size()) != padded.getRank())
-    return op->emitOpError() << what << ": weft.logical_shape has "
-                             << shape.size() << " sizes for a tensor of rank "
-                             << padded.getRank();
+    return op->emitOpError()
+           << what << ": weft.logical_shape has " << shape.size()
+           << " sizes for a tensor of rank " << padded.getRank();
   for (auto [d, n] : llvm::enumerate(shape.asArrayRef()))
     if (n < 1 || n > padded.getDimSize(d))
       return op->emitOpError()
@@ -64,9 +65,8 @@ static LogicalResult verifyGlobalType(Operation *op, Type local,
   for (int64_t d = 0; d < global.getRank(); ++d) {
     int64_t l = localTensor.getDimSize(d), g = global.getDimSize(d);
     if (ShapedType::isDynamic(l) || l == 0 || g % l != 0)
-      return op->emitOpError()
-             << what << ": local dimension " << d << " (" << l
-             << ") does not divide global dimension " << g;
+      return op->emitOpError() << what << ": local dimension " << d << " (" << l
+                               << ") does not divide global dimension " << g;
   }
   return success();
 }

@@ -43,8 +43,9 @@ FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
     std::optional<int64_t> size = mesh.getAxisSize(axis);
     if (!size) {
       op->emitOpError() << "names axis \"" << axis << "\", which mesh @"
-                        << mesh.getSymName() << " does not have (its axes: "
-                        << quotedAxes(mesh) << ")";
+                        << mesh.getSymName()
+                        << " does not have (its axes: " << quotedAxes(mesh)
+                        << ")";
       return failure();
     }
     sizes.push_back(*size);
@@ -59,11 +60,9 @@ FailureOr<int64_t> mlir::weft::getGroupSize(Operation *op, MeshOp mesh,
   return *product;
 }
 
-LogicalResult
-mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
-                                      const Twine &what,
-                                      SymbolTableCollection &tables,
-                                      bool evenly) {
+LogicalResult mlir::weft::verifyShardingAgainstMesh(
+    Operation *op, Type type, const Twine &what, SymbolTableCollection &tables,
+    bool evenly) {
   ShardingAttr sharding = getSharding(type);
   if (!sharding)
     return success();
@@ -82,8 +81,8 @@ mlir::weft::verifyShardingAgainstMesh(Operation *op, Type type,
     if (evenly && size % *k != 0)
       return op->emitOpError()
              << "dimension #" << d << " of " << what << " has size " << size
-             << ", which is not divisible by " << *k
-             << " (the product of axes " << "\"" << llvm::join(axes, "\", \"")
+             << ", which is not divisible by " << *k << " (the product of axes "
+             << "\"" << llvm::join(axes, "\", \"")
              << "\"): a partitioned program's global types are padded to "
                 "their axes (--weft-pad-uneven)";
   }
@@ -103,9 +102,9 @@ LogicalResult mlir::weft::verifyTensorSize(Operation *op, Type type,
              << "dimension #" << d << " of " << what << " has size " << size
              << "; weft tensors have sizes of at least 1";
   if (!boundedProduct(tensor.getShape(), kMaxElements))
-    return op->emitOpError() << what << " " << type << " has more than "
-                             << kMaxElements
-                             << " elements; Weft supports at most that many";
+    return op->emitOpError()
+           << what << " " << type << " has more than " << kMaxElements
+           << " elements; Weft supports at most that many";
   return success();
 }
 
@@ -141,7 +140,8 @@ LogicalResult mlir::weft::verifySignature(func::FuncOp func,
     if (failed(check(type, getArgGlobalType(func, i), "argument #" + Twine(i))))
       return failure();
   for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
-    if (failed(check(type, getResultGlobalType(func, i), "result #" + Twine(i))))
+    if (failed(
+            check(type, getResultGlobalType(func, i), "result #" + Twine(i))))
       return failure();
   return success();
 }
@@ -188,8 +188,9 @@ static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshRef,
 /// Checks `out.shape == in.shape` except on `dims`: `{d, true}` means
 /// `out[d] = in[d] * p`, `{d, false}` means `out[d] = in[d] / p` (in[d] must be
 /// divisible by p).
-static LogicalResult verifyScaledShape(Operation *op, int64_t p,
-                                       ArrayRef<std::pair<int64_t, bool>> dims) {
+static LogicalResult
+verifyScaledShape(Operation *op, int64_t p,
+                  ArrayRef<std::pair<int64_t, bool>> dims) {
   auto in = cast<RankedTensorType>(op->getOperand(0).getType());
   auto out = cast<RankedTensorType>(op->getResult(0).getType());
   for (int64_t d = 0; d < in.getRank(); ++d) {
@@ -218,7 +219,8 @@ static LogicalResult verifyBlock(BlockIndexedOpInterface op,
     return failure();
   if (!op.getLocalBlockMesh())
     return success();
-  return verifyGroup(op, op.getLocalBlockMesh(), op.getLocalBlockAxes(), tables);
+  return verifyGroup(op, op.getLocalBlockMesh(), op.getLocalBlockAxes(),
+                     tables);
 }
 
 #define WEFT_VERIFY_BLOCK(OP)                                                  \
@@ -252,8 +254,8 @@ verifyDimBlocks(Operation *op, FlatSymbolRefAttr meshRef,
     SmallVector<StringRef> axes = dimAxes(d);
     for (StringRef a : axes)
       if (!seen.insert(a).second)
-        return op->emitOpError() << "splits two dimensions over axis \"" << a
-                                 << "\"";
+        return op->emitOpError()
+               << "splits two dimensions over axis \"" << a << "\"";
     FailureOr<int64_t> p = getGroupSize(op, *mesh, axes);
     if (failed(p))
       return failure();
@@ -301,8 +303,7 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyScaledShape(*this, *p, {{getDim(), true}});
 }
 
-LogicalResult
-ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<int64_t> p = verifyGroup(*this, getMeshAttr(), getAxes(), tables);
   if (failed(p))
     return failure();

@@ -22,10 +22,10 @@ LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
     return success();
   auto block = dyn_cast<BlockIndexedOpInterface>(op);
   if (!block)
-    return op->emitOpError()
-           << kVocabSizeAttr
-           << " is only for the block-indexed ops (weft.embed, weft.scatter_add, "
-              "weft.one_hot, weft.iota)";
+    return op->emitOpError() << kVocabSizeAttr
+                             << " is only for the block-indexed ops "
+                                "(weft.embed, weft.scatter_add, "
+                                "weft.one_hot, weft.iota)";
   auto n = dyn_cast<IntegerAttr>(attr.getValue());
   if (!n)
     return op->emitOpError() << kVocabSizeAttr << " must be an integer";
@@ -43,7 +43,7 @@ LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
   if (n.getValue().getSignificantBits() > 64 || n.getInt() < 1 ||
       n.getInt() > rows)
     return op->emitOpError()
-           << kVocabSizeAttr << " = " << n
-           << " is outside [1, " << rows << "], the op's vocabulary";
+           << kVocabSizeAttr << " = " << n << " is outside [1, " << rows
+           << "], the op's vocabulary";
   return success();
 }

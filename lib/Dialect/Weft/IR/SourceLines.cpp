@@ -36,8 +36,7 @@ SmallVector<FileLineColLoc, 2> mlir::weft::sourceLines(Location loc) {
 
 /// " (called at 107)" or " (called at 48, 107)": the call lines after the
 /// op's own; "" for an op no call inlined.
-static std::string callLines(ArrayRef<FileLineColLoc> lines,
-                             StringRef word) {
+static std::string callLines(ArrayRef<FileLineColLoc> lines, StringRef word) {
   if (lines.size() < 2)
     return "";
   std::string s = " (called at " + word.str();

@@ -158,8 +158,8 @@ Attribute ShardingAttr::parse(AsmParser &p, Type) {
   }
   if (p.parseGreater())
     return {};
-  return p.getChecked<ShardingAttr>(ctx, FlatSymbolRefAttr::get(meshName),
-                                    dims, kind, partialAxes);
+  return p.getChecked<ShardingAttr>(ctx, FlatSymbolRefAttr::get(meshName), dims,
+                                    kind, partialAxes);
 }
 
 void ShardingAttr::print(AsmPrinter &p) const {
@@ -181,10 +181,11 @@ void ShardingAttr::print(AsmPrinter &p) const {
 // divisibility) are checked by the ops, see MeshVerification.cpp.
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     FlatSymbolRefAttr mesh, ArrayRef<AxisListAttr> dims,
-                     ReductionKind partialKind, AxisListAttr partialAxes) {
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FlatSymbolRefAttr mesh,
+                                   ArrayRef<AxisListAttr> dims,
+                                   ReductionKind partialKind,
+                                   AxisListAttr partialAxes) {
   if (!mesh)
     return emitError() << "sharding needs a mesh symbol";
   if (!partialAxes || llvm::any_of(dims, [](AxisListAttr d) { return !d; }))

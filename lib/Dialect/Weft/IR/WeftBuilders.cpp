@@ -18,8 +18,7 @@ Value mlir::weft::buildAllGather(OpBuilder &b, Location loc,
                                  RankedTensorType type, Value input,
                                  FlatSymbolRefAttr mesh,
                                  ArrayRef<StringRef> axes, int64_t dim) {
-  return AllGatherOp::create(b, loc, type, input, mesh,
-                             b.getStrArrayAttr(axes),
+  return AllGatherOp::create(b, loc, type, input, mesh, b.getStrArrayAttr(axes),
                              b.getI64IntegerAttr(dim));
 }
 
@@ -36,10 +35,9 @@ Value mlir::weft::buildReduceScatter(OpBuilder &b, Location loc,
                                      RankedTensorType type, ReductionKind kind,
                                      Value input, FlatSymbolRefAttr mesh,
                                      ArrayRef<StringRef> axes, int64_t dim) {
-  return ReduceScatterOp::create(b, loc, type,
-                                 ReductionKindAttr::get(b.getContext(), kind),
-                                 input, mesh, b.getStrArrayAttr(axes),
-                                 b.getI64IntegerAttr(dim));
+  return ReduceScatterOp::create(
+      b, loc, type, ReductionKindAttr::get(b.getContext(), kind), input, mesh,
+      b.getStrArrayAttr(axes), b.getI64IntegerAttr(dim));
 }
 
 Value mlir::weft::buildAllToAll(OpBuilder &b, Location loc,
@@ -58,10 +56,9 @@ Value mlir::weft::buildWait(OpBuilder &b, Location loc, Value started) {
 
 Value mlir::weft::buildPadFill(OpBuilder &b, Location loc, Value input,
                                ArrayRef<int64_t> valid, double fill) {
-  return PadFillOp::create(b, loc, input.getType(), input,
-                           b.getDenseI64ArrayAttr(valid),
-                           b.getF64FloatAttr(fill), FlatSymbolRefAttr(),
-                           ArrayAttr());
+  return PadFillOp::create(
+      b, loc, input.getType(), input, b.getDenseI64ArrayAttr(valid),
+      b.getF64FloatAttr(fill), FlatSymbolRefAttr(), ArrayAttr());
 }
 
 std::optional<PadFillParts> mlir::weft::matchPadFill(Value v) {
@@ -101,8 +98,7 @@ Value mlir::weft::buildUnflatten(OpBuilder &b, Location loc, Value flat,
     return ReduceOp::create(b, loc, type, ReductionKind::Sum, "a->", flat)
         .getResult();
   std::string l = letters(type.getRank());
-  return ReshapeOp::create(b, loc, type, "(" + l + ")->" + l, flat)
-      .getResult();
+  return ReshapeOp::create(b, loc, type, "(" + l + ")->" + l, flat).getResult();
 }
 
 Value mlir::weft::buildConcat(OpBuilder &b, Location loc, RankedTensorType type,

@@ -171,8 +171,7 @@ struct MergeAllReduces : OpRewritePattern<AllReduceOp> {
     if (!inner || !inner->hasOneUse() || inner.getKind() != outer.getKind() ||
         inner.getMesh() != outer.getMesh())
       return failure();
-    SmallVector<Attribute> axes(inner.getAxes().begin(),
-                                inner.getAxes().end());
+    SmallVector<Attribute> axes(inner.getAxes().begin(), inner.getAxes().end());
     for (Attribute a : outer.getAxes()) {
       if (llvm::is_contained(axes, a))
         return failure();

@@ -75,7 +75,7 @@ public:
 
   Value reduce(ReductionKind kind, Term in, StringRef out) {
     return ReduceOp::create(b, loc, typeOf(out), kind, spec({in}, out),
-                              in.value);
+                            in.value);
   }
 
   /// `g` (letters `from`) summed onto `to`, a subset of `from` in any order:
@@ -173,8 +173,8 @@ LogicalResult MapOp::buildGradients(OpBuilder &b, Value gy,
   auto fx = [&]() -> Term {
     if (x.letters == out)
       return y;
-    return {g.map(getKind(), {x}, x.letters, getScalar() ? std::optional(c)
-                                                          : std::nullopt),
+    return {g.map(getKind(), {x}, x.letters,
+                  getScalar() ? std::optional(c) : std::nullopt),
             x.letters};
   };
   auto X = [&](MapKind k, ArrayRef<Term> ins,
@@ -267,8 +267,8 @@ LogicalResult MapOp::buildGradients(OpBuilder &b, Value gy,
     break;
   case MapKind::Sigmoid: { // s (1 - s)
     Term s = fx();
-    contrib = {times(X(MapKind::Mul,
-                       {s, X(MapKind::Shift, {X(MapKind::Neg, {s})}, 1.0)}))};
+    contrib = {times(
+        X(MapKind::Mul, {s, X(MapKind::Shift, {X(MapKind::Neg, {s})}, 1.0)}))};
     break;
   }
   case MapKind::Softplus: // sigmoid(x)
@@ -287,16 +287,16 @@ LogicalResult MapOp::buildGradients(OpBuilder &b, Value gy,
     const double k0 = std::sqrt(2.0 / M_PI), k1 = 0.044715;
     Term x2 = X(MapKind::Square, {x});
     Term x3 = X(MapKind::Mul, {x2, x});
-    Term u = X(MapKind::Scale, {X(MapKind::Add, {x, X(MapKind::Scale, {x3}, k1)})},
-               k0);
+    Term u = X(MapKind::Scale,
+               {X(MapKind::Add, {x, X(MapKind::Scale, {x3}, k1)})}, k0);
     Term t = X(MapKind::Tanh, {u});
     Term a = X(MapKind::Scale, {X(MapKind::Shift, {t}, 1.0)}, 0.5);
-    Term sech2 = X(MapKind::Shift, {X(MapKind::Neg, {X(MapKind::Square, {t})})},
-                   1.0);
+    Term sech2 =
+        X(MapKind::Shift, {X(MapKind::Neg, {X(MapKind::Square, {t})})}, 1.0);
     Term poly = X(MapKind::Shift, {X(MapKind::Scale, {x2}, 3.0 * k1)}, 1.0);
-    Term bterm = X(MapKind::Scale,
-                   {X(MapKind::Mul, {X(MapKind::Mul, {x, sech2}), poly})},
-                   0.5 * k0);
+    Term bterm =
+        X(MapKind::Scale,
+          {X(MapKind::Mul, {X(MapKind::Mul, {x, sech2}), poly})}, 0.5 * k0);
     contrib = {times(X(MapKind::Add, {a, bterm}))};
     break;
   }
@@ -352,19 +352,17 @@ LogicalResult ScatterAddOp::buildGradients(OpBuilder &b, Value gy,
   // ids: none. updates: the rows of the result's gradient the ids pick,
   // an embed "ids,vd->updates".
   SmallVector<std::string, 3> letters = lettersOf(*this);
-  const std::string &ids = letters[0], &updates = letters[1],
-                    &out = letters[2];
+  const std::string &ids = letters[0], &updates = letters[1], &out = letters[2];
   std::string spec = ids + "," + out + "->" + updates;
   grads.push_back(Value());
-  grads.push_back(EmbedOp::create(b, getLoc(),
-                                  withoutSharding(getUpdates().getType()),
-                                  spec, getIds(), gy, FlatSymbolRefAttr(),
-                                  ArrayAttr()));
+  grads.push_back(
+      EmbedOp::create(b, getLoc(), withoutSharding(getUpdates().getType()),
+                      spec, getIds(), gy, FlatSymbolRefAttr(), ArrayAttr()));
   return success();
 }
 
-LogicalResult OneHotOp::buildGradients(OpBuilder &,
-                                       Value, SmallVectorImpl<Value> &grads) {
+LogicalResult OneHotOp::buildGradients(OpBuilder &, Value,
+                                       SmallVectorImpl<Value> &grads) {
   grads.push_back(Value()); // Integer ids: no gradient.
   return success();
 }
@@ -394,8 +392,8 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, Value gy,
   auto zeros = [&](int64_t extent) {
     SmallVector<int64_t> shape(inType.getShape());
     shape[dim] = extent;
-    return ConstantOp::create(b, 
-        getLoc(), RankedTensorType::get(shape, inType.getElementType()),
+    return ConstantOp::create(
+        b, getLoc(), RankedTensorType::get(shape, inType.getElementType()),
         b.getF64FloatAttr(0.0));
   };
   SmallVector<Value> parts;
@@ -404,10 +402,10 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, Value gy,
   parts.push_back(gy);
   if (int64_t after = inType.getDimSize(dim) - start - n; after > 0)
     parts.push_back(zeros(after));
-  grads.push_back(parts.size() == 1
-                      ? gy
-                      : ConcatOp::create(b, getLoc(), inType, parts, dim)
-                            .getResult());
+  grads.push_back(
+      parts.size() == 1
+          ? gy
+          : ConcatOp::create(b, getLoc(), inType, parts, dim).getResult());
   return success();
 }
 
@@ -431,8 +429,8 @@ LogicalResult ReshapeOp::buildGradients(OpBuilder &b, Value gy,
   // The inverse reshape: the spec's two sides swapped.
   auto [in, out] = getSpec().split("->");
   auto inType = cast<RankedTensorType>(getInput().getType());
-  grads.push_back(ReshapeOp::create(b, 
-      getLoc(),
+  grads.push_back(ReshapeOp::create(
+      b, getLoc(),
       RankedTensorType::get(inType.getShape(), inType.getElementType()),
       (out + "->" + in).str(), gy));
   return success();
@@ -457,10 +455,10 @@ LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
   g.addSizes(x, in);
   g.addSizes(sel, getType());
   Value iota = IotaOp::create(b, getLoc(), g.typeOf(line), FlatSymbolRefAttr(),
-                                ArrayAttr());
+                              ArrayAttr());
   Value positions = g.broadcastTo({iota, line}, x);
   Value chosen = TopKOp::create(b, getLoc(), g.typeOf(sel), getInput(),
-                                  positions, getDimAttr(), getKAttr());
+                                positions, getDimAttr(), getKAttr());
   std::string hot = sel + line;
   Value oneHot = g.map(MapKind::Eq, {{chosen, sel}, {iota, line}}, hot);
   Value dx = g.einsum({{gy, sel}, {oneHot, hot}}, x);
@@ -475,9 +473,8 @@ LogicalResult CumsumOp::buildGradients(OpBuilder &b, Value gy,
   // y[i] = sum_{j <= i} x[j], so dx[j] = sum_{i >= j} dy[i]: the same scan
   // the other way (exclusive stays exclusive).
   auto op = CumsumOp::create(b, getLoc(), gy.getType(), gy, getDimAttr(),
-                               getExclusiveAttr(), getReverse()
-                                                       ? UnitAttr()
-                                                       : b.getUnitAttr());
+                             getExclusiveAttr(),
+                             getReverse() ? UnitAttr() : b.getUnitAttr());
   grads.push_back(op.getResult());
   return success();
 }
@@ -487,8 +484,8 @@ LogicalResult PadFillOp::buildGradients(OpBuilder &b, Value gy,
   // The kept elements pass their cotangent through; the filled ones do not
   // depend on the input: zero there.
   grads.push_back(PadFillOp::create(b, getLoc(), gy.getType(), gy,
-                                      getValidAttr(), b.getF64FloatAttr(0.0),
-                                      FlatSymbolRefAttr(), ArrayAttr()));
+                                    getValidAttr(), b.getF64FloatAttr(0.0),
+                                    FlatSymbolRefAttr(), ArrayAttr()));
   return success();
 }
 

@@ -1,7 +1,7 @@
 //===- WeftJson.cpp - JSON field names (JsonExportOpInterface) ------------===//
 //
-// weft-translate --weft-to-json writes an op's inherent attributes generically, each
-// as a field of its name. Only where the numpy evaluator's format names a
+// weft-translate --weft-to-json writes an op's inherent attributes generically,
+// each as a field of its name. Only where the numpy evaluator's format names a
 // field otherwise does an op say so here: an op's `kind` is written under
 // the op's own name (map, reduce) or as a distribution (random), by the
 // enum's names (the attribute itself is an integer); cumsum's flags are

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/FusedSteps.h"
-#include "weft/Dialect/Weft/IR/Limits.h"
-#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/rt/ElementPlans.h"
 
 #include "mlir/IR/Builders.h"
@@ -67,9 +67,9 @@ void MeshOp::print(OpAsmPrinter &p) {
                           p << " = " << size;
                         });
   p << "]";
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getSymNameAttrName(), getAxisNamesAttrName(),
-                           getAxisSizesAttrName()});
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getAxisNamesAttrName(), getAxisSizesAttrName()});
 }
 
 LogicalResult MeshOp::verify() {
@@ -124,8 +124,8 @@ static FailureOr<IndexSpec> verifyLetters(Operation *op, StringRef text,
   std::string error;
   FailureOr<IndexSpec> spec = IndexSpec::parse(text, error, allowBroadcast);
   if (failed(spec))
-    return op->emitOpError() << "has a malformed spec \"" << text
-                             << "\": " << error;
+    return op->emitOpError()
+           << "has a malformed spec \"" << text << "\": " << error;
   if (spec->inputs.size() != inputs.size())
     return op->emitOpError()
            << "spec \"" << text << "\" has " << spec->inputs.size()
@@ -178,10 +178,9 @@ static LogicalResult verifySameElementType(Operation *op, TypeRange inputs,
   Type expected = getElementTypeOrSelf(result);
   for (auto [i, type] : llvm::enumerate(inputs))
     if (getElementTypeOrSelf(type) != expected)
-      return op->emitOpError()
-             << "operand #" << i << " has element type "
-             << getElementTypeOrSelf(type) << " but the result has "
-             << expected;
+      return op->emitOpError() << "operand #" << i << " has element type "
+                               << getElementTypeOrSelf(type)
+                               << " but the result has " << expected;
   return success();
 }
 
@@ -193,8 +192,8 @@ LogicalResult EinsumOp::verify() {
   if (getInputs().empty() || getInputs().size() > 2)
     return emitOpError() << "takes one or two operands, got "
                          << getInputs().size();
-  if (failed(verifyLetters(*this, getSpec(), getInputs().getTypes(),
-                           getType())))
+  if (failed(
+          verifyLetters(*this, getSpec(), getInputs().getTypes(), getType())))
     return failure();
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
@@ -265,8 +264,7 @@ void mlir::weft::printMapKindName(OpAsmPrinter &printer, Operation *,
 
 /// Elementwise ops: every operand letter is a result letter (`why` is
 /// appended to the error).
-static LogicalResult verifyNoReducedLetter(Operation *op,
-                                           const IndexSpec &spec,
+static LogicalResult verifyNoReducedLetter(Operation *op, const IndexSpec &spec,
                                            StringRef why) {
   for (auto [i, letters] : llvm::enumerate(spec.inputs))
     for (char c : letters)
@@ -292,8 +290,8 @@ LogicalResult MapOp::verify() {
                     /*allowBroadcast=*/true);
   if (failed(spec))
     return failure();
-  if (failed(verifyNoReducedLetter(*this, *spec,
-                                   ": a map does not reduce (use weft.reduce)")))
+  if (failed(verifyNoReducedLetter(
+          *this, *spec, ": a map does not reduce (use weft.reduce)")))
     return failure();
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
@@ -320,8 +318,8 @@ static LogicalResult verifyFusedSteps(Operation *op, unsigned numInputs,
       if (id >= 0 && id < static_cast<int>(numInputs))
         read.set(id);
   if (!read.all())
-    return op->emitOpError() << "operand #" << read.find_first_unset()
-                             << " is read by no step";
+    return op->emitOpError()
+           << "operand #" << read.find_first_unset() << " is read by no step";
   return success();
 }
 
@@ -423,14 +421,14 @@ static LogicalResult verifyBlockAttrs(BlockIndexedOpInterface op,
   Operation *o = op.getOperation();
   if (static_cast<bool>(op.getLocalBlockMesh()) !=
       static_cast<bool>(op.getLocalBlockAxes()))
-    return o->emitOpError() << "needs both `mesh` and `" << axesName
-                            << "`, or neither";
+    return o->emitOpError()
+           << "needs both `mesh` and `" << axesName << "`, or neither";
   if (op.getLocalBlockAxes() && op.getLocalBlockAxes().empty())
-    return o->emitOpError() << "`" << syntax
-                            << "` needs at least one mesh axis";
+    return o->emitOpError()
+           << "`" << syntax << "` needs at least one mesh axis";
   auto sharded = [](Type t) { return static_cast<bool>(getSharding(t)); };
   if (op.getLocalBlockMesh() && (llvm::any_of(o->getOperandTypes(), sharded) ||
-                            llvm::any_of(o->getResultTypes(), sharded)))
+                                 llvm::any_of(o->getResultTypes(), sharded)))
     return o->emitOpError() << "with `" << syntax
                             << "` is a local-view op: its types carry no "
                                "#weft.sharding";
@@ -468,8 +466,8 @@ char ScatterAddOp::getBlockLetter() {
 }
 int64_t ScatterAddOp::getLocalBlockSize() {
   auto l = lettersOfSpec(getSpec());
-  return cast<RankedTensorType>(getType())
-      .getDimSize(lookedUpLetter(l[2], {l[0], l[1]}).second);
+  return cast<RankedTensorType>(getType()).getDimSize(
+      lookedUpLetter(l[2], {l[0], l[1]}).second);
 }
 ArrayAttr ScatterAddOp::getLocalBlockAxes() { return getVocabAxesAttr(); }
 void ScatterAddOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
@@ -510,10 +508,9 @@ void IotaOp::setLocalBlock(FlatSymbolRefAttr mesh, ArrayAttr axes) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScatterAddOp::verify() {
-  FailureOr<IndexSpec> spec =
-      verifyLetters(*this, getSpec(),
-                    {getIds().getType(), getUpdates().getType()}, getType(),
-                    /*allowBroadcast=*/true);
+  FailureOr<IndexSpec> spec = verifyLetters(
+      *this, getSpec(), {getIds().getType(), getUpdates().getType()}, getType(),
+      /*allowBroadcast=*/true);
   if (failed(spec))
     return failure();
   StringRef ids = spec->inputs[0], updates = spec->inputs[1];
@@ -532,8 +529,8 @@ LogicalResult ScatterAddOp::verify() {
     vocab = c;
   }
   if (!vocab)
-    return emitOpError() << "no result letter is looked up: one of \""
-                         << result << "\" must appear in no operand";
+    return emitOpError() << "no result letter is looked up: one of \"" << result
+                         << "\" must appear in no operand";
   for (char c : ids)
     if (!updates.contains(c))
       return emitOpError() << "ids letter '" << c
@@ -557,8 +554,7 @@ std::optional<ReductionKind> ScatterAddOp::getContractionKind() {
   return ReductionKind::Sum;
 }
 
-bool ScatterAddOp::acceptsPartialOperand(unsigned operand,
-                                         ReductionKind kind) {
+bool ScatterAddOp::acceptsPartialOperand(unsigned operand, ReductionKind kind) {
   return operand == 1 && kind == ReductionKind::Sum; // Linear in the updates.
 }
 
@@ -606,9 +602,7 @@ SmallVector<std::string, 3> IotaOp::getTensorLetters() {
   return {placeholderLetters(getType())};
 }
 
-std::optional<ReductionKind> IotaOp::getReductionKind() {
-  return std::nullopt;
-}
+std::optional<ReductionKind> IotaOp::getReductionKind() { return std::nullopt; }
 
 bool IotaOp::acceptsPartialOperand(unsigned, ReductionKind) {
   return false; // No operands.
@@ -622,10 +616,10 @@ bool IotaOp::acceptsPartialOperand(unsigned, ReductionKind) {
 /// and `block_axes` together or not at all, one list of axis names per
 /// dimension, and no #weft.sharding on a local-view op.
 static LogicalResult verifyDimBlockAxes(Operation *op, FlatSymbolRefAttr mesh,
-                                        ArrayAttr axes,
-                                        RankedTensorType type) {
+                                        ArrayAttr axes, RankedTensorType type) {
   if (static_cast<bool>(mesh) != static_cast<bool>(axes))
-    return op->emitOpError() << "needs both `mesh` and `block_axes`, or neither";
+    return op->emitOpError()
+           << "needs both `mesh` and `block_axes`, or neither";
   if (!axes)
     return success();
   auto sharded = [](Type t) { return static_cast<bool>(getSharding(t)); };
@@ -638,9 +632,8 @@ static LogicalResult verifyDimBlockAxes(Operation *op, FlatSymbolRefAttr mesh,
                              << type.getRank() << "), got " << axes.size();
   for (Attribute a : axes) {
     auto list = dyn_cast<ArrayAttr>(a);
-    if (!list || !llvm::all_of(list, [](Attribute e) {
-          return isa<StringAttr>(e);
-        }))
+    if (!list ||
+        !llvm::all_of(list, [](Attribute e) { return isa<StringAttr>(e); }))
       return op->emitOpError() << "`over` needs a list of axis names per "
                                   "dimension, got "
                                << a;
@@ -706,8 +699,8 @@ LogicalResult CumsumOp::verify() {
                          << in << " -> " << out;
   auto dim = static_cast<int64_t>(getDim()); // I64Attr: read as unsigned.
   if (dim < 0 || dim >= in.getRank())
-    return emitOpError() << "dim " << dim << " is not a dimension of "
-                         << in << " (rank " << in.getRank() << ")";
+    return emitOpError() << "dim " << dim << " is not a dimension of " << in
+                         << " (rank " << in.getRank() << ")";
   return success();
 }
 
@@ -773,7 +766,8 @@ ReshapeOp::parseGroups(StringRef spec, std::string &error) {
       b += g;
     if (a != b) {
       error = "both sides must list the same letters in the same order, got "
-              "\"" + a + "\" and \"" + b + "\"";
+              "\"" +
+              a + "\" and \"" + b + "\"";
       return failure();
     }
     for (size_t i = 0; i < a.size(); ++i)
@@ -796,15 +790,13 @@ LogicalResult ReshapeOp::verify() {
   auto out = cast<RankedTensorType>(getType());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "result element type " << out.getElementType()
-                         << " differs from the input's "
-                         << in.getElementType();
+                         << " differs from the input's " << in.getElementType();
   auto &[ins, outs] = *groups;
   if (static_cast<int64_t>(ins.size()) != in.getRank() ||
       static_cast<int64_t>(outs.size()) != out.getRank())
     return emitOpError() << "spec \"" << getSpec() << "\" has " << ins.size()
-                         << " and " << outs.size()
-                         << " dimensions, the types " << in.getRank()
-                         << " and " << out.getRank();
+                         << " and " << outs.size() << " dimensions, the types "
+                         << in.getRank() << " and " << out.getRank();
   // Letter sizes from the dimensions of one letter.
   llvm::SmallDenseMap<char, int64_t> size;
   for (auto [g, n] : llvm::zip(ins, in.getShape()))
@@ -834,9 +826,9 @@ LogicalResult ReshapeOp::verify() {
           return emitOpError() << "group (" << g << ") is too large";
       }
       if (product != n)
-        return emitOpError() << "dimension " << d << " of the " << what
-                             << " is (" << g << ") of size " << product
-                             << ", but the type has " << n;
+        return emitOpError()
+               << "dimension " << d << " of the " << what << " is (" << g
+               << ") of size " << product << ", but the type has " << n;
     }
     return success();
   };
@@ -892,8 +884,7 @@ LogicalResult SliceOp::verify() {
   auto out = cast<RankedTensorType>(getType());
   if (in.getElementType() != out.getElementType())
     return emitOpError() << "result element type " << out.getElementType()
-                         << " differs from the input's "
-                         << in.getElementType();
+                         << " differs from the input's " << in.getElementType();
   if (in.getRank() != out.getRank())
     return emitOpError() << "result rank " << out.getRank()
                          << " differs from the input's " << in.getRank();
@@ -904,14 +895,12 @@ LogicalResult SliceOp::verify() {
     if (d != dim && in.getDimSize(d) != out.getDimSize(d))
       return emitOpError() << "dimension " << d << " has extent "
                            << out.getDimSize(d) << " in the result but "
-                           << in.getDimSize(d)
-                           << " in the input (only dim " << dim
-                           << " is sliced)";
+                           << in.getDimSize(d) << " in the input (only dim "
+                           << dim << " is sliced)";
   int64_t start = getStart(), n = out.getDimSize(dim);
   // Extents are below 2^48 (kMaxElements): start + n cannot overflow once
   // start is.
-  if (start < 0 || start > in.getDimSize(dim) ||
-      n > in.getDimSize(dim) - start)
+  if (start < 0 || start > in.getDimSize(dim) || n > in.getDimSize(dim) - start)
     return emitOpError() << "range [" << start << ", " << start << " + " << n
                          << ") of dim " << dim << " is outside [0, "
                          << in.getDimSize(dim) << ")";
@@ -961,10 +950,10 @@ LogicalResult ConcatOp::verify() {
                            << " but the result has " << out.getRank();
     for (int64_t d = 0; d < out.getRank(); ++d)
       if (d != dim && in.getDimSize(d) != out.getDimSize(d))
-        return emitOpError() << "operand #" << i << " has extent "
-                             << in.getDimSize(d) << " on dimension " << d
-                             << " but the result has " << out.getDimSize(d)
-                             << " (only dim " << dim << " is joined)";
+        return emitOpError()
+               << "operand #" << i << " has extent " << in.getDimSize(d)
+               << " on dimension " << d << " but the result has "
+               << out.getDimSize(d) << " (only dim " << dim << " is joined)";
     total += in.getDimSize(dim); // <= 32 extents below 2^48 each.
   }
   if (total != out.getDimSize(dim))
@@ -998,8 +987,7 @@ bool ConcatOp::isJointlyLinear() { return true; }
 
 bool ConcatOp::canSplitLetter(char letter) {
   return letter != kResultLetter &&
-         !(letter >= operandLetter(0) &&
-           letter < operandLetter(kMaxOperands));
+         !(letter >= operandLetter(0) && letter < operandLetter(kMaxOperands));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1091,8 +1079,7 @@ LogicalResult PadFillOp::verify() {
   if (out.getElementType().isInteger(32) &&
       (!std::isfinite(fill) || std::trunc(fill) != fill ||
        std::abs(fill) > 2147483647.0))
-    return emitOpError() << "an i32 tensor needs an integer fill, got "
-                         << fill;
+    return emitOpError() << "an i32 tensor needs an integer fill, got " << fill;
   return success();
 }
 
@@ -1121,9 +1108,8 @@ bool PadFillOp::acceptsPartialOperand(unsigned, ReductionKind kind) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult EmbedOp::verify() {
-  FailureOr<IndexSpec> spec =
-      verifyLetters(*this, getSpec(),
-                    {getIds().getType(), getTable().getType()}, getType());
+  FailureOr<IndexSpec> spec = verifyLetters(
+      *this, getSpec(), {getIds().getType(), getTable().getType()}, getType());
   if (failed(spec))
     return failure();
   StringRef ids = spec->inputs[0];
@@ -1143,8 +1129,7 @@ LogicalResult EmbedOp::verify() {
     vocab = c;
   }
   if (!vocab)
-    return emitOpError() << "no table letter is looked up: one of \""
-                         << table
+    return emitOpError() << "no table letter is looked up: one of \"" << table
                          << "\" must appear in neither the ids nor the result";
   for (char c : ids)
     if (!spec->inResult(c))
@@ -1211,8 +1196,7 @@ SmallVector<std::string, 3> mlir::weft::lettersOfSpec(StringRef text) {
       IndexSpec::parse(text, error, /*allowBroadcast=*/true);
   if (failed(spec))
     return {};
-  SmallVector<std::string, 3> letters(spec->inputs.begin(),
-                                      spec->inputs.end());
+  SmallVector<std::string, 3> letters(spec->inputs.begin(), spec->inputs.end());
   letters.push_back(spec->result);
   return letters;
 }
@@ -1255,8 +1239,8 @@ static LogicalResult verifyAsync(Operation *op) {
                                 "it overlaps), got "
                              << attr;
   if (!cast<CollectiveOpInterface>(op).communicates())
-    return op->emitOpError() << "does not communicate: it cannot be `"
-                             << kAsyncAttr << "`";
+    return op->emitOpError()
+           << "does not communicate: it cannot be `" << kAsyncAttr << "`";
   Value r = op->getResult(0);
   if (!r.hasOneUse() || !isa<WaitOp>(*r.getUsers().begin()))
     return op->emitOpError()
@@ -1274,8 +1258,7 @@ static LogicalResult verifyCollective(Operation *op, ArrayAttr axes,
   llvm::StringSet<> seen;
   for (Attribute a : axes)
     if (!seen.insert(cast<StringAttr>(a).getValue()).second)
-      return op->emitOpError()
-             << "names axis " << a << " more than once";
+      return op->emitOpError() << "names axis " << a << " more than once";
   auto in = cast<RankedTensorType>(op->getOperand(0).getType());
   auto out = cast<RankedTensorType>(op->getResult(0).getType());
   if (getSharding(in) || getSharding(out))
@@ -1283,9 +1266,9 @@ static LogicalResult verifyCollective(Operation *op, ArrayAttr axes,
            << "is a local-view op: its types carry local shapes and no "
               "#weft.sharding";
   if (in.getElementType() != out.getElementType())
-    return op->emitOpError() << "changes the element type from "
-                             << in.getElementType() << " to "
-                             << out.getElementType();
+    return op->emitOpError()
+           << "changes the element type from " << in.getElementType() << " to "
+           << out.getElementType();
   if (in.getRank() != out.getRank())
     return op->emitOpError() << "changes the rank from " << in.getRank()
                              << " to " << out.getRank();
@@ -1309,8 +1292,9 @@ LogicalResult ReduceScatterOp::verify() {
 }
 
 LogicalResult AllToAllOp::verify() {
-  if (failed(verifyCollective(*this, getAxes(), {static_cast<int64_t>(getSplitDim()),
-                                                 static_cast<int64_t>(getConcatDim())})))
+  if (failed(verifyCollective(*this, getAxes(),
+                              {static_cast<int64_t>(getSplitDim()),
+                               static_cast<int64_t>(getConcatDim())})))
     return failure();
   if (getSplitDim() == getConcatDim())
     return emitOpError() << "split and concat dimensions must differ";

@@ -4,8 +4,8 @@
 // ops follow one rule (partitionByLetters): operands resharded to the
 // layouts the letter map `weft.split` requires, the op retyped to local
 // shapes in place, a split block letter recorded. The ops whose local form
-// is more than that say so here; the pass (Transforms/Partition/Partition.cpp) knows
-// none of them.
+// is more than that say so here; the pass (Transforms/Partition/Partition.cpp)
+// knows none of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,8 +84,8 @@ static FailureOr<Operation *> partitionFill(Operation *op, Layout &layout,
   SmallVector<Value> localOperands;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     auto type = context.getGlobalType(operand);
-    FailureOr<Value> local = context.getAs(
-        operand, Layout::getReplicated(type.getRank()), op, [&] {
+    FailureOr<Value> local =
+        context.getAs(operand, Layout::getReplicated(type.getRank()), op, [&] {
           return "operand #" + std::to_string(i) + " of " +
                  context.describe(op) + " (read whole)";
         });
@@ -208,16 +208,16 @@ static Value addScanOffsets(CumsumOp local, const Layout &layout,
                                rest + "->" + all, ValueRange{totals},
                                builder.getF64FloatAttr(1.0));
   auto gather =
-      AllGatherOp::create(builder, loc, tensor(gathered), column,
-                          mesh.getRef(), axesAttr, builder.getI64IntegerAttr(d));
+      AllGatherOp::create(builder, loc, tensor(gathered), column, mesh.getRef(),
+                          axesAttr, builder.getI64IntegerAttr(d));
   std::string why = "block totals of " + context.describe(local) + " (dim " +
                     std::to_string(d) + " scanned over " +
                     axesStr(axes, false) + ")";
   gather->setAttr(kReasonAttr, builder.getStringAttr(why));
-  gather->setAttr(kBytesPerDeviceAttr,
-                  builder.getI64IntegerAttr((p - 1) *
-                                            tensor(one).getNumElements() *
-                                            elementBytes(type)));
+  gather->setAttr(
+      kBytesPerDeviceAttr,
+      builder.getI64IntegerAttr((p - 1) * tensor(one).getNumElements() *
+                                elementBytes(type)));
   Value before = CumsumOp::create(
       builder, loc, tensor(gathered), gather, builder.getI64IntegerAttr(d),
       builder.getUnitAttr(), local.getReverseAttr());
@@ -280,8 +280,8 @@ LogicalResult TopKOp::partition(PartitionContext &context) {
   builder.setInsertionPoint(*this);
   auto select = [&](Value x, Value payload, int64_t count) -> Value {
     return TopKOp::create(
-        builder, getLoc(), sized(cast<RankedTensorType>(x.getType()), count),
-        x, payload, getDimAttr(), builder.getI64IntegerAttr(count));
+        builder, getLoc(), sized(cast<RankedTensorType>(x.getType()), count), x,
+        payload, getDimAttr(), builder.getI64IntegerAttr(count));
   };
   Value payload = operands.size() > 1 ? operands[1] : Value();
   Value result;
@@ -291,13 +291,12 @@ LogicalResult TopKOp::partition(PartitionContext &context) {
     int64_t p = mesh.getGroupSize(axes);
     auto gather = [&](Value v) -> Value {
       auto t = cast<RankedTensorType>(v.getType());
-      auto g = AllGatherOp::create(
-          builder, getLoc(), sized(t, p * kLocal), v, mesh.getRef(),
-          namesAttr(builder, axes), builder.getI64IntegerAttr(d));
+      auto g = AllGatherOp::create(builder, getLoc(), sized(t, p * kLocal), v,
+                                   mesh.getRef(), namesAttr(builder, axes),
+                                   builder.getI64IntegerAttr(d));
       g->setAttr(kReasonAttr,
-                 builder.getStringAttr("top-k candidates of " + why +
-                                       " (dim " + std::to_string(d) +
-                                       " selected over " +
+                 builder.getStringAttr("top-k candidates of " + why + " (dim " +
+                                       std::to_string(d) + " selected over " +
                                        axesStr(axes, false) + ")"));
       g->setAttr(kBytesPerDeviceAttr,
                  builder.getI64IntegerAttr((p - 1) * t.getNumElements() *
@@ -310,13 +309,11 @@ LogicalResult TopKOp::partition(PartitionContext &context) {
         "top_k candidates", operands[0].getAsOpaquePointer(), d, kLocal);
     if (!values)
       values = gather(select(operands[0], Value(), kLocal));
-    result = payload
-                 ? select(values, gather(select(operands[0], payload, kLocal)),
-                          k)
-                 : select(values, Value(), k);
+    result = payload ? select(values,
+                              gather(select(operands[0], payload, kLocal)), k)
+                     : select(values, Value(), k);
   }
-  Layout computed =
-      context.getRequiredLayout(*this, getNumOperands(), whole);
+  Layout computed = context.getRequiredLayout(*this, getNumOperands(), whole);
   context.setLocal(getResult(), computed, result);
   // Propagation priced the dropped letter as a max: a selection replicated
   // over those axes is also that partial max.

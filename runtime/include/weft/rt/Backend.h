@@ -148,8 +148,8 @@ public:
   /// with extent k at dim, and must not overlap x or the payload (x and
   /// the payload may be the same). A local op: it selects within this
   /// rank's block.
-  void topK(const Tensor &x, const Tensor *payload, Tensor &out, int dim,
-            int k, std::string_view label = {});
+  void topK(const Tensor &x, const Tensor *payload, Tensor &out, int dim, int k,
+            std::string_view label = {});
   /// weft.convert: out = `in`'s elements converted to out's float dtype,
   /// each rounded once to nearest even (ops::convertValue). `in` and `out`
   /// are float tensors of the same shape; equal dtypes copy.
@@ -196,8 +196,7 @@ public:
   /// progress thread). A communicator that cannot makes them run the
   /// blocking collective at once (the Pending comes back finished).
   std::unique_ptr<Pending> startAllReduce(const Tensor &in, Tensor &out,
-                                          const AxisList &axes,
-                                          ReduceKind kind,
+                                          const AxisList &axes, ReduceKind kind,
                                           std::string_view label = {});
   std::unique_ptr<Pending> startAllGather(const Tensor &in, Tensor &out,
                                           int dim, const AxisList &axes,
@@ -300,8 +299,7 @@ public:
                                 void *table, int64_t rowOffset) = 0;
   virtual void oneHotKernel(const OneHotPlan &plan, DType dtype,
                             const int32_t *ids, void *out, int64_t offset) = 0;
-  virtual void iotaKernel(DType dtype, int64_t n, void *out,
-                          int64_t first) = 0;
+  virtual void iotaKernel(DType dtype, int64_t n, void *out, int64_t first) = 0;
   virtual void randomKernel(const RandomPlan &plan, DType dtype,
                             RandomKind kind, uint64_t seed, void *out) = 0;
   /// `in` and `out` hold plan.count elements of plan.dtype; they are either

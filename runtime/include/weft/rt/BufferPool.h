@@ -50,10 +50,10 @@ public:
   static Source hostSource();
 
   struct Stats {
-    int64_t systemAllocs = 0;    // buffers obtained from the system
-    int64_t reuses = 0;          // allocations served from a free list
-    std::size_t cachedBytes = 0; // bytes on the free lists now
-    std::size_t liveBytes = 0;   // bytes handed out and not yet released
+    int64_t systemAllocs = 0;      // buffers obtained from the system
+    int64_t reuses = 0;            // allocations served from a free list
+    std::size_t cachedBytes = 0;   // bytes on the free lists now
+    std::size_t liveBytes = 0;     // bytes handed out and not yet released
     std::size_t peakLiveBytes = 0; // the high-water mark of liveBytes
     /// The same in the bytes asked for (before rounding to a size class):
     /// what the compiler's memory estimate counts.

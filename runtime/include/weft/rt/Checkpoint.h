@@ -1,4 +1,5 @@
-//===- Checkpoint.h - Checkpoints written and published as a unit -*- C++ -*-===//
+//===- Checkpoint.h - Checkpoints written and published as a unit -*- C++
+//-*-===//
 //
 // A checkpoint is a directory ROOT/step-NNNNNNNN holding one global .npy per
 // tensor and a manifest (manifest.json) that lists every file with its

@@ -173,20 +173,21 @@ public:
   // nonblocking all-reduce measured 1.55-1.8x its blocking one); every rank
   // then makes the same choice, and blocking forms must then be used by
   // every rank alike (as SPMD programs do).
-  virtual void allReduce(const void *send, void *recv, int64_t count, DType dtype,
-                 ReduceKind kind, const GroupPlan &group) {
+  virtual void allReduce(const void *send, void *recv, int64_t count,
+                         DType dtype, ReduceKind kind, const GroupPlan &group) {
     startAllReduce(send, recv, count, dtype, kind, group)->wait();
   }
-  virtual void allGather(const void *send, void *recv, int64_t chunk, DType dtype,
-                 const GroupPlan &group) {
+  virtual void allGather(const void *send, void *recv, int64_t chunk,
+                         DType dtype, const GroupPlan &group) {
     startAllGather(send, recv, chunk, dtype, group)->wait();
   }
-  virtual void reduceScatter(const void *send, void *recv, int64_t chunk, DType dtype,
-                     ReduceKind kind, const GroupPlan &group) {
+  virtual void reduceScatter(const void *send, void *recv, int64_t chunk,
+                             DType dtype, ReduceKind kind,
+                             const GroupPlan &group) {
     startReduceScatter(send, recv, chunk, dtype, kind, group)->wait();
   }
-  virtual void allToAll(const void *send, void *recv, int64_t chunk, DType dtype,
-                const GroupPlan &group) {
+  virtual void allToAll(const void *send, void *recv, int64_t chunk,
+                        DType dtype, const GroupPlan &group) {
     startAllToAll(send, recv, chunk, dtype, group)->wait();
   }
   void gatherBytesToRoot(const void *send, void *recv, std::size_t bytes) {
@@ -240,8 +241,8 @@ int mpiCount(int64_t n, CommOp op);
 /// deadlines stay far from overflowing the clock.
 inline constexpr double kMaxCommTimeout = 7 * 24 * 3600.0;
 
-/// The timeout of $WEFT_COMM_TIMEOUT (seconds, >= 0; `unset` when unset). Throws
-/// Error on a malformed value.
+/// The timeout of $WEFT_COMM_TIMEOUT (seconds, >= 0; `unset` when unset).
+/// Throws Error on a malformed value.
 double commTimeoutFromEnv(double unset = 0);
 
 } // namespace weft::rt

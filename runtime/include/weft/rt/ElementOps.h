@@ -314,7 +314,7 @@ WEFT_HD inline double trigSinPoly(double r) {
 }
 WEFT_HD inline double trigCosPoly(double r) {
   double z = r * r;
-  double p = 2.0876756987868098979e-9; // 1/12!
+  double p = 2.0876756987868098979e-9;  // 1/12!
   p = p * z - 2.7557319223985890653e-7; // -1/10!
   p = p * z + 2.4801587301587301587e-5; // 1/8!
   p = p * z - 1.3888888888888888889e-3; // -1/6!
@@ -431,8 +431,12 @@ template <typename T> struct Reduce<ReduceKind::Min, T> {
 /// The type a reduction accumulates in: f32 sums in f64, so the mean of a
 /// large tensor (a loss over 10^6 elements) does not drift with the order
 /// of summation (and the runs on 1 and 8 ranks agree to f32 rounding).
-template <typename T> struct AccumType { using type = T; };
-template <> struct AccumType<float> { using type = double; };
+template <typename T> struct AccumType {
+  using type = T;
+};
+template <> struct AccumType<float> {
+  using type = double;
+};
 
 //===--- The canonical reduction order ------------------------------------===//
 //
@@ -525,7 +529,9 @@ WEFT_HD A reduceCanonical(const T *x, int64_t n, int64_t stride = 1) {
 }
 
 /// Compute type of a storage type (half types compute in float).
-template <typename T> struct ComputeType { using type = T; };
+template <typename T> struct ComputeType {
+  using type = T;
+};
 
 /// Calls `f.template operator()<K>()` with the MapKind `k` as a template
 /// argument, so kernels are instantiated once per kind (every row of

@@ -122,7 +122,7 @@ struct FusedRowsPlan {
   Shape keptShape;
   std::vector<std::vector<int64_t>> inKeptStrides; // per input, per kept dim
   std::vector<int64_t> outKeptStrides;             // per kept dim
-  int64_t rows = 1;      // product of keptShape
+  int64_t rows = 1;                                // product of keptShape
   int64_t rowLength = 1; // product of the row letters' sizes
   /// Per input: stride along the merged row; 0 for a row value (an input
   /// without the row letters).

@@ -8,10 +8,10 @@
 #ifndef WEFT_RT_ERROR_H
 #define WEFT_RT_ERROR_H
 
-#include <sstream>
-#include <stdexcept>
 #include <cerrno>
 #include <cstring>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 

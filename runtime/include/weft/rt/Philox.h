@@ -1,4 +1,5 @@
-//===- Philox.h - Counter-based random numbers for host and device -*- C++ -*-===//
+//===- Philox.h - Counter-based random numbers for host and device -*- C++
+//-*-===//
 //
 // weft.random's arithmetic, the single definition the CPU loops, the CUDA
 // kernels and the interpreter all use: Philox4x32-10 (Salmon, Moraes, Dror,
@@ -25,8 +26,7 @@ struct Philox4 {
 };
 
 /// Philox4x32 with 10 rounds: counter `c`, key (k0, k1).
-WEFT_HD inline Philox4 philox4x32_10(Philox4 c, uint32_t k0,
-                                            uint32_t k1) {
+WEFT_HD inline Philox4 philox4x32_10(Philox4 c, uint32_t k0, uint32_t k1) {
   for (int round = 0; round < 10; ++round) {
     if (round) {
       k0 += 0x9E3779B9u;
@@ -51,15 +51,15 @@ WEFT_HD inline uint64_t randomSeedWithOffset(uint64_t seed, uint32_t offset) {
 
 /// Whether `t`, an offset operand's value, is an integer in [0, 2^32).
 inline bool randomOffsetValid(double t) {
-  return t >= 0 && t < 4294967296.0 && t == static_cast<double>(
-                                                static_cast<uint64_t>(t));
+  return t >= 0 && t < 4294967296.0 &&
+         t == static_cast<double>(static_cast<uint64_t>(t));
 }
 
 /// The words for the element at global indices `idx[0..3]` (unused
 /// dimensions 0) under `seed`.
 WEFT_HD inline Philox4 randomWords(uint64_t seed, const int64_t *idx) {
-  Philox4 c = {{uint32_t(idx[0]), uint32_t(idx[1]), uint32_t(idx[2]),
-                uint32_t(idx[3])}};
+  Philox4 c = {
+      {uint32_t(idx[0]), uint32_t(idx[1]), uint32_t(idx[2]), uint32_t(idx[3])}};
   return philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
 }
 
@@ -75,8 +75,7 @@ WEFT_HD inline double uniformDouble(uint32_t hi, uint32_t lo) {
 /// weft.random's value in the compute type T (float or double); `normal`
 /// selects Box-Muller over uniform.
 template <typename T>
-WEFT_HD inline T randomValue(bool normal, uint64_t seed,
-                                    const int64_t *idx) {
+WEFT_HD inline T randomValue(bool normal, uint64_t seed, const int64_t *idx) {
   Philox4 r = randomWords(seed, idx);
   if (sizeof(T) == sizeof(float)) {
     if (!normal)

@@ -29,10 +29,10 @@ namespace weft::rt {
 /// What an input is to a training step (--weft-optimizer); every input of
 /// a forward program is Data.
 enum class TensorRole : int {
-  Data = 0,     // read from --input or drawn (a training batch: per step)
-  Param = 1,    // a trained parameter: loaded once, then updated in place
-  State = 2,    // optimizer state: zeros or loaded, then updated in place
-  Step = 3,     // the rank-0 step count 1, 2, ... the harness supplies
+  Data = 0,         // read from --input or drawn (a training batch: per step)
+  Param = 1,        // a trained parameter: loaded once, then updated in place
+  State = 2,        // optimizer state: zeros or loaded, then updated in place
+  Step = 3,         // the rank-0 step count 1, 2, ... the harness supplies
   LearningRate = 4, // the rank-0 learning rate of the step's schedule
 };
 
@@ -229,8 +229,8 @@ Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
                       const char *label,
                       std::initializer_list<const Tensor *> inputs);
 template <typename... Ins>
-Tensor fusedRows(StepContext &ctx, const FusedRowsPlan &plan,
-                 const char *label, const Ins &...ins) {
+Tensor fusedRows(StepContext &ctx, const FusedRowsPlan &plan, const char *label,
+                 const Ins &...ins) {
   return fusedRowsParts(ctx, plan, label, {&ins...});
 }
 /// `vocabAxes` empty: the table holds every row. Otherwise this rank holds
@@ -336,8 +336,8 @@ Tensor startReduceScatter(StepContext &ctx, const Tensor &in, int dim,
                           const AxisList &axes, ReduceKind kind,
                           const Shape &outShape, const char *label);
 Tensor startAllToAll(StepContext &ctx, const Tensor &in, int splitDim,
-                     int concatDim, const AxisList &axes,
-                     const Shape &outShape, const char *label);
+                     int concatDim, const AxisList &axes, const Shape &outShape,
+                     const char *label);
 /// weft.wait: completes the asynchronous collective whose result is `t`
 /// and returns `t`.
 Tensor wait(StepContext &ctx, const Tensor &t, const char *label);

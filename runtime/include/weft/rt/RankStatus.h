@@ -1,4 +1,5 @@
-//===- RankStatus.h - What every rank is doing, for the watchdog -*- C++ -*-===//
+//===- RankStatus.h - What every rank is doing, for the watchdog -*- C++
+//-*-===//
 //
 // When a collective times out, the waiting rank must say which ranks did
 // not arrive; MPI cannot tell it (the stalled rank answers nothing, and a

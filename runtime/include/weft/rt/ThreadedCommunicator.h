@@ -1,4 +1,5 @@
-//===- ThreadedCommunicator.h - Collectives progressed on a thread -*- C++ -*-===//
+//===- ThreadedCommunicator.h - Collectives progressed on a thread -*- C++
+//-*-===//
 //
 // A Communicator decorator that gives asynchronous collectives a progress
 // thread (issue 13). MPI moves the data of a nonblocking collective only
@@ -98,7 +99,8 @@ public:
   /// The limit applies to the waits of this communicator (the inner one
   /// runs without: its call on the progress thread completes whenever the
   /// group does).
-  void setTimeout(double seconds, CommTimeoutHandler handler = nullptr) override;
+  void setTimeout(double seconds,
+                  CommTimeoutHandler handler = nullptr) override;
   /// Agrees for this communicator and for the inner one.
   void agreeOnTimeout() override;
 
@@ -132,8 +134,8 @@ private:
   void loop();
 
   std::unique_ptr<Communicator> inner_;
-  std::mutex mutex_;    // the queue, counts and stop flag
-  std::mutex mpi_;      // held around every call into the inner communicator
+  std::mutex mutex_; // the queue, counts and stop flag
+  std::mutex mpi_;   // held around every call into the inner communicator
   std::condition_variable wake_;
   std::deque<Queued> queue_;
   int inFlight_ = 0; // started by the thread, not completed

@@ -93,7 +93,8 @@ StringAttr getResultName(func::FuncOp func, unsigned i);
 void setArgName(func::FuncOp func, unsigned i, StringRef name);
 void setResultName(func::FuncOp func, unsigned i, StringRef name);
 
-//===--- Views -------------------------------------------------------------===//
+//===--- Views
+//-------------------------------------------------------------===//
 
 /// Whether `op` exists only in the local view: a collective,
 /// weft.slice_shard, or a weft.embed with a vocabulary mesh.
@@ -109,7 +110,8 @@ bool isLocalView(ModuleOp module);
 /// its first local-view op, else on the function (weft.global_type).
 LogicalResult verifyGlobalView(func::FuncOp func, StringRef pass);
 
-//===--- The mesh of a function --------------------------------------------===//
+//===--- The mesh of a function
+//--------------------------------------------===//
 
 /// The mesh `func` runs on. One rule for every tool: the mesh named by its
 /// shardings (argument, result and value types, `weft.global_type`s) and by
@@ -123,7 +125,8 @@ FailureOr<MeshOp> getFunctionMesh(func::FuncOp func,
 /// The meshes `module` declares, in order.
 SmallVector<Mesh> getModuleMeshes(ModuleOp module);
 
-//===--- Function selection ------------------------------------------------===//
+//===--- Function selection
+//------------------------------------------------===//
 
 /// The function a tool works on: the one named `entry` (a declaration too:
 /// the caller says why it cannot use one), or (with an empty `entry`) the
@@ -134,7 +137,8 @@ SmallVector<Mesh> getModuleMeshes(ModuleOp module);
 FailureOr<func::FuncOp> selectFunction(ModuleOp module, StringRef entry,
                                        StringRef what, StringRef option);
 
-//===--- Schedules on the local view ---------------------------------------===//
+//===--- Schedules on the local view
+//---------------------------------------===//
 
 /// The op of `body` that is or contains `op` (null for a null `op`, e.g.
 /// the defining op of a block argument): Block::findAncestorOpInBlock.

@@ -61,9 +61,7 @@ struct FusedRowsLayout {
   bool fullResult = false;
   llvm::SmallVector<bool> full;
   /// Value `id`'s letters in the index space.
-  std::string letters(int id) const {
-    return full[id] ? kept + rows : kept;
-  }
+  std::string letters(int id) const { return full[id] ? kept + rows : kept; }
 };
 
 /// Checks a fused_rows spec against its row letters and steps (the rules

@@ -1,4 +1,5 @@
-//===- Limits.h - Bounds on meshes and tensors, checked products -*- C++ -*-===//
+//===- Limits.h - Bounds on meshes and tensors, checked products -*- C++
+//-*-===//
 //
 // Every count the compiler multiplies is bounded here and verified before
 // a pass runs, so no product of sizes can wrap: a mesh has at most

@@ -1,4 +1,5 @@
-//===- MeshLayout.h - a weft.mesh and a #weft.sharding as values -*- C++ -*-===//
+//===- MeshLayout.h - a weft.mesh and a #weft.sharding as values -*- C++
+//-*-===//
 //
 // The one Mesh and the one Layout of the compiler: the passes, the
 // interpreter and the tools reason on these and write ShardingAttrs back.

@@ -37,8 +37,7 @@ LogicalResult verifyTensorSize(Operation *op, Type type, const Twine &what);
 /// Checks every argument and result of `func` (and its weft.global_types)
 /// the way weft ops check their operands: sizes, and shardings against
 /// their mesh. Covers what no op verifies: an annotated argument no op uses.
-LogicalResult verifySignature(func::FuncOp func,
-                              SymbolTableCollection &tables);
+LogicalResult verifySignature(func::FuncOp func, SymbolTableCollection &tables);
 
 /// SymbolUserOpInterface::verifySymbolUses of an op whose only symbol uses
 /// are the shardings of its types: every operand and result type's sizes,

@@ -1,4 +1,5 @@
-//===- WeftBuilders.h - the ops passes insert, by what they mean -*- C++ -*-===//
+//===- WeftBuilders.h - the ops passes insert, by what they mean -*- C++
+//-*-===//
 //
 // The passes build a few ops of their own (a reshard's collectives, a
 // schedule's waits, the pads' fills, a combined all-reduce's flattening).
@@ -66,8 +67,8 @@ Value buildConcat(OpBuilder &b, Location loc, RankedTensorType type,
 /// The most operands one weft.concat takes.
 unsigned getMaxConcatOperands();
 /// weft.slice of `input` along `dim` from `start`, typed `type`.
-Value buildSlice(OpBuilder &b, Location loc, RankedTensorType type,
-                 Value input, int64_t dim, int64_t start);
+Value buildSlice(OpBuilder &b, Location loc, RankedTensorType type, Value input,
+                 int64_t dim, int64_t start);
 
 } // namespace mlir::weft
 

@@ -1,4 +1,5 @@
-//===- MachineProfile.h - the machine model of the sharding search -*- C++ -*-===//
+//===- MachineProfile.h - the machine model of the sharding search -*- C++
+//-*-===//
 //
 // What weft-propagate's global search prices a plan with (docs/
 // machine-profile.md): per mesh axis a collective's latency and bandwidth,

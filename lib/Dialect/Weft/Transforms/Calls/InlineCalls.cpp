@@ -155,8 +155,8 @@ struct WeftInlineCalls
       if (callees.contains(f) && f.isPrivate() &&
           SymbolTable::symbolKnownUseEmpty(f, module))
         f.erase();
-    LLVM_DEBUG(llvm::dbgs() << "weft-inline-calls: inlined " << inlined
-                            << " calls\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "weft-inline-calls: inlined " << inlined << " calls\n");
   }
 };
 

@@ -132,8 +132,8 @@ Operation *combine(Group &g) {
         buildSlice(b, loc, sliceType, combined->getResult(0), 0, offset);
     offset += sliceType.getDimSize(0);
     Value back = buildUnflatten(b, loc, part, type);
-    lastCreated = back.getDefiningOp() ? back.getDefiningOp()
-                                       : part.getDefiningOp();
+    lastCreated =
+        back.getDefiningOp() ? back.getDefiningOp() : part.getDefiningOp();
     m->getResult(0).replaceAllUsesWith(back);
   }
   for (CollectiveOpInterface m : g.members)
@@ -171,9 +171,8 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
     for (Group &g : groups) {
       if (!g.open) // Only open groups can still take members.
         continue;
-      bool reads = llvm::any_of(op.getOperands(), [&](Value v) {
-        return g.tainted.contains(v);
-      });
+      bool reads = llvm::any_of(op.getOperands(),
+                                [&](Value v) { return g.tainted.contains(v); });
       if (!reads)
         continue;
       // A compute op that reads a member is deferred past the combined
@@ -181,8 +180,7 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
       // the return or a region closes the group.
       auto collective = dyn_cast<CollectiveOpInterface>(op);
       if ((collective && collective.communicates()) ||
-          isa<func::ReturnOp>(op) ||
-          op.getNumRegions() != 0) {
+          isa<func::ReturnOp>(op) || op.getNumRegions() != 0) {
         g.open = false;
         continue;
       }

@@ -6,15 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
+#include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
-#include "weft/Dialect/Weft/IR/MeshLayout.h"
 
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -33,7 +33,8 @@ namespace {
 
 struct Entry {
   /// `axes` as `{"a", "b"}`; `axesKey` as `a,b`.
-  std::string kind, axes, axesKey, reduction, reason, location, shapeIn, shapeOut;
+  std::string kind, axes, axesKey, reduction, reason, location, shapeIn,
+      shapeOut;
   SmallVector<StringRef> axisNames;
   int64_t elements = 0;
   int64_t bytes = 0;
@@ -120,14 +121,11 @@ struct WeftCommReportPass
     if (json) {
       llvm::json::Array list;
       for (const Entry &e : entries) {
-        llvm::json::Object o{{"kind", e.kind},
-                             {"axes", llvm::json::Array(e.axisNames)},
-                             {"elements", e.elements},
-                             {"bytes_per_device", e.bytes},
-                             {"input", e.shapeIn},
-                             {"output", e.shapeOut},
-                             {"reason", e.reason},
-                             {"location", e.location}};
+        llvm::json::Object o{
+            {"kind", e.kind},         {"axes", llvm::json::Array(e.axisNames)},
+            {"elements", e.elements}, {"bytes_per_device", e.bytes},
+            {"input", e.shapeIn},     {"output", e.shapeOut},
+            {"reason", e.reason},     {"location", e.location}};
         if (!e.reduction.empty())
           o["reduction"] = e.reduction;
         if (e.overlap >= 0)

@@ -71,9 +71,8 @@ struct RematGathersPass
       for (OpOperand &use : g->getResult(0).getUses())
         if (Operation *u = ancestorInBlock(body, use.getOwner()))
           uses.push_back({position.lookup(u), &use});
-      llvm::stable_sort(uses, [](const auto &a, const auto &b) {
-        return a.first < b.first;
-      });
+      llvm::stable_sort(
+          uses, [](const auto &a, const auto &b) { return a.first < b.first; });
       return uses;
     };
 

@@ -169,13 +169,13 @@ void boundScatters(Block &body, ArrayRef<Operation *> scatters,
     }
     int64_t overlap = computeBetween(c, wait);
     if (overlap > 0) {
-      c->setAttr(kAsyncAttr,
-                 IntegerAttr::get(IntegerType::get(c->getContext(), 64),
-                                  overlap));
+      c->setAttr(
+          kAsyncAttr,
+          IntegerAttr::get(IntegerType::get(c->getContext(), 64), overlap));
     } else { // Nothing left to overlap: synchronous again.
-      WEFT_DEBUG(llvm::dbgs() << "[weft-schedule-collectives] " << c->getName()
-                              << " at " << c->getLoc()
-                              << ": nothing left to overlap, synchronous\n");
+      WEFT_DEBUG(llvm::dbgs()
+                 << "[weft-schedule-collectives] " << c->getName() << " at "
+                 << c->getLoc() << ": nothing left to overlap, synchronous\n");
       wait->getResult(0).replaceAllUsesWith(c->getResult(0));
       wait->erase();
       c->removeAttr(kAsyncAttr);
@@ -261,7 +261,7 @@ struct ScheduleCollectivesPass
     llvm::SmallPtrSet<Operation *, 32> sunk = sinkTail(body);
     SmallVector<Collective> collectives = startOrder(body);
     SmallVector<Operation *> scatters; // reduce-scatters in start order
-    Operation *previous = nullptr; // the last collective placed
+    Operation *previous = nullptr;     // the last collective placed
     // An all-gather starts no earlier than the previous all-gather's
     // result is needed: at most two gathered values (the one in use, the
     // one in flight) are alive at once, as FSDP prefetches one layer.
@@ -306,8 +306,8 @@ struct ScheduleCollectivesPass
       c->getResult(0).replaceAllUsesExcept(wait, wait.getDefiningOp());
       c->setAttr(kAsyncAttr, b.getI64IntegerAttr(overlap));
       WEFT_DEBUG(llvm::dbgs() << "[weft-schedule-collectives] " << c->getName()
-                              << " at " << c->getLoc() << " starts "
-                              << overlap << " compute op(s) before its wait\n");
+                              << " at " << c->getLoc() << " starts " << overlap
+                              << " compute op(s) before its wait\n");
     }
     boundScatters(body, scatters, sunk);
   }

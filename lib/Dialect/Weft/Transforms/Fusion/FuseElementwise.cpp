@@ -5,8 +5,8 @@
 // kernel launch on a GPU). Maps are visited from the last; each unfused map
 // roots a group that absorbs, breadth-first, the maps producing its
 // operands when every use of the producer is by a member, at an operand
-// spanning that member's whole index space in result order (so every member runs over
-// the root's elements, letter for letter). The group is cut to the
+// spanning that member's whole index space in result order (so every member
+// runs over the root's elements, letter for letter). The group is cut to the
 // runtime's limits (8 operands, 16 steps) by dropping the last producers
 // taken. Operands keep their own letters, renamed into the root's.
 //

@@ -230,10 +230,10 @@ struct RowGroup {
       std::string letters;
       if (!inputLetters(m.operandPositions[k], letters))
         return -1;
-      anyFull |= letters.size() > 0 &&
-                 llvm::any_of(m.operandPositions[k], [&](int p) {
-                   return p >= static_cast<int>(space.numKept);
-                 });
+      anyFull |=
+          letters.size() > 0 && llvm::any_of(m.operandPositions[k], [&](int p) {
+            return p >= static_cast<int>(space.numKept);
+          });
       ids[k] = input(op->getOperand(k), letters);
     }
     FusedMapStep step;
@@ -291,8 +291,7 @@ std::optional<Space> seedSpace(ReduceOp red) {
   return s;
 }
 
-struct FuseRowsPass
-    : public mlir::weft::impl::WeftFuseRowsBase<FuseRowsPass> {
+struct FuseRowsPass : public mlir::weft::impl::WeftFuseRowsBase<FuseRowsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<ReduceOp> seeds;
@@ -318,9 +317,8 @@ struct FuseRowsPass
           break;
         Operation *user = out.getUses().begin()->getOwner();
         if (!isa<MapOp>(user) || user->getBlock() != block ||
-            llvm::any_of(out.getUses(), [&](OpOperand &u) {
-              return u.getOwner() != user;
-            }))
+            llvm::any_of(out.getUses(),
+                         [&](OpOperand &u) { return u.getOwner() != user; }))
           break;
         std::optional<MemberShape> m = memberShape(user, g.space);
         if (!m)
@@ -342,8 +340,9 @@ struct FuseRowsPass
         for (size_t i = 0; i < g.members.size(); ++i)
           for (Value operand : g.members[i]->getOperands())
             if (Operation *p = operand.getDefiningOp();
-                p && g.members.size() <
-                         static_cast<size_t>(::weft::rt::kMaxFusedSteps) &&
+                p &&
+                g.members.size() <
+                    static_cast<size_t>(::weft::rt::kMaxFusedSteps) &&
                 g.canAbsorb(p, block))
               changed = true;
       }
@@ -356,18 +355,18 @@ struct FuseRowsPass
         operands.push_back(in.first);
       }
       bool full = g.shapes[g.output].full;
-      spec += "->" + g.space.names.substr(
-                         0, g.space.numKept + (full ? g.space.numRows : 0));
+      spec += "->" + g.space.names.substr(0, g.space.numKept +
+                                                 (full ? g.space.numRows : 0));
       std::string rows = g.space.names.substr(g.space.numKept);
       OpBuilder b(g.output);
       auto fused = FusedRowsOp::create(
           b, g.output->getLoc(), g.output->getResult(0).getType(),
           b.getStringAttr(spec), b.getStringAttr(rows), operands,
           b.getStringAttr(printFusedSteps(g.steps, operands.size())));
-      WEFT_DEBUG(llvm::dbgs() << "[weft-fuse-rows] " << g.members.size()
-                              << " ops -> weft.fused_rows \"" << spec
-                              << "\" rows \"" << rows << "\" at "
-                              << g.output->getLoc() << "\n");
+      WEFT_DEBUG(llvm::dbgs()
+                 << "[weft-fuse-rows] " << g.members.size()
+                 << " ops -> weft.fused_rows \"" << spec << "\" rows \"" << rows
+                 << "\" at " << g.output->getLoc() << "\n");
       g.output->getResult(0).replaceAllUsesWith(fused.getResult());
       // Every member's users are members: drop their uses, then erase.
       for (Operation *m : g.members) {

@@ -92,7 +92,8 @@ private:
                              : p->second;
   }
   bool isPadded(Value v, unsigned d) {
-    return paddedSize(v, d) != cast<RankedTensorType>(v.getType()).getDimSize(d);
+    return paddedSize(v, d) !=
+           cast<RankedTensorType>(v.getType()).getDimSize(d);
   }
   /// Whether `letter` of `rule` is a padded dimension.
   bool letterPadded(const ShardingRule &rule, char letter);
@@ -145,8 +146,7 @@ LogicalResult Padder::linkOp(Operation *op) {
   if (failed(dimGroups))
     return failure();
   if (std::optional<std::pair<SmallVector<std::string>,
-                              SmallVector<std::string>>> &groups =
-          *dimGroups) {
+                              SmallVector<std::string>>> &groups = *dimGroups) {
     FailureOr<LetterMap> split = ShardingRule::readSplit(op);
     Value sides[2] = {op->getOperand(0), op->getResult(0)};
     const SmallVector<std::string> *groupsOf[2] = {&groups->first,
@@ -280,11 +280,11 @@ LogicalResult Padder::sizeClasses() {
   for (int round = 0; round < 4; ++round)
     for (Merged &m : mergedDims) {
       unsigned major = leaderOf(m.major), merged = leaderOf(m.merged);
-      int64_t h = padded.count(major) ? padded.lookup(major)
-                                      : size.lookup(major);
+      int64_t h =
+          padded.count(major) ? padded.lookup(major) : size.lookup(major);
       int64_t want = h * m.minorProduct; // <= 2^48 * 2^20: no overflow.
-      int64_t now = padded.count(merged) ? padded.lookup(merged)
-                                         : size.lookup(merged);
+      int64_t now =
+          padded.count(merged) ? padded.lookup(merged) : size.lookup(merged);
       if (now == want)
         continue;
       int64_t lm = std::max<int64_t>(1, lcm.lookup(merged));
@@ -335,9 +335,8 @@ Value Padder::insertFill(Value v, ArrayRef<int64_t> valid, double fill,
   Operation *op =
       buildPadFill(builder, v.getLoc(), v, valid, fill).getDefiningOp();
   WEFT_DEBUG(llvm::dbgs() << "[weft-pad-uneven] fill the padding of " << v
-                          << " with " << fill << " before "
-                          << before->getName() << " at " << before->getLoc()
-                          << "\n");
+                          << " with " << fill << " before " << before->getName()
+                          << " at " << before->getLoc() << "\n");
   // Partitioned like its input: each placeholder letter keeps its axes.
   if (ShardingAttr s = getSharding(type)) {
     std::optional<ShardingRule> rule = ShardingRule::get(op);
@@ -421,9 +420,10 @@ LogicalResult Padder::run() {
       for (char c : rule->getLetters())
         reducesPad |= rule->isReduced(c) && letterPadded(*rule, c);
       if (reducesPad)
-        fillInput.push_back({op, *kind == ReductionKind::Max
-                                     ? -std::numeric_limits<double>::infinity()
-                                     : std::numeric_limits<double>::infinity()});
+        fillInput.push_back(
+            {op, *kind == ReductionKind::Max
+                     ? -std::numeric_limits<double>::infinity()
+                     : std::numeric_limits<double>::infinity()});
     }
   }
 
@@ -451,7 +451,8 @@ LogicalResult Padder::run() {
              << " elements";
     }
     logical[v] = SmallVector<int64_t>(t.getShape());
-    v.setType(RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));
+    v.setType(
+        RankedTensorType::get(shape, t.getElementType(), t.getEncoding()));
     return success();
   };
   for (BlockArgument arg : func.getArguments())
@@ -472,7 +473,8 @@ LogicalResult Padder::run() {
         Value v = rule->getTensor(i);
         size_t d = rule->getTensorLetters(i).find(c);
         if (d == StringRef::npos || !logical.count(v) ||
-            logical.lookup(v)[d] == cast<RankedTensorType>(v.getType()).getDimSize(d))
+            logical.lookup(v)[d] ==
+                cast<RankedTensorType>(v.getType()).getDimSize(d))
           continue;
         op->setAttr(kVocabSizeAttr,
                     builder.getI64IntegerAttr(logical.lookup(v)[d]));
@@ -513,9 +515,8 @@ LogicalResult Padder::run() {
 
   // The signature: padded types, the logical shapes beside them.
   Operation *ret = body.getTerminator();
-  func.setFunctionType(FunctionType::get(func.getContext(),
-                                         body.getArgumentTypes(),
-                                         ret->getOperandTypes()));
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), body.getArgumentTypes(), ret->getOperandTypes()));
   for (BlockArgument arg : func.getArguments())
     if (logical.count(arg))
       func.setArgAttr(arg.getArgNumber(), kLogicalShapeAttr,

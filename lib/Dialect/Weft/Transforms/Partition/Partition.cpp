@@ -11,9 +11,9 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
-#include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/IR/PartitionContext.h"
+#include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
@@ -36,7 +36,6 @@ namespace mlir::weft {
 
 using namespace mlir;
 using namespace mlir::weft;
-
 
 namespace {
 
@@ -252,16 +251,14 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
   for (const Materialized &m : versions) {
     FailureOr<ReshardPlan> plan =
         planReshard(m.layout, target, type, mesh, &lastWhy);
-    if (succeeded(plan) &&
-        (!best || plan->totalBytes() < best->totalBytes())) {
+    if (succeeded(plan) && (!best || plan->totalBytes() < best->totalBytes())) {
       best = *plan;
       source = m.local;
     }
   }
   if (!best)
-    return user->emitOpError()
-           << "cannot reshard " << name(global) << " to " << target.str()
-           << ": " << lastWhy;
+    return user->emitOpError() << "cannot reshard " << name(global) << " to "
+                               << target.str() << ": " << lastWhy;
 
   builder.setInsertionPoint(user);
   Location loc = user->getLoc();
@@ -275,19 +272,19 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
     // renames the layout: nothing to compute or send.
     if (mesh.getGroupSize(step.axes) == 1)
       continue;
-    auto resultType = RankedTensorType::get(step.outShape,
-                                            type.getElementType());
+    auto resultType =
+        RankedTensorType::get(step.outShape, type.getElementType());
     SmallVector<StringRef> axes(step.axes.begin(), step.axes.end());
     FlatSymbolRefAttr ref = mesh.getRef();
     Value created;
     switch (step.kind) {
     case ReshardStep::SliceShard:
-      created = buildSliceShard(builder, loc, resultType, cur, ref, axes,
-                                step.dim);
+      created =
+          buildSliceShard(builder, loc, resultType, cur, ref, axes, step.dim);
       break;
     case ReshardStep::AllGather:
-      created = buildAllGather(builder, loc, resultType, cur, ref, axes,
-                               step.dim);
+      created =
+          buildAllGather(builder, loc, resultType, cur, ref, axes, step.dim);
       break;
     case ReshardStep::AllReduce:
       created = buildAllReduce(builder, loc, resultType, step.reduction, cur,
@@ -303,17 +300,17 @@ FailureOr<Value> Partitioner::getAs(Value global, const Layout &target,
       break;
     }
     if (step.kind != ReshardStep::SliceShard) {
-      created.getDefiningOp()->setAttr(kReasonAttr,
-                       builder.getStringAttr(why() + ": " + name(global) + " " +
+      created.getDefiningOp()->setAttr(
+          kReasonAttr, builder.getStringAttr(why() + ": " + name(global) + " " +
                                              curLayout.str(false) + " -> " +
                                              target.str(false)));
       created.getDefiningOp()->setAttr(
           kBytesPerDeviceAttr,
           builder.getI64IntegerAttr(int64_t(step.bytesPerDevice + 0.5)));
     }
-    WEFT_DEBUG(llvm::dbgs() << "[weft-partition] inserted "
-                            << *created.getDefiningOp() << " (" << why()
-                            << ")\n");
+    WEFT_DEBUG(llvm::dbgs()
+               << "[weft-partition] inserted " << *created.getDefiningOp()
+               << " (" << why() << ")\n");
     cur = created;
   }
   versions.push_back({target, cur});
@@ -392,8 +389,8 @@ FailureOr<Layout> Partitioner::partitionInPlace(Operation *op) {
       req.partialKind = operandLayouts[i].partialKind;
     }
     FailureOr<Value> local = getAs(operand, req, op, [&] {
-      return "operand #" + std::to_string(i) + " of " + describe(op) +
-             " (" + letters() + ")";
+      return "operand #" + std::to_string(i) + " of " + describe(op) + " (" +
+             letters() + ")";
     });
     if (failed(local))
       return failure();
@@ -455,9 +452,9 @@ LogicalResult Partitioner::run() {
       op->erase();
 
   Operation *ret = func.getBody().front().getTerminator();
-  func.setFunctionType(FunctionType::get(
-      func.getContext(), func.getBody().getArgumentTypes(),
-      ret->getOperandTypes()));
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getBody().getArgumentTypes(),
+                                         ret->getOperandTypes()));
   SmallVector<DictionaryAttr> resultAttrs;
   func.getAllResultAttrs(resultAttrs);
   for (auto [i, type] : llvm::enumerate(globalResults)) {

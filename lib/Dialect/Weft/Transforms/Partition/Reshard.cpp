@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Dialect/Weft/IR/Limits.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
+#include "weft/Dialect/Weft/IR/Limits.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -147,8 +147,8 @@ void Planner::emit(ReshardStep::Kind kind, AxisList axes, int64_t dim,
         ringBytesPerDevice(::weft::rt::CollectiveKind::AllReduce, p, in, out);
     break;
   case ReshardStep::ReduceScatter:
-    step.bytesPerDevice =
-        ringBytesPerDevice(::weft::rt::CollectiveKind::ReduceScatter, p, in, out);
+    step.bytesPerDevice = ringBytesPerDevice(
+        ::weft::rt::CollectiveKind::ReduceScatter, p, in, out);
     break;
   case ReshardStep::AllToAll:
     step.bytesPerDevice =
@@ -262,8 +262,9 @@ FailureOr<ReshardPlan> Planner::run(std::string *why) {
   if (to.isPartial() && to.partialKind != ReductionKind::Sum &&
       (!cur.isPartial() || cur.partialKind == to.partialKind)) {
     for (StringRef a : to.partialAxes) {
-      bool split = llvm::any_of(
-          cur.dims, [&](const AxisList &d) { return llvm::is_contained(d, a); });
+      bool split = llvm::any_of(cur.dims, [&](const AxisList &d) {
+        return llvm::is_contained(d, a);
+      });
       if (split || llvm::is_contained(cur.partialAxes, a))
         continue;
       cur.partialKind = to.partialKind;
@@ -287,12 +288,10 @@ FailureOr<ReshardPlan> Planner::run(std::string *why) {
   return plan;
 }
 
-FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
-                                               const Layout &to,
-                                               ArrayRef<int64_t> globalShape,
-                                               int64_t elementBytes,
-                                               const Mesh &mesh,
-                                               std::string *why) {
+FailureOr<ReshardPlan>
+mlir::weft::planReshard(const Layout &from, const Layout &to,
+                        ArrayRef<int64_t> globalShape, int64_t elementBytes,
+                        const Mesh &mesh, std::string *why) {
   return Planner(from, to, globalShape, elementBytes, mesh).run(why);
 }
 
@@ -301,6 +300,6 @@ FailureOr<ReshardPlan> mlir::weft::planReshard(const Layout &from,
                                                RankedTensorType globalType,
                                                const Mesh &mesh,
                                                std::string *why) {
-  return planReshard(from, to, globalType.getShape(),
-                     elementBytes(globalType), mesh, why);
+  return planReshard(from, to, globalType.getShape(), elementBytes(globalType),
+                     mesh, why);
 }

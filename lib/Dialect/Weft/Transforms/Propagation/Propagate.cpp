@@ -40,9 +40,8 @@ LogicalResult Propagator::run() {
   propagateCompatible();
   // Resolve conflicts one at a time, in canonical order.
   while (true) {
-    auto it = llvm::find_if(conflicted, [&](unsigned idx) {
-      return !decided.test(idx);
-    });
+    auto it = llvm::find_if(conflicted,
+                            [&](unsigned idx) { return !decided.test(idx); });
     if (it == conflicted.end())
       break;
     decide(order[*it]);
@@ -67,8 +66,7 @@ LogicalResult Propagator::run() {
         op.emitRemark() << explanations[&op];
     func.emitRemark() << "weft-propagate: " << order.size() << " op(s) on mesh "
                       << mesh.getRef() << ", estimated "
-                      << formatBytes(totalCost)
-                      << " sent per device (weighted)"
+                      << formatBytes(totalCost) << " sent per device (weighted)"
                       << (searchSummary.empty() ? "" : "\n") << searchSummary;
   }
   return success();
@@ -123,13 +121,11 @@ struct WeftPropagatePass
           {"exhaustive-limit", exhaustiveLimit}})
       if (value < 1)
         return emitError(UnknownLoc::get(ctx))
-               << "weft-propagate: " << name << " must be >= 1, got "
-               << value;
+               << "weft-propagate: " << name << " must be >= 1, got " << value;
     std::string error;
     FailureOr<MachineProfile> loaded = MachineProfile::resolve(profile, error);
     if (failed(loaded))
-      return emitError(UnknownLoc::get(ctx))
-             << "weft-propagate: " << error;
+      return emitError(UnknownLoc::get(ctx)) << "weft-propagate: " << error;
     machine = *loaded;
     return success();
   }
@@ -157,9 +153,8 @@ struct WeftPropagatePass
     limits.maxTransitions = maxTransitions;
     limits.localSearchBudget = localSearchBudget;
     limits.exhaustiveLimit = exhaustiveLimit;
-    Propagator propagator(func, info, weights, explain, search, machine,
-                          beam, freeBoundary, memoryBudget, reshardAnnotated,
-                          limits);
+    Propagator propagator(func, info, weights, explain, search, machine, beam,
+                          freeBoundary, memoryBudget, reshardAnnotated, limits);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

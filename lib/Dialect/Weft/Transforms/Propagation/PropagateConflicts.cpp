@@ -112,13 +112,14 @@ void Propagator::decide(Operation *op) {
     Value v = rule.getTensor(i);
     if (i == rule.getResultIndex()) {
       if (!states[v].layout)
-        setLayout(v,
-                  rule.naturalResult(
-                      map, best->acceptedOperand >= 0
-                               ? &*states[rule.getTensor(best->acceptedOperand)]
-                                      .layout
-                               : nullptr),
-                  {Origin::Computed, op});
+        setLayout(
+            v,
+            rule.naturalResult(
+                map,
+                best->acceptedOperand >= 0
+                    ? &*states[rule.getTensor(best->acceptedOperand)].layout
+                    : nullptr),
+            {Origin::Computed, op});
       continue;
     }
     Layout req = rule.requiredLayout(i, map);

@@ -17,8 +17,7 @@ using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::propagate;
 
-unsigned Propagator::sharersOf(Value v, const Layout &target,
-                               Operation *self) {
+unsigned Propagator::sharersOf(Value v, const Layout &target, Operation *self) {
   if (target.isPartial())
     return 0;
   llvm::SmallPtrSet<Operation *, 4> counted;
@@ -36,8 +35,8 @@ unsigned Propagator::sharersOf(Value v, const Layout &target,
       const AxisList &want = target.dims[d];
       auto it = props.find(c);
       if (compatible) // Its only letter map: each letter's one proposal.
-        possible &= it == props.end() ? want.empty()
-                                      : want == it->second.front();
+        possible &=
+            it == props.end() ? want.empty() : want == it->second.front();
       else // Any proposal, or nothing.
         possible &= want.empty() ||
                     (it != props.end() && llvm::is_contained(it->second, want));
@@ -71,8 +70,8 @@ Candidate Propagator::price(const ShardingRule &rule, const LetterMap &map) {
         paid != requested.end() && llvm::is_contained(paid->second, to);
     // An operand resharded to a layout that other undecided consumers may
     // also take is materialized once: each consumer bears its share.
-    unsigned sharers = isOperand && !reused ? sharersOf(v, to, rule.getOp())
-                                            : 0;
+    unsigned sharers =
+        isOperand && !reused ? sharersOf(v, to, rule.getOp()) : 0;
     if (!reused)
       c.cost += cost / (1 + sharers);
     bool movesBytes = llvm::any_of(plan->steps, [](const ReshardStep &s) {

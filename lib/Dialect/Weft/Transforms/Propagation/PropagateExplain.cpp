@@ -4,8 +4,8 @@
 
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
-#include "weft/Dialect/Weft/IR/SourceLines.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
+#include "weft/Dialect/Weft/IR/SourceLines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
@@ -26,7 +26,8 @@ std::string mlir::weft::propagate::formatBytes(double bytes) {
   return llvm::formatv("{0} B", int64_t(bytes)).str();
 }
 
-std::string mlir::weft::propagate::letterMapStr(const ShardingRule &rule, const LetterMap &map) {
+std::string mlir::weft::propagate::letterMapStr(const ShardingRule &rule,
+                                                const LetterMap &map) {
   if (llvm::all_of(map, [](auto &entry) { return entry.second.empty(); }))
     return "{} (nothing split)";
   std::string s = "{";
@@ -95,8 +96,7 @@ void Propagator::explainDecision(Operation *op, const ShardingRule &rule,
       if (d == StringRef::npos || !s.layout || s.layout->dims[d] != it->second)
         continue;
       os << "\n  " << rule.letterName(c) << " = " << axesStr(it->second)
-         << " from "
-         << describeOrigin(rule.getTensor(i));
+         << " from " << describeOrigin(rule.getTensor(i));
       break;
     }
   }

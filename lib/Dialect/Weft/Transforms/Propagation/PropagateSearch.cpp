@@ -272,8 +272,8 @@ public:
     if (from == to)
       return 0;
     const SValue &s = values[val];
-    auto key = std::make_tuple(s.type.getAsOpaquePointer(),
-                               s.globalIds[from], s.globalIds[to]);
+    auto key = std::make_tuple(s.type.getAsOpaquePointer(), s.globalIds[from],
+                               s.globalIds[to]);
     auto it = reshardCache.find(key);
     if (it != reshardCache.end())
       return it->second;
@@ -477,8 +477,7 @@ public:
                                   }),
                 e);
     }
-    if (memoryBudget > 0 &&
-        !withinBudget(st, step, resId, resultLive))
+    if (memoryBudget > 0 && !withinBudget(st, step, resId, resultLive))
       return false;
     if (!step.dying.empty())
       llvm::erase_if(st, [&](const Entry &e) {
@@ -529,9 +528,9 @@ public:
 
   /// With a budget: the estimated peak of `st` at the end of a plan.
   double peakOf(const State &st) const {
-    return memoryBudget > 0 ? double(st[st.size() - 2].mask) +
-                                  double(st.back().mask)
-                            : 0;
+    return memoryBudget > 0
+               ? double(st[st.size() - 2].mask) + double(st.back().mask)
+               : 0;
   }
 
   /// Bytes per device a plan may hold at once (0: no limit).
@@ -600,8 +599,8 @@ public:
     uint64_t transitionsLeft = uint64_t(limits.maxTransitions);
     // The nodes kept for the trace back bound every layer's states.
     beam = std::min<int64_t>(
-        beam, std::max<int64_t>(16, kMaxNodes / std::max<size_t>(
-                                                    1, steps.size())));
+        beam,
+        std::max<int64_t>(16, kMaxNodes / std::max<size_t>(1, steps.size())));
     for (unsigned k = 0; k < steps.size(); ++k) {
       seen.clear();
       // Keep the work bounded: the states this layer may expand, given the
@@ -613,10 +612,9 @@ public:
         r.pruned = true;
         std::vector<unsigned> order(cur.size());
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](unsigned a, unsigned b) {
-                           return curCost[a] < curCost[b];
-                         });
+        std::stable_sort(
+            order.begin(), order.end(),
+            [&](unsigned a, unsigned b) { return curCost[a] < curCost[b]; });
         order.resize(cap);
         std::vector<State> keptStates;
         std::vector<int> keptNodes;
@@ -688,8 +686,8 @@ public:
                            });
           keep.resize(half);
           keep.insert(keep.end(), lean.begin(),
-                      lean.begin() + std::min<int64_t>(beam - half,
-                                                       lean.size()));
+                      lean.begin() +
+                          std::min<int64_t>(beam - half, lean.size()));
         } else {
           keep.resize(beam);
         }
@@ -938,7 +936,8 @@ public:
     // divides() may refuse.
     uint64_t visited = 0;
     std::function<void(unsigned)> rec = [&](unsigned a) {
-      if (out.size() >= size_t(limits.maxCandidates) || ++visited > kMaxEnumerationNodes)
+      if (out.size() >= size_t(limits.maxCandidates) ||
+          ++visited > kMaxEnumerationNodes)
         return;
       if (a == axes.size()) {
         if (divides(rule, cur))
@@ -984,9 +983,9 @@ std::string describeValue(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     StringAttr name =
-        func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                 "weft.name")
-             : StringAttr();
+        func
+            ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "weft.name")
+            : StringAttr();
     if (name)
       os << "argument '" << name.getValue() << "'";
     else
@@ -1167,10 +1166,9 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     Step &step = search.steps[k];
     int val = step.result;
     Layout greedyLayout =
-        states[v].layout
-            ? *states[v].layout
-            : Layout::getReplicated(cast<RankedTensorType>(v.getType())
-                                        .getRank());
+        states[v].layout ? *states[v].layout
+                         : Layout::getReplicated(
+                               cast<RankedTensorType>(v.getType()).getRank());
     std::vector<int> ids{search.intern(val, greedyLayout)};
     for (const Step &reader : search.steps)
       for (auto [i, operand] : llvm::enumerate(reader.operands))
@@ -1315,10 +1313,9 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   // kMinGainSeconds (and 1e-6 relative): estimates finer than that are
   // noise, and on ties greedy's plan (GSPMD's, following the annotations)
   // is the one users expect.
-  bool useFound =
-      found.cost != kInf &&
-      (!greedyCost || !greedyAllowed ||
-       found.cost < *greedyCost * (1 - 1e-6) - kMinGainSeconds);
+  bool useFound = found.cost != kInf &&
+                  (!greedyCost || !greedyAllowed ||
+                   found.cost < *greedyCost * (1 - 1e-6) - kMinGainSeconds);
   std::vector<unsigned> plan = useFound ? found.plan : greedyPlan;
   double planCostSeconds = useFound ? found.cost : greedyCost.value_or(kInf);
   // A pruned DP may leave single-step improvements: take them (an exact
@@ -1331,15 +1328,14 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     bool converged = false;
     double before = planCostSeconds;
     if (search.improveLocally(plan, planCostSeconds,
-                              uint64_t(limits.localSearchBudget),
-                              converged))
+                              uint64_t(limits.localSearchBudget), converged))
       useFound = true;
-    localSummary = llvm::formatv("local search {0} -> {1}{2}",
-                                 formatSeconds(before),
-                                 formatSeconds(planCostSeconds),
-                                 converged ? " (no single change improves it)"
-                                           : " (stopped at its budget)")
-                       .str();
+    localSummary =
+        llvm::formatv("local search {0} -> {1}{2}", formatSeconds(before),
+                      formatSeconds(planCostSeconds),
+                      converged ? " (no single change improves it)"
+                                : " (stopped at its budget)")
+            .str();
   }
 
   // Annotations are kept; say so when reading annotated values in other
@@ -1387,8 +1383,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
               "computing with annotated values in other layouts ({0}) would "
               "lower "
               "the estimated step time from {1} to {2} (-{3:F0}%)",
-              list, formatSeconds(planCostSeconds),
-              formatSeconds(probe.cost),
+              list, formatSeconds(planCostSeconds), formatSeconds(probe.cost),
               100 * (1 - probe.cost / planCostSeconds))
               .str();
       mlir::emitRemark(func.getLoc())
@@ -1486,39 +1481,35 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       else
         existing = text;
     }
-    llvm::raw_string_ostream(searchSummary) << "weft-propagate search=" << mode << " (profile "
-                      << profile.name << "): plan estimated "
-                      << formatSeconds(planCostSeconds) << " per step, greedy "
-                      << (greedyCost ? formatSeconds(*greedyCost)
-                                     : std::string("no plan"))
-                      << "; " << (useFound ? "took the search's plan"
-                                           : "kept the greedy plan")
-                      << "; " << found.states << " state(s), "
-                      << (mode == "exhaustive" ? "every plan enumerated"
-                          : found.pruned       ? "beam-pruned (not proven "
-                                                 "optimal)"
-                                               : "exact")
-                      << llvm::formatv("\nobjective seconds: search {0:e9}, "
-                                       "greedy {1:e9}",
-                                       found.cost,
-                                       greedyAllowed ? greedyCost.value_or(kInf)
-                                                     : kInf)
-                             .str()
-                      << (!search.keepAnnotations
-                              ? "\nannotated values may be read resharded "
-                                "(reshard-annotated)"
-                          : constrained ? "\nannotated values read as "
-                                          "annotated" +
-                                              std::string(greedyAllowed
-                                                              ? ""
-                                                              : " (greedy's "
-                                                                "plan does "
-                                                                "not)")
-                                        : "")
-                      << (localSummary.empty() ? "" : "\n" + localSummary)
-                      << (annotationSummary.empty()
-                              ? ""
-                              : "\nnote: " + annotationSummary);
+    llvm::raw_string_ostream(searchSummary)
+        << "weft-propagate search=" << mode << " (profile " << profile.name
+        << "): plan estimated " << formatSeconds(planCostSeconds)
+        << " per step, greedy "
+        << (greedyCost ? formatSeconds(*greedyCost) : std::string("no plan"))
+        << "; "
+        << (useFound ? "took the search's plan" : "kept the greedy plan")
+        << "; " << found.states << " state(s), "
+        << (mode == "exhaustive" ? "every plan enumerated"
+            : found.pruned       ? "beam-pruned (not proven "
+                                   "optimal)"
+                                 : "exact")
+        << llvm::formatv("\nobjective seconds: search {0:e9}, "
+                         "greedy {1:e9}",
+                         found.cost,
+                         greedyAllowed ? greedyCost.value_or(kInf) : kInf)
+               .str()
+        << (!search.keepAnnotations
+                ? "\nannotated values may be read resharded "
+                  "(reshard-annotated)"
+            : constrained ? "\nannotated values read as "
+                            "annotated" +
+                                std::string(greedyAllowed ? ""
+                                                          : " (greedy's "
+                                                            "plan does "
+                                                            "not)")
+                          : "")
+        << (localSummary.empty() ? "" : "\n" + localSummary)
+        << (annotationSummary.empty() ? "" : "\nnote: " + annotationSummary);
   }
   return success();
 }

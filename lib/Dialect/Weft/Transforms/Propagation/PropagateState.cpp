@@ -19,8 +19,7 @@ using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::propagate;
 
-void Propagator::setLayout(Value v, const Layout &layout,
-                           Origin origin) {
+void Propagator::setLayout(Value v, const Layout &layout, Origin origin) {
   ValueState &s = states[v];
   s.layout = store(layout);
   s.origin = origin;
@@ -39,8 +38,8 @@ void Propagator::enqueueNeighbors(Value v) {
 LogicalResult Propagator::collectAnnotations() {
   for (BlockArgument arg : func.getArguments()) {
     if (ShardingAttr s = getSharding(arg.getType()))
-      states[arg] = {store(Layout::get(s)), true,
-                     {Origin::AnnotatedArgument, nullptr}};
+      states[arg] = {
+          store(Layout::get(s)), true, {Origin::AnnotatedArgument, nullptr}};
   }
   // weft.shard constraints on one value must agree.
   llvm::DenseMap<Value, ShardOp> constraintOf;
@@ -53,12 +52,12 @@ LogicalResult Propagator::collectAnnotations() {
     }
     for (Value r : op->getResults())
       if (ShardingAttr s = getSharding(r.getType()))
-        states[r] = {store(Layout::get(s)), true,
-                     {Origin::AnnotatedResult, op}};
+        states[r] = {
+            store(Layout::get(s)), true, {Origin::AnnotatedResult, op}};
     if (auto shard = dyn_cast<ShardOp>(op)) {
       auto [it, inserted] = constraintOf.try_emplace(shard.getInput(), shard);
-      if (!inserted && getSharding(it->second.getType()) !=
-                           getSharding(shard.getType())) {
+      if (!inserted &&
+          getSharding(it->second.getType()) != getSharding(shard.getType())) {
         InFlightDiagnostic diag =
             shard.emitOpError()
             << "contradicts another weft.shard constraint on the same value: "

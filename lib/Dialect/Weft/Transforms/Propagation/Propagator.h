@@ -36,8 +36,13 @@ namespace mlir::weft::propagate {
 
 /// Where a value's layout came from, for explanations (formatted only then).
 struct Origin {
-  enum Kind { AnnotatedArgument, AnnotatedResult, Propagated, Computed,
-              Required } kind = Propagated;
+  enum Kind {
+    AnnotatedArgument,
+    AnnotatedResult,
+    Propagated,
+    Computed,
+    Required
+  } kind = Propagated;
   /// The op that gave the layout (none for an annotated argument).
   Operation *by = nullptr;
 };
@@ -86,11 +91,10 @@ struct SearchLimits {
 class Propagator {
 public:
   /// `search`: "greedy", "global" or "exhaustive" (PropagateSearch.cpp).
-  Propagator(func::FuncOp func, const Mesh &mesh,
-             const AxisWeights &weights, bool explain, StringRef search,
-             const MachineProfile &profile, int64_t beam, bool freeBoundary,
-             int64_t memoryBudget, bool reshardAnnotated,
-             const SearchLimits &limits = {})
+  Propagator(func::FuncOp func, const Mesh &mesh, const AxisWeights &weights,
+             bool explain, StringRef search, const MachineProfile &profile,
+             int64_t beam, bool freeBoundary, int64_t memoryBudget,
+             bool reshardAnnotated, const SearchLimits &limits = {})
       : func(func), mesh(mesh), weights(weights), explain(explain),
         searchMode(search), profile(profile), beam(beam),
         freeBoundary(freeBoundary), memoryBudget(memoryBudget),

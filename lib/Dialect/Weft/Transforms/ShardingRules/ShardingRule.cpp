@@ -1,7 +1,7 @@
 //===- ShardingRule.cpp - the letters of an op ----------------------------===//
 
-#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 
 #include "mlir/IR/Builders.h"
@@ -113,8 +113,7 @@ int ShardingRule::acceptedPartialOperand(
       for (StringRef a : axes)
         if (llvm::is_contained(layout->partialAxes, a))
           clash = true;
-      if (isReduced(c) && !axes.empty() &&
-          reduction != layout->partialKind)
+      if (isReduced(c) && !axes.empty() && reduction != layout->partialKind)
         clash = true;
     }
     if (!clash)
@@ -122,7 +121,6 @@ int ShardingRule::acceptedPartialOperand(
   }
   return -1;
 }
-
 
 bool ShardingRule::hasSplit(Operation *op) {
   return isa<ShardingRuleOpInterface>(op) && op->getNumOperands() > 0 &&

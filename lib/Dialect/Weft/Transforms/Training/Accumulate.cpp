@@ -49,8 +49,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
     return success(); // Nothing is trained here.
   }
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, kMicroBatchAttr) ||
-        func.getArgAttr(i, kStateOfAttr))
+    if (func.getArgAttr(i, kMicroBatchAttr) || func.getArgAttr(i, kStateOfAttr))
       return func.emitError() << "--weft-accumulate must run once, after "
                                  "--weft-autodiff and before "
                                  "--weft-optimizer";
@@ -94,8 +93,7 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
   auto add = [&](Value x, Value y) -> Value {
     std::string l = placeholderLetters(x.getType());
     return MapOp::create(b, loc, withoutSharding(x.getType()), MapKind::Add,
-                           l + "," + l + "->" + l, ValueRange{x, y},
-                           FloatAttr());
+                         l + "," + l + "->" + l, ValueRange{x, y}, FloatAttr());
   };
   SmallVector<Value> sums(inner.begin(), inner.end());
   b.setInsertionPoint(ret);
@@ -123,8 +121,8 @@ LogicalResult accumulate(func::FuncOp func, int64_t k) {
        llvm::zip(sums, finalShards, func.getResultTypes())) {
     std::string l = placeholderLetters(sum.getType());
     Value mean = MapOp::create(b, loc, withoutSharding(sum.getType()),
-                                 MapKind::Scale, l + "->" + l, ValueRange{sum},
-                                 b.getF64FloatAttr(1.0 / static_cast<double>(k)));
+                               MapKind::Scale, l + "->" + l, ValueRange{sum},
+                               b.getF64FloatAttr(1.0 / static_cast<double>(k)));
     if (shard) {
       shard->moveBefore(ret);
       shard->setOperand(0, mean);

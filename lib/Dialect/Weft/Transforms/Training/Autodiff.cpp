@@ -50,8 +50,8 @@ void Differentiator::accumulate(OpBuilder &b, Location loc, Value v, Value g) {
     return;
   std::string l = placeholderLetters(v.getType());
   it->second = MapOp::create(b, loc, withoutSharding(v.getType()), MapKind::Add,
-                               l + "," + l + "->" + l,
-                               ValueRange{it->second, g}, FloatAttr());
+                             l + "," + l + "->" + l, ValueRange{it->second, g},
+                             FloatAttr());
 }
 
 LogicalResult Differentiator::run() {
@@ -117,8 +117,9 @@ LogicalResult Differentiator::run() {
   OpBuilder b(ret);
   Location loc = func.getLoc();
   if (active.contains(loss))
-    grads[loss] = ConstantOp::create(b, ret.getLoc(), withoutSharding(loss.getType()),
-                                       b.getF64FloatAttr(1.0));
+    grads[loss] =
+        ConstantOp::create(b, ret.getLoc(), withoutSharding(loss.getType()),
+                           b.getF64FloatAttr(1.0));
   for (Operation *op : llvm::reverse(order)) {
     if (op->getNumResults() != 1 || !active.contains(op->getResult(0)))
       continue;
@@ -152,14 +153,14 @@ LogicalResult Differentiator::run() {
         mlir::emitWarning(arg.getLoc())
             << "parameter #" << i
             << " does not reach the loss: its gradient is zero";
-      g = ConstantOp::create(b, loc, withoutSharding(type), b.getF64FloatAttr(0.0));
+      g = ConstantOp::create(b, loc, withoutSharding(type),
+                             b.getF64FloatAttr(0.0));
     }
     // The gradient takes the parameter's layout when it has one; the
     // constraint's location names the parameter (comm report reasons).
     if (getSharding(type) && g.getType() != type) {
       std::string what = "gradient of " + getArgNameOr(func, i);
-      g = ShardOp::create(b, NameLoc::get(b.getStringAttr(what), loc), type,
-                            g);
+      g = ShardOp::create(b, NameLoc::get(b.getStringAttr(what), loc), type, g);
     }
     results.push_back(g);
     resultTypes.push_back(g.getType());
@@ -167,14 +168,13 @@ LogicalResult Differentiator::run() {
   SmallVector<DictionaryAttr> oldResultAttrs;
   func.getAllResultAttrs(oldResultAttrs);
   ret->setOperands(results);
-  func.setFunctionType(
-      FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                        resultTypes));
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getArgumentTypes(), resultTypes));
   // One dictionary per new result, built first and set at once (setting
   // them one by one copies the whole array each time: quadratic in the
   // number of parameters), the loss's kept.
-  SmallVector<DictionaryAttr> resultAttrs(resultTypes.size(),
-                                          DictionaryAttr::get(func.getContext()));
+  SmallVector<DictionaryAttr> resultAttrs(
+      resultTypes.size(), DictionaryAttr::get(func.getContext()));
   if (!oldResultAttrs.empty() && oldResultAttrs[0])
     resultAttrs[0] = oldResultAttrs[0];
   for (auto [k, i] : llvm::enumerate(params)) {

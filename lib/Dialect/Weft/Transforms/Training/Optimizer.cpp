@@ -65,18 +65,17 @@ public:
   /// kind(x) elementwise, with the scalar of scale / shift.
   Value unary(MapKind kind, Value x, double scalar = 0) {
     std::string l = placeholderLetters(x.getType());
-    FloatAttr s = MapOp::takesScalar(kind) ? b.getF64FloatAttr(scalar)
-                                           : FloatAttr();
+    FloatAttr s =
+        MapOp::takesScalar(kind) ? b.getF64FloatAttr(scalar) : FloatAttr();
     return MapOp::create(b, loc, withoutSharding(x.getType()), kind,
-                           l + "->" + l, ValueRange{x}, s);
+                         l + "->" + l, ValueRange{x}, s);
   }
   /// kind(x, y) elementwise; `y` has x's shape or is a scalar (broadcast).
   Value binary(MapKind kind, Value x, Value y) {
     std::string l = placeholderLetters(x.getType());
     std::string r = placeholderLetters(y.getType());
     return MapOp::create(b, loc, withoutSharding(x.getType()), kind,
-                           l + "," + r + "->" + l, ValueRange{x, y},
-                           FloatAttr());
+                         l + "," + r + "->" + l, ValueRange{x, y}, FloatAttr());
   }
   Value scale(Value x, double c) { return unary(MapKind::Scale, x, c); }
   Value shift(Value x, double c) { return unary(MapKind::Shift, x, c); }
@@ -84,13 +83,13 @@ public:
   Value sumOfSquares(Value x) {
     std::string l = placeholderLetters(x.getType());
     auto type = withoutSharding(x.getType());
-    return ReduceOp::create(b, 
-        loc, RankedTensorType::get({}, type.getElementType()),
+    return ReduceOp::create(
+        b, loc, RankedTensorType::get({}, type.getElementType()),
         ReductionKind::Sum, l + "->", unary(MapKind::Square, x));
   }
   Value constant(Type elementType, double value) {
     return ConstantOp::create(b, loc, RankedTensorType::get({}, elementType),
-                                b.getF64FloatAttr(value));
+                              b.getF64FloatAttr(value));
   }
 
 private:
@@ -124,7 +123,8 @@ FailureOr<Type> TrainStepBuilder::stateType(unsigned arg, Type type) {
   if (sharding)
     for (unsigned d = 0; d < t.getRank(); ++d)
       dims[d] = sharding.getDimAxes(d);
-  Layout layout = sharding ? Layout::get(sharding) : Layout::getReplicated(t.getRank());
+  Layout layout =
+      sharding ? Layout::get(sharding) : Layout::getReplicated(t.getRank());
   if (llvm::is_contained(layout.getUsedAxes(), axis))
     return type; // Already split over it.
   int64_t size = mesh.getAxisSize(axis);
@@ -133,12 +133,12 @@ FailureOr<Type> TrainStepBuilder::stateType(unsigned arg, Type type) {
     if (t.getDimSize(d) % parts != 0)
       continue;
     dims[d].push_back(axis);
-    return Type(RankedTensorType::get(
-        t.getShape(), t.getElementType(), ShardingAttr::get(mesh.getRef(), dims)));
+    return Type(RankedTensorType::get(t.getShape(), t.getElementType(),
+                                      ShardingAttr::get(mesh.getRef(), dims)));
   }
   mlir::emitWarning(func.getArgument(arg).getLoc())
-      << "--weft-optimizer zero1-axis=" << axis << ": no dimension of "
-      << type << " divides by " << size
+      << "--weft-optimizer zero1-axis=" << axis << ": no dimension of " << type
+      << " divides by " << size
       << "; its optimizer state keeps the parameter's layout";
   return type;
 }
@@ -200,9 +200,9 @@ LogicalResult TrainStepBuilder::run() {
     if (failed(meshOp))
       return failure();
     if (!*meshOp || !Mesh(*meshOp).getAxisIndex(config.zeroAxis))
-      return func.emitError() << "--weft-optimizer zero1-axis="
-                              << config.zeroAxis
-                              << ": the function's mesh has no such axis";
+      return func.emitError()
+             << "--weft-optimizer zero1-axis=" << config.zeroAxis
+             << ": the function's mesh has no such axis";
     mesh = Mesh(*meshOp);
   }
   // New arguments: the state of each parameter, then step and lr.
@@ -236,10 +236,10 @@ LogicalResult TrainStepBuilder::run() {
     p.stateType = type;
     for (StringRef prefix : config.statePrefixes())
       p.stateArgs.push_back(newArg(
-          type,
-          {b.getNamedAttr(kStateOfAttr, b.getI64IntegerAttr(i)),
-           b.getNamedAttr(kNameAttr,
-                          b.getStringAttr((prefix + getArgNameOr(func, i)).str()))}));
+          type, {b.getNamedAttr(kStateOfAttr, b.getI64IntegerAttr(i)),
+                 b.getNamedAttr(kNameAttr,
+                                b.getStringAttr(
+                                    (prefix + getArgNameOr(func, i)).str()))}));
     ps.push_back(p);
   }
   auto scalarType = RankedTensorType::get({}, elementType);
@@ -255,8 +255,8 @@ LogicalResult TrainStepBuilder::run() {
     if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
       if (h.getValue() != "step" || existingStep)
         return func.emitError()
-               << "--weft-optimizer: argument #" << i << " is weft.hyperparam \""
-               << h.getValue()
+               << "--weft-optimizer: argument #" << i
+               << " is weft.hyperparam \"" << h.getValue()
                << "\"; a loss function may have one \"step\" argument and "
                   "no other hyperparameter (the optimizer adds \"lr\")";
       if (func.getArgument(i).getType() != scalarType)
@@ -277,8 +277,8 @@ LogicalResult TrainStepBuilder::run() {
   // equal updates into one function (docs/calls.md); lines are the
   // function's as before.
   auto updateLoc = [&](unsigned arg) -> Location {
-    return NameLoc::get(
-        b.getStringAttr(kUpdateLocPrefix + std::to_string(arg)), loc);
+    return NameLoc::get(b.getStringAttr(kUpdateLocPrefix + std::to_string(arg)),
+                        loc);
   };
   // ZeRO-1: the update runs in the state's layout. The gradient and the
   // parameter are constrained to it (a reduce-scatter of the partial
@@ -297,8 +297,8 @@ LogicalResult TrainStepBuilder::run() {
       total = total ? u.binary(MapKind::Add, total, s) : s;
     }
     Value norm = u.shift(u.unary(MapKind::Sqrt, total), 1e-6);
-    Value coef = u.binary(MapKind::Div, u.constant(elementType, config.clipNorm),
-                          norm);
+    Value coef =
+        u.binary(MapKind::Div, u.constant(elementType, config.clipNorm), norm);
     coef = u.binary(MapKind::Min, coef, u.constant(elementType, 1.0));
     for (Param &p : ps)
       p.grad = u.binary(MapKind::Mul, p.grad, coef);
@@ -325,9 +325,9 @@ LogicalResult TrainStepBuilder::run() {
       Value v = func.getArgument(p.stateArgs[1]);
       Value m2 = u.binary(MapKind::Add, u.scale(m, config.beta1),
                           u.scale(g, 1.0 - config.beta1));
-      Value v2 = u.binary(MapKind::Add, u.scale(v, config.beta2),
-                          u.scale(u.unary(MapKind::Square, g),
-                                  1.0 - config.beta2));
+      Value v2 =
+          u.binary(MapKind::Add, u.scale(v, config.beta2),
+                   u.scale(u.unary(MapKind::Square, g), 1.0 - config.beta2));
       Value denom = u.shift(
           u.binary(MapKind::Mul, u.unary(MapKind::Sqrt, v2), invSqrtBc2),
           config.eps);
@@ -372,7 +372,8 @@ LogicalResult TrainStepBuilder::run() {
     // named so: the global search computes a constrained value in its
     // constrained layout except here (docs/propagation.md).
     if (value.getType() != type)
-      value = ShardOp::create(b, 
+      value = ShardOp::create(
+          b,
           config.zeroAxis.empty()
               ? loc
               : Location(NameLoc::get(b.getStringAttr(kZero1GatherLoc), loc)),
@@ -394,7 +395,8 @@ LogicalResult TrainStepBuilder::run() {
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(kUpdatesAttr,
                         b.getI64IntegerAttr(static_cast<int64_t>(arg))),
-         b.getNamedAttr(kNameAttr, b.getStringAttr("new_" + getArgNameOr(func, arg)))}));
+         b.getNamedAttr(kNameAttr,
+                        b.getStringAttr("new_" + getArgNameOr(func, arg)))}));
   func.setAllResultAttrs(resultAttrs);
   SmallVector<NamedAttribute> cfg{
       b.getNamedAttr("kind", b.getStringAttr(config.kind)),
@@ -409,8 +411,8 @@ LogicalResult TrainStepBuilder::run() {
     cfg.push_back(
         b.getNamedAttr("momentum", b.getF64FloatAttr(config.momentum)));
   if (!config.zeroAxis.empty())
-    cfg.push_back(b.getNamedAttr("zero1_axis",
-                                 b.getStringAttr(config.zeroAxis)));
+    cfg.push_back(
+        b.getNamedAttr("zero1_axis", b.getStringAttr(config.zeroAxis)));
   func->setAttr(kOptimizerAttr, b.getDictionaryAttr(cfg));
   WEFT_DEBUG(llvm::dbgs() << "weft-optimizer: " << config.kind << " over "
                           << ps.size() << " parameter(s)\n");
@@ -427,7 +429,7 @@ struct WeftOptimizerPass
                        << "' (expected adamw or sgd)";
       return signalPassFailure();
     }
-    OptimizerConfig config{kind,        lr,       beta1,    beta2, eps,
+    OptimizerConfig config{kind,        lr,       beta1,    beta2,   eps,
                            weightDecay, momentum, clipNorm, zeroAxis};
     if (config.weightDecay < 0)
       config.weightDecay = kind == "adamw" ? 0.01 : 0.0;
