@@ -317,7 +317,7 @@ def _minus(a, b):
 
 
 SP_FWD = {"reduce_scatter": 6, "all_gather": 6}
-FWD = {"all_reduce": 5, "all_gather": 3}
+FWD = {"all_reduce": 5, "all_gather": 2}
 
 
 def test_tp_transformer_forward_collectives(weft_bin, tmp_path):
@@ -327,8 +327,7 @@ def test_tp_transformer_forward_collectives(weft_bin, tmp_path):
     assert fwd == SP_FWD
     # Without: PyTorch has {all_reduce: 6, all_gather: 1}. weft: the token
     # embedding's all-reduce of [8, 8, 16] becomes an all-gather of the
-    # [8, 16] table (cheaper), and the final norm runs split over the
-    # batch and is gathered (docs/python.md).
+    # [8, 16] table (cheaper); 7 collectives either way (docs/python.md).
     fwd, _ = comm_counts(weft_bin, trace(parallel_model(False)), tmp_path,
                          False)
     assert fwd == FWD
@@ -432,12 +431,15 @@ def test_t2_modules_comm_report(weft_bin, root, tmp_path):
 
     ours = report(t2_modules.build().save(str(tmp_path / "t2m.mlir")))
     hand = report(os.path.join(root, "examples", "training", "t2_lm.mlir"))
-    # t2_lm.mlir normalizes, then gathers the normalized rows: weft gathers
-    # the rows and their [b, t] statistic separately (4 all-gathers of
-    # 4x32xf32, one per norm: 2 per block and the final one). The plan's
-    # SequenceParallel norm + PrepareModuleInput gathers the normalized
-    # value once. Everything else is the same collectives in the same
-    # order.
-    stat = ["all_gather", '{"model"}', "4x32xf32", "4x64xf32"]
-    assert hand.count(stat) == 5
-    assert ours == [c for c in hand if c != stat]
+    # The sequence-parallel layers' 10 collectives are the same in the same
+    # order. At the loss the global search differs: vocabulary-parallel for
+    # the modules' program (a max and a combined sum all-reduce of [b, t]
+    # statistics), the logits all-gathered for t2_lm.mlir (one all-gather
+    # of 4x64x256), whose cross-entropy is written in another op order.
+    # (Under the CPU profile before its calibration, the search also
+    # gathered t2_lm.mlir's [b, t] norm statistic separately: 5 more
+    # all-gathers.)
+    assert ours[:10] == hand[:10]
+    assert [c[0] for c in ours[10:]] == ["all_reduce(max)", "all_reduce(sum)"]
+    assert hand[10:] == [["all_gather", '{"model"}', "4x64x256xf32",
+                          "4x64x512xf32"]]
