@@ -27,6 +27,16 @@ GLOBAL = ["auto", "canonical", "ops"]
 TRAINING = ["dropout_mlp", "fsdp_mlp", "t1_sae", "ddp_mlp_b64",
             "ddp_mlp_b1024"]
 UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+# Known failures, each with its minimal reproducer (an XFAIL test): the
+# example's propagation must fail as described; once it passes, the entry
+# must go (an unexpected pass is a failure, as lit's XPASS).
+KNOWN_FAIL = {
+    "t1_sae.global.mlir":
+        "weft-propagate cannot re-read a reduce whose annotated result is "
+        "partial over more axes than its annotated operand is split over "
+        "(test/Dialect/Weft/propagate-partial-slice.mlir, an expected failure); T1's plan "
+        "under the calibrated CPU profile has one",
+}
 
 
 def run(cmd):
@@ -58,12 +68,25 @@ def main():
         run([weftc] + flags + ["--emit=global", path, "-o", out])
         inputs.append(out)
     failed = 0
+    known = 0
     for path in inputs:
         tag = os.path.basename(path)
         once = os.path.join(a.work, tag + ".once")
         twice = os.path.join(a.work, tag + ".twice")
         # Layer calls are flattened first, as weftc does (docs/calls.md).
-        run([opt, "--weft-inline-calls", "--weft-propagate", path, "-o", once])
+        try:
+            run([opt, "--weft-inline-calls", "--weft-propagate", path, "-o",
+                 once])
+        except RuntimeError as e:
+            if tag in KNOWN_FAIL and "no letter map with a valid" in str(e):
+                print("%s idempotent: KNOWN BUG: %s" % (tag, KNOWN_FAIL[tag]))
+                known += 1
+                continue
+            raise
+        if tag in KNOWN_FAIL:
+            print("%s idempotent: FAIL: listed as a known failure but "
+                  "propagates: remove it from KNOWN_FAIL" % tag)
+            failed += 1
         run([opt, "--weft-propagate", once, "-o", twice])
         same = open(once).read() == open(twice).read()
         print("%s idempotent: %s" % (tag, "PASS" if same else
@@ -80,7 +103,8 @@ def main():
         print("%s no single-change improvement: %s" %
               (tag, "PASS" if not worse else "FAIL: " + "; ".join(worse[:3])))
         failed += bool(worse)
-    print("%d example(s), %d failure(s)" % (len(inputs), failed))
+    print("%d example(s), %d failure(s), %d known failure(s)" %
+          (len(inputs), failed, known))
     return 1 if failed else 0
 
 
