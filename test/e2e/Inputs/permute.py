@@ -14,6 +14,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collective_check  # noqa: E402
+
 NAMES = ["ring", "fwd", "back"]
 
 
@@ -63,34 +66,7 @@ def expected(s, d, x):
             "back": np.concatenate(back)}
 
 
-def main():
-    cmd, s, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    if cmd == "gen":
-        with open(sys.argv[4], "w") as f:
-            f.write(program(s, d))
-        return 0
-    if cmd == "inputs":
-        rng = np.random.default_rng(330 + s * 10 + d)
-        np.save(os.path.join(sys.argv[4], "x.npy"),
-                rng.standard_normal((2 * s * d, 3)).astype(np.float32))
-        return 0
-    x = np.load(os.path.join(sys.argv[4], "x.npy")).astype(np.float64)
-    want = expected(s, d, x)
-    bad = 0
-    for run in sys.argv[5:]:
-        for i, name in enumerate(NAMES):
-            path = os.path.join(run, name + ".npy")
-            if not os.path.exists(path):
-                path = os.path.join(run, "result%d.npy" % i)
-            got = np.load(path).astype(np.float64)
-            ok = got.shape == want[name].shape and np.allclose(
-                got, want[name], rtol=1e-6, atol=1e-6)
-            bad += not ok
-            print("%s %s: %s" % (os.path.basename(run), name,
-                                 "ok" if ok else "MISMATCH %s vs %s" % (
-                                     got.tolist(), want[name].tolist())))
-    return 1 if bad else 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(collective_check.main(program, expected, NAMES,
+                                    lambda s, d: 330 + s * 10 + d))
