@@ -12,11 +12,13 @@ description (pre-norm blocks with a non-parametric RMSNorm, eps 1e-5; causal
 softmax attention; a tanh-approximated GELU MLP; cross-entropy of the next
 token).
 """
-import argparse
 import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import loss_reference_cli  # noqa: E402
 
 
 def rms(x):
@@ -49,27 +51,10 @@ def loss(p, tokens, labels, layers):
     return float(np.mean(lse - target))
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--params", required=True, metavar="DIR")
-    ap.add_argument("--data", required=True, metavar="DIR")
-    ap.add_argument("--step", type=int, required=True, metavar="T")
-    ap.add_argument("--layers", type=int, default=2)
-    args = ap.parse_args(argv)
-    names = ["E", "P", "Wout"] + [f"{w}_{l}" for l in range(args.layers)
-                                  for w in ("Wq", "Wk", "Wv", "Wo", "W1", "W2")]
-    try:
-        p = {n: np.load(os.path.join(args.params, n + ".npy")).astype(np.float64)
-             for n in names}
-        tokens = np.load(os.path.join(args.data, "tokens.npy"))
-        labels = np.load(os.path.join(args.data, "labels.npy"))
-    except OSError as e:
-        print(f"t2_reference.py: error: {e}", file=sys.stderr)
-        return 1
-    i = (args.step - 1) % tokens.shape[0]
-    print(f"step {args.step} loss {loss(p, tokens[i], labels[i], args.layers):.9g}")
-    return 0
+def names(layers):
+    return ["E", "P", "Wout"] + [f"{w}_{l}" for l in range(layers)
+                                 for w in ("Wq", "Wk", "Wv", "Wo", "W1", "W2")]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(loss_reference_cli.main(__doc__, "t2_reference.py", names, loss))
