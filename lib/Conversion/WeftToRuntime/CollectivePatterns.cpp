@@ -130,32 +130,32 @@ void lowerCollective(ReduceToOp op, ReduceToOp::Adaptor adaptor,
   call.replaceOp(callee(op, "reduceTo"));
 }
 
+/// gather_to and scatter_from: operand, dim, root, axes, result shape.
+template <typename OpT>
+void lowerRootedDim(OpT op, typename OpT::Adaptor adaptor,
+                    const std::string &axes, RuntimeCallBuilder &call,
+                    StringRef name, StringRef runtimeName) {
+  std::string root = std::to_string(op.getRootAttr().getInt());
+  call.value(adaptor.getOperands()[0])
+      .lit(std::to_string(op.getDim()))
+      .lit(root)
+      .lit(axes)
+      .lit(resultShape(op));
+  call.label(name.str() + " " + axesText(op.getAxes()) + " root " + root +
+             " dim " + std::to_string(op.getDim()));
+  call.replaceOp(callee(op, runtimeName));
+}
+
 void lowerCollective(GatherToOp op, GatherToOp::Adaptor adaptor,
                      const std::string &axes, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
-  call.value(adaptor.getOperands()[0])
-      .lit(std::to_string(op.getDim()))
-      .lit(std::to_string(op.getRootAttr().getInt()))
-      .lit(axes)
-      .lit(resultShape(op));
-  call.label("gather_to " + axesText(op.getAxes()) + " root " +
-             std::to_string(op.getRootAttr().getInt()) + " dim " +
-             std::to_string(op.getDim()));
-  call.replaceOp(callee(op, "gatherTo"));
+  lowerRootedDim(op, adaptor, axes, call, "gather_to", "gatherTo");
 }
 
 void lowerCollective(ScatterFromOp op, ScatterFromOp::Adaptor adaptor,
                      const std::string &axes, RuntimeCallBuilder &call,
                      const ProgramInfo &) {
-  call.value(adaptor.getOperands()[0])
-      .lit(std::to_string(op.getDim()))
-      .lit(std::to_string(op.getRootAttr().getInt()))
-      .lit(axes)
-      .lit(resultShape(op));
-  call.label("scatter_from " + axesText(op.getAxes()) + " root " +
-             std::to_string(op.getRootAttr().getInt()) + " dim " +
-             std::to_string(op.getDim()));
-  call.replaceOp(callee(op, "scatterFrom"));
+  lowerRootedDim(op, adaptor, axes, call, "scatter_from", "scatterFrom");
 }
 
 // Point to point (issue 33): the pairs as a flat list; the runtime finds
