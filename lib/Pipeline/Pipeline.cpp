@@ -72,6 +72,13 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
     propagate.reshardAnnotated = o.reshardAnnotated;
     pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
   }
+  if (o.showSharding) {
+    WeftShowShardingOptions show;
+    show.values.assign(o.showShardingValues.begin(),
+                       o.showShardingValues.end());
+    show.output = o.showShardingOutput;
+    pm.addPass(createWeftShowSharding(show));
+  }
   if (o.stopAfter == PipelineStop::Global)
     return;
   if (o.inputView == InputView::Global) {

@@ -107,3 +107,58 @@ def test_layout_ops(weft_bin, tmp_path):
           lambda x, t, i: (x.reshape(2, 2, 3), x[:, 1:4],
                            np.concatenate([x, x[:, :2]], 1), t[i],
                            x.reshape(2, 2, 3).sum(1).T, x @ x.T))
+
+
+def _round_bf16(a):
+    """f32 -> bf16 -> f32 in numpy: round the f32 bits to their upper 16,
+    to nearest, ties to even (finite inputs)."""
+    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def test_convert(weft_bin, tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-3, 3, (4, 8)).astype(np.float32)
+    # Ties (bf16 keeps 7 fraction bits: its ulp at 1 is 2^-7): 1 + 2^-8
+    # rounds down to 1 (even), 1 + 3 * 2^-8 up to 1 + 2^-6 (even).
+    x[0, :3] = [1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8)]
+
+    def f(x):
+        b = weft.convert(x, "bfloat16")
+        h = x.astype(np.float16)
+        return b.astype("f32"), h.astype("f32"), x.astype("f32")
+
+    program = weft.trace(f, MESH, [weft.Input("x", (4, 8), spec=P("data"))])
+    text = program.mlir
+    assert "weft.convert %x : tensor<4x8xf32, #weft.sharding" in text
+    assert "-> tensor<4x8xbf16>" in text and "-> tensor<4x8xf16>" in text
+    # A convert to the operand's own type is the operand: no op.
+    assert text.count("weft.convert") == 4
+    got = evaluate(weft_bin, program, [x], tmp_path)
+    # weft-interp prints 12 significant digits: rtol 1e-11 is far below one
+    # bf16 (2^-8) or f16 (2^-11) rounding step, so a wrong rounding fails.
+    np.testing.assert_allclose(got[0], np.ravel(_round_bf16(x)), rtol=1e-11)
+    np.testing.assert_allclose(
+        got[1], np.ravel(x.astype(np.float16).astype(np.float32)),
+        rtol=1e-11)
+    np.testing.assert_allclose(got[2], np.ravel(x), rtol=1e-11)
+    assert got[0][0] == 1.0 and got[0][1] == 1 + 2 ** -6
+
+
+def test_convert_errors():
+    def to_int(x):
+        return weft.convert(x, "i32")
+
+    def unknown(x):
+        return x.astype("f8")
+
+    for fn, message in ((to_int, "converts between float types"),
+                        (unknown, "unknown element type 'f8'")):
+        try:
+            weft.trace(fn, MESH, [weft.Input("x", (4, 8))])
+        except weft.WeftError as e:
+            assert message in str(e), str(e)
+            assert "test_ops.py" in str(e), str(e)
+        else:
+            raise AssertionError("no error for %s" % fn.__name__)

@@ -11,7 +11,8 @@ from .mesh import Mesh, PartitionSpec, P, Sharding
 from .tensor import Tensor
 from .trace import Input, Param, Program, function, trace
 from .layer import layer, Layer
-from .ops import (abs, add, broadcast_to, concat, constant, cos, div, einsum,
+from .ops import (abs, add, broadcast_to, concat, constant, convert, cos, div,
+                 einsum,
                  embed, equal, exp, gelu, getitem, greater, greater_equal,
                  iota, less, less_equal, log, map_op, matmul, max, maximum,
                  mean, min, minimum, mul, neg, not_equal, one_hot, power,
@@ -24,6 +25,7 @@ from . import parallel
 from .parallel import parallelize_module
 from .visualize import visualize_sharding
 from .compiler import compile, find_tool, interpret, run_tool
+from .runner import Executable, TrainResult
 from .explain import explain
 
 __version__ = "0.1.0"

@@ -571,6 +571,30 @@ def shard(x, spec):
     return result
 
 
+def convert(x, dtype):
+    """`x` with its elements converted to float type `dtype` (`weft.convert`:
+    round to nearest even, once; widening is exact). The result keeps x's
+    layout; the gradient is the cotangent converted back."""
+    what = "convert"
+    fn = current(what)
+    _float_operand(x, fn, what)
+    x = x.resolved(what)
+    dtype = dtypes.normalize(dtype)
+    if not dtypes.is_float(dtype):
+        raise WeftError("convert: converts between float types (%s), not to "
+                        "%s" % (", ".join(dtypes.FLOATS), dtype))
+    if dtype == x.dtype:
+        return x
+    result = _new(fn, x.shape, dtype)
+
+    def render():
+        return "%s = weft.convert %s : %s -> %s" % (
+            result.name, x.name, x.type(), result.type())
+
+    fn.emit([result], render)
+    return result
+
+
 def iota(n, dtype="f32"):
     """The positions 0 .. n-1 (`weft.iota`)."""
     fn = current("iota")

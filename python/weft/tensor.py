@@ -163,6 +163,11 @@ class Tensor:
         from . import ops
         return ops.getitem(self, index)
 
+    def astype(self, dtype):
+        """`weft.convert` to float type `dtype` (numpy's spelling)."""
+        from . import ops
+        return ops.convert(self, dtype)
+
     def sum(self, axis=None, keepdims=False):
         from . import ops
         return ops.sum(self, axis, keepdims)

@@ -195,6 +195,12 @@ class Program:
         from .compiler import compile as _compile
         return _compile(self, out, **kwargs)
 
+    def build(self, out, ranks=None, launcher=None, env=None, **kwargs):
+        """Compiles like `compile` and returns the runnable Executable."""
+        from .runner import Executable
+        return Executable(self.compile(out, **kwargs), ranks=ranks,
+                          launcher=launcher, env=env)
+
 
 def _mark_output(fn, t, spec, index):
     """Returns the tensor to return for result `index`, with `spec`."""

@@ -86,6 +86,12 @@ static cl::opt<std::string>
                cl::desc("Print the collectives of the partitioned program "
                         "(--comm-report=json for JSON)"),
                cl::value_desc("json"), cl::cat(weftcCat));
+static cl::list<std::string> showSharding(
+    "show-sharding", cl::ValueOptional, cl::CommaSeparated,
+    cl::desc("Print, after the propagation, which device holds which block "
+             "of every input and output (or only the named ones), as a grid "
+             "per tensor (--weft-show-sharding)"),
+    cl::value_desc("name,..."), cl::cat(weftcCat));
 static cl::opt<std::string>
     entry("entry", cl::desc("The function to compile (default: the only one)"),
           cl::value_desc("name"), cl::cat(weftcCat));
@@ -430,6 +436,15 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
         commReport == "json" ? CommReportFormat::Json : CommReportFormat::Text;
     // The report goes to stdout, unless stdout carries the --emit output.
     o.commReportOutput =
+        emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
+  }
+  if (showSharding.getNumOccurrences()) {
+    o.showSharding = true;
+    for (const std::string &v : showSharding)
+      if (!v.empty())
+        o.showShardingValues.push_back(v);
+    // Like the comm report: stdout unless it carries the --emit output.
+    o.showShardingOutput =
         emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
   }
   o.fuse = fuse;

@@ -169,6 +169,18 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       *this, "comm-report-output",
       llvm::cl::desc("Where the comm report goes ('-': standard output)"),
       llvm::cl::init("-")};
+  Option<bool> showSharding{
+      *this, "show-sharding",
+      llvm::cl::desc("Run weft-show-sharding after the propagation: the "
+                     "device grid of every input and output"),
+      llvm::cl::init(false)};
+  ListOption<std::string> showShardingValues{
+      *this, "show-sharding-values",
+      llvm::cl::desc("weft-show-sharding's values (default: all)")};
+  Option<std::string> showShardingOutput{
+      *this, "show-sharding-output",
+      llvm::cl::desc("Where the sharding view goes ('-': standard output)"),
+      llvm::cl::init("-")};
   Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Run weft-fuse-rows and weft-fuse-elementwise before "

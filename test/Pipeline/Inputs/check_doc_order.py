@@ -26,7 +26,7 @@ CONFIGS = [
     "training=adamw micro-batches=2 mesh=model=2 remat-gathers=true "
     "comm-report=json",
     "training=sgd unsharded=true comm-report=text",
-    "training=grad stop-after=global",
+    "training=grad show-sharding=true stop-after=global",
     "input-view=local stop-after=local",
     "fuse=false schedule=false combine-bytes=0 outline-layers=false",
 ]

@@ -548,4 +548,36 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def WeftShowSharding : Pass<"weft-show-sharding", "::mlir::ModuleOp"> {
+  let summary = "Show which device holds which block of each input and output";
+  let description = [{
+    For every input and output of the module's public functions (or only
+    those whose `weft.name` is listed in `values`), prints the tensor's
+    shape, element type and layout, then a grid of its blocks: each cell
+    names the devices that hold the block and its index range, as
+    `jax.debug.visualize_array_sharding` and the Python front end's
+    `weft.visualize_sharding` draw them (a rank-1 tensor is one row; other
+    ranks get one line per block). Ranks are row-major on the mesh, the last
+    axis fastest; a dimension split over axes that do not divide it has
+    ceil-sized blocks, the last ones shorter or empty. A partial value adds
+    a line saying over which axes its blocks are summands. Run it after
+    weft-propagate (`weftc --show-sharding`) to see the plan's layouts:
+
+    ```
+    weft-opt --weft-propagate --weft-show-sharding p1.mlir -o /dev/null
+    ```
+
+    (docs/propagation.md, "Seeing the layouts", shows its output.)
+
+    The view goes to standard output unless `output` names a file. A name in
+    `values` that no input or output has is an error.
+  }];
+  let options = [
+    ListOption<"values", "values", "std::string",
+               "Show only the inputs and outputs with these weft.name's">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the view ('-' for standard output)">
+  ];
+}
+
 #endif // WEFT_DIALECT_WEFT_TRANSFORMS_PASSES_TD
