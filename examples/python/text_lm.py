@@ -26,9 +26,7 @@ loss curve (and plots it to loss.png when matplotlib is installed).
 import argparse
 import glob
 import os
-import re
 import shlex
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -117,16 +115,6 @@ def write_init(model, out_dir, seed=0):
     return args
 
 
-def loss_curve(lines):
-    """(step, loss) pairs of the executable's 'step T loss L ...' lines."""
-    curve = []
-    for line in lines:
-        m = re.match(r"step (\d+) loss (\S+)", line)
-        if m:
-            curve.append((int(m.group(1)), float(m.group(2))))
-    return curve
-
-
 def show(curve, png):
     for step, loss in curve:
         bar = "#" * max(0, int(loss * 10))
@@ -167,22 +155,23 @@ def main():
     n = write_tokens(tokens, args.corpus)
     print("corpus: %d bytes from %s -> %s" % (n, args.corpus, tokens))
     inputs = write_init(model, os.path.join(args.work, "init"))
-    run = ["mpirun", "-np", str(args.np), "--oversubscribe", exe,
-           "--tokens", tokens, "--token-dtype", "u16",
-           "--steps", str(args.steps), "--lr", repr(args.lr),
-           "--lr-schedule", "cosine", "--warmup-steps", "20"] + inputs
+    options = ["--token-dtype", "u16", "--lr-schedule", "cosine",
+               "--warmup-steps", "20"]
+    run = (["mpirun", "-np", str(args.np), "--oversubscribe", exe,
+            "--tokens", tokens, "--steps", str(args.steps), "--lr",
+            repr(args.lr)] + options + inputs)
     if args.dry_run:
         print("weftc %s.mlir --train=adamw -o %s" % (exe, exe))
         print(" ".join(shlex.quote(a) for a in run))
         return
     print("compiling", exe)
-    program.compile(exe, train="adamw", lr=args.lr)
-    proc = subprocess.run(run, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(proc.stderr + proc.stdout)
-    show(loss_curve(proc.stdout.splitlines()),
+    executable = program.build(exe, train="adamw", lr=args.lr, ranks=args.np)
+    # weft.Executable.train: mpirun, a progress bar, the loss curve back.
+    init = dict(a.split("=", 1) for a in inputs if a != "--input")
+    result = executable.train(args.steps, inputs=init, tokens=tokens,
+                              lr=args.lr, args=options)
+    show(list(zip(result.steps, result.losses)),
          os.path.join(args.work, "loss.png"))
-
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 import weft
 from weft import P
 
@@ -74,3 +76,61 @@ def test_t2_with_layer_checksums_match_hand_written(weft_bin, root,
 def test_interpret_helper(weft_bin):
     out = weft.interpret(mlp.build(), seed=0, tool=weft_bin)
     assert out.startswith("result #0: tensor<4x64x256xf32> sum ")
+
+
+def _report_rows(text):
+    """The comm report without its reason column (which names source lines
+    and letters): kind, axes, shapes and bytes of each collective, and the
+    totals."""
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"(\S+)\s+(\{[^}]*\})\s+(\S+)\s+(\S+)\s+(\d+)\s", line)
+        if m:
+            rows.append(m.groups())
+        elif line.startswith("total"):
+            rows.append((line,))
+    return rows
+
+
+def _t1_train_report(bin_dir, path, tmp_path):
+    return _report_rows(subprocess.run(
+        [os.path.join(bin_dir, "weftc"), path, "--train=adamw", "--lr",
+         "1e-3", "--emit=local", "--comm-report", "-o",
+         str(tmp_path / "local.mlir")],
+        capture_output=True, text=True, check=True).stdout)
+
+
+def test_t1_comm_report_matches_hand_written(weft_bin, root, tmp_path):
+    # The training step's collectives (gradients, AdamW) are the same, kind
+    # by kind and byte by byte, as the hand-written t1_sae.mlir's.
+    import t1_sae
+    path = t1_sae.build().save(str(tmp_path / "t1.mlir"))
+    hand = os.path.join(root, "examples", "training", "t1_sae.mlir")
+    ours = _t1_train_report(weft_bin, path, tmp_path)
+    assert len(ours) >= 5 and any(r[0] == "all_reduce(sum)" for r in ours)
+    assert ours == _t1_train_report(weft_bin, hand, tmp_path)
+
+
+def test_t1_loss_matches_numpy(weft_bin, tmp_path):
+    # The same function at small sizes against numpy's formula.
+    import numpy as np
+    import t1_sae
+    from test_ops import evaluate
+    b, d, h = 8, 4, 6
+    r = np.random.default_rng(3)
+    arrays = [r.standard_normal(s).astype(np.float32)
+              for s in ((b, d), (d, h), (h,), (h, d), (d,))]
+    got = evaluate(weft_bin, t1_sae.build(b, d, h), arrays, tmp_path)
+    x, we, be, wd, bd = [a.astype(np.float64) for a in arrays]
+    f = np.maximum(x @ we + be, 0)
+    want = np.mean((f @ wd + bd - x) ** 2) + 1e-3 * np.mean(np.abs(f))
+    np.testing.assert_allclose(got[0], [want], rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_t1_checksums_match_hand_written(weft_bin, root, tmp_path):
+    # weft-interp evaluates T1's 2048x2048 einsums in f64: ~12 s a run.
+    import t1_sae
+    path = t1_sae.build().save(str(tmp_path / "t1.mlir"))
+    hand = os.path.join(root, "examples", "training", "t1_sae.mlir")
+    assert interp(weft_bin, path, 2) == interp(weft_bin, hand, 2)
