@@ -62,3 +62,43 @@ def test_rank_three_lists_blocks(capsys):
 def test_bad_spec_is_an_error():
     with pytest.raises(weft.WeftError, match="unknown mesh axis"):
         weft.visualize_sharding((4, 4), P("x"), MESH, print_it=False)
+
+
+def test_svg_picture(tmp_path):
+    import xml.etree.ElementTree as ET
+    path = tmp_path / "w.svg"
+    text = weft.visualize_sharding((5, 4), P(None, ("data", "model")), MESH,
+                                   print_it=False, svg=str(path))
+    root = ET.parse(str(path)).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    rects = root.findall(".//%srect" % ns)
+    labels = [t.text for t in root.iter("%stext" % ns)]
+    # Four blocks of one column each (ceil(4/4) = 1), one device each.
+    assert len(rects) == 4
+    assert labels[0] == text.splitlines()[0]
+    assert labels[1:] == ["device 0", "[0:5, 0:1]", "device 1", "[0:5, 1:2]",
+                          "device 2", "[0:5, 2:3]", "device 3", "[0:5, 3:4]"]
+    widths = {float(r.get("width")) for r in rects}
+    assert len(widths) == 1
+    assert len({r.get("fill") for r in rects}) == 4
+
+
+def test_svg_uneven_blocks_in_proportion(tmp_path):
+    import xml.etree.ElementTree as ET
+    path = tmp_path / "v.svg"
+    # 6 over model's 2 blocks: two equal cells (each held by two devices).
+    weft.visualize_sharding((6,), P("model"), MESH, print_it=False,
+                            svg=str(path))
+    rects = ET.parse(str(path)).getroot().findall(
+        ".//{http://www.w3.org/2000/svg}rect")
+    assert [float(r.get("width")) for r in rects] == [160.0, 160.0]
+    weft.visualize_sharding((5,), P(("data", "model")), MESH, print_it=False,
+                            svg=str(path))
+    rects = ET.parse(str(path)).getroot().findall(
+        ".//{http://www.w3.org/2000/svg}rect")
+    # Blocks of ceil(5/4) = 2: 2, 2, 1, 0 elements of 5, out of 640 px.
+    assert [float(r.get("width")) for r in rects] == [256.0, 256.0, 128.0,
+                                                      0.0]
+    with pytest.raises(ValueError, match="rank 3"):
+        weft.visualize_sharding((2, 2, 2), P("data"), MESH, print_it=False,
+                                svg=str(path))

@@ -23,7 +23,7 @@ from .nn import (causal_mask, cross_entropy, dropout, layer_norm, log_softmax,
                  rms_norm, softmax)
 from . import parallel
 from .parallel import parallelize_module
-from .visualize import visualize_sharding
+from .visualize import sharding_svg, visualize_sharding
 from .compiler import compile, find_tool, interpret, run_tool
 from .runner import Executable, TrainResult
 from .explain import explain
