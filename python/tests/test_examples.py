@@ -134,3 +134,33 @@ def test_t1_checksums_match_hand_written(weft_bin, root, tmp_path):
     path = t1_sae.build().save(str(tmp_path / "t1.mlir"))
     hand = os.path.join(root, "examples", "training", "t1_sae.mlir")
     assert interp(weft_bin, path, 2) == interp(weft_bin, hand, 2)
+
+
+def test_llama_checksums_match_hand_written(weft_bin, root, tmp_path):
+    import llama_lm
+    path = llama_lm.build().save(str(tmp_path / "llama.mlir"))
+    hand = os.path.join(root, "examples", "training", "llama_lm.mlir")
+    for seed in (0, 5):
+        assert interp(weft_bin, path, seed) == interp(weft_bin, hand, seed)
+    # The layer is one function called twice, as in the hand-written file.
+    text = open(path).read()
+    assert text.count("func.func private @layer") == 1
+    assert text.count("func.call @layer(") == 2
+
+
+def test_llama_comm_report_matches_hand_written(weft_bin, root, tmp_path):
+    # ~10 s of CPU per compile (the training step's search).
+    import llama_lm
+    path = llama_lm.build().save(str(tmp_path / "llama.mlir"))
+    hand = os.path.join(root, "examples", "training", "llama_lm.mlir")
+
+    def report(p):
+        return _report_rows(subprocess.run(
+            [os.path.join(weft_bin, "weftc"), p, "--train=adamw", "--lr",
+             "3e-3", "--emit=local", "--comm-report", "-o",
+             str(tmp_path / "local.mlir")],
+            capture_output=True, text=True, check=True).stdout)
+
+    ours = report(path)
+    assert any(r[0] == "reduce_scatter(sum)" for r in ours)
+    assert ours == report(hand)
