@@ -19,7 +19,7 @@ small normal draws written to .npy files (norm gains at 1).
 
 writes /tmp/text_lm/{corpus.bin, init/*.npy, text_lm.mlir, text_lm}, runs
 `mpirun -np 4 text_lm --tokens corpus.bin --steps 300 ...` and prints the
-loss curve (and plots it to loss.png when matplotlib is installed).
+loss curve (and plots it to loss.svg).
 --dry-run prints the commands without compiling or running.
 """
 
@@ -115,22 +115,13 @@ def write_init(model, out_dir, seed=0):
     return args
 
 
-def show(curve, png):
-    for step, loss in curve:
+def show(result, svg):
+    for step, loss in zip(result.steps, result.losses):
         bar = "#" * max(0, int(loss * 10))
         print("%5d  %.4f  %s" % (step, loss, bar))
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("(matplotlib not installed: no %s)" % png)
-        return
-    plt.plot([s for s, _ in curve], [v for _, v in curve])
-    plt.xlabel("step")
-    plt.ylabel("loss (nats/byte)")
-    plt.savefig(png)
-    print("wrote", png)
+    result.plot(svg, title="text_lm on %s" % CORPUS,
+                ylabel="loss (nats/byte)")
+    print("wrote", svg)
 
 
 def main():
@@ -170,8 +161,7 @@ def main():
     init = dict(a.split("=", 1) for a in inputs if a != "--input")
     result = executable.train(args.steps, inputs=init, tokens=tokens,
                               lr=args.lr, args=options)
-    show(list(zip(result.steps, result.losses)),
-         os.path.join(args.work, "loss.png"))
+    show(result, os.path.join(args.work, "loss.svg"))
 
 if __name__ == "__main__":
     main()

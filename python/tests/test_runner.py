@@ -88,3 +88,18 @@ def test_failed_run_raises_with_diagnostics(trainer):
         exe.train(2, inputs={"x": bad, "t": bad[:, :3], "w": bad[:4, :3]},
                   progress=False)
     assert "input 'x'" in str(info.value), str(info.value)
+
+
+def test_loss_curve_plot(tmp_path):
+    import xml.etree.ElementTree as ET
+    result = weft.TrainResult([1, 2, 3], [4.0, 2.0, 1.0], None, "")
+    path = result.plot(str(tmp_path / "loss.svg"), title="a & b")
+    root = ET.parse(path).getroot()
+    line = root.find("{http://www.w3.org/2000/svg}polyline")
+    points = [tuple(map(float, p.split(",")))
+              for p in line.get("points").split()]
+    # 640x360 with a 48 px margin: steps 1..3 across, losses 4..1 downward.
+    assert points == [(48.0, 48.0), (320.0, 224.0), (592.0, 312.0)]
+    assert root.find("{http://www.w3.org/2000/svg}text").text == "a & b"
+    with pytest.raises(ValueError):
+        weft.TrainResult([], [], None, "").plot(str(tmp_path / "e.svg"))

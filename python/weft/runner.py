@@ -47,6 +47,44 @@ class TrainResult:
         self.outputs = outputs
         self.log = log
 
+    def plot(self, path, title="loss", ylabel="loss"):
+        """Writes the loss curve as an SVG picture (no plotting library
+        needed; written atomically) and returns `path`."""
+        from .visualize import _escape, _write_atomically
+        if not self.losses:
+            raise ValueError("no logged step to plot")
+        w, h, m = 640, 360, 48
+        x0, x1 = min(self.steps), max(self.steps)
+        y0, y1 = min(self.losses), max(self.losses)
+        if y1 == y0:
+            y1 = y0 + 1
+        if x1 == x0:
+            x1 = x0 + 1
+
+        def px(step, loss):
+            return (m + (w - 2 * m) * (step - x0) / (x1 - x0),
+                    h - m - (h - 2 * m) * (loss - y0) / (y1 - y0))
+
+        points = " ".join("%.1f,%.1f" % px(s, v)
+                          for s, v in zip(self.steps, self.losses))
+        out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" '
+               'height="%d" font-family="sans-serif" font-size="12">' % (w, h),
+               '<text x="%d" y="20">%s</text>' % (m, _escape(title)),
+               '<rect x="%d" y="%d" width="%d" height="%d" fill="none" '
+               'stroke="black"/>' % (m, m, w - 2 * m, h - 2 * m),
+               '<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" '
+               'points="%s"/>' % points,
+               '<text x="%d" y="%d">%g</text>' % (4, m + 4, y1),
+               '<text x="%d" y="%d">%g</text>' % (4, h - m + 4, y0),
+               '<text x="%d" y="%d">step %d</text>' % (m, h - m + 18, x0),
+               '<text x="%d" y="%d" text-anchor="end">step %d</text>' % (
+                   w - m, h - m + 18, x1),
+               '<text x="%d" y="%d" text-anchor="middle">%s</text>' % (
+                   w // 2, h - 8, _escape(ylabel) + " by step"),
+               "</svg>"]
+        _write_atomically(path, "\n".join(out) + "\n")
+        return path
+
     def __repr__(self):
         last = ("%g" % self.losses[-1]) if self.losses else "none"
         return "TrainResult(%d logged step(s), last loss %s)" % (
