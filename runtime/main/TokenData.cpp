@@ -83,7 +83,7 @@ int64_t tokenAt(const char *p, int tokenBytes) {
 } // namespace
 
 TokenFile::TokenFile(const std::string &path, int tokenBytes, int64_t seq,
-                     int64_t vocab)
+                     int64_t vocab, int part, int parts)
     : path_(path), tokenBytes_(tokenBytes), seq_(seq) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   check(fd_ >= 0, "token file '", path, "': ", std::strerror(errno));
@@ -101,11 +101,16 @@ TokenFile::TokenFile(const std::string &path, int tokenBytes, int64_t seq,
         " (the ids and the targets shifted by one)");
   if (vocab <= 1)
     return;
-  // Every id below the vocabulary: one pass, in chunks.
+  // Every id of this rank's slice below the vocabulary: one pass, in
+  // chunks (token boundaries: slices of whole tokens).
+  check(parts >= 1 && part >= 0 && part < parts, "token file '", path,
+        "': scan part ", part, " of ", parts);
+  int64_t begin = count_ * part / parts * tokenBytes;
+  int64_t end = count_ * (part + 1) / parts * tokenBytes;
   std::vector<char> buf(std::size_t(1) << 20);
-  for (int64_t at = 0; at < bytes;) {
+  for (int64_t at = begin; at < end;) {
     std::size_t n = static_cast<std::size_t>(
-        std::min<int64_t>(static_cast<int64_t>(buf.size()), bytes - at));
+        std::min<int64_t>(static_cast<int64_t>(buf.size()), end - at));
     readAt(fd_, path, buf.data(), n, at);
     for (std::size_t k = 0; k < n; k += static_cast<std::size_t>(tokenBytes)) {
       int64_t id = tokenAt(buf.data() + k, tokenBytes);

@@ -50,11 +50,14 @@ class TokenFile {
 public:
   /// Opens `path` and checks it: its size is a whole number of tokens, it
   /// holds at least `seq` + 1 of them, and, when `vocab` > 1, every id is
-  /// below `vocab` (a scan of the whole file, so a bad id is an error at
-  /// the start on every rank, not at the step that happens to read it).
-  /// Throws Error naming the file and, for a bad id, its position.
-  TokenFile(const std::string &path, int tokenBytes, int64_t seq,
-            int64_t vocab);
+  /// below `vocab`. The id scan is shared: this rank scans part `part` of
+  /// `parts` equal slices of the file (the ranks together scan it once, so
+  /// a bad id is an error at the start, agreed by every rank, not at the
+  /// step that happens to read it, and start-up does not grow with the
+  /// number of ranks on one file system). Throws Error naming the file and,
+  /// for a bad id, its position.
+  TokenFile(const std::string &path, int tokenBytes, int64_t seq, int64_t vocab,
+            int part = 0, int parts = 1);
   ~TokenFile();
   TokenFile(const TokenFile &) = delete;
   TokenFile &operator=(const TokenFile &) = delete;

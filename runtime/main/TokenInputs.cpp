@@ -54,8 +54,10 @@ void Harness::openTokens() {
   // as the ids' bound); the targets' bound (one_hot's classes) when the ids
   // have none.
   int64_t vocab = ids.intBound > 1 ? ids.intBound : tgt.intBound;
-  tokens_ = std::make_unique<TokenFile>(o.file, o.tokenBytes,
-                                        logicalShapeOf(ids)[1], vocab);
+  // Each rank scans its slice of the ids (TokenData.h); the harness agrees
+  // on errors, so a bad id anywhere stops every rank before the first step.
+  tokens_ = std::make_unique<TokenFile>(
+      o.file, o.tokenBytes, logicalShapeOf(ids)[1], vocab, rank_, size_);
 }
 
 void Harness::printWindows(int64_t t, int64_t batch, std::size_t ids) const {

@@ -152,3 +152,23 @@ TEST(TokenData, Options) {
 }
 
 } // namespace
+
+TEST(TokenData, RanksScanDisjointSlicesThatCoverTheFile) {
+  // A bad id at each edge of the slices of 1001 tokens over 4 parts (250,
+  // 250, 250 and 251 tokens): exactly one part finds it.
+  for (int64_t at : {0, 249, 250, 749, 750, 1000}) {
+    std::string bad = writeTokens("slice.bin", 1001, 2, at, 300);
+    int found = 0;
+    for (int part = 0; part < 4; ++part) {
+      std::string e = errorOf([&] { TokenFile(bad, 2, 16, 256, part, 4); });
+      if (!e.empty()) {
+        ++found;
+        EXPECT_NE(e.find("token " + std::to_string(at) + " is 300"),
+                  std::string::npos)
+            << e;
+        EXPECT_EQ(part, at < 250 ? 0 : at < 500 ? 1 : at < 750 ? 2 : 3);
+      }
+    }
+    EXPECT_EQ(found, 1) << "bad id at " << at;
+  }
+}

@@ -151,7 +151,13 @@ def main(argv):
         try:
             program = os.path.join(work, "%d.input.mlir" % n)
             run(base + ["--emit=input", "-o", program])
-            for stage in ("local",) if local else ("global", "local"):
+            # Training steps (the slowest compiles: their search runs on
+            # the whole step) compare the local view only, which holds the
+            # propagation's result too; the others compare both stages.
+            training = any(f.startswith(("--train", "--grad"))
+                           for f in shlex.split(flags))
+            stages = ("local",) if local or training else ("global", "local")
+            for stage in stages:
                 a_out = os.path.join(work, "%d.%s.weftc.mlir" % (n, stage))
                 b_out = os.path.join(work, "%d.%s.weft-opt.mlir" % (n, stage))
                 pipe = "stop-after=%s %s" % (stage, options)

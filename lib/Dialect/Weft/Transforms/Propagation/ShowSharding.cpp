@@ -126,8 +126,7 @@ void showTensor(llvm::raw_ostream &os, StringRef title, RankedTensorType type,
        << ": each device of a group holds one summand of its block\n";
 }
 
-struct ShowSharding
-    : public weft::impl::WeftShowShardingBase<ShowSharding> {
+struct ShowSharding : public weft::impl::WeftShowShardingBase<ShowSharding> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -167,8 +166,8 @@ struct ShowSharding
         return name ? name.getValue().str() : "#" + std::to_string(i);
       };
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-        show("input", nameOf(func.getArgAttrOfType<StringAttr>(i, kNameAttr), i),
-             type);
+        show("input",
+             nameOf(func.getArgAttrOfType<StringAttr>(i, kNameAttr), i), type);
       for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
         show("output",
              nameOf(func.getResultAttrOfType<StringAttr>(i, kNameAttr), i),
