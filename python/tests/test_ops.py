@@ -162,3 +162,28 @@ def test_convert_errors():
             assert "test_ops.py" in str(e), str(e)
         else:
             raise AssertionError("no error for %s" % fn.__name__)
+
+
+def test_cumsum_and_scatter_add(weft_bin, tmp_path):
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, (4, 6)).astype(np.float32)
+    ids = np.array([[1, 4, 1], [0, 4, 2]], np.int32)
+    up = rng.uniform(-1, 1, (2, 3, 5)).astype(np.float32)
+
+    def f(x, ids, up):
+        return (weft.cumsum(x, axis=1), weft.cumsum(x, 0, exclusive=True),
+                weft.cumsum(x, -1, reverse=True),
+                weft.scatter_add(ids, up, 6))
+
+    def reference(x, ids, up):
+        table = np.zeros((6, 5))
+        np.add.at(table, ids.reshape(-1), up.reshape(-1, 5))
+        excl = np.cumsum(x, 0) - x
+        return (np.cumsum(x, 1), excl, np.cumsum(x[:, ::-1], 1)[:, ::-1],
+                table)
+
+    check(weft_bin, tmp_path, f,
+          [weft.Input("x", (4, 6), spec=P("data", "model")),
+           weft.Input("ids", (2, 3), "i32"),
+           weft.Input("up", (2, 3, 5), spec=P("data"))],
+          [x, ids, up], reference)

@@ -11,7 +11,8 @@ from .mesh import Mesh, PartitionSpec, P, Sharding
 from .tensor import Tensor
 from .trace import Input, Param, Program, function, trace
 from .layer import layer, Layer
-from .ops import (abs, add, broadcast_to, concat, constant, convert, cos, div,
+from .ops import (abs, add, broadcast_to, concat, constant, convert, cos,
+                 cumsum, div, scatter_add,
                  einsum,
                  embed, equal, exp, gelu, getitem, greater, greater_equal,
                  iota, less, less_equal, log, map_op, matmul, max, maximum,

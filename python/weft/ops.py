@@ -528,6 +528,73 @@ def embed(ids, table, spec=None):
     return result
 
 
+def scatter_add(ids, updates, num_rows, spec=None):
+    """Adds rows of `updates` into a zero table of `num_rows` rows by `ids`
+    (`weft.scatter_add`, the transpose of `embed`): by default ids [...]
+    and updates [..., D] give a table [num_rows, D] ("bt,btz->vz")."""
+    what = "scatter_add"
+    fn = current(what)
+    _operand(ids, fn, what)
+    ids = ids.resolved(what)
+    updates = _float_operand(updates, fn, what).resolved(what)
+    if ids.dtype != "i32":
+        raise WeftError("scatter_add: ids must be i32, got %s" % ids.dtype)
+    if not isinstance(num_rows, int) or num_rows < 1:
+        raise WeftError("scatter_add: num_rows must be an int >= 1, got %r" %
+                        (num_rows,))
+    if spec is None:
+        if updates.ndim != ids.ndim + 1 or \
+                tuple(updates.shape[:ids.ndim]) != tuple(ids.shape):
+            raise WeftError("scatter_add: the default spec needs updates of "
+                            "shape ids.shape + [D]; got ids %s, updates %s; "
+                            "pass spec=" % (ids.shape, updates.shape))
+        il = "abcdefghijklmnopqrstu"[:ids.ndim]
+        spec = "%s,%sz->vz" % (il, il)
+    ins, out = _parse_operands(spec, 2, what)
+    if out is None:
+        raise WeftError("scatter_add: the spec needs '->' and the result "
+                        "letters")
+    sizes = _letter_sizes(ins, [ids, updates], what, spec)
+    looked = [c for c in out if c not in ins[0] and c not in ins[1]]
+    if len(looked) != 1:
+        raise WeftError("scatter_add: exactly one result letter must be in "
+                        "no operand (the row letter); spec %r has %d" %
+                        (spec, len(looked)))
+    sizes[looked[0]] = num_rows
+    result = _new(fn, [sizes[c] for c in out], updates.dtype)
+    full = "%s,%s->%s" % (ins[0], ins[1], out)
+
+    def render():
+        return "%s = weft.scatter_add \"%s\" (%s, %s) : %s" % (
+            result.name, full, ids.name, updates.name,
+            _signature([ids, updates], result))
+
+    fn.emit([result], render)
+    return result
+
+
+def cumsum(x, axis=-1, exclusive=False, reverse=False):
+    """The cumulative sum along `axis` (`weft.cumsum`); `exclusive` leaves
+    each element out of its own sum, `reverse` sums from the end."""
+    what = "cumsum"
+    fn = current(what)
+    x = _float_operand(x, fn, what).resolved(what)
+    if not isinstance(axis, int) or not -x.ndim <= axis < x.ndim:
+        raise WeftError("cumsum: axis %r is out of range for a rank-%d "
+                        "tensor" % (axis, x.ndim))
+    dim = axis % x.ndim
+    result = _new(fn, x.shape, x.dtype)
+
+    def render():
+        flags = (" exclusive" if exclusive else "") + (" reverse" if reverse
+                                                       else "")
+        return "%s = weft.cumsum %s dim %d%s : %s -> %s" % (
+            result.name, x.name, dim, flags, x.type(), result.type())
+
+    fn.emit([result], render)
+    return result
+
+
 def one_hot(ids, num_classes, dtype="f32"):
     """1 where the id equals the index along a new last dimension."""
     what = "one_hot"
