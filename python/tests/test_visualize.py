@@ -102,3 +102,28 @@ def test_svg_uneven_blocks_in_proportion(tmp_path):
     with pytest.raises(ValueError, match="rank 3"):
         weft.visualize_sharding((2, 2, 2), P("data"), MESH, print_it=False,
                                 svg=str(path))
+
+
+def test_program_show_sharding(weft_bin):
+    # The propagated layout of an unannotated weight, drawn by weftc
+    # --show-sharding: w2 follows w1's split of f (P1's Megatron plan).
+    mesh = weft.Mesh({"model": 4})
+
+    def mlp(x, w1, w2):
+        return weft.einsum("btf,fd->btd",
+                           weft.relu(weft.einsum("btd,df->btf", x, w1)), w2)
+
+    program = weft.trace(mlp, mesh, [
+        weft.Input("x", (4, 8, 16), spec=P()),
+        weft.Param("w1", (16, 32), spec=P(None, "model")),
+        weft.Param("w2", (32, 16))], out_specs=P())
+    text = program.show_sharding(["w2"], weftc=weft_bin)
+    assert text.splitlines()[:4] == [
+        "@mlp input 'w2': 32x16xf32 [{model}, {}]",
+        "+---------------+",
+        "| device 0      |",
+        "| [0:8, 0:16]   |",
+    ], text
+    # The cells are as wide as the longest label, "[16:24, 0:16]".
+    assert "| [24:32, 0:16] |" in text
+    assert "'w1'" not in text

@@ -25,7 +25,7 @@ from .nn import (causal_mask, cross_entropy, dropout, layer_norm, log_softmax,
 from . import parallel
 from .parallel import parallelize_module
 from .visualize import sharding_svg, visualize_sharding
-from .compiler import compile, find_tool, interpret, run_tool
+from .compiler import compile, find_tool, interpret, run_tool, show_sharding
 from .runner import Executable, TrainResult
 from .explain import explain
 

@@ -84,3 +84,18 @@ def interpret(program, seed=0, tool=None, extra_args=()):
         path = _source(program, d)
         return run_tool("weft-interp", [path, "--seed", str(seed)] +
                         list(extra_args), tool)
+
+
+def show_sharding(program, names=None, weftc=None, extra_args=()):
+    """The layouts weft-propagate chose for the program's inputs and
+    outputs (only `names` when given), as device grids: the text of
+    `weftc --emit=global --show-sharding` (docs/propagation.md, "Seeing the
+    layouts"). `extra_args`: more weftc flags (e.g. ["--train=adamw"])."""
+    with tempfile.TemporaryDirectory(prefix="weft-py-") as d:
+        path = _source(program, d)
+        flag = "--show-sharding"
+        if names:
+            flag += "=" + ",".join(names)
+        return run_tool("weftc", [path, "--emit=global", flag, "-o",
+                                  os.path.join(d, "global.mlir")] +
+                        list(extra_args), weftc)

@@ -195,6 +195,11 @@ class Program:
         from .compiler import compile as _compile
         return _compile(self, out, **kwargs)
 
+    def show_sharding(self, names=None, **kwargs):
+        """Device grids of the propagated inputs and outputs (text)."""
+        from .compiler import show_sharding
+        return show_sharding(self, names, **kwargs)
+
     def build(self, out, ranks=None, launcher=None, env=None, **kwargs):
         """Compiles like `compile` and returns the runnable Executable."""
         from .runner import Executable
