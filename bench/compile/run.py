@@ -6,7 +6,10 @@ C++ bytes, next to jax.jit(step).lower(...).compile() of the same model
 missing; pass --python with a Python that has JAX).
 
 Stages come from weftc's -v report (MLIR's pass timing, plus weftc's
-"C++ compile + link"): propagation = WeftPropagate; partition =
+"C++ compile + link"): autodiff = WeftAutodiff + WeftAccumulate +
+WeftOptimizer; propagation = WeftPropagate (with weft-plan-layers, the
+propagation of its three-call copy; autodiff counts the copy's and the
+module's); partition =
 WeftPadUneven + WeftPartition; other passes = every other pass; lowering =
 WeftLowerToRuntime + translate to C++; C++ = the C++ compile and link.
 A benchmark, not a test: nothing passes or fails on time.
@@ -57,11 +60,13 @@ def weftc_stages(weftc, program, workdir, flags=(), no_cxx=False):
     total = times.pop("Total", wall)
     stages = {
         "propagation": take("WeftPropagate"),
+        "autodiff": take("WeftAutodiff", "WeftAccumulate", "WeftOptimizer"),
         "partition": take("WeftPadUneven", "WeftPartition"),
         "lowering": take("WeftLowerToRuntime", "translate to C++"),
         "C++": take("C++ compile + link"),
     }
-    nested = [n for n in times if n.endswith("Pipeline")]
+    # weft-plan-layers holds the front's passes (counted above by name).
+    nested = [n for n in times if n.endswith("Pipeline") or n == "WeftPlanLayers"]
     for n in nested:
         times.pop(n)
     stages["other passes"] = sum(times.values())
@@ -89,7 +94,7 @@ def main():
     args = ap.parse_args()
     weftc = os.path.join(args.bin, "weftc")
     layers = [int(x) for x in args.layers.split(",")]
-    cols = ["propagation", "partition", "other passes", "lowering", "C++", "total"]
+    cols = ["autodiff", "propagation", "partition", "other passes", "lowering", "C++", "total"]
     print(f"weftc: {weftc}; model: T2 (d=128, f=512, V=512, t=64, b=8) at L layers, "
           "data=2 x model=2, --train=adamw; seconds" +
           ("; layer function called L times" if args.calls else "") +
