@@ -6,9 +6,13 @@ C++ bytes, next to jax.jit(step).lower(...).compile() of the same model
 missing; pass --python with a Python that has JAX).
 
 Stages come from weftc's -v report (MLIR's pass timing, plus weftc's
-"C++ compile + link"): propagation = WeftPropagate; partition =
+"C++ compile + link"): autodiff = WeftAutodiff + WeftAccumulate +
+WeftOptimizer; propagation = WeftPropagate (with weft-plan-layers, the
+propagation of its three-call copy; autodiff counts the copy's and the
+module's); partition =
 WeftPadUneven + WeftPartition; other passes = every other pass; lowering =
-WeftLowerToRuntime + translate to C++; C++ = the C++ compile and link.
+WeftLowerToRuntime + translate to C++; C++ = the C++ compile and link; CPU = user + system seconds of weftc and
+the compiler it runs (the wall times measure a shared machine's load too).
 A benchmark, not a test: nothing passes or fails on time.
 
 With --calls the model is written with a layer function called L times
@@ -25,6 +29,7 @@ import argparse
 import os
 import pathlib
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,9 +44,14 @@ def weftc_stages(weftc, program, workdir, flags=(), no_cxx=False):
     out = (["--emit=cpp", "-o", str(cpp)] if no_cxx else
            ["-o", str(workdir / "step"), "--save-cpp", str(cpp)])
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = subprocess.run([weftc, "--train=adamw", "--lr", "3e-3", "-v", str(program)] +
                          list(flags) + out, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - start
+    # CPU seconds of weftc and the C++ compiler it runs: on a shared machine
+    # the wall times measure the load too, the CPU time much less so.
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if run.returncode != 0:
         sys.exit(f"weftc failed on {program}:\n{run.stderr[-2000:]}")
     times = {}
@@ -57,22 +67,28 @@ def weftc_stages(weftc, program, workdir, flags=(), no_cxx=False):
     total = times.pop("Total", wall)
     stages = {
         "propagation": take("WeftPropagate"),
+        "autodiff": take("WeftAutodiff", "WeftAccumulate", "WeftOptimizer"),
         "partition": take("WeftPadUneven", "WeftPartition"),
         "lowering": take("WeftLowerToRuntime", "translate to C++"),
         "C++": take("C++ compile + link"),
     }
-    nested = [n for n in times if n.endswith("Pipeline")]
+    # weft-plan-layers holds the front's passes (counted above by name).
+    nested = [n for n in times if n.endswith("Pipeline") or n == "WeftPlanLayers"]
     for n in nested:
         times.pop(n)
     stages["other passes"] = sum(times.values())
     stages["total"] = total
+    stages["CPU"] = cpu
     return stages, cpp.stat().st_size
 
 
 def jax_seconds(python, layers):
     code = ("import sys; sys.path.insert(0, %r); import jax_lm; "
             "print(jax_lm.compile_seconds(%d))" % (str(HERE), layers))
-    run = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    try:
+        run = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    except OSError as e:
+        return None, str(e)
     if run.returncode != 0:
         return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "failed"
     return float(run.stdout.strip().splitlines()[-1]), None
@@ -89,7 +105,7 @@ def main():
     args = ap.parse_args()
     weftc = os.path.join(args.bin, "weftc")
     layers = [int(x) for x in args.layers.split(",")]
-    cols = ["propagation", "partition", "other passes", "lowering", "C++", "total"]
+    cols = ["autodiff", "propagation", "partition", "other passes", "lowering", "C++", "total", "CPU"]
     print(f"weftc: {weftc}; model: T2 (d=128, f=512, V=512, t=64, b=8) at L layers, "
           "data=2 x model=2, --train=adamw; seconds" +
           ("; layer function called L times" if args.calls else "") +

@@ -9,6 +9,8 @@
 
 #include "weft/Pipeline/Pipeline.h"
 
+#include "PlanLayers.h"
+
 #include "weft/Conversion/WeftToRuntime/Passes.h"
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -18,6 +20,14 @@
 
 using namespace mlir;
 using namespace mlir::weft;
+
+/// The profile that prices plans: the backend's unless one is given.
+static std::string resolvedProfile(const WeftPipelineOptions &o) {
+  if (!o.machineProfile.empty())
+    return o.machineProfile;
+  return o.backend == "cuda" ? MachineProfile::kBuiltinGpu
+                             : MachineProfile::kBuiltinCpu;
+}
 
 /// Training: gradients, accumulation, the optimizer step.
 static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
@@ -44,34 +54,46 @@ static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
   pm.addNestedPass<func::FuncOp>(createWeftOptimizer(optimizer));
 }
 
-void mlir::weft::buildWeftPipeline(OpPassManager &pm,
-                                   const WeftPipelineOptions &o) {
-  // Calls first: every later pass sees one flat function (docs/calls.md).
-  pm.addPass(createWeftInlineCalls());
-  // The training passes see the mesh as declared (the optimizer's ZeRO-1
-  // split picks a dimension the axis divides), then the mesh is rewritten.
-  addTraining(pm, o);
-  // --unsharded gives every axis size 1 whatever --mesh says, so the
-  // resize would change nothing it keeps.
-  if (o.unsharded)
-    pm.addPass(createWeftUnsharded());
-  else if (!o.mesh.empty())
-    pm.addPass(createWeftResizeMesh(WeftResizeMeshOptions{o.mesh}));
-
+/// The front: calls inlined, training, the mesh, propagation (a part of it
+/// for weft-plan-layers).
+static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
+                     FrontPart part) {
+  if (part != FrontPart::Propagation) {
+    // Calls first: every later pass sees one flat function (docs/calls.md).
+    pm.addPass(createWeftInlineCalls());
+    // The training passes see the mesh as declared (the optimizer's ZeRO-1
+    // split picks a dimension the axis divides), then the mesh is
+    // rewritten.
+    addTraining(pm, o);
+    // --unsharded gives every axis size 1 whatever --mesh says, so the
+    // resize would change nothing it keeps.
+    if (o.unsharded)
+      pm.addPass(createWeftUnsharded());
+    else if (!o.mesh.empty())
+      pm.addPass(createWeftResizeMesh(WeftResizeMeshOptions{o.mesh}));
+  }
+  if (part == FrontPart::UpToPropagation || o.inputView != InputView::Global)
+    return;
   // The profile that prices plans follows the backend unless one is given
   // (docs/machine-profile.md, "Which profile prices a plan").
-  std::string profile = o.machineProfile;
-  if (profile.empty())
-    profile = o.backend == "cuda" ? MachineProfile::kBuiltinGpu
-                                  : MachineProfile::kBuiltinCpu;
-  if (o.inputView == InputView::Global) {
-    WeftPropagateOptions propagate;
-    propagate.search = o.search;
-    propagate.profile = profile;
-    propagate.memoryBudget = o.memoryBudget;
-    propagate.reshardAnnotated = o.reshardAnnotated;
-    pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
-  }
+  WeftPropagateOptions propagate;
+  propagate.search = o.search;
+  propagate.profile = resolvedProfile(o);
+  propagate.memoryBudget = o.memoryBudget;
+  propagate.reshardAnnotated = o.reshardAnnotated;
+  pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
+}
+
+void mlir::weft::buildWeftPipeline(OpPassManager &pm,
+                                   const WeftPipelineOptions &o) {
+  // With layer calls, one plan per layer (docs/calls.md, "One plan per
+  // layer"): propagation sees three calls of a layer. Not under a memory
+  // budget, which bounds the whole program's footprint.
+  if (o.planLayers && o.inputView == InputView::Global && o.memoryBudget == 0)
+    pm.addPass(createPlanLayersPass(
+        [&o](OpPassManager &p, FrontPart part) { addFront(p, o, part); }));
+  else
+    addFront(pm, o, FrontPart::Whole);
   if (o.showSharding) {
     WeftShowShardingOptions show;
     show.values.assign(o.showShardingValues.begin(),
@@ -102,7 +124,7 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
     // The profile's name as the search's remark prints it (a file that
     // does not load fails weft-propagate first).
     if (o.inputView == InputView::Global && o.search != "greedy") {
-      std::string error;
+      std::string profile = resolvedProfile(o), error;
       FailureOr<MachineProfile> p = MachineProfile::resolve(profile, error);
       report.profile = succeeded(p) ? p->name : profile;
     }

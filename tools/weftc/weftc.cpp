@@ -180,6 +180,15 @@ static cl::opt<bool> fuse(
              "bit-identical. --fuse=false runs every map and reduction alone"),
     cl::init(true), cl::cat(weftcCat));
 
+static cl::opt<bool> planLayers(
+    "plan-layers",
+    cl::desc("Propagate three calls of a layer function called four times "
+             "or more (the first, the second, the last) and give every "
+             "middle call the second call's plan: propagation time does not "
+             "grow with depth (docs/calls.md, \"One plan per layer\"). "
+             "--plan-layers=false propagates every call"),
+    cl::init(true), cl::cat(weftcCat));
+
 static cl::opt<bool> outlineLayers(
     "outline-layers",
     cl::desc("Compile each layer function's equal copies once: the local "
@@ -448,6 +457,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
         emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
   }
   o.fuse = fuse;
+  o.planLayers = planLayers;
   o.outlineLayers = outlineLayers;
 }
 
@@ -574,6 +584,10 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   pm.enableTiming(timing);
   mlir::weft::WeftPipelineOptions options;
   setPipelineOptions(options, local);
+  // Only a program with repeated layer calls gets weft-plan-layers: the
+  // others keep the plain pipeline.
+  options.planLayers =
+      options.planLayers && mlir::weft::hasRepeatedLayerCalls(*module);
   mlir::weft::buildWeftPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;

@@ -10,6 +10,7 @@
 #ifndef WEFT_PIPELINE_PIPELINE_H
 #define WEFT_PIPELINE_PIPELINE_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -186,6 +187,13 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("Run weft-fuse-rows and weft-fuse-elementwise before "
                      "the lowering"),
       llvm::cl::init(true)};
+  Option<bool> planLayers{
+      *this, "plan-layers",
+      llvm::cl::desc("Propagate three calls of a layer function called four "
+                     "times or more, and give every middle call the second "
+                     "call's plan (docs/calls.md, \"One plan per layer\"); "
+                     "weftc sets it when the program has such calls"),
+      llvm::cl::init(false)};
   Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Run weft-outline-layers before the fusion: equal "
@@ -197,6 +205,11 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
 /// Adds the compile pipeline to `pm` (anchored on builtin.module), in the
 /// order of docs/weftc.md. Function passes are nested on func.func.
 void buildWeftPipeline(OpPassManager &pm, const WeftPipelineOptions &options);
+
+/// Whether `module`'s entry calls a layer function four times or more, each
+/// call's first results of its first operands' types: what plan-layers
+/// shortens (docs/calls.md, "One plan per layer").
+bool hasRepeatedLayerCalls(ModuleOp module);
 
 /// Registers `weft-pipeline` (buildWeftPipeline) with MLIR's pass registry.
 void registerWeftPipeline();
