@@ -50,8 +50,8 @@ bool StopGradientOp::padsNeedZeroing(ArrayRef<char>) {
   return false; // The result's pads are the operand's.
 }
 
-LogicalResult StopGradientOp::buildGradients(OpBuilder &,
-                                             Value, SmallVectorImpl<Value> &grads) {
+LogicalResult StopGradientOp::buildGradients(OpBuilder &, Value,
+                                             SmallVectorImpl<Value> &grads) {
   grads.push_back(Value()); // No cotangent reaches the operand.
   return success();
 }
