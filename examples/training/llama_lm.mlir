@@ -128,6 +128,10 @@ func.func @llama_lm(
   // Final RMSNorm (learned gain), vocabulary-parallel output and
   // cross-entropy: logits split v on model; the max, the sum of
   // exponentials and the label's logit are [b, t] partials over model.
+  // The [b, t, v] tensors are typed v-split: without them the search
+  // gathers the logits instead (one collective of 64 KiB where the
+  // vocabulary-parallel loss sends three of 512 B; under the CPU profile's
+  // 2e-4 s latency one collective fewer prices lower; docs/training.md).
   %nf_sq = weft.map square "btd->btd" (%x2) : (tensor<8x32x64xf32, #weft.sharding<@mesh, [{"data"}, {"model"}, {}]>>) -> tensor<8x32x64xf32>
   %nf_ss = weft.reduce sum "btd->bt" (%nf_sq) : (tensor<8x32x64xf32>) -> tensor<8x32xf32>
   %nf_ms = weft.map scale "bt->bt" (%nf_ss) {scalar = 0.015625 : f64} : (tensor<8x32xf32>) -> tensor<8x32xf32>
@@ -136,15 +140,19 @@ func.func @llama_lm(
   %nf_n = weft.map mul "btd,bt->btd" (%x2, %nf_r) : (tensor<8x32x64xf32, #weft.sharding<@mesh, [{"data"}, {"model"}, {}]>>, tensor<8x32xf32>) -> tensor<8x32x64xf32>
   %nf = weft.map mul "btd,d->btd" (%nf_n, %gf) : (tensor<8x32x64xf32>, tensor<64xf32, #weft.sharding<@mesh, [{}]>>) -> tensor<8x32x64xf32>
   %nfg = weft.shard %nf : tensor<8x32x64xf32> -> tensor<8x32x64xf32, #weft.sharding<@mesh, [{"data"}, {}, {}]>>
-  %lg = weft.einsum "btd,dv->btv" (%nfg, %Wout) : (tensor<8x32x64xf32, #weft.sharding<@mesh, [{"data"}, {}, {}]>>, tensor<64x256xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<8x32x256xf32>
-  %lmx = weft.reduce max "btv->bt" (%lg) : (tensor<8x32x256xf32>) -> tensor<8x32xf32>
-  %lsh = weft.map sub "btv,bt->btv" (%lg, %lmx) : (tensor<8x32x256xf32>, tensor<8x32xf32>) -> tensor<8x32x256xf32>
-  %lex = weft.map exp "btv->btv" (%lsh) : (tensor<8x32x256xf32>) -> tensor<8x32x256xf32>
-  %lz = weft.reduce sum "btv->bt" (%lex) : (tensor<8x32x256xf32>) -> tensor<8x32xf32>
+  %lg = weft.einsum "btd,dv->btv" (%nfg, %Wout) : (tensor<8x32x64xf32, #weft.sharding<@mesh, [{"data"}, {}, {}]>>, tensor<64x256xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %lmx0 = weft.reduce max "btv->bt" (%lg) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>) -> tensor<8x32xf32>
+  // The max is a shift for stability that cancels in the loss: its
+  // gradient is zero, and stop_gradient spares the backward its [b, t]
+  // all-reduce over model.
+  %lmx = weft.stop_gradient %lmx0 : tensor<8x32xf32> -> tensor<8x32xf32>
+  %lsh = weft.map sub "btv,bt->btv" (%lg, %lmx) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>, tensor<8x32xf32>) -> tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %lex = weft.map exp "btv->btv" (%lsh) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>) -> tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %lz = weft.reduce sum "btv->bt" (%lex) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>) -> tensor<8x32xf32>
   %lse = weft.map log "bt->bt" (%lz) : (tensor<8x32xf32>) -> tensor<8x32xf32>
-  %oh = weft.one_hot "bt->btv" (%labels) : (tensor<8x32xi32, #weft.sharding<@mesh, [{"data"}, {}]>>) -> tensor<8x32x256xf32>
-  %pk = weft.map mul "btv,btv->btv" (%lsh, %oh) : (tensor<8x32x256xf32>, tensor<8x32x256xf32>) -> tensor<8x32x256xf32>
-  %tl = weft.reduce sum "btv->bt" (%pk) : (tensor<8x32x256xf32>) -> tensor<8x32xf32>
+  %oh = weft.one_hot "bt->btv" (%labels) : (tensor<8x32xi32, #weft.sharding<@mesh, [{"data"}, {}]>>) -> tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %pk = weft.map mul "btv,btv->btv" (%lsh, %oh) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>, tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>) -> tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>
+  %tl = weft.reduce sum "btv->bt" (%pk) : (tensor<8x32x256xf32, #weft.sharding<@mesh, [{"data"}, {}, {"model"}]>>) -> tensor<8x32xf32>
   %nll = weft.map sub "bt,bt->bt" (%lse, %tl) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
   %tot = weft.reduce sum "bt->" (%nll) : (tensor<8x32xf32>) -> tensor<f32>
   %loss = weft.map scale "->" (%tot) {scalar = 0.00390625 : f64} : (tensor<f32>) -> tensor<f32>

@@ -587,6 +587,17 @@ struct ShardModel : EvaluableOpInterface::ExternalModel<ShardModel, ShardOp> {
   }
 };
 
+/// weft.stop_gradient: the operand (its zero gradient is autodiff's).
+struct StopGradientModel
+    : EvaluableOpInterface::ExternalModel<StopGradientModel, StopGradientOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<StopGradientOp>(op);
+    ctx.bindPerRank(o.getResult(),
+                    [&](int64_t r) { return ctx.get(o.getInput(), r); });
+    return success();
+  }
+};
+
 /// weft.convert: each element rounded once to the result's element type
 /// (round to nearest even; APFloat, Random.h's roundToType), so an f16 or
 /// bf16 value is exactly one the runtime stores.
@@ -792,6 +803,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ConcatOp::attachInterface<ConcatModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConvertOp::attachInterface<ConvertModel>(*ctx);
+    StopGradientOp::attachInterface<StopGradientModel>(*ctx);
     WaitOp::attachInterface<WaitModel>(*ctx);
     ConstantOp::attachInterface<ConstantModel>(*ctx);
     AllReduceOp::attachInterface<AllReduceModel>(*ctx);

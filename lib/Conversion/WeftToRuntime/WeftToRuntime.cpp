@@ -72,6 +72,12 @@ struct WeftLowerToRuntimePass
     if (failed(selected))
       return signalPassFailure();
     func::FuncOp func = *selected;
+    // weft.stop_gradient lowers to nothing: its result is its operand's
+    // buffer (the same SSA value, so releaseDeadValues sees every use).
+    module.walk([](StopGradientOp op) {
+      op.getResult().replaceAllUsesWith(op.getInput());
+      op.erase();
+    });
     FailureOr<ProgramInfo> info = ProgramInfo::get(func);
     if (failed(info))
       return signalPassFailure();

@@ -9,6 +9,7 @@
 // CHECK-DAG: weft.cumsum: global-view
 // CHECK-DAG: weft.shard: global-view
 // CHECK-DAG: weft.convert: global-view
+// CHECK-DAG: weft.stop_gradient: global-view
 // CHECK-DAG: weft.all_reduce: local-view collective
 // CHECK-DAG: weft.all_gather: local-view collective
 // CHECK-DAG: weft.reduce_scatter: local-view collective
@@ -22,5 +23,5 @@
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 31 weft ops
+// CHECK: checked 32 weft ops
 module {}

@@ -30,13 +30,10 @@ UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 # Known failures, each with its minimal reproducer (an XFAIL test): the
 # example's propagation must fail as described; once it passes, the entry
 # must go (an unexpected pass is a failure, as lit's XPASS).
-KNOWN_FAIL = {
-    "t1_sae.global.mlir":
-        "weft-propagate cannot re-read a reduce whose annotated result is "
-        "partial over more axes than its annotated operand is split over "
-        "(test/Dialect/Weft/propagate-partial-slice.mlir, an expected failure); T1's plan "
-        "under the calibrated CPU profile has one",
-}
+# (T1's global view under the calibrated CPU profile was one: a reduce
+# whose annotated result is partial over more axes than its operand's
+# split; propagate-partial-slice.mlir is its reproducer, fixed.)
+KNOWN_FAIL = {}
 
 
 def run(cmd):

@@ -760,6 +760,42 @@ def Weft_ConvertOp : Weft_Op<"convert", [Pure,
   let hasFolder = 1;
 }
 
+def Weft_StopGradientOp : Weft_Op<"stop_gradient", [Pure,
+    Weft_PartitionOpInterface,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing"]>,
+    Weft_JsonExportOpInterface,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "the identity, with a zero gradient";
+  let description = [{
+    The result is the operand (JAX's `lax.stop_gradient`, PyTorch's
+    `detach`): `--weft-autodiff` sends no cotangent through it, so nothing
+    the operand depends on gets a gradient from this use. For a value whose
+    gradient is zero in exact arithmetic, such as the max a softmax or a
+    cross-entropy subtracts for stability (the shift cancels), it removes
+    the backward's work and collectives for it (a vocabulary-parallel
+    cross-entropy's max: one [b, t] all-reduce).
+
+    ```mlir
+    %m = weft.reduce max "btv->bt" (%logits) : ...
+    %ms = weft.stop_gradient %m : tensor<4x32xf32> -> tensor<4x32xf32>
+    ```
+
+    Sharding: elementwise, the result has the operand's layout, and any
+    partial operand (sum, max, min) passes through it. Uneven shards: its
+    pads are the operand's. Gradient: none. Lowering: nothing (the result
+    is the operand's buffer); the interpreter binds the operand.
+
+    Verifier: same shape and element type.
+  }];
+  let arguments = (ins Weft_AnyTensor:$input);
+  let results = (outs Weft_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Local view: collectives and the local slice
 //===----------------------------------------------------------------------===//

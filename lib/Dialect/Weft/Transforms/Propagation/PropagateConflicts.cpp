@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "weft-propagate"
@@ -16,6 +17,61 @@
 using namespace mlir;
 using namespace mlir::weft;
 using namespace mlir::weft::propagate;
+
+/// The last resort of decide(): a result fixed partial over more axes than
+/// its operands split its reduced letters (weft-propagate's own plan for
+/// T1's b1 gradient, re-propagated: x split b on data, the sum over b
+/// annotated partial over data and model). No proposal names the extra
+/// axes (a partial tensor proposes its dims only), so each reduced letter's
+/// proposal is extended by the result's partial axes it lacks: the operand
+/// then reaches its required layout by a local slice (free) and the op's
+/// natural result is the annotated partial sum.
+const Candidate *Propagator::decideFinerReduced(
+    const ShardingRule &rule,
+    llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &props,
+    std::vector<Candidate> &candidates) {
+  const ValueState &res = states[rule.getTensor(rule.getResultIndex())];
+  if (!res.layout || !res.layout->isPartial())
+    return nullptr;
+  LetterMap map;
+  llvm::StringSet<> used;
+  for (char c : rule.getLetters()) {
+    auto it = props.find(c);
+    if (it == props.end() || rule.isReduced(c))
+      continue;
+    map[c] = it->second.front();
+  }
+  for (auto &[c, axes] : map)
+    for (StringRef a : axes)
+      if (!used.insert(a).second)
+        return nullptr;
+  char reduced = 0;
+  for (char c : rule.getLetters()) {
+    if (!rule.isReduced(c) || !rule.canSplit(c))
+      continue;
+    if (reduced)
+      return nullptr; // One reduced letter only: where the axes go is clear.
+    reduced = c;
+  }
+  if (!reduced)
+    return nullptr;
+  AxisList axes;
+  auto it = props.find(reduced);
+  if (it != props.end())
+    axes = it->second.front();
+  for (StringRef a : axes)
+    if (!used.insert(a).second)
+      return nullptr;
+  for (StringRef a : res.layout->partialAxes)
+    if (!llvm::is_contained(axes, a)) {
+      if (!used.insert(a).second)
+        return nullptr;
+      axes.push_back(a);
+    }
+  map[reduced] = axes;
+  candidates.push_back(price(rule, map));
+  return candidates.back().valid ? &candidates.back() : nullptr;
+}
 
 void Propagator::decide(Operation *op) {
   const ShardingRule &rule = ruleOf(op);
@@ -81,6 +137,8 @@ void Propagator::decide(Operation *op) {
     enumerate(0);
     best = pickBest();
   }
+  if (!best)
+    best = decideFinerReduced(rule, props, candidates);
   if (!best) {
     op->emitOpError() << "weft-propagate found no letter map with a valid "
                          "resharding plan for this op (internal error; "

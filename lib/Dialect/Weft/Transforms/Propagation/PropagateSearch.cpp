@@ -1018,6 +1018,22 @@ bool computesAs(const Layout &natural, const Layout &wanted) {
   return true;
 }
 
+/// Whether `to` is `from` with some dims split over more axes, the same
+/// partial sum otherwise: reached by a local slice, no communication. An
+/// op that reads an annotated value so still reads it as annotated (each
+/// device takes a piece of the block it holds).
+bool slicesTo(const Layout &from, const Layout &to) {
+  if (from.dims.size() != to.dims.size() ||
+      from.partialAxes != to.partialAxes ||
+      (from.isPartial() && from.partialKind != to.partialKind))
+    return false;
+  for (auto [have, want] : llvm::zip(from.dims, to.dims))
+    if (have.size() > want.size() ||
+        !std::equal(have.begin(), have.end(), want.begin()))
+      return false;
+  return true;
+}
+
 std::string formatSeconds(double s) {
   if (s == kInf)
     return "no plan";
@@ -1238,7 +1254,9 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     for (auto [c, ch] : llvm::enumerate(step.choices)) {
       for (auto [i, val] : llvm::enumerate(step.operands)) {
         const SValue &v = search.values[val];
-        if (v.annotated && !v.param && ch.required[i] == v.fixedId)
+        if (v.annotated && !v.param &&
+            (ch.required[i] == v.fixedId ||
+             slicesTo(*v.layouts[v.fixedId], *v.layouts[ch.required[i]])))
           ++kept[c];
       }
       if (wanted && computesAs(*res.layouts[ch.natural], *wanted))
@@ -1360,6 +1378,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
         for (auto [i, val] : llvm::enumerate(step.operands)) {
           const SValue &v = search.values[val];
           if (v.annotated && !v.param && ch.required[i] != v.fixedId &&
+              !slicesTo(*v.layouts[v.fixedId], *v.layouts[ch.required[i]]) &&
               listed.insert(val).second)
             names.push_back(describeValue(v.value));
         }

@@ -118,6 +118,10 @@ private:
   /// in layout `target` (some letter map of theirs requires exactly it).
   unsigned sharersOf(Value v, const Layout &target, Operation *self);
   void decide(Operation *op);
+  const Candidate *
+  decideFinerReduced(const ShardingRule &rule,
+                     llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &props,
+                     std::vector<Candidate> &candidates);
   /// With `explain`: the remark text of `op`'s decision, every route
   /// priced and the one taken.
   void explainDecision(Operation *op, const ShardingRule &rule,
