@@ -25,6 +25,7 @@ E = 2 * J
 mesh = weft.Mesh({"data": 2, "model": 2})
 SEQ_PARALLEL = P("data", "model", None)   # the residual stream
 GATHERED = P("data", None, None)          # a sub-layer's input
+VOCAB_PARALLEL = P("data", None, "model")  # logits and the loss's terms
 
 
 def rotary_table_and_mask():
@@ -77,14 +78,19 @@ def llama_lm(tokens, labels, Emb, *weights):
     rope, mask = rotary_table_and_mask()
     for i in range(LAYERS):
         x = layer(x, rope, mask, *blocks[9 * i:9 * i + 9])
-    logits = weft.einsum("btd,dv->btv",
-                         weft.shard(weft.rms_norm(x, weight=gf), GATHERED),
-                         Wout)
-    # Vocabulary-parallel cross-entropy: max, sum of exp and the label's
-    # logit are reductions over v (split on model).
-    shifted = logits - logits.max(-1)[..., None]
-    lse = weft.log(weft.exp(shifted).sum(-1))
-    picked = (shifted * weft.one_hot(labels, V)).sum(-1)
+    # Vocabulary-parallel cross-entropy (PyTorch's loss_parallel): the
+    # [b, t, v] tensors stay split v on model; the max, the sum of exp and
+    # the label's logit are reductions over v. The max is a shift for
+    # stability that cancels: no gradient flows through it.
+    logits = weft.shard(weft.einsum(
+        "btd,dv->btv", weft.shard(weft.rms_norm(x, weight=gf), GATHERED),
+        Wout), VOCAB_PARALLEL)
+    shifted = weft.shard(
+        logits - weft.stop_gradient(logits.max(-1))[..., None],
+        VOCAB_PARALLEL)
+    lse = weft.log(weft.shard(weft.exp(shifted), VOCAB_PARALLEL).sum(-1))
+    onehot = weft.shard(weft.one_hot(labels, V), VOCAB_PARALLEL)
+    picked = weft.shard(shifted * onehot, VOCAB_PARALLEL).sum(-1)
     return (lse - picked).sum() * (1.0 / (B * T))
 
 

@@ -18,7 +18,8 @@ from .ops import (abs, add, broadcast_to, concat, constant, convert, cos,
                  iota, less, less_equal, log, map_op, matmul, max, maximum,
                  mean, min, minimum, mul, neg, not_equal, one_hot, power,
                  random, reduce_op, relu, reshape, rsqrt, scale, shard, shift,
-                 sigmoid, sign, silu, sin, slice, sqrt, square, step, sub, sum,
+                 sigmoid, sign, silu, sin, slice, sqrt, square, step,
+                 stop_gradient, sub, sum,
                  tanh, top_k, top_k_indices)
 from .nn import (causal_mask, cross_entropy, dropout, layer_norm, log_softmax,
                  rms_norm, softmax)

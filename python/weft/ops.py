@@ -662,6 +662,24 @@ def convert(x, dtype):
     return result
 
 
+def stop_gradient(x):
+    """`x`, with no gradient flowing back through it (`weft.stop_gradient`,
+    as jax.lax.stop_gradient and torch's detach): e.g. the max a stable
+    softmax subtracts."""
+    what = "stop_gradient"
+    fn = current(what)
+    _float_operand(x, fn, what)
+    x = x.resolved(what)
+    result = _new(fn, x.shape, x.dtype)
+
+    def render():
+        return "%s = weft.stop_gradient %s : %s -> %s" % (
+            result.name, x.name, x.type(), result.type())
+
+    fn.emit([result], render)
+    return result
+
+
 def iota(n, dtype="f32"):
     """The positions 0 .. n-1 (`weft.iota`)."""
     fn = current("iota")
