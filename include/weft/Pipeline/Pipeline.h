@@ -174,6 +174,11 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("Run weft-fuse-rows and weft-fuse-elementwise before "
                      "the lowering"),
       llvm::cl::init(true)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Run weft-fuse-epilogues before the other fusion passes "
+                     "(einsum + bias, activation, scale, residual)"),
+      llvm::cl::init(true)};
   Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Run weft-outline-layers before the fusion: equal "
