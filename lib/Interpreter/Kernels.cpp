@@ -142,10 +142,12 @@ using T = double;
 
 double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
                                     double scalar) {
+  // (Not `scalar` inside the macro: that is one of its parameters.)
+  const double constant = scalar;
   switch (static_cast<::weft::rt::MapKind>(kind)) {
 #define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
   case ::weft::rt::MapKind::Enum:                                              \
-    return libm::apply##Enum(x, y, scalar);
+    return libm::apply##Enum(x, y, constant);
 #include "weft/rt/MapKinds.def"
   }
   return 0.0; // unreachable: every kind has a case

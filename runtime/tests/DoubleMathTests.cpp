@@ -31,7 +31,8 @@ int64_t position(double d) {
 }
 
 /// The worst ulp distance of got(x) from want(x) (long double, rounded to
-/// double) over `samples` random bit patterns in [lo, hi], as many values
+/// double) over `samples` random bit patterns in [lo, hi] (uniform over
+/// their ordered positions), as many values
 /// uniform in [lo, hi], and `extra`; a NaN must be a NaN in both.
 template <typename Got, typename Want>
 int64_t worstUlps(int samples, double lo, double hi,
@@ -52,14 +53,16 @@ int64_t worstUlps(int samples, double lo, double hi,
       where = x;
     }
   };
-  for (int i = 0; i < samples;) {
-    uint64_t bits = rng();
+  // Bit patterns uniform over the ordered positions of [lo, hi] (every
+  // binade equally likely).
+  std::uniform_int_distribution<int64_t> pick(position(lo), position(hi));
+  for (int i = 0; i < samples; ++i) {
+    int64_t q = pick(rng);
+    uint64_t bits = q >= 0 ? static_cast<uint64_t>(q)
+                           : (static_cast<uint64_t>(-q) | (1ull << 63));
     double x;
     std::memcpy(&x, &bits, 8);
-    if (x >= lo && x <= hi) {
-      one(x);
-      ++i;
-    }
+    one(x);
   }
   for (int i = 0; i < samples; ++i)
     one(uniform(rng));
