@@ -62,9 +62,36 @@ struct MapModel : EvaluableOpInterface::ExternalModel<MapModel, MapOp> {
   }
 };
 
+/// A fused_map step chain over `operands` as the maps it replaced: each
+/// step one interp::map over the result's letters, operands at their own.
+Tensor evaluateChain(const IndexSpec &spec, ArrayRef<FusedMapStep> steps,
+                     ArrayRef<const Tensor *> operands,
+                     ArrayRef<int64_t> shape) {
+  unsigned n = operands.size();
+  auto letters = [&](int id) {
+    return id < static_cast<int>(n) ? spec.inputs[id] : spec.result;
+  };
+  SmallVector<Tensor> values;
+  auto valueOf = [&](int id) -> const Tensor * {
+    return id < static_cast<int>(n) ? operands[id] : &values[id - n];
+  };
+  values.reserve(steps.size());
+  for (const FusedMapStep &st : steps) {
+    std::string text = letters(st.a);
+    SmallVector<const Tensor *> args{valueOf(st.a)};
+    if (st.b >= 0) {
+      text += "," + letters(st.b);
+      args.push_back(valueOf(st.b));
+    }
+    text += "->" + spec.result;
+    IndexSpec stepSpec = verifiedSpec(text, /*allowBroadcast=*/true);
+    values.push_back(interp::map(st.kind, st.scalar, stepSpec, args, shape));
+  }
+  return values.back();
+}
+
 /// weft.fused_map as the chain of weft.map it replaced (the interpreter is
-/// the unfused oracle): each step one interp::map over the result's
-/// letters, operands at their own letters.
+/// the unfused oracle).
 struct FusedMapModel
     : EvaluableOpInterface::ExternalModel<FusedMapModel, FusedMapOp> {
   LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
@@ -74,33 +101,38 @@ struct FusedMapModel
     std::string error;
     if (!parseFusedSteps(o.getSteps(), o.getInputs().size(), steps, error))
       return o.emitOpError("steps: ") << error;
-    unsigned n = o.getInputs().size();
-    auto letters = [&](int id) {
-      return id < static_cast<int>(n) ? spec.inputs[id] : spec.result;
-    };
     SmallVector<int64_t> shape(shapeOf(o.getResult()));
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
-      SmallVector<Tensor> values;
       SmallVector<const Tensor *> operands;
       for (Value v : o.getInputs())
         operands.push_back(&ctx.get(v, r));
-      auto valueOf = [&](int id) -> const Tensor * {
-        return id < static_cast<int>(n) ? operands[id] : &values[id - n];
-      };
-      values.reserve(steps.size());
-      for (const FusedMapStep &st : steps) {
-        std::string text = letters(st.a);
-        SmallVector<const Tensor *> args{valueOf(st.a)};
-        if (st.b >= 0) {
-          text += "," + letters(st.b);
-          args.push_back(valueOf(st.b));
-        }
-        text += "->" + spec.result;
-        IndexSpec stepSpec = verifiedSpec(text, /*allowBroadcast=*/true);
-        values.push_back(
-            interp::map(st.kind, st.scalar, stepSpec, args, shape));
-      }
-      return values.back();
+      return evaluateChain(spec, steps, operands, shape);
+    });
+    return success();
+  }
+};
+
+/// weft.fused_einsum as the weft.einsum and the maps it replaced: the
+/// unfused oracle of a GEMM epilogue.
+struct FusedEinsumModel
+    : EvaluableOpInterface::ExternalModel<FusedEinsumModel, FusedEinsumOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<FusedEinsumOp>(op);
+    IndexSpec spec = verifiedSpec(o.getSpec());
+    IndexSpec epilogue = verifiedSpec(o.getEpilogue(), /*allowBroadcast=*/true);
+    SmallVector<FusedMapStep> steps;
+    std::string error;
+    unsigned n = o.getInputs().size() - 1; // the einsum's result, extras
+    if (!parseFusedSteps(o.getSteps(), n, steps, error))
+      return o.emitOpError("steps: ") << error;
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      Tensor acc =
+          interp::einsum(spec, ctx.get(o.getInputs().take_front(2), r), shape);
+      SmallVector<const Tensor *> operands{&acc};
+      for (Value v : o.getInputs().drop_front(2))
+        operands.push_back(&ctx.get(v, r));
+      return evaluateChain(epilogue, steps, operands, shape);
     });
     return success();
   }
@@ -789,6 +821,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     MapOp::attachInterface<MapModel>(*ctx);
     FusedMapOp::attachInterface<FusedMapModel>(*ctx);
     FusedRowsOp::attachInterface<FusedRowsModel>(*ctx);
+    FusedEinsumOp::attachInterface<FusedEinsumModel>(*ctx);
     ReduceOp::attachInterface<ReduceModel>(*ctx);
     EmbedOp::attachInterface<EmbedModel>(*ctx);
     ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);

@@ -114,16 +114,43 @@ Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
   return result;
 }
 
+namespace {
+/// MapKinds.def's expressions in double with libm's functions: the
+/// interpreter is the oracle, so it does not use the runtime's own f64
+/// exp, log and tanh (DoubleMath.h, which ElementOps.h's double overloads
+/// call on the host); this is the formula numpy evaluates too
+/// (test/numpy).
+namespace libm {
+inline double fexp(double x) { return std::exp(x); }
+inline double flog(double x) { return std::log(x); }
+inline double flog1p(double x) { return std::log1p(x); }
+inline double fsqrt(double x) { return std::sqrt(x); }
+inline double ftanh(double x) { return std::tanh(x); }
+inline double fsin(double x) { return std::sin(x); }
+inline double fcos(double x) { return std::cos(x); }
+using T = double;
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  double apply##Enum(double a, double b, double s) {                           \
+    (void)a;                                                                   \
+    (void)b;                                                                   \
+    (void)s;                                                                   \
+    return expr;                                                               \
+  }
+#include "weft/rt/MapKinds.def"
+} // namespace libm
+} // namespace
+
 double mlir::weft::interp::applyMap(MapKind kind, double x, double y,
                                     double scalar) {
-  // MapKinds.def's expression in double: with T = double, ElementOps.h's
-  // functions are libm's (exp, log, tanh, sin, ...), so this is the
-  // formula numpy evaluates too (test/numpy).
-  namespace rt = ::weft::rt;
-  return rt::ops::dispatchMap(
-      static_cast<rt::MapKind>(kind), [&]<rt::MapKind K>() {
-        return rt::ops::Map<K, double>::apply(x, y, scalar);
-      });
+  // (Not `scalar` inside the macro: that is one of its parameters.)
+  const double constant = scalar;
+  switch (static_cast<::weft::rt::MapKind>(kind)) {
+#define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
+  case ::weft::rt::MapKind::Enum:                                              \
+    return libm::apply##Enum(x, y, constant);
+#include "weft/rt/MapKinds.def"
+  }
+  return 0.0; // unreachable: every kind has a case
 }
 
 Tensor mlir::weft::interp::map(MapKind kind, double scalar,

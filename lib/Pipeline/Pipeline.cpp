@@ -139,7 +139,10 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
   // call site.
   if (o.outlineLayers)
     pm.addPass(createWeftOutlineLayers());
-  // Fusion and the lowering.
+  // Fusion and the lowering. Epilogues first: a bias add or an activation
+  // after an einsum would otherwise join a fused_map chain.
+  if (o.fuseEpilogues)
+    pm.addNestedPass<func::FuncOp>(createWeftFuseEpilogues());
   if (o.fuse) {
     pm.addNestedPass<func::FuncOp>(createWeftFuseRows());
     pm.addNestedPass<func::FuncOp>(createWeftFuseElementwise());

@@ -189,46 +189,104 @@ void Backend::einsum(const EinsumPlan &plan, const Tensor &a, const Tensor *b,
     else
       reduceKernel(ReduceKind::Sum, plan.unaryReduce, plan.dtype, a.data,
                    out.data);
-  } else if (plan.gemm.batch == 0) {
-    fillZero(out.data, plan.dtype, out.numElements());
   } else {
-    std::size_t es = dtypeSize(plan.dtype);
-    // An operand's way to its GEMM layout: sum out its own letters, then
-    // permute, each into its own scratch slot.
-    auto prepare = [&](const void *p, bool reduce, const ReducePlan &reducePlan,
-                       bool permute, const CopyPlan &permPlan,
-                       std::size_t elements, Scratch reduced,
-                       Scratch permuted) {
-      if (reduce) {
-        void *t = scratch(reduced, checkedBytes(elements, es));
-        reduceKernel(ReduceKind::Sum, reducePlan, plan.dtype, p, t);
-        p = t;
-      }
-      if (permute) {
-        void *t = scratch(permuted, checkedBytes(elements, es));
-        copyStrided(permPlan, plan.dtype, p, t);
-        p = t;
-      }
-      return p;
-    };
-    const void *pa = prepare(a.data, plan.reduceA, plan.reduceAPlan,
-                             plan.permuteA, plan.permAPlan, plan.tempAElements,
-                             Scratch::EinsumReduceA, Scratch::EinsumPermuteA);
-    const void *pb = prepare(b->data, plan.reduceB, plan.reduceBPlan,
-                             plan.permuteB, plan.permBPlan, plan.tempBElements,
-                             Scratch::EinsumReduceB, Scratch::EinsumPermuteB);
-    void *pc = plan.permuteOut ? scratch(Scratch::EinsumResult,
-                                         checkedBytes(plan.tempOutElements, es))
-                               : out.data;
-    if (plan.swapOperands)
-      gemm(plan.gemm, plan.dtype, pb, pa, pc);
-    else
-      gemm(plan.gemm, plan.dtype, pa, pb, pc);
-    if (plan.permuteOut)
-      copyStrided(plan.permOutPlan, plan.dtype, pc, out.data);
+    einsumStages(plan, a.data, b->data, out.data, out.numElements(), nullptr,
+                 {});
   }
   if (profiler_)
     recordOp(label, op, plan.spec, t0, static_cast<double>(plan.flops), 0);
+}
+
+bool Backend::einsumStages(const EinsumPlan &plan, const void *a, const void *b,
+                           void *out, int64_t outElements,
+                           const FusedMapPlan *epilogue,
+                           const std::vector<const void *> &extras) {
+  if (plan.gemm.batch == 0) {
+    fillZero(out, plan.dtype, outElements);
+    return false;
+  }
+  std::size_t es = dtypeSize(plan.dtype);
+  // An operand's way to its GEMM layout: sum out its own letters, then
+  // permute, each into its own scratch slot.
+  auto prepare = [&](const void *p, bool reduce, const ReducePlan &reducePlan,
+                     bool permute, const CopyPlan &permPlan,
+                     std::size_t elements, Scratch reduced, Scratch permuted) {
+    if (reduce) {
+      void *t = scratch(reduced, checkedBytes(elements, es));
+      reduceKernel(ReduceKind::Sum, reducePlan, plan.dtype, p, t);
+      p = t;
+    }
+    if (permute) {
+      void *t = scratch(permuted, checkedBytes(elements, es));
+      copyStrided(permPlan, plan.dtype, p, t);
+      p = t;
+    }
+    return p;
+  };
+  const void *pa = prepare(a, plan.reduceA, plan.reduceAPlan, plan.permuteA,
+                           plan.permAPlan, plan.tempAElements,
+                           Scratch::EinsumReduceA, Scratch::EinsumPermuteA);
+  const void *pb = prepare(b, plan.reduceB, plan.reduceBPlan, plan.permuteB,
+                           plan.permBPlan, plan.tempBElements,
+                           Scratch::EinsumReduceB, Scratch::EinsumPermuteB);
+  if (plan.swapOperands)
+    std::swap(pa, pb);
+  // The epilogue fuses into the GEMM only when the GEMM writes the result
+  // itself, in the result's layout.
+  if (epilogue && !plan.permuteOut &&
+      fusedGemmKernel(plan.gemm, plan.dtype, *epilogue, pa, pb, extras, out))
+    return true;
+  void *pc = plan.permuteOut ? scratch(Scratch::EinsumResult,
+                                       checkedBytes(plan.tempOutElements, es))
+                             : out;
+  gemm(plan.gemm, plan.dtype, pa, pb, pc);
+  if (plan.permuteOut)
+    copyStrided(plan.permOutPlan, plan.dtype, pc, out);
+  return false;
+}
+
+void Backend::fusedEinsum(const EinsumPlan &plan, const FusedMapPlan &epilogue,
+                          const std::vector<const Tensor *> &inputs,
+                          Tensor &out, std::string_view label) {
+  const char *op = "einsum";
+  check(!plan.unary && inputs.size() >= 2 &&
+            inputs.size() == epilogue.inShapes.size() + 1,
+        "fused einsum '", plan.spec, "' then '", epilogue.spec, "': got ",
+        inputs.size(), " tensors, the plans take 2 + ",
+        epilogue.inShapes.size() - 1);
+  check(epilogue.outShape == plan.outShape &&
+            epilogue.inShapes.front() == plan.outShape,
+        "fused einsum '", plan.spec, "': its epilogue '", epilogue.spec,
+        "' is not over the einsum's result ", shapeToString(plan.outShape));
+  check(isFloat(plan.dtype), "fused einsum of ", dtypeName(plan.dtype),
+        " is not supported");
+  for (const Tensor *t : inputs)
+    check(t != nullptr, "fused einsum '", plan.spec, "': a null input");
+  checkTensor(*inputs[0], plan.dtype, plan.aShape, device(), op, "operand A");
+  checkTensor(*inputs[1], plan.dtype, plan.bShape, device(), op, "operand B");
+  checkTensor(out, plan.dtype, plan.outShape, device(), op, "result");
+  std::vector<const void *> extras;
+  for (std::size_t i = 2; i < inputs.size(); ++i) {
+    std::string name = "epilogue input " + std::to_string(i - 1);
+    checkTensor(*inputs[i], plan.dtype, epilogue.inShapes[i - 1], device(), op,
+                name.c_str());
+    check(inputs[i]->data != out.data || out.numElements() == 0,
+          "fused einsum '", plan.spec, "': ", name, " is the result's buffer");
+    extras.push_back(inputs[i]->data);
+  }
+  double t0 = startOp();
+  if (!einsumStages(plan, inputs[0]->data, inputs[1]->data, out.data,
+                    out.numElements(), &epilogue, extras)) {
+    // The chain in one pass, in place: its input 0 (the einsum's result)
+    // has the result's strides, read element for element as it is written.
+    std::vector<const void *> in{out.data};
+    in.insert(in.end(), extras.begin(), extras.end());
+    if (out.numElements() > 0)
+      fusedMapKernel(epilogue, plan.dtype, in, out.data);
+  }
+  if (profiler_)
+    recordOp(label, op, plan.spec + " then " + epilogue.spec, t0,
+             static_cast<double>(plan.flops), 0);
 }
 
 void Backend::einsum(const std::string &spec, const Tensor &a, const Tensor *b,

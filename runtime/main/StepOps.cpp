@@ -115,6 +115,16 @@ Tensor fusedMapParts(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
   return out;
 }
 
+Tensor fusedEinsumParts(StepContext &ctx, const EinsumPlan &plan,
+                        const FusedMapPlan &epilogue, const char *label,
+                        std::initializer_list<const Tensor *> inputs) {
+  Backend &be = ctx.backend();
+  Tensor out = be.empty(plan.dtype, plan.outShape);
+  be.fusedEinsum(plan, epilogue, std::vector<const Tensor *>(inputs), out,
+                 label ? label : "");
+  return out;
+}
+
 Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
                       const char *label,
                       std::initializer_list<const Tensor *> inputs) {

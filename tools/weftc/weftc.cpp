@@ -189,6 +189,16 @@ static cl::opt<bool> planLayers(
              "--plan-layers=false propagates every call"),
     cl::init(true), cl::cat(weftcCat));
 
+static cl::opt<bool> fuseEpilogues(
+    "fuse-epilogues",
+    cl::desc("Fold a bias add, an activation, a scale and a residual add into "
+             "the einsum producing their operand (--weft-fuse-epilogues; one "
+             "oneDNN matmul with post-ops on the CPU), before --fuse's "
+             "passes; results agree with the unfused program to rounding, "
+             "not bit for bit. --fuse-epilogues=false keeps every einsum "
+             "alone"),
+    cl::init(true), cl::cat(weftcCat));
+
 static cl::opt<bool> outlineLayers(
     "outline-layers",
     cl::desc("Compile each layer function's equal copies once: the local "
@@ -458,6 +468,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   }
   o.fuse = fuse;
   o.planLayers = planLayers;
+  o.fuseEpilogues = fuseEpilogues;
   o.outlineLayers = outlineLayers;
 }
 

@@ -194,6 +194,11 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
                      "call's plan (docs/calls.md, \"One plan per layer\"); "
                      "weftc sets it when the program has such calls"),
       llvm::cl::init(false)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Run weft-fuse-epilogues before the other fusion passes "
+                     "(einsum + bias, activation, scale, residual)"),
+      llvm::cl::init(true)};
   Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Run weft-outline-layers before the fusion: equal "

@@ -107,6 +107,42 @@ LogicalResult lowerCompute(FusedMapOp op, FusedMapOp::Adaptor adaptor,
   return success();
 }
 
+LogicalResult lowerCompute(FusedEinsumOp op, FusedEinsumOp::Adaptor adaptor,
+                           RuntimeCallBuilder &call, const ProgramInfo &) {
+  auto dtype = toDType(op.getType());
+  if (!dtype)
+    return op.emitError("cannot lower element type ")
+           << op.getType().getElementType() << " to the runtime";
+  std::string spec = op.getSpec().str();
+  rt::EinsumPlan p = rt::planEinsum(spec, shapeOf(op.getInputs()[0]),
+                                    shapeOf(op.getInputs()[1]), *dtype);
+  // The epilogue: in0 is the einsum's result, then the extra operands.
+  std::vector<rt::Shape> shapes{shapeOf(op.getResult())};
+  for (Value v : op.getInputs().drop_front(2))
+    shapes.push_back(shapeOf(v));
+  SmallVector<FusedMapStep> steps;
+  std::string error;
+  if (!parseFusedSteps(op.getSteps(), shapes.size(), steps, error))
+    return op.emitError("steps: ") << error; // The verifier ran: unreachable.
+  std::vector<rt::FusedStep> planSteps;
+  std::string kinds;
+  for (const FusedMapStep &st : steps) {
+    planSteps.push_back(
+        {static_cast<rt::MapKind>(st.kind), st.a, st.b, st.scalar});
+    kinds += "+" + stringifyMapKind(st.kind).str();
+  }
+  std::string epilogue = op.getEpilogue().str();
+  rt::FusedMapPlan e = rt::planFusedMap(
+      epilogue, shapes, shapeOf(op.getResult()), std::move(planSteps));
+  call.plan("weft::rt::EinsumPlan", toCpp(p));
+  call.plan("weft::rt::FusedMapPlan", toCpp(e));
+  call.label("einsum" + kinds + " " + spec + " then " + epilogue);
+  for (Value v : adaptor.getInputs())
+    call.value(v);
+  call.replaceOp("weft::rt::gen::fusedEinsum");
+  return success();
+}
+
 LogicalResult lowerCompute(FusedRowsOp op, FusedRowsOp::Adaptor adaptor,
                            RuntimeCallBuilder &call, const ProgramInfo &) {
   std::vector<rt::Shape> shapes;
@@ -444,9 +480,10 @@ protected:
 } // namespace
 
 bool lowering::isComputeOp(Operation *op) {
-  return isa<EinsumOp, MapOp, FusedMapOp, FusedRowsOp, ReduceOp, EmbedOp,
-             ScatterAddOp, OneHotOp, IotaOp, RandomOp, PadFillOp, CumsumOp,
-             TopKOp, ReshapeOp, SliceOp, ConcatOp, ConstantOp, ConvertOp>(op);
+  return isa<EinsumOp, MapOp, FusedMapOp, FusedRowsOp, FusedEinsumOp, ReduceOp,
+             EmbedOp, ScatterAddOp, OneHotOp, IotaOp, RandomOp, PadFillOp,
+             CumsumOp, TopKOp, ReshapeOp, SliceOp, ConcatOp, ConstantOp,
+             ConvertOp>(op);
 }
 
 void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
@@ -454,12 +491,12 @@ void lowering::populateComputePatterns(const RuntimeTypeConverter &types,
                                        RewritePatternSet &patterns) {
   patterns.add<ComputeOpLowering<EinsumOp>, ComputeOpLowering<MapOp>,
                ComputeOpLowering<FusedMapOp>, ComputeOpLowering<FusedRowsOp>,
-               ComputeOpLowering<ReduceOp>, ComputeOpLowering<EmbedOp>,
-               ComputeOpLowering<ScatterAddOp>, ComputeOpLowering<OneHotOp>,
-               ComputeOpLowering<IotaOp>, ComputeOpLowering<RandomOp>,
-               ComputeOpLowering<PadFillOp>, ComputeOpLowering<CumsumOp>,
-               ComputeOpLowering<TopKOp>, ComputeOpLowering<ReshapeOp>,
-               ComputeOpLowering<SliceOp>, ComputeOpLowering<ConcatOp>,
-               ComputeOpLowering<ConstantOp>, ComputeOpLowering<ConvertOp>>(
-      types, state);
+               ComputeOpLowering<FusedEinsumOp>, ComputeOpLowering<ReduceOp>,
+               ComputeOpLowering<EmbedOp>, ComputeOpLowering<ScatterAddOp>,
+               ComputeOpLowering<OneHotOp>, ComputeOpLowering<IotaOp>,
+               ComputeOpLowering<RandomOp>, ComputeOpLowering<PadFillOp>,
+               ComputeOpLowering<CumsumOp>, ComputeOpLowering<TopKOp>,
+               ComputeOpLowering<ReshapeOp>, ComputeOpLowering<SliceOp>,
+               ComputeOpLowering<ConcatOp>, ComputeOpLowering<ConstantOp>,
+               ComputeOpLowering<ConvertOp>>(types, state);
 }

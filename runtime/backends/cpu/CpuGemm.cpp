@@ -3,7 +3,9 @@
 // f32: oneDNN's matmul (when the build has it and $WEFT_CPU_GEMM does not
 // say openblas), one primitive per distinct plan, created on first use and
 // cached by the backend; a plan oneDNN runs only with its reference kernel
-// goes to OpenBLAS instead. f64: cblas_dgemm. docs/runtime.md, "GEMM
+// goes to OpenBLAS instead. f64: cblas_dgemm, or the blocked AVX-512
+// kernel where OpenBLAS's kernels are below the CPU (BlockedDgemm.h,
+// cpu::f64Blocked). docs/runtime.md, "GEMM
 // library", has the measurements behind the choice.
 //
 //===----------------------------------------------------------------------===//
@@ -11,13 +13,16 @@
 #include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
+#include "BlockedDgemm.h"
 #include "OneDnnGemm.h"
 #include "weft/rt/Error.h"
 
 #include <cblas.h>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace weft::rt {
@@ -112,6 +117,18 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
     return;
   }
   case DType::F64:
+    if (cpu::f64Blocked()) {
+      const double *A = static_cast<const double *>(a);
+      const double *B = static_cast<const double *>(b);
+      double *C = static_cast<double *>(c);
+      for (int64_t o = 0; o < p.outerBatch; ++o)
+        for (int64_t i = 0; i < p.batch; ++i)
+          cpu::blockedDgemm(p.m, p.n, p.k, p.transA, p.transB,
+                            A + o * p.outerStrideA + i * p.strideA, p.lda,
+                            B + o * p.outerStrideB + i * p.strideB, p.ldb,
+                            C + o * p.outerStrideC + i * p.strideC, p.ldc);
+      return;
+    }
     blasGemm(p, static_cast<const double *>(a), static_cast<const double *>(b),
              static_cast<double *>(c));
     return;
@@ -140,6 +157,100 @@ void CpuBackend::gemmWithEpilogue(const GemmPlan &p, const GemmEpilogue &epi,
   }
   onednn::setThreads(cpu::gemmThreads());
   it->second->run(a, b, c, bias);
+}
+
+namespace {
+/// The letters of operand `k` and of the result of a map spec "a,b->r".
+std::pair<std::string, std::string> specLetters(const std::string &spec,
+                                                std::size_t k) {
+  std::size_t arrow = spec.find("->");
+  std::string ins = spec.substr(0, arrow), result = spec.substr(arrow + 2);
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    start = ins.find(',', start) + 1;
+  std::size_t end = ins.find(',', start);
+  return {ins.substr(start, end == std::string::npos ? end : end - start),
+          result};
+}
+
+std::optional<GemmEpilogue::Act> actOf(MapKind k) {
+  switch (k) {
+  case MapKind::Relu:
+    return GemmEpilogue::Act::Relu;
+  case MapKind::Gelu:
+    return GemmEpilogue::Act::Gelu;
+  case MapKind::Tanh:
+    return GemmEpilogue::Act::Tanh;
+  case MapKind::Silu:
+    return GemmEpilogue::Act::Silu;
+  case MapKind::Sigmoid:
+    return GemmEpilogue::Act::Sigmoid;
+  default:
+    return std::nullopt;
+  }
+}
+} // namespace
+
+bool CpuBackend::fusedGemmKernel(const GemmPlan &p, DType dtype,
+                                 const FusedMapPlan &e, const void *a,
+                                 const void *b,
+                                 const std::vector<const void *> &extras,
+                                 void *c) {
+  if (dtype != DType::F32 ||
+      cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn ||
+      extras.size() + 1 != e.inShapes.size())
+    return false;
+  // The chain, stage by stage, in the order oneDNN applies them.
+  GemmEpilogue epi;
+  const int inputs = static_cast<int>(e.inShapes.size());
+  const float *bias = nullptr, *residual = nullptr;
+  int cur = 0, stage = 0; // 0 bias, 1 activation, 2 scale, 3 residual
+  for (std::size_t j = 0; j < e.steps.size(); ++j) {
+    const FusedStep &st = e.steps[j];
+    if (st.kind == MapKind::Add) {
+      int other = st.a == cur ? st.b : (st.b == cur ? st.a : -1);
+      if (other < 1 || other >= inputs)
+        return false;
+      auto [letters, result] = specLetters(e.spec, other);
+      const float *data = static_cast<const float *>(extras[other - 1]);
+      if (stage <= 0 && letters.size() == 1 && !result.empty() &&
+          letters.back() == result.back() && e.inShapes[other].size() == 1 &&
+          e.inShapes[other][0] == p.n) {
+        epi.bias = GemmEpilogue::Bias::PerColumn;
+        bias = data;
+        stage = 1;
+      } else if (stage <= 3 && letters == result && !residual) {
+        epi.accumulate = true;
+        residual = data;
+        stage = 4;
+      } else {
+        return false;
+      }
+    } else if (auto act = actOf(st.kind); act && stage <= 1 && st.a == cur) {
+      epi.act = *act;
+      stage = 2;
+    } else if (st.kind == MapKind::Scale && stage <= 2 && st.a == cur) {
+      epi.scale = static_cast<float>(st.scalar);
+      stage = 3;
+    } else {
+      return false;
+    }
+    cur = inputs + static_cast<int>(j);
+  }
+  if (epi.empty())
+    return false;
+  // oneDNN sums into what C holds: the residual, copied in first (the
+  // result is dense, as the residual is).
+  if (residual) {
+    int64_t n = 1;
+    for (int64_t d : e.outShape)
+      n *= d;
+    std::memcpy(c, residual, static_cast<std::size_t>(n) * sizeof(float));
+  }
+  gemmWithEpilogue(p, epi, static_cast<const float *>(a),
+                   static_cast<const float *>(b), static_cast<float *>(c),
+                   bias);
+  return true;
 }
 
 std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }

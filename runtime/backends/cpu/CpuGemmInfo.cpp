@@ -2,6 +2,7 @@
 
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
+#include "BlockedDgemm.h"
 #include "OneDnnGemm.h"
 #include "weft/rt/Error.h"
 
@@ -120,6 +121,18 @@ GemmLibrary f32GemmLibrary() {
   return lib;
 }
 
+bool f64Blocked() {
+  static const bool blocked = [] {
+    const char *env = std::getenv("WEFT_CPU_GEMM");
+    if (env && std::string(env) == "openblas")
+      return false;
+    const SimdLevel blas = openblasCoreLevel(openblasCoreName());
+    return blockedDgemmAvailable() && blas != SimdLevel::Unknown &&
+           blas < SimdLevel::Avx512;
+  }();
+  return blocked;
+}
+
 static int readThreads() {
   const char *env = std::getenv("WEFT_CPU_THREADS");
   if (!env || !*env)
@@ -150,12 +163,18 @@ std::string gemmBanner() {
     blasDesc += std::string(", BELOW this CPU's ") + simdLevelName(cpu) +
                 ": this OpenBLAS does not know the CPU";
   blasDesc += ")";
+  const std::string f64Desc = f64Blocked() ? "weft's blocked AVX-512 kernel (" +
+                                                 openblasVersion() +
+                                                 " would run core " + core + ")"
+                                           : blasDesc;
   if (f32GemmLibrary() == GemmLibrary::OneDnn) {
     os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
        << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
-       << " per rank), f64 on " << blasDesc;
-  } else {
-    os << "f32 and f64 on " << blasDesc;
+       << " per rank), f64 on " << f64Desc;
+  } else if (f64Blocked()) {
+    os << "f32 on " << blasDesc << ", f64 on " << f64Desc;
+    if (!onednn::available())
+      os << "; this build has no oneDNN";
     if (!onednn::available())
       os << "; this build has no oneDNN";
     else

@@ -189,6 +189,9 @@ makeState(const GemmPlan &p, const std::vector<std::array<int64_t, 4>> &levels,
     if (epi.act != Epilogue::Act::None)
       ops.append_eltwise(1.0f, actAlgorithm(epi.act),
                          epi.act == Epilogue::Act::Silu ? 1.0f : 0.0f, 0.0f);
+    if (epi.scale != 1.0f)
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, epi.scale,
+                         0.0f);
     if (epi.accumulate)
       ops.append_sum(1.0f);
     dnnl::primitive_attr attr;

@@ -22,6 +22,7 @@
 // CHECK-DAG: weft.collective_permute: local-view collective
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
+// CHECK-DAG: weft.fused_einsum: local-view compute
 // CHECK-DAG: weft.mesh: mesh
 // CHECK: checked 32 weft ops
 module {}

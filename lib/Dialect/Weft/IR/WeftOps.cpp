@@ -338,6 +338,36 @@ LogicalResult FusedMapOp::verify() {
   return verifySameElementType(*this, getInputs().getTypes(), getType());
 }
 
+LogicalResult FusedEinsumOp::verify() {
+  if (getInputs().size() < 2)
+    return emitOpError() << "takes the einsum's two operands and the "
+                            "epilogue's, got "
+                         << getInputs().size() << " operands";
+  auto types = getInputs().getTypes();
+  SmallVector<Type> einsumTypes(types.begin(), types.begin() + 2);
+  if (failed(verifyLetters(*this, getSpec(), einsumTypes, getType())))
+    return failure();
+  // The epilogue reads the einsum's result (in0), of the result's type.
+  SmallVector<Type> epilogueTypes{getType()};
+  epilogueTypes.append(types.begin() + 2, types.end());
+  SmallVector<FusedMapStep> steps;
+  if (failed(verifyFusedSteps(*this, epilogueTypes.size(), getSteps(),
+                              /*rowReductions=*/false, steps)))
+    return failure();
+  FailureOr<IndexSpec> spec =
+      verifyLetters(*this, getEpilogue(), epilogueTypes, getType(),
+                    /*allowBroadcast=*/true);
+  if (failed(spec))
+    return failure();
+  if (failed(verifyNoReducedLetter(*this, *spec, "")))
+    return failure();
+  if (spec->inputs.front() != spec->result)
+    return emitOpError() << "epilogue '" << getEpilogue()
+                         << "': its first operand (the einsum's result) must "
+                            "have the result's letters";
+  return verifySameElementType(*this, types, getType());
+}
+
 LogicalResult FusedRowsOp::verify() {
   SmallVector<FusedMapStep> steps;
   if (failed(verifyFusedSteps(*this, getInputs().size(), getSteps(),

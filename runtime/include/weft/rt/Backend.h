@@ -92,9 +92,19 @@ public:
   void fusedMap(const FusedMapPlan &plan,
                 const std::vector<const Tensor *> &inputs, Tensor &out,
                 std::string_view label = {});
-  /// A fused chain of maps and row reductions (planFusedRows), with
-  /// fusedMap's contract on inputs and out. Bit-identical to running the
-  /// steps as separate maps and reductions on the same backend.
+  /// weft.fused_einsum: out = the chain `epilogue` (planFusedMap) over the
+  /// einsum `plan` of inputs[0] and inputs[1] (epilogue input 0) and
+  /// inputs[2...] (epilogue inputs 1...). A backend may run the chain inside
+  /// its GEMM (fusedGemmKernel; the CPU: oneDNN post-ops), which may differ
+  /// from the unfused maps by rounding; else the GEMM writes `out` and one
+  /// fusedMapKernel pass applies the chain in place.
+  void fusedEinsum(const EinsumPlan &plan, const FusedMapPlan &epilogue,
+                   const std::vector<const Tensor *> &inputs, Tensor &out,
+                   std::string_view label = {});
+  /// A fused chain of maps and row reductions (planFusedRows), with  /// A
+  /// fused chain of maps and row reductions (planFusedRows), with fusedMap's
+  /// contract on inputs and out. Bit-identical to running the steps as separate
+  /// maps and reductions on the same backend.
   void fusedRows(const FusedRowsPlan &plan,
                  const std::vector<const Tensor *> &inputs, Tensor &out,
                  std::string_view label = {});
@@ -286,6 +296,20 @@ public:
   virtual void fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                               const std::vector<const void *> &inputs,
                               void *out) = 0;
+  /// The GEMM of an einsum (gemm's arguments, `c` being the einsum's
+  /// result) with the chain `epilogue` applied in the same call;
+  /// `extras` holds epilogue inputs 1.... Returns false, having done
+  /// nothing, when this backend cannot fuse that chain into that GEMM (the
+  /// default): Backend::fusedEinsum then runs gemm and the chain apart.
+  virtual bool fusedGemmKernel(const GemmPlan &plan, DType dtype,
+                               const FusedMapPlan &epilogue, const void *a,
+                               const void *b,
+                               const std::vector<const void *> &extras,
+                               void *c) {
+    (void)plan, (void)dtype, (void)epilogue, (void)a, (void)b, (void)extras,
+        (void)c;
+    return false;
+  }
   /// As fusedMapKernel, for a FusedRowsPlan.
   virtual void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                                const std::vector<const void *> &inputs,
@@ -359,6 +383,13 @@ protected:
   const GroupPlan &group(const AxisList &axes);
 
 private:
+  /// The einsum's stages (reduce, permute, GEMM, permute back) into `out`,
+  /// the GEMM through fusedGemmKernel when `epilogue` is given and the
+  /// result needs no permutation. Returns whether the epilogue ran.
+  bool einsumStages(const EinsumPlan &plan, const void *a, const void *b,
+                    void *out, int64_t outElements,
+                    const FusedMapPlan *epilogue,
+                    const std::vector<const void *> &extras);
   void recordOp(std::string_view label, const char *kind,
                 const std::string &detail, double t0, double flops,
                 double bytes);

@@ -12,6 +12,7 @@
 #define WEFT_RT_ELEMENTOPS_H
 
 #include "weft/rt/DType.h"
+#include "weft/rt/DoubleMath.h"
 #include "weft/rt/Kinds.h"
 
 #include <cmath>
@@ -205,7 +206,13 @@ WEFT_HD inline float fexpNormal(float x) {
   ExpParts e = fexpParts(x);
   return fexpScaleNormal(e.p, e.k);
 }
+// f64: DoubleMath.h's branch-free forms on the host (the CPU's loops
+// vectorize them), CUDA's on the device.
+#if defined(__CUDA_ARCH__)
 WEFT_HD inline double fexp(double x) { return exp(x); }
+#else
+WEFT_HD inline double fexp(double x) { return dexp(x); }
+#endif
 
 /// log of a float, branch-free like fexp so the CPU's map loops vectorize
 /// it (logf is a call per element). x = 2^k z with z in [sqrt(1/2),
@@ -361,7 +368,11 @@ WEFT_HD inline float fcos(float x) {
 #endif
 WEFT_HD inline double fsin(double x) { return sin(x); }
 WEFT_HD inline double fcos(double x) { return cos(x); }
+#if defined(__CUDA_ARCH__)
 WEFT_HD inline double flog(double x) { return log(x); }
+#else
+WEFT_HD inline double flog(double x) { return dlog(x); }
+#endif
 WEFT_HD inline double flog1p(double x) { return log1p(x); }
 WEFT_HD inline float fsqrt(float x) { return sqrtf(x); }
 WEFT_HD inline double fsqrt(double x) { return sqrt(x); }
@@ -395,7 +406,11 @@ WEFT_HD inline float ftanh(float x) {
   y = fbits(fbitsOf(y) | sign);
   return fblend(nan, x, y);
 }
+#if defined(__CUDA_ARCH__)
 WEFT_HD inline double ftanh(double x) { return tanh(x); }
+#else
+WEFT_HD inline double ftanh(double x) { return dtanh(x); }
+#endif
 
 /// Applies a map kind to one or two compute-type values. `s` is the
 /// constant of Scale and Shift; `b` is ignored by unary kinds.

@@ -224,6 +224,19 @@ Tensor fusedMap(StepContext &ctx, Dying dying, const FusedMapPlan &plan,
                 const char *label, const Ins &...ins) {
   return fusedMapParts(ctx, dying, plan, label, {&ins...});
 }
+/// weft.fused_einsum: the einsum `plan` of inputs #0 and #1, then the
+/// epilogue chain `epilogue` (planFusedMap; its input 0 is the einsum's
+/// result, input K >= 1 is inputs #(K+1)), in a new tensor
+/// (Backend::fusedEinsum).
+Tensor fusedEinsumParts(StepContext &ctx, const EinsumPlan &plan,
+                        const FusedMapPlan &epilogue, const char *label,
+                        std::initializer_list<const Tensor *> inputs);
+template <typename... Ins>
+Tensor fusedEinsum(StepContext &ctx, const EinsumPlan &plan,
+                   const FusedMapPlan &epilogue, const char *label,
+                   const Ins &...ins) {
+  return fusedEinsumParts(ctx, plan, epilogue, label, {&ins...});
+}
 /// weft.fused_rows: as fusedMap, with a FusedRowsPlan (Backend::fusedRows).
 Tensor fusedRowsParts(StepContext &ctx, const FusedRowsPlan &plan,
                       const char *label,

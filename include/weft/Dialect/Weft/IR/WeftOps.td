@@ -841,6 +841,38 @@ def Weft_FusedMapOp : Weft_Op<"fused_map", [Pure, Weft_LocalViewOnly]> {
   let hasVerifier = 1;
 }
 
+def Weft_FusedEinsumOp : Weft_Op<"fused_einsum",
+                                  [Pure, Weft_LocalViewOnly]> {
+  let summary = "a two-operand einsum with an elementwise epilogue";
+  let description = [{
+    What `--weft-fuse-epilogues` makes of a `weft.einsum` of two operands
+    and the maps that only its result feeds (a bias add, an activation, a
+    scale, a residual add) on the local view: the runtime runs the
+    contraction and the epilogue in one GEMM call where it can (oneDNN
+    post-ops on the CPU), so the contraction's result is never written and
+    read back. `spec` is the einsum's, over `inputs` #0 and #1. `epilogue`
+    and `steps` are a `weft.fused_map`'s, whose operand `in0` is the
+    einsum's result and `inK` (K >= 1) is `inputs` #(K+1); the epilogue's
+    result letters are the einsum's. At most 8 epilogue operands and 16
+    steps. Unlike `weft.fused_map`, the fused op may differ from the
+    unfused chain by rounding: a GEMM library computes its activations
+    with its own formulas (docs/fusion.md, *Epilogues*). Local view only.
+
+    ```mlir
+    %y = weft.fused_einsum "btd,df->btf" (%x, %w, %b)
+        then "btf,f->btf" steps "s0 = add(in0, in1); s1 = gelu(s0)"
+        : (tensor<4x64x256xf32>, tensor<256x1024xf32>, tensor<1024xf32>)
+        -> tensor<4x64x1024xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$spec, Variadic<Weft_FloatTensor>:$inputs,
+                       StrAttr:$epilogue, StrAttr:$steps);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$spec ` ` `(` $inputs `)` `then` $epilogue `steps` "
+                       "$steps attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
 def Weft_FusedRowsOp : Weft_Op<"fused_rows", [Pure, Weft_LocalViewOnly]> {
   let summary = "a chain of maps and row reductions computed one row at a time";
   let description = [{

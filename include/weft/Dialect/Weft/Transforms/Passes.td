@@ -491,6 +491,33 @@ def WeftFuseRows : Pass<"weft-fuse-rows", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftFuseEpilogues : Pass<"weft-fuse-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fold a bias add, an activation, a scale and a residual add "
+                "into the producing einsum (weft.fused_einsum)";
+  let description = [{
+    On the local view: a `weft.einsum` of two f32 operands absorbs the
+    `weft.map` that is the only use of its result, and then of that map's
+    result, and so on, while each map is the next of these stages, in this
+    order (each optional, each at most once):
+
+    1. a bias: `add` of the value and an operand holding only the result's
+       last letter (one value per column, broadcast along the rows);
+    2. an activation: `relu`, `gelu`, `tanh`, `silu` or `sigmoid`;
+    3. `scale`;
+    4. a residual: `add` of the value and an operand with the result's
+       letters in the result's order.
+
+    Every absorbed map reads the value whole, in the result's letter order.
+    The einsum and its maps become one `weft.fused_einsum` at the last
+    map's position; the CPU runs it as one oneDNN matmul with a bias and
+    post-ops (eltwise, linear, sum). The fused result may differ from the
+    unfused one by rounding (oneDNN's own activation formulas); the
+    interpreter evaluates the op unfused. weftc runs the pass before
+    `--weft-fuse-rows` (`--fuse-epilogues`, on by default).
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftFuseElementwise : Pass<"weft-fuse-elementwise",
                                "::mlir::func::FuncOp"> {
   let summary = "Fuse chains of elementwise maps into weft.fused_map";

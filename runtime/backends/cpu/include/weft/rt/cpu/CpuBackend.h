@@ -37,11 +37,18 @@ public:
   /// C = act(A B + bias) (+ C) in one oneDNN primitive (GemmEpilogue.h),
   /// created once per (plan, epilogue) and cached like gemm's. f32 only;
   /// an error in a build without oneDNN or for a layout oneDNN refuses.
-  /// For an epilogue-fusion pass the compiler may add; no pass calls it
-  /// yet.
+  /// fusedGemmKernel runs weft.fused_einsum (--weft-fuse-epilogues) on it.
   void gemmWithEpilogue(const GemmPlan &plan, const GemmEpilogue &epi,
                         const float *a, const float *b, float *c,
                         const float *bias = nullptr);
+  /// An f32 epilogue of the form [add bias per column] [relu, gelu, tanh,
+  /// silu or sigmoid] [scale] [add residual] (what --weft-fuse-epilogues
+  /// makes) on gemmWithEpilogue, when oneDNN runs f32 GEMMs; false for any
+  /// other chain, dtype or library (CpuGemm.cpp).
+  bool fusedGemmKernel(const GemmPlan &plan, DType dtype,
+                       const FusedMapPlan &epilogue, const void *a,
+                       const void *b, const std::vector<const void *> &extras,
+                       void *c) override;
   /// What runs an f32 plan: "onednn IMPL", "onednn IMPL per matrix" or
   /// "openblas (why)" (benchmarks and tests).
   static std::string gemmImpl(const GemmPlan &plan);

@@ -1,7 +1,9 @@
 //===- CpuGemmInfo.h - Which GEMM library and ISA the CPU backend runs -*-===//
 //
 // The CPU backend's f32 GEMMs run on oneDNN's matmul when the build has it,
-// else on OpenBLAS; f64 GEMMs on OpenBLAS (oneDNN's CPU matmul has no f64).
+// else on OpenBLAS; f64 GEMMs on OpenBLAS (oneDNN 2.6 has no f64), or on
+// a blocked AVX-512 kernel of our own where OpenBLAS's kernels are below an
+// AVX-512 CPU (BlockedDgemm.h).
 // Every program states the choice at start (rank 0, one line on stderr),
 // including a BLAS whose kernels are below the CPU's instruction set:
 // Debian's OpenBLAS 0.3.21 runs its Prescott (SSE3) kernels on CPUs newer
@@ -37,6 +39,10 @@ const char *gemmLibraryName(GemmLibrary lib);
 /// error for another value, or for onednn in a build without it), else
 /// oneDNN when the build has it, else OpenBLAS. Read once.
 GemmLibrary f32GemmLibrary();
+/// Whether f64 GEMMs run on the blocked AVX-512 kernel (BlockedDgemm.h)
+/// instead of OpenBLAS: when the CPU has AVX-512, the linked OpenBLAS's
+/// kernels are below it, and $WEFT_CPU_GEMM is not `openblas`. Read once.
+bool f64Blocked();
 /// Threads per rank of oneDNN's GEMMs: $WEFT_CPU_THREADS (>= 1), default 1
 /// (one rank per core is how the CPU backend is run). Read once.
 int gemmThreads();

@@ -1,8 +1,8 @@
 //===- GemmEpilogue.h - What a CPU GEMM fuses after it ---------*- C++ -*-===//
 //
 // oneDNN's matmul post-ops, as the CPU backend exposes them
-// (CpuBackend::gemmWithEpilogue) for an epilogue-fusion pass the compiler
-// may add later. No pass uses it yet.
+// (CpuBackend::gemmWithEpilogue); CpuBackend::fusedGemmKernel maps a
+// weft.fused_einsum's epilogue (--weft-fuse-epilogues) onto it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +13,8 @@
 
 namespace weft::rt {
 
-/// C = act(A B + bias) + (accumulate ? C : 0), with `bias` one value per
-/// column (the plan's n) of C, broadcast over rows and batches. (No bias
+/// C = scale * act(A B + bias) + (accumulate ? C : 0), with `bias` one value
+/// per column (the plan's n) of C, broadcast over rows and batches. (No bias
 /// per row: oneDNN 2.6 runs that only with its reference kernel.) The
 /// activations are oneDNN's (gelu: the tanh form; silu: x sigmoid(x)), not
 /// ElementOps.h's: they agree with the unfused maps to rounding, not bit for
@@ -25,10 +25,14 @@ struct GemmEpilogue {
   Bias bias = Bias::None;
   Act act = Act::None;
   bool accumulate = false;
+  /// Multiplies after the activation (oneDNN's eltwise linear, beta 0: the
+  /// same product as MapKind::Scale's in f32).
+  float scale = 1.0f;
   bool empty() const {
-    return bias == Bias::None && act == Act::None && !accumulate;
+    return bias == Bias::None && act == Act::None && !accumulate &&
+           scale == 1.0f;
   }
-  auto key() const { return std::make_tuple(bias, act, accumulate); }
+  auto key() const { return std::make_tuple(bias, act, accumulate, scale); }
 };
 
 } // namespace weft::rt

@@ -1,0 +1,159 @@
+//===- DoubleMath.h - Branch-free f64 exp, log and tanh ----------*- C++
+//-*-===//
+//
+// The f64 counterparts of ElementOps.h's float exp, log and tanh: written
+// without branches (every special case a bit blend) so that the CPU's map
+// and fused loops vectorize them under each ISA variant they are compiled
+// for (CpuKernels.cpp: AVX-512, AVX2, baseline), where exp, log and tanh of
+// libm are one call per element. Host only: the CUDA kernels keep CUDA's
+// exp, log and tanh. Accuracy against the long double function rounded to
+// double, over the whole range: CpuTests DoubleExp, DoubleLog, DoubleTanh
+// (docs/runtime.md, "Vectorized f64 transcendentals").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_DOUBLEMATH_H
+#define WEFT_RT_DOUBLEMATH_H
+
+#include <cmath>
+#include <cstdint>
+
+namespace weft::rt::ops {
+
+inline double hostBits(uint64_t i) {
+  double d;
+  __builtin_memcpy(&d, &i, sizeof d);
+  return d;
+}
+inline uint64_t hostBitsOf(double d) {
+  uint64_t i;
+  __builtin_memcpy(&i, &d, sizeof i);
+  return i;
+}
+/// c ? a : b, as a bit blend.
+inline double hostBlend(bool c, double a, double b) {
+  uint64_t m = 0ull - static_cast<uint64_t>(c);
+  return hostBits((hostBitsOf(a) & m) | (hostBitsOf(b) & ~m));
+}
+
+/// exp(r) for |r| <= ln2/2 + a little: the Taylor series to r^13 (the
+/// first omitted term is below 5e-18, 0.04 ulp of 1), in Horner form.
+inline double dexpPoly(double r) {
+  double p = 1.0 / 6227020800.0; // 1/13!
+  p = p * r + 1.0 / 479001600.0; // 1/12!
+  p = p * r + 1.0 / 39916800.0;  // 1/11!
+  p = p * r + 1.0 / 3628800.0;   // 1/10!
+  p = p * r + 1.0 / 362880.0;    // 1/9!
+  p = p * r + 1.0 / 40320.0;     // 1/8!
+  p = p * r + 1.0 / 5040.0;      // 1/7!
+  p = p * r + 1.0 / 720.0;       // 1/6!
+  p = p * r + 1.0 / 120.0;       // 1/5!
+  p = p * r + 1.0 / 24.0;        // 1/4!
+  p = p * r + 1.0 / 6.0;         // 1/3!
+  p = p * r + 0.5;               // 1/2!
+  return 1.0 + r + r * r * p;
+}
+
+/// exp of a double: k = round(x / ln2), r = x - k ln2 (ln2 in two parts,
+/// the first with 32 bits so that k times it is exact), exp(r) by
+/// dexpPoly, times 2^k as two factors 2^(k/2) 2^(k - k/2) (each a normal
+/// power of two, so a subnormal result is rounded once, by the last
+/// multiplication). exp(x > 709.78...) = +inf, exp(x < -745.13...) = 0,
+/// exp(+-inf) = +inf / 0, NaN stays NaN.
+inline double dexp(double x) {
+  const double hi = 709.782712893384, lo = -745.1332191019412;
+  bool nan = x != x;
+  bool over = x > hi, under = x < lo;
+  double xc = hostBlend(over | under | nan, 0.0, x);
+  // k = round(x / ln2) by the 1.5 * 2^52 trick; its bits hold k too
+  // (every integer step below stays in unsigned 64-bit arithmetic with
+  // logical shifts, which AVX2 has, unlike 64-bit conversions and
+  // arithmetic shifts).
+  const double shifter = 6755399441055744.0; // 1.5 * 2^52
+  double t = xc * 1.4426950408889634 + shifter;
+  double kd = t - shifter;
+  double r = xc - kd * 0x1.62e42feep-1; // 32 significant bits: exact
+  r = r - kd * 0x1.a39ef35793c76p-33;   // ln2 - the first part
+  double p = dexpPoly(r);
+  // kb = k + 2048 in [973, 3072]; 2^k = 2^k1 2^k2 with k1 = floor(kb / 2)
+  // - 1024 and k2 = k - k1, each in [-538, 512] (normal powers of two,
+  // exponent fields k1b - 1 and k2b - 1).
+  uint64_t kb = hostBitsOf(t) - 0x4338000000000000ull + 2048u;
+  uint64_t k1b = kb >> 1, k2b = kb - k1b;
+  double y = p * hostBits((k1b - 1u) << 52) * hostBits((k2b - 1u) << 52);
+  y = hostBlend(over, INFINITY, y);
+  y = hostBlend(under, 0.0, y);
+  return hostBlend(nan, x, y);
+}
+
+/// log of a double (fdlibm's e_log.c, branch-free): x = 2^k (1 + f) with
+/// 1 + f in [sqrt(1/2), sqrt(2)) taken from the bit pattern (a subnormal
+/// first scaled by 2^54, exactly), s = f / (2 + f), log(1 + f) = f - (f^2/2
+/// - s (f^2/2 + R(s^2))) with fdlibm's degree-14 minimax R, plus k ln2 in
+/// two parts. log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN
+/// stays NaN.
+inline double dlog(double x) {
+  uint64_t ux = hostBitsOf(x);
+  bool sub = ux < 0x0010000000000000ull;                  // subnormal or +0
+  double xs = hostBlend(sub, x * 18014398509481984.0, x); // 2^54
+  uint64_t un = hostBitsOf(xs);
+  uint64_t kadj = sub ? 54u : 0u;
+  // un - bits(sqrt(1/2)) + 2^63: its exponent field is k + 2048 (in
+  // [1026, 3072]), so 1 + f = un - (k << 52) lies in [sqrt(1/2), sqrt(2)).
+  uint64_t kb = (un - 0x3fe6a09e667f3bcdull + 0x8000000000000000ull) >> 52;
+  double z = hostBits(un - ((kb - 2048u) << 52));
+  // k - kadj as a double, through the 1.5 * 2^52 trick (no conversion).
+  double dk = hostBits(0x4338000000000000ull + (kb - 2048u - kadj)) -
+              6755399441055744.0;
+  double f = z - 1.0;
+  double s = f / (2.0 + f);
+  double z2 = s * s, w = z2 * z2;
+  double t1 =
+      w * (3.999999999940941908e-01 +
+           w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
+  double t2 =
+      z2 *
+      (6.666666666666735130e-01 +
+       w * (2.857142874366239149e-01 +
+            w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
+  double R = t2 + t1;
+  double hfsq = 0.5 * f * f;
+  double r = dk * 6.93147180369123816490e-01 -
+             ((hfsq - (s * (hfsq + R) + dk * 1.90821492927058770002e-10)) - f);
+  bool zero = (ux & 0x7fffffffffffffffull) == 0;
+  bool bad = (ux > 0x8000000000000000ull) |
+             (static_cast<int64_t>(ux) > 0x7ff0000000000000ll);
+  bool inf = ux == 0x7ff0000000000000ull;
+  r = hostBlend(inf, INFINITY, r);
+  r = hostBlend(zero, -INFINITY, r);
+  return hostBlend(bad, hostBits(0x7ff8000000000000ull), r);
+}
+
+/// tanh of a double: |x| < 0.625, Cephes' rational x + x^3 P(x^2) /
+/// Q(x^2); beyond, 1 - 2 / (exp(2|x|) + 1) with dexp on 2 min(|x|, 20)
+/// (tanh(20) rounds to 1), the sign put back. tanh(+-0) = +-0, tanh(+-inf)
+/// = +-1, NaN stays NaN.
+inline double dtanh(double x) {
+  uint64_t ux = hostBitsOf(x);
+  uint64_t sign = ux & 0x8000000000000000ull;
+  double ax = hostBits(ux & 0x7fffffffffffffffull);
+  bool nan = ax != ax;
+  double z = ax * ax;
+  double p = -9.64399179425052238628e-1;
+  p = p * z - 9.92877231001918586564e1;
+  p = p * z - 1.61468768441708447952e3;
+  double q = z + 1.12811678491632931402e2;
+  q = q * z + 2.23548839060100448583e3;
+  q = q * z + 4.84406305325125486048e3;
+  double small = ax + ax * z * (p / q);
+  double ac = hostBlend(ax < 20.0, ax, 20.0);
+  double e = dexp(ac + ac);
+  double large = 1.0 - 2.0 / (e + 1.0);
+  double y = hostBlend(ax < 0.625, small, large);
+  y = hostBits(hostBitsOf(y) | sign);
+  return hostBlend(nan, x, y);
+}
+
+} // namespace weft::rt::ops
+
+#endif // WEFT_RT_DOUBLEMATH_H
