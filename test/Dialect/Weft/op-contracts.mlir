@@ -22,5 +22,5 @@
 // CHECK-DAG: weft.wait: local-view wait
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 31 weft ops
+// CHECK: checked 32 weft ops
 module {}
