@@ -431,6 +431,26 @@ struct SliceModel : EvaluableOpInterface::ExternalModel<SliceModel, SliceOp> {
   }
 };
 
+/// Along dim: line element i is input line element i - by (zero where
+/// that is outside the line).
+struct ShiftModel : EvaluableOpInterface::ExternalModel<ShiftModel, ShiftOp> {
+  LogicalResult evaluate(Operation *op, EvalContext &ctx) const {
+    auto o = cast<ShiftOp>(op);
+    SmallVector<int64_t> shape(shapeOf(o.getResult()));
+    auto [outer, n, inner] = linesAlong(shape, o.getDim());
+    int64_t by = o.getBy();
+    ctx.bindPerRank(o.getResult(), [&](int64_t r) {
+      const Tensor &x = ctx.get(o.getInput(), r);
+      Tensor out(shape, 0.0);
+      if (n > 1)
+        copyLineRange(x, n, by > 0 ? 0 : 1, out, n, by > 0 ? 1 : 0, n - 1,
+                      outer, inner);
+      return out;
+    });
+    return success();
+  }
+};
+
 /// Along dim: the operands' lines one after the other.
 struct ConcatModel
     : EvaluableOpInterface::ExternalModel<ConcatModel, ConcatOp> {
@@ -834,6 +854,7 @@ void mlir::weft::interp::registerEvaluationModels(DialectRegistry &registry) {
     ReshapeOp::attachInterface<ReshapeModel>(*ctx);
     SliceOp::attachInterface<SliceModel>(*ctx);
     ConcatOp::attachInterface<ConcatModel>(*ctx);
+    ShiftOp::attachInterface<ShiftModel>(*ctx);
     ShardOp::attachInterface<ShardModel>(*ctx);
     ConvertOp::attachInterface<ConvertModel>(*ctx);
     StopGradientOp::attachInterface<StopGradientModel>(*ctx);

@@ -10,6 +10,7 @@
 #include "weft/rt/Error.h"
 #include "weft/rt/Profiler.h"
 #include "weft/rt/RankStatus.h"
+#include "weft/rt/Trace.h"
 
 #include <cstdint>
 
@@ -873,6 +874,8 @@ Backend::pending(std::string_view label, const char *kind, std::string detail,
   p->detail = std::move(detail);
   p->bytes = bytes;
   p->out = out;
+  if (profiler_)
+    p->started = wallSeconds();
   // The operand and the result stay alive until finish(), whatever the
   // step releases meanwhile.
   p->keep = {in, out};
@@ -1012,6 +1015,12 @@ void Backend::finish(Pending &p) {
     double inFlight = p.work ? p.work->secondsInFlight() : 0;
     profiler_->record(p.label, p.kind, exposed, 0, p.bytes);
     profiler_->recordOverlap(inFlight < 0 ? exposed : inFlight, exposed);
+    // The trace shows an asynchronous collective from its start to its
+    // completion on a row of its own, beside the wait on the ops row.
+    if (Trace *tr = profiler_->trace(); tr && p.work && p.started > 0)
+      tr->add(p.label, p.kind, p.started,
+              inFlight >= 0 ? p.started + inFlight : wallSeconds(), p.bytes,
+              TraceRow::InFlight);
   }
   p.work.reset();
   p.keep.clear();

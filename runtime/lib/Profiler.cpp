@@ -1,6 +1,7 @@
 //===- Profiler.cpp - Per-op timers and counters --------------------------===//
 
 #include "weft/rt/Profiler.h"
+#include "weft/rt/Trace.h"
 
 #include <cstdio>
 #include <ostream>
@@ -9,6 +10,10 @@ namespace weft::rt {
 
 void Profiler::record(const std::string &label, const std::string &kind,
                       double seconds, double flops, double bytesSent) {
+  if (trace_) {
+    double end = wallSeconds();
+    trace_->add(label, kind, end - seconds, end, bytesSent);
+  }
   auto [it, inserted] = index_.emplace(label, ops_.size());
   if (inserted) {
     ops_.push_back(OpStats());

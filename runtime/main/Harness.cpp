@@ -22,6 +22,9 @@
 #include "weft/rt/Program.h"
 #include "weft/rt/RankStatus.h"
 #include "weft/rt/Rng.h"
+#include "weft/rt/Trace.h"
+
+#include "TraceOutput.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -158,6 +161,17 @@ void Harness::checkOutputDir(const std::string &dir, const char *option) {
         "' cannot be created: '", parent.string(), "' is not a directory");
   checkSys(::access(parent.c_str(), W_OK | X_OK), option, " '", dir,
            "' cannot be created in '", parent.string(), "': ");
+}
+
+void Harness::checkTraceFile(const std::string &path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  check(!fs::is_directory(path, ec), "--trace '", path, "' is a directory");
+  fs::path parent = fs::absolute(path, ec).parent_path();
+  check(fs::is_directory(parent, ec), "--trace '", path, "': directory '",
+        parent.string(), "' does not exist");
+  checkSys(::access(parent.c_str(), W_OK | X_OK), "--trace '", path,
+           "': directory '", parent.string(), "' is not writable: ");
 }
 
 void Harness::checkOutputsSpareInputs(
@@ -354,6 +368,8 @@ int Harness::run(int argc, char **argv) {
         checkOutputDir(opts_.outputDir, "--output-dir");
       if (!opts_.saveDir.empty())
         checkOutputDir(opts_.saveDir, "--save");
+      if (!opts_.trace.empty())
+        checkTraceFile(opts_.trace);
       std::vector<std::string> written;
       if (training) {
         for (const ProgramTensor &t : info_.inputs)
@@ -379,20 +395,31 @@ int Harness::run(int argc, char **argv) {
   // 3. The steps. Ranks may be inside a collective when one fails, so an
   //    error here aborts the whole job.
   Profiler prof;
+  std::unique_ptr<Trace> trace;
   std::vector<double> times;
   try {
     for (int i = 0; i < opts_.warmup; ++i) {
       info_.step(*ctx_);
       ctx_->finishAllPending();
     }
-    if (opts_.profile)
+    if (!opts_.trace.empty()) {
+      // The time origin of every rank: right after a barrier.
+      watchedWorldBarrier(be_->communicator());
+      trace = std::make_unique<Trace>(wallSeconds());
+      prof.setTrace(trace.get());
+    }
+    if (opts_.profile || trace)
       be_->setProfiler(&prof);
     for (int i = 0; i < opts_.iters; ++i) {
       watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
+      if (trace)
+        trace->setStep(i + 1);
       info_.step(*ctx_);
       ctx_->finishAllPending();
       be_->synchronize();
+      if (trace)
+        trace->add("step " + std::to_string(i + 1), "step", t0, wallSeconds());
       watchedWorldBarrier(be_->communicator());
       times.push_back(wallSeconds() - t0);
     }
@@ -401,6 +428,15 @@ int Harness::run(int argc, char **argv) {
     error(std::string("in the step: ") + e.what() + "; aborting");
     MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
+  }
+
+  if (trace) {
+    std::string err =
+        writeTraceFile(be_->communicator(), *trace, rank_, size_, opts_.trace);
+    if (!agreeOn(err.empty(), err))
+      return 1;
+    if (rank_ == 0)
+      std::cout << "trace -> " << opts_.trace << "\n" << std::flush;
   }
 
   // 4. Outputs, gathered to rank 0.

@@ -48,6 +48,9 @@ private:
   /// nearest existing parent is) without creating it: a failed run leaves
   /// no empty directory (rank 0).
   void checkOutputDir(const std::string &dir, const char *option);
+  /// Checks that --trace's file can be written at exit: its directory
+  /// exists and is writable (rank 0).
+  void checkTraceFile(const std::string &path);
   /// Refuses an --output-dir that would replace a file given by --input.
   void checkOutputsSpareInputs(const std::vector<std::string> &names) const;
   void writeOutputs();

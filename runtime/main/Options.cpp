@@ -164,6 +164,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--init-seed") {
       takeValue();
       o.initSeed = static_cast<uint64_t>(parseInt(name, value, 0));
+    } else if (name == "--trace") {
+      takeValue();
+      check(!value.empty(), "option --trace expects a file name");
+      o.trace = value;
     } else if (name == "--comm-timeout") {
       takeValue();
       o.commTimeout = parseDouble(name, value, 0, kMaxCommTimeout);
@@ -320,6 +324,11 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
      << "  --warmup W               untimed steps first (default 0)\n"
      << "  --profile                per-op time, FLOP/s, bytes per "
         "collective, median step time\n"
+     << "  --trace FILE.json        every rank's ops, collectives and "
+        "transfers per step\n"
+     << "                           (begin, end, bytes) in the Chrome trace "
+        "format, written\n"
+     << "                           by rank 0 (Perfetto, chrome://tracing)\n"
      << "  --memory-report          the allocator's high-water mark per "
         "device (max over ranks),\n"
      << "                           to compare with the compiler's estimate "

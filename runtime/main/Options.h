@@ -39,6 +39,9 @@ struct HarnessOptions {
   /// $WEFT_COMM_TIMEOUT applies, and without it kDefaultCommTimeout.
   double commTimeout = -1;
   bool profile = false;
+  /// --trace FILE.json: every rank's ops per step, written by rank 0 in
+  /// the Chrome trace format (empty: no trace, nothing recorded).
+  std::string trace;
   /// Print the allocator's high-water mark per device (max over ranks).
   bool memoryReport = false;
   bool help = false;

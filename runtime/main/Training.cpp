@@ -26,6 +26,9 @@
 #include "weft/rt/Profiler.h"
 #include "weft/rt/RankStatus.h"
 #include "weft/rt/Rng.h"
+#include "weft/rt/Trace.h"
+
+#include "TraceOutput.h"
 
 #include <algorithm>
 #include <cmath>
@@ -419,19 +422,35 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       lossIndex = static_cast<int>(o);
 
   Profiler prof;
+  std::unique_ptr<Trace> trace;
   std::vector<double> times;
   int64_t first = startStep_ + 1, last = startStep_ + opts_.steps;
+  // --profile's table leaves out the first step (it warms the buffer
+  // pool); --trace records every step.
+  auto profiling = [&](int64_t t) {
+    return trace || (opts_.profile && t >= first + 1);
+  };
   // --memory-report measures the steps: what they hold (inputs included)
   // and allocate, not the loading of the inputs.
   be_->resetMemoryPeak();
   try {
+    if (!opts_.trace.empty()) {
+      // The time origin of every rank: right after a barrier.
+      watchedWorldBarrier(be_->communicator());
+      trace = std::make_unique<Trace>(wallSeconds());
+      prof.setTrace(trace.get());
+    }
     for (int64_t t = first; t <= last; ++t) {
       rankstatus::setStep(t);
       setStepInputs(t);
-      if (opts_.profile && t == first + 1)
-        be_->setProfiler(&prof); // The first step warms the buffer pool.
+      if (profiling(t))
+        be_->setProfiler(&prof);
+      if (trace && opts_.profile && t == first + 1)
+        prof.clear(); // The table starts at the second step.
       watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
+      if (trace)
+        trace->setStep(t);
       ctx_->clearOutputs();
       info_.step(*ctx_);
       ctx_->finishAllPending();
@@ -443,6 +462,8 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       be_->synchronize();
       double seconds = wallSeconds() - t0;
       times.push_back(seconds);
+      if (trace)
+        trace->add("step " + std::to_string(t), "step", t0, t0 + seconds);
       for (std::size_t o = 0; o < info_.outputs.size(); ++o)
         if (info_.outputs[o].updates >= 0)
           ctx_->setInput(static_cast<std::size_t>(info_.outputs[o].updates),
@@ -483,7 +504,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       if (save) {
         be_->setProfiler(nullptr);
         bool saved = saveCheckpoint(t, trained);
-        if (opts_.profile && t >= first + 1)
+        if (profiling(t))
           be_->setProfiler(&prof);
         if (!saved)
           return 1;
@@ -500,6 +521,15 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
 
   // The high-water mark of the steps (before the writes below download).
   reportMemory(" over the training steps");
+
+  if (trace) {
+    std::string err =
+        writeTraceFile(be_->communicator(), *trace, rank_, size_, opts_.trace);
+    if (!agreeOn(err.empty(), err))
+      return 1;
+    if (rank_ == 0)
+      std::cout << "trace -> " << opts_.trace << "\n" << std::flush;
+  }
 
   // The final parameters (--output-dir); the checkpoint of the last step
   // was written in the loop. Every rank takes part in every gather.

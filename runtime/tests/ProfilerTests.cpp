@@ -2,6 +2,7 @@
 
 #include "weft/rt/Backend.h"
 #include "weft/rt/Profiler.h"
+#include "weft/rt/Trace.h"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,54 @@ TEST(Profiler, BackendRecordsOps) {
   EXPECT_DOUBLE_EQ(p.find("ar")->bytesSent, 0); // group of one
   be->map(MapKind::Relu, planMap("mn->mn", {{8, 4}}), c, nullptr, c);
   EXPECT_NE(p.find("map relu mn->mn"), nullptr);
+}
+
+// With a trace attached, every op the backend times is an event of it,
+// in order, each inside the previous one's end and now.
+TEST(Trace, BackendOpsBecomeEvents) {
+  auto be = createBackend(BackendKind::Cpu, Mesh({{"x", 1}}), 0);
+  Profiler p;
+  double origin = wallSeconds();
+  Trace t(origin);
+  p.setTrace(&t);
+  be->setProfiler(&p);
+  t.setStep(3);
+  Tensor a = be->zeros(DType::F32, {8, 16}), b = be->zeros(DType::F32, {16, 4});
+  Tensor c = be->empty(DType::F32, {8, 4});
+  be->einsum("md,dn->mn", a, &b, c, "mm");
+  be->allReduce(c, c, {0}, ReduceKind::Sum, "ar");
+  double now = wallSeconds();
+  ASSERT_EQ(t.events().size(), 2u);
+  const TraceEvent &mm = t.events()[0], &ar = t.events()[1];
+  EXPECT_EQ(mm.name, "mm");
+  EXPECT_EQ(mm.cat, "einsum");
+  EXPECT_EQ(ar.name, "ar");
+  EXPECT_EQ(ar.cat, "all_reduce");
+  EXPECT_EQ(mm.step, 3);
+  double last = origin;
+  for (const TraceEvent &e : t.events()) {
+    EXPECT_GE(e.begin, last) << e.name;
+    EXPECT_LE(e.begin, e.end) << e.name;
+    last = e.end;
+  }
+  EXPECT_LE(last, now);
+  // Cleared statistics keep the trace.
+  p.clear();
+  EXPECT_EQ(t.events().size(), 2u);
+  std::string json = t.eventsJson(5);
+  EXPECT_NE(json.find("\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 5"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\": \"mm\", \"cat\": \"einsum\", \"ph\": \"X\", "
+                      "\"pid\": 5, \"tid\": 0"),
+            std::string::npos)
+      << json;
+}
+
+TEST(Trace, JsonStringsAreEscaped) {
+  EXPECT_EQ(jsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\u000a\\u0001\"");
+  EXPECT_EQ(chromeTraceJson({"", "{}", ""}),
+            "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n{}\n]}\n");
 }
 
 } // namespace

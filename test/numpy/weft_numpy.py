@@ -303,6 +303,22 @@ def eval_slice(op, args):
     return np.take(x, np.arange(start, start + n), axis=d)
 
 
+def eval_shift(op, args):
+    """weft.shift: result[i] = x[i - by] along dim, zeros outside."""
+    (x,) = args
+    d, by = op["dim"], op["by"]
+    if not (0 <= d < x.ndim and by in (1, -1)):
+        raise GraphError("shift: by %s along dim %d of %s" % (by, d, x.shape))
+    out = np.zeros_like(x)
+    n = x.shape[d]
+    src = [slice(None)] * x.ndim
+    dst = [slice(None)] * x.ndim
+    src[d] = slice(0, n - 1) if by > 0 else slice(1, n)
+    dst[d] = slice(1, n) if by > 0 else slice(0, n - 1)
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
 def eval_concat(op, args):
     return np.concatenate(args, axis=op["dim"])
 
@@ -398,7 +414,7 @@ def eval_reshape(op, args):
 
 EVAL = {"einsum": eval_einsum, "map": eval_map, "reduce": eval_reduce,
         "embed": eval_embed, "scatter_add": eval_scatter_add,
-        "slice": eval_slice, "concat": eval_concat,
+        "slice": eval_slice, "concat": eval_concat, "shift": eval_shift,
         "one_hot": eval_one_hot,
         "iota": lambda op, args: np.arange(op["shape"][0], dtype=np.float64),
         "random": eval_random, "pad_fill": eval_pad_fill,

@@ -118,7 +118,12 @@ def main():
     builds = [("unsharded", 1, ["--unsharded"])]
     for spec in args.np:
         n, _, mesh = spec.partition(":")
-        builds.append(("np%s" % n, int(n),
+        # Two meshes of one rank count (stage=4 and stage=2,data=2) are
+        # told apart by their mesh.
+        tag = "np%s" % n
+        if any(b[0] == tag for b in builds):
+            tag += "_" + mesh.replace("=", "").replace(",", "_")
+        builds.append((tag, int(n),
                        [] if mesh in ("", "-") else ["--mesh", mesh]))
 
     ok = True

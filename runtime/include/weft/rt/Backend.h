@@ -197,6 +197,7 @@ public:
     Tensor out;
     std::string label, kind, detail;
     double bytes = 0;
+    double started = 0; // wallSeconds() at the start, when profiling
     bool finished = false;
     uint64_t seq = 0; // the collective's number on the status board
   };

@@ -12,6 +12,8 @@
 
 namespace weft::rt {
 
+class Trace;
+
 /// Whether an op kind is a collective ("all_reduce", ...).
 bool isCommKind(const std::string &kind);
 
@@ -27,8 +29,14 @@ struct OpStats {
 /// Accumulates OpStats per label in first-seen order. Not thread safe.
 class Profiler {
 public:
+  /// One call of an op that took `seconds` and ended now; with a trace
+  /// attached it is also an event of the trace (docs/runtime.md, "Traces").
   void record(const std::string &label, const std::string &kind, double seconds,
               double flops, double bytesSent);
+  /// Events of every recorded op go to `t` too (null: none). The trace
+  /// outlives clear().
+  void setTrace(Trace *t) { trace_ = t; }
+  Trace *trace() const { return trace_; }
   /// A collective's communication: `inFlight` seconds from its start to
   /// its completion, `exposed` of which the step waited for (all of it for
   /// a synchronous collective).
@@ -49,6 +57,7 @@ private:
   std::vector<OpStats> ops_;
   std::map<std::string, std::size_t> index_;
   double commSeconds_ = 0, exposedSeconds_ = 0;
+  Trace *trace_ = nullptr;
 };
 
 /// Monotonic wall clock in seconds.

@@ -796,6 +796,54 @@ def Weft_StopGradientOp : Weft_Op<"stop_gradient", [Pure,
   let hasVerifier = 1;
 }
 
+def Weft_ShiftOp : Weft_Op<"shift", [Pure,
+    DeclareOpInterfaceMethods<Weft_PartitionOpInterface, ["partition"]>,
+    DeclareOpInterfaceMethods<Weft_PadOpInterface,
+        ["padsNeedZeroing", "verifyPadding"]>,
+    Weft_JsonExportOpInterface,
+    DeclareOpInterfaceMethods<Weft_DifferentiableOpInterface>,
+    DeclareOpInterfaceMethods<Weft_ShardingRuleOpInterface,
+        ["getTensorLetters", "getReductionKind", "acceptsPartialOperand"]>]> {
+  let summary = "move every slice of one dimension to the next position";
+  let description = [{
+    `result[..., i, ...] = input[..., i - by, ...]` along dimension `dim`
+    where `0 <= i - by < n`, and zero elsewhere (`by` is 1 or -1): with
+    `by = 1` position 0 becomes zeros and the last position's slice is
+    dropped. It is the step of a pipeline (docs/pipeline.md): a rolling
+    buffer of activations `[stage, ...]` moves each stage's output to the
+    next stage.
+
+    ```mlir
+    // a tick of a 4-stage pipeline (dim 0 split over "stage"): stage s's
+    // output becomes stage s+1's input
+    %next = weft.shift %act dim 0 by 1
+        : tensor<4x8x32xf32> -> tensor<4x8x32xf32>
+    ```
+
+    Sharding: elementwise (the result has the operand's layout), every
+    dimension splits. Along `dim` split over axes A the local form is
+    exactly one `weft.collective_permute` over A of the boundary slice
+    (each rank's last position, its first with `by = -1`) to the next
+    position of the group, with pairs `[[0, 1], ..., [p-2, p-1]]`
+    (reversed for `by = -1`): one block's position per rank moves, nothing
+    else. A rank holding k > 1 positions of `dim` also moves its own k-1
+    positions locally (a slice and a concat); `dim` unsplit is all local
+    (zeros and a slice). Linear, zero-preserving and monotone: a partial
+    sum, max or min passes through. Uneven shards: zeros move to zeros;
+    `dim` cannot be padded (pads would move into the data). Gradient: the
+    cotangent shifted back, `by` negated (the backward pipeline's transfer
+    from each stage to the previous one).
+
+    Verifier: `by` is 1 or -1; `dim` in range; the result has the
+    operand's shape and element type.
+  }];
+  let arguments = (ins Weft_FloatTensor:$input, I64Attr:$dim, I64Attr:$by);
+  let results = (outs Weft_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` $dim `by` $by attr-dict `:` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Local view: collectives and the local slice
 //===----------------------------------------------------------------------===//
