@@ -100,6 +100,12 @@ static cl::opt<bool> checkGradientsOpt(
              "with a central finite difference of the loss (rtol default "
              "1e-6 of the largest |gradient|); exit status 1 on a mismatch"),
     cl::cat(category));
+static cl::opt<double> gradientStep(
+    "gradient-step",
+    cl::desc("--check-gradients' finite-difference step h, relative: h = "
+             "step * max(1, |x|) (default 1e-5; a program that rounds to "
+             "bf16 needs a step well above bf16's 2^-8)"),
+    cl::init(1e-5), cl::cat(category));
 static cl::opt<double>
     rtolOpt("rtol",
             cl::desc("Relative tolerance of --compare, a fraction of the "
@@ -382,6 +388,9 @@ static int runSingle(func::FuncOp func) {
       return toolError("--check-gradients runs on the global view (before "
                        "partitioning)");
     GradientCheckOptions options;
+    if (!(gradientStep > 0) || !std::isfinite(gradientStep))
+      return toolError("--gradient-step must be a positive number");
+    options.step = gradientStep;
     if (rtolOpt.getNumOccurrences())
       options.rtol = rtolOpt;
     if (atolOpt.getNumOccurrences())

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuHalf.h"
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Philox.h"
@@ -1034,7 +1035,7 @@ template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
     return f(double());
   default:
     fail(op, " of ", dtypeName(dtype),
-         " is not supported on the cpu backend (f32, f64)");
+         " is not supported on the cpu backend (f32, f64, f16, bf16)");
   }
 }
 
@@ -1043,6 +1044,16 @@ template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
 void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
                            const void *a, const void *b, void *out,
                            double scalar) {
+  if (cpu::isHalf(dtype)) { // f32 math, rounded on store (CpuHalf.h)
+    auto A = cpu::widened(dtype, a, numElements(plan.inShapes[0]));
+    auto B = cpu::widened(dtype, b,
+                          b ? numElements(plan.inShapes.back()) : int64_t(0));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    mapKernel(kind, plan, DType::F32, A.data(), b ? B.data() : nullptr,
+              O.data(), scalar);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "map", [&](auto zero) {
     using T = decltype(zero);
     ops::dispatchMap(kind, [&]<MapKind K>() {
@@ -1055,6 +1066,21 @@ void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
 void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                                 const std::vector<const void *> &inputs,
                                 void *out) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<std::vector<float>> w;
+    std::vector<const void *> ptrs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      w.push_back(cpu::widened(dtype, inputs[i],
+                               i < plan.inShapes.size()
+                                   ? numElements(plan.inShapes[i])
+                                   : int64_t(0)));
+      ptrs.push_back(w.back().data());
+    }
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    fusedMapKernel(plan, DType::F32, ptrs, O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "fused_map", [&](auto zero) {
     using T = decltype(zero);
     fusedMapLoop<T>(plan, inputs, static_cast<T *>(out));
@@ -1064,6 +1090,21 @@ void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
 void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                                  const std::vector<const void *> &inputs,
                                  void *out) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<std::vector<float>> w;
+    std::vector<const void *> ptrs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      w.push_back(cpu::widened(dtype, inputs[i],
+                               i < plan.inShapes.size()
+                                   ? numElements(plan.inShapes[i])
+                                   : int64_t(0)));
+      ptrs.push_back(w.back().data());
+    }
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    fusedRowsKernel(plan, DType::F32, ptrs, O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   // Backend::fusedRows checked the plan's structure.
   check(inputs.size() == plan.inShapes.size(), "fused_rows '", plan.spec,
         "': ", inputs.size(), " buffers for ", plan.inShapes.size(), " inputs");
@@ -1086,6 +1127,13 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
 
 void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
                               DType dtype, const void *in, void *out) {
+  if (cpu::isHalf(dtype)) {
+    auto I = cpu::widened(dtype, in, numElements(plan.inShape));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    reduceKernel(kind, plan, DType::F32, I.data(), O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "reduce", [&](auto zero) {
     using T = decltype(zero);
     if (reduceRowOrdered(plan))
@@ -1100,6 +1148,14 @@ void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
 void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
                              const int32_t *ids, const void *table, void *out,
                              int64_t rowOffset) {
+  if (cpu::isHalf(dtype)) {
+    // Rows are copied, not computed: the f32 round trip is exact.
+    auto T = cpu::widened(dtype, table, numElements(plan.tableShape));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    embedKernel(plan, DType::F32, ids, T.data(), O.data(), rowOffset);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "embed", [&](auto zero) {
     using T = decltype(zero);
     embedLoop<T>(plan, ids, static_cast<const T *>(table),
@@ -1110,6 +1166,14 @@ void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
 void CpuBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
                                   const int32_t *ids, const void *updates,
                                   void *table, int64_t rowOffset) {
+  if (cpu::isHalf(dtype)) {
+    // Sums in f32, rounded once to the half type at the end.
+    auto U = cpu::widened(dtype, updates, numElements(plan.outShape));
+    auto T = cpu::widened(dtype, table, numElements(plan.tableShape));
+    scatterAddKernel(plan, DType::F32, ids, U.data(), T.data(), rowOffset);
+    return cpu::narrowFromF32(dtype, T.data(), table,
+                              static_cast<int64_t>(T.size()));
+  }
   dispatchFloat(dtype, "scatter_add", [&](auto zero) {
     using T = decltype(zero);
     scatterAddLoop<T>(plan, ids, static_cast<const T *>(updates),
@@ -1119,6 +1183,12 @@ void CpuBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
 
 void CpuBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
                               const int32_t *ids, void *out, int64_t offset) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    oneHotKernel(plan, DType::F32, ids, O.data(), offset);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "one_hot", [&](auto zero) {
     using T = decltype(zero);
     oneHotLoop<T>(plan, ids, static_cast<T *>(out), offset);
@@ -1126,6 +1196,11 @@ void CpuBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
 }
 
 void CpuBackend::iotaKernel(DType dtype, int64_t n, void *out, int64_t first) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<float> O(static_cast<std::size_t>(n));
+    iotaKernel(DType::F32, n, O.data(), first);
+    return cpu::narrowFromF32(dtype, O.data(), out, n);
+  }
   if (dtype == DType::I32) {
     auto *o = static_cast<int32_t *>(out);
     for (int64_t i = 0; i < n; ++i)
@@ -1160,6 +1235,11 @@ void randomLoop(const RandomPlan &p, bool normal, uint64_t seed, T *out) {
 
 void CpuBackend::randomKernel(const RandomPlan &plan, DType dtype,
                               RandomKind kind, uint64_t seed, void *out) {
+  if (cpu::isHalf(dtype)) { // the f32 draw rounded to the half type
+    std::vector<float> O(static_cast<std::size_t>(plan.count));
+    randomKernel(plan, DType::F32, kind, seed, O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out, plan.count);
+  }
   dispatchFloat(dtype, "random", [&](auto zero) {
     using T = decltype(zero);
     randomLoop<T>(plan, kind == RandomKind::Normal, seed,
