@@ -50,6 +50,23 @@ inline void narrowFromF32(DType t, const float *src, void *dst, int64_t n) {
     h[i] = floatToHalf(src[i]);
 }
 
+/// n f32 values rounded in place to the values of half dtype T (each
+/// exactly representable afterwards): a fused op's steps, each of which
+/// the unfused program would store in T.
+template <DType T> void quantizeF32(float *x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    narrowFromF32(T, &x[i], &h, 1);
+    widenToF32(T, &h, &x[i], 1);
+  }
+}
+
+/// quantizeF32 for dtype `t` (f16 or bf16).
+inline void (*quantizerFor(DType t))(float *, int64_t) {
+  return t == DType::BF16 ? &quantizeF32<DType::BF16>
+                          : &quantizeF32<DType::F16>;
+}
+
 /// An f32 copy of a half buffer (empty when `src` is null).
 inline std::vector<float> widened(DType t, const void *src, int64_t n) {
   std::vector<float> v;

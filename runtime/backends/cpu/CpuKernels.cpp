@@ -294,9 +294,13 @@ template <typename T> FusedSpanFn<T> fusedSpanFor(MapKind kind) {
   });
 }
 
+/// Rounds n values in place to a narrower storage type (f16/bf16 steps of
+/// a fused op computed in f32: cpu::quantizerFor), or nullptr.
+template <typename T> using QuantizeFn = void (*)(T *, int64_t);
+
 template <typename T>
 void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
-                  T *out) {
+                  T *out, QuantizeFn<T> quantize = nullptr) {
   const int inputs = static_cast<int>(p.inShapes.size());
   const int steps = static_cast<int>(p.steps.size());
   check(inputs >= 1 && inputs <= kMaxFusedInputs &&
@@ -395,6 +399,8 @@ void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
         const T *y = operand(st.b, sb);
         T *r = st.buffer < 0 ? o + t0 : tiles[st.buffer];
         st.fn(len, x, sa, y, sb, r, st.scalar);
+        if (quantize) // each step stores its half-type value
+          quantize(r, len);
       }
     }
   }
@@ -716,7 +722,7 @@ std::size_t fusedRowsScratch(const FusedRowsPlan &p) {
 template <typename T>
 WEFT_ALWAYS_INLINE inline void
 fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                  T *out, T *scratch) {
+                  T *out, T *scratch, QuantizeFn<T> quantize) {
   const int inputs = static_cast<int>(p.inShapes.size());
   const int steps = static_cast<int>(p.steps.size());
   const int values = inputs + steps;
@@ -838,6 +844,8 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         // several rows.
         st.row(fullData[st.a], fullStride[st.a], n, rows, n,
                &rowValue[id * tileRows], 1);
+        if (quantize)
+          quantize(&rowValue[id * tileRows], rows);
         break;
       case Kind::FullMap: {
         T *dst = j + 1 == steps ? result : buffer(id);
@@ -861,12 +869,16 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
             else
               st.span(n, v + r, 0, f + r * n, fs, dst + r * n, st.scalar);
           }
+          if (quantize)
+            quantize(dst, rows * n);
           break;
         }
         int64_t sa = 0, sb = 0;
         const T *x = fullOperand(st.a, sa);
         const T *y = fullOperand(st.b, sb);
         st.span(rows * n, x, sa, y, sb, dst, st.scalar);
+        if (quantize)
+          quantize(dst, rows * n);
         break;
       }
       case Kind::RowMap: {
@@ -874,6 +886,8 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         st.span(rows, &rowValue[st.a * tileRows], 1,
                 binary ? &rowValue[st.b * tileRows] : &zero, binary ? 1 : 0,
                 &rowValue[id * tileRows], st.scalar);
+        if (quantize)
+          quantize(&rowValue[id * tileRows], rows);
         break;
       }
       }
@@ -888,39 +902,39 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
 // call the span and row loops of the widest ISA in any case.
 template <typename T>
 void fusedRowsLoopBase(const FusedRowsPlan &p,
-                       const std::vector<const void *> &in, T *out,
-                       T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                       const std::vector<const void *> &in, T *out, T *scratch,
+                       QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 #if WEFT_CPU_MULTIVERSION
 template <typename T>
 __attribute__((target("avx512f"))) void
 fusedRowsLoopAvx512(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                    T *out, T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                    T *out, T *scratch, QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 template <typename T>
 __attribute__((target("avx2"))) void
 fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                  T *out, T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                  T *out, T *scratch, QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 #endif
 
 template <typename T>
 void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                   T *out, T *scratch) {
+                   T *out, T *scratch, QuantizeFn<T> quantize = nullptr) {
 #if WEFT_CPU_MULTIVERSION
   switch (hostIsa()) {
   case Isa::Avx512:
-    return fusedRowsLoopAvx512<T>(p, in, out, scratch);
+    return fusedRowsLoopAvx512<T>(p, in, out, scratch, quantize);
   case Isa::Avx2:
-    return fusedRowsLoopAvx2<T>(p, in, out, scratch);
+    return fusedRowsLoopAvx2<T>(p, in, out, scratch, quantize);
   case Isa::Base:
     break;
   }
 #endif
-  fusedRowsLoopBase<T>(p, in, out, scratch);
+  fusedRowsLoopBase<T>(p, in, out, scratch, quantize);
 }
 
 template <typename T>
@@ -1039,6 +1053,30 @@ template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
   }
 }
 
+/// fusedRowsLoop on per-thread row tiles, kept between calls and grown to
+/// the largest need (a row may be a vocabulary long, so not on the stack;
+/// not from the pool either, whose statistics are the tensors').
+template <typename T>
+void fusedRowsWithScratch(const FusedRowsPlan &plan,
+                          const std::vector<const void *> &inputs, T *out,
+                          QuantizeFn<T> quantize) {
+  thread_local std::vector<T> scratch;
+  const std::size_t align = 64 / sizeof(T);
+  const std::size_t elements = fusedRowsScratch(plan) + align;
+  if (scratch.size() < elements)
+    scratch.resize(elements);
+  T *first = scratch.data();
+  while (reinterpret_cast<uintptr_t>(first) % 64 != 0)
+    ++first;
+  fusedRowsLoop<T>(plan, inputs, out, first, quantize);
+}
+
+void fusedRowsF32(const FusedRowsPlan &plan,
+                  const std::vector<const void *> &inputs, float *out,
+                  QuantizeFn<float> quantize) {
+  fusedRowsWithScratch<float>(plan, inputs, out, quantize);
+}
+
 } // namespace
 
 void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
@@ -1077,7 +1115,7 @@ void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
       ptrs.push_back(w.back().data());
     }
     std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
-    fusedMapKernel(plan, DType::F32, ptrs, O.data());
+    fusedMapLoop<float>(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
     return cpu::narrowFromF32(dtype, O.data(), out,
                               static_cast<int64_t>(O.size()));
   }
@@ -1101,7 +1139,7 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
       ptrs.push_back(w.back().data());
     }
     std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
-    fusedRowsKernel(plan, DType::F32, ptrs, O.data());
+    fusedRowsF32(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
     return cpu::narrowFromF32(dtype, O.data(), out,
                               static_cast<int64_t>(O.size()));
   }
@@ -1110,18 +1148,7 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
         "': ", inputs.size(), " buffers for ", plan.inShapes.size(), " inputs");
   dispatchFloat(dtype, "fused_rows", [&](auto zero) {
     using T = decltype(zero);
-    // Row tiles: per thread, kept between calls and grown to the largest
-    // need (a row may be a vocabulary long, so not on the stack; not from
-    // the pool either, whose statistics are the tensors').
-    thread_local std::vector<T> scratch;
-    const std::size_t align = 64 / sizeof(T);
-    const std::size_t elements = fusedRowsScratch(plan) + align;
-    if (scratch.size() < elements)
-      scratch.resize(elements);
-    T *first = scratch.data();
-    while (reinterpret_cast<uintptr_t>(first) % 64 != 0)
-      ++first;
-    fusedRowsLoop<T>(plan, inputs, static_cast<T *>(out), first);
+    fusedRowsWithScratch<T>(plan, inputs, static_cast<T *>(out), nullptr);
   });
 }
 
