@@ -7,7 +7,8 @@ steps, --rounds times, alternating (f32, bf16, bf16 with
 WEFT_CPU_BF16_GEMM=onednn, then the reverse order next round), and prints
 each run's median step time (the harness's own line), the GEMM line the
 executable printed at start (which kernel the library chose) and the
-median over rounds of the ratio bf16 / f32.
+median over rounds of the ratio bf16 / f32; then, from one more step
+of each under ONEDNN_VERBOSE=1, the matmul kernels oneDNN ran.
 
   bench/precision/run.py --bin build/bin [--steps 20] [--rounds 3]
 """
@@ -69,6 +70,21 @@ def main():
                   (r + 1, tag, times[tag][-1]), flush=True)
     for tag, _, _ in runs:
         print("%-12s %s" % (tag, banner[tag]))
+    # The kernels oneDNN chose, in its own words (ONEDNN_VERBOSE: one line
+    # per primitive run) over one step.
+    for tag, build, extra in runs:
+        p = subprocess.run(MPIRUN + [exe[build], "--steps", "1"] + inputs,
+                           env=dict(env0, ONEDNN_VERBOSE="1", **extra),
+                           capture_output=True, text=True, check=True)
+        kernels = {}
+        for line in p.stdout.splitlines():
+            f = line.split(",")
+            if line.startswith("onednn_verbose,exec") and len(f) > 6 and \
+                    f[3] == "matmul":
+                key = "%s %s" % (f[4], f[6].split()[0].split(":")[0])
+                kernels[key] = kernels.get(key, 0) + 1
+        print("%-12s oneDNN matmuls of one step: %s" % (tag, ", ".join(
+            "%d x %s" % (n, k) for k, n in sorted(kernels.items()))))
     for tag, _, _ in runs:
         ratios = [b / f for b, f in zip(times[tag], times["f32"])]
         print("%-12s median step %.1f ms, ratio to f32 %.2f (per round: %s)" %
