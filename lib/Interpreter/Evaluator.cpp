@@ -102,12 +102,13 @@ LogicalResult Evaluator::evaluate(Operation *op) {
                            << "' (it runs the weft ops and func.return)";
   if (failed(evaluable.evaluate(ctx)))
     return failure();
-  // A result stored in f16 or bf16 is rounded to it here, once, as the
-  // runtime rounds on store; f32 and f64 results stay in double
-  // (docs/interpreter.md, "Semantics").
+  // With --round-half-results, a result stored in f16 or bf16 is rounded
+  // to it here, once, as the runtime rounds on store; f32 and f64 results
+  // stay in double (docs/interpreter.md, "Semantics").
   for (Value v : op->getResults()) {
     Type element = getElementTypeOrSelf(v.getType());
-    if (!ctx.isDefined(v) || !(element.isBF16() || element.isF16()))
+    if (!getRoundHalfResults() || !ctx.isDefined(v) ||
+        !(element.isBF16() || element.isF16()))
       continue;
     PerRank rounded = ctx.get(v);
     for (Tensor &t : rounded)
@@ -171,6 +172,10 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
       results[r].push_back(ctx.get(v, r));
   return results;
 }
+
+static bool roundHalfResults = false;
+void mlir::weft::interp::setRoundHalfResults(bool on) { roundHalfResults = on; }
+bool mlir::weft::interp::getRoundHalfResults() { return roundHalfResults; }
 
 FailureOr<Values> mlir::weft::interp::evaluateGlobal(func::FuncOp func,
                                                      ArrayRef<Tensor> args) {

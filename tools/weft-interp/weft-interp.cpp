@@ -100,6 +100,12 @@ static cl::opt<bool> checkGradientsOpt(
              "with a central finite difference of the loss (rtol default "
              "1e-6 of the largest |gradient|); exit status 1 on a mismatch"),
     cl::cat(category));
+static cl::opt<bool> roundHalfResults(
+    "round-half-results",
+    cl::desc("Round every op's f16/bf16 result to its type where it is "
+             "stored, as the runtime does (default: only weft.convert, "
+             "constants and random inputs round; docs/precision.md)"),
+    cl::cat(category));
 static cl::opt<double> gradientStep(
     "gradient-step",
     cl::desc("--check-gradients' finite-difference step h, relative: h = "
@@ -544,6 +550,7 @@ int main(int argc, char **argv) {
   mlir::weft::registerDebugOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
+  setRoundHalfResults(roundHalfResults);
   if (maxRanks < 1 || maxElements < 1 || maxWork < 1)
     return toolError("--max-ranks, --max-elements and --max-work must be >= "
                      "1");
