@@ -7,6 +7,7 @@
 
 #include "weft/Interpreter/Evaluator.h"
 #include "weft/Interpreter/EvaluableOpInterface.h"
+#include "weft/Interpreter/Random.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -101,6 +102,20 @@ LogicalResult Evaluator::evaluate(Operation *op) {
                            << "' (it runs the weft ops and func.return)";
   if (failed(evaluable.evaluate(ctx)))
     return failure();
+  // With --round-half-results, a result stored in f16 or bf16 is rounded
+  // to it here, once, as the runtime rounds on store; f32 and f64 results
+  // stay in double (docs/interpreter.md, "Semantics").
+  for (Value v : op->getResults()) {
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!getRoundHalfResults() || !ctx.isDefined(v) ||
+        !(element.isBF16() || element.isF16()))
+      continue;
+    PerRank rounded = ctx.get(v);
+    for (Tensor &t : rounded)
+      for (double &x : t.getData())
+        x = roundToType(x, element);
+    ctx.bind(v, std::move(rounded));
+  }
   for (auto [i, v] : llvm::enumerate(op->getResults())) {
     if (ctx.isLocal() && getSharding(v.getType()))
       return op->emitError() << "result #" << i << " has type " << v.getType()
@@ -157,6 +172,10 @@ FailureOr<std::vector<Values>> Evaluator::run(ArrayRef<Values> args) {
       results[r].push_back(ctx.get(v, r));
   return results;
 }
+
+static bool roundHalfResults = false;
+void mlir::weft::interp::setRoundHalfResults(bool on) { roundHalfResults = on; }
+bool mlir::weft::interp::getRoundHalfResults() { return roundHalfResults; }
 
 FailureOr<Values> mlir::weft::interp::evaluateGlobal(func::FuncOp func,
                                                      ArrayRef<Tensor> args) {

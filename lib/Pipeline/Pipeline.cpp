@@ -29,16 +29,29 @@ static std::string resolvedProfile(const WeftPipelineOptions &o) {
                              : MachineProfile::kBuiltinCpu;
 }
 
-/// Training: gradients, accumulation, the optimizer step.
+/// The precision policy (docs/precision.md): on the gradients, before the
+/// optimizer step, which it leaves f32.
+static void addPrecision(OpPassManager &pm, const WeftPipelineOptions &o) {
+  if (o.precision == "f32" && o.gradReduceDtype == "bf16")
+    return; // the default: nothing to do
+  WeftPrecisionOptions precision;
+  precision.policy = o.precision;
+  precision.gradReduceDtype = o.gradReduceDtype;
+  pm.addNestedPass<func::FuncOp>(createWeftPrecision(precision));
+}
+
+/// Training: gradients, accumulation, the precision policy, the optimizer
+/// step.
 static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
   if (o.training == TrainingKind::None)
-    return;
+    return addPrecision(pm, o);
   pm.addNestedPass<func::FuncOp>(createWeftAutodiff());
   if (o.microBatches != 1) {
     WeftAccumulateOptions accumulate;
     accumulate.microBatches = o.microBatches;
     pm.addNestedPass<func::FuncOp>(createWeftAccumulate(accumulate));
   }
+  addPrecision(pm, o);
   if (o.training == TrainingKind::Grad)
     return;
   WeftOptimizerOptions optimizer;

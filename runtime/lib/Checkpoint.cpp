@@ -494,7 +494,8 @@ CheckpointManifest verifyCheckpoint(const std::string &dir, bool checksums) {
           " bytes; the manifest records ", e.bytes,
           " (a torn or replaced file)");
     NpyHeader h = readNpyHeader(file);
-    check(h.dtype == e.dtype && h.shape == e.shape && !h.fortranOrder,
+    check(h.dtype == npyFileDType(e.dtype) && h.shape == e.shape &&
+              !h.fortranOrder,
           "checkpoint file '", shown, "' holds ", dtypeName(h.dtype),
           shapeToString(h.shape), "; the manifest records ", dtypeName(e.dtype),
           shapeToString(e.shape));
@@ -565,8 +566,19 @@ void CheckpointWriter::add(const std::string &name, const std::string &role,
                            DType dtype, const Shape &shape, const void *data) {
   check(!published_, "checkpoint already published");
   std::string path = (fs::path(staging_) / (name + ".npy")).string();
-  std::string header = encodeNpyHeader(dtype, shape);
-  std::size_t bytes = npyDataBytes(dtype, shape, path);
+  // bf16 goes to an f32 file, exactly (npyFileDType); the manifest keeps
+  // the tensor's dtype.
+  std::vector<float> widened;
+  if (dtype == DType::BF16) {
+    widened.resize(static_cast<std::size_t>(numElements(shape)));
+    const auto *h = static_cast<const uint16_t *>(data);
+    for (std::size_t i = 0; i < widened.size(); ++i)
+      widened[i] = bfloat16ToFloat(h[i]);
+    data = widened.data();
+  }
+  const DType fileType = npyFileDType(dtype);
+  std::string header = encodeNpyHeader(fileType, shape);
+  std::size_t bytes = npyDataBytes(fileType, shape, path);
   CheckpointEntry e;
   e.name = name;
   e.role = role;

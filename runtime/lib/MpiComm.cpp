@@ -1,7 +1,10 @@
 //===- MpiComm.cpp - MPI session and per-group communicators --------------===//
 
 #include "weft/rt/MpiComm.h"
+#include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
+
+#include <cstring>
 
 namespace weft::rt {
 
@@ -54,7 +57,42 @@ MPI_Datatype mpiType(DType t) {
   fail("invalid dtype");
 }
 
+namespace {
+/// f16/bf16 reductions: MPI has no 16-bit float types, so the buffers
+/// travel as MPI_UINT16_T (2 bytes an element: a bf16 collective moves
+/// half an f32 one's bytes) and reduce through user-defined ops. Each
+/// combine widens both operands to f32 (exact), adds (or compares) in f32
+/// and rounds the result once to the 16-bit type, nearest even: a sum over
+/// p ranks rounds p - 1 times, in MPI's order (docs/precision.md).
+template <typename Format, ReduceKind K>
+void halfCombine(void *in, void *inout, int *len, MPI_Datatype *) {
+  const auto *a = static_cast<const uint16_t *>(in);
+  auto *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    float x = static_cast<float>(Format::load(a[i]));
+    float y = static_cast<float>(Format::load(b[i]));
+    float r = ops::Reduce<K, float>::combine(y, x);
+    b[i] = ops::convertValue<ops::F32Format, Format>(r);
+  }
+}
+
+template <typename Format> MPI_Op halfOp(ReduceKind k) {
+  static MPI_Op ops[3] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  MPI_User_function *fns[3] = {&halfCombine<Format, ReduceKind::Sum>,
+                               &halfCombine<Format, ReduceKind::Max>,
+                               &halfCombine<Format, ReduceKind::Min>};
+  int i = k == ReduceKind::Sum ? 0 : k == ReduceKind::Max ? 1 : 2;
+  if (ops[i] == MPI_OP_NULL) // freed by MPI_Finalize
+    checkMpi(MPI_Op_create(fns[i], /*commute=*/1, &ops[i]), "MPI_Op_create");
+  return ops[i];
+}
+} // namespace
+
 MPI_Op mpiOp(ReduceKind k, DType t) {
+  if (t == DType::BF16)
+    return halfOp<ops::BF16Format>(k);
+  if (t == DType::F16)
+    return halfOp<ops::F16Format>(k);
   check(t == DType::F32 || t == DType::F64 || t == DType::I32,
         "MPI reductions of ", dtypeName(t),
         " are not supported on the cpu "

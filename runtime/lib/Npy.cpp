@@ -2,6 +2,7 @@
 
 #include "weft/rt/Npy.h"
 #include "weft/rt/CopyPlan.h"
+#include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Mesh.h"
 #include "weft/rt/NpyFormat.h"
@@ -72,7 +73,8 @@ const char *descrOf(DType t) {
   case DType::BF16:
     break;
   }
-  fail("dtype ", dtypeName(t), " has no .npy equivalent");
+  fail("dtype ", dtypeName(t),
+       " has no .npy equivalent (a bf16 tensor is written as f32)");
 }
 
 /// The runtime's dtype of a validated header's element type.
@@ -184,9 +186,27 @@ void readPlan(int fd, const std::string &path, const NpyHeader &h,
 
 } // namespace
 
+namespace {
+/// bf16 has no numpy dtype: a bf16 tensor is read from an f32 file, each
+/// value rounded to bf16 (nearest, ties to even), and written as an f32
+/// file, exactly (every bf16 value is an f32 value). So numpy prepares and
+/// reads bf16 data as f32, and a checkpoint round-trips bit for bit
+/// (docs/precision.md).
+void narrowBf16(const std::vector<float> &f, void *out) {
+  auto *h = static_cast<uint16_t *>(out);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    h[i] = ops::convertValue<ops::F32Format, ops::BF16Format>(f[i]);
+}
+} // namespace
+
 void readNpyBlock(const std::string &path, DType dtype,
                   const Shape &globalShape, const std::vector<int64_t> &offsets,
                   const Shape &block, void *out) {
+  if (dtype == DType::BF16) {
+    std::vector<float> f(static_cast<std::size_t>(numElements(block)));
+    readNpyBlock(path, DType::F32, globalShape, offsets, block, f.data());
+    return narrowBf16(f, out);
+  }
   Fd f;
   NpyHeader h = openChecked(f, path, dtype, globalShape);
   CopyPlan plan = CopyPlan::extractBlock(globalShape, offsets, block);
@@ -197,6 +217,11 @@ void readNpyBlockClipped(const std::string &path, DType dtype,
                          const Shape &fileShape,
                          const std::vector<int64_t> &offsets,
                          const Shape &block, void *out) {
+  if (dtype == DType::BF16) {
+    std::vector<float> f(static_cast<std::size_t>(numElements(block)));
+    readNpyBlockClipped(path, DType::F32, fileShape, offsets, block, f.data());
+    return narrowBf16(f, out);
+  }
   Shape clip = clipBlock(fileShape, offsets, block);
   const int64_t es = static_cast<int64_t>(dtypeSize(dtype));
   int64_t n = 1, bytes = 0;
@@ -324,6 +349,13 @@ void writeAllToFd(int fd, const void *data, std::size_t n,
 
 void writeNpy(const std::string &path, DType dtype, const Shape &shape,
               const void *data) {
+  if (dtype == DType::BF16) { // as f32, exactly (readNpyBlock)
+    std::vector<float> f(static_cast<std::size_t>(numElements(shape)));
+    const auto *h = static_cast<const uint16_t *>(data);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      f[i] = static_cast<float>(ops::BF16Format::load(h[i]));
+    return writeNpy(path, DType::F32, shape, f.data());
+  }
   std::string header;
   try {
     header = encodeNpyHeader(dtype, shape);

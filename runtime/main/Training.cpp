@@ -142,9 +142,9 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
          e.what());
   }
   // The dtype now, not at the first step that reads a batch.
-  check(header.dtype == t.dtype, "input '", t.name, "' (", describeShape(t),
-        ") from ", file, ": the file holds ", dtypeName(header.dtype), ", not ",
-        dtypeName(t.dtype));
+  check(header.dtype == npyFileDType(t.dtype), "input '", t.name, "' (",
+        describeShape(t), ") from ", file, ": the file holds ",
+        dtypeName(header.dtype), ", not ", dtypeName(t.dtype));
   if (header.shape == logical)
     return loadInput(i); // One batch for every step.
   Shape tail(header.shape.begin() + (header.shape.empty() ? 0 : 1),

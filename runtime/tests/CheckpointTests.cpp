@@ -60,6 +60,28 @@ void flipByte(const std::string &path, std::size_t offset) {
 
 } // namespace
 
+// A bf16 tensor is checkpointed as an f32 .npy file (numpy has no bf16),
+// exactly; the manifest keeps bf16, verification accepts the f32 file, and
+// reading it back into bf16 gives the same bits (docs/precision.md).
+TEST(Checkpoint, Bf16RoundTripsThroughAnF32File) {
+  std::string root = freshRoot("bf16");
+  std::vector<uint16_t> bits{0x3f80, 0x3fff, 0xc2ff, 0x0001, 0x8000, 0x7f7f};
+  CheckpointWriter w(root, 3, "prog", "m");
+  w.add("p", "parameter", DType::BF16, {2, 3}, bits.data());
+  int32_t s = 3;
+  w.add("step", "step", DType::I32, {}, &s);
+  std::string dir = w.publish(0);
+  CheckpointManifest m = verifyCheckpoint(dir, /*checksums=*/true);
+  const CheckpointEntry *e = m.find("p");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->dtype, DType::BF16);
+  EXPECT_EQ(readNpyHeader(dir + "/p.npy").dtype, DType::F32);
+  std::vector<uint16_t> back(bits.size());
+  readNpyBlock(dir + "/p.npy", DType::BF16, {2, 3}, {0, 0}, {2, 3},
+               back.data());
+  EXPECT_EQ(back, bits);
+}
+
 TEST(Checkpoint, Crc32MatchesZlib) {
   // zlib.crc32(b"123456789") == 0xcbf43926, the CRC-32 check value.
   EXPECT_EQ(crc32("123456789", 9), 0xcbf43926u);

@@ -73,6 +73,48 @@ TEST(Npy, RoundTripEveryDtype) {
   }
 }
 
+// bf16 has no numpy dtype: it is written as an f32 file, exactly, and an
+// f32 file read into bf16 rounds each value (nearest, ties to even).
+TEST(Npy, Bf16IsAnF32File) {
+  // 1, the largest bf16 below 2 and bit patterns with every mantissa bit
+  // set, a NaN and a negative subnormal, as bf16 bits.
+  std::vector<uint16_t> bits{0x3f80, 0x3fff, 0xc2ff, 0x7fc1, 0x8001, 0x0000};
+  std::string path = tmp("bf16.npy");
+  writeNpy(path, DType::BF16, {6}, bits.data());
+  NpyHeader h = readNpyHeader(path);
+  EXPECT_EQ(h.dtype, DType::F32);
+  Tensor f = readNpy(path);
+  ASSERT_EQ(f.dtype, DType::F32);
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, &f.ptr<float>()[i], 4);
+    EXPECT_EQ(u, static_cast<uint32_t>(bits[i]) << 16) << i;
+  }
+  // Round trip: bit for bit.
+  std::vector<uint16_t> back(bits.size());
+  readNpyBlock(path, DType::BF16, {6}, {0}, {6}, back.data());
+  EXPECT_EQ(back, bits);
+  // Rounding on read: 1 + 2^-8 is a tie (to 1, even), 1 + 3 * 2^-8 a tie
+  // (up to 1 + 2^-6), 1 + 2^-8 + 2^-20 above the tie (up to 1 + 2^-7).
+  std::vector<float> vals{1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f,
+                          1.0f + 0x1p-8f + 0x1p-20f};
+  writeNpy(tmp("f32.npy"), DType::F32, {3}, vals.data());
+  std::vector<uint16_t> r(3);
+  readNpyBlockClipped(tmp("f32.npy"), DType::BF16, {3}, {0}, {3}, r.data());
+  EXPECT_EQ(r, (std::vector<uint16_t>{0x3f80, 0x3f82, 0x3f81}));
+  // Any other file type is refused, naming the f32 the file must be.
+  std::vector<double> d{1, 2, 3};
+  writeNpy(tmp("f64.npy"), DType::F64, {3}, d.data());
+  try {
+    readNpyBlock(tmp("f64.npy"), DType::BF16, {3}, {0}, {3}, r.data());
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("expected f32, found f64"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Npy, ScalarAndVectorHeaders) {
   float x = 2.5f;
   writeNpy(tmp("scalar.npy"), DType::F32, {}, &x);

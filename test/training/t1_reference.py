@@ -80,29 +80,50 @@ class InputError(Exception):
 # ----------------------------------------------------------------------------
 # Model: forward and hand-written backward.
 
+def round_bf16(a):
+    """A rounded to bfloat16 (nearest, ties to even) through float32, as
+    the program rounds an f32 value (weft.convert) and as the runtime
+    stores a bf16 GEMM's f32 accumulation; returned in A's dtype."""
+    f = np.ascontiguousarray(a, dtype=np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return (u.astype(np.uint32).view(np.float32)).astype(a.dtype)
+
+
+def bf16_gemm(a, b):
+    """--bf16-mixed's GEMM (weftc --precision=bf16-mixed, weight gradients
+    reduced in bf16): operands rounded to bf16, the product accumulated in
+    the compute dtype, the result rounded to bf16."""
+    return round_bf16(round_bf16(a) @ round_bf16(b))
+
+
+MATMUL = [np.matmul]
+
+
 def forward_backward(params, x, l1):
     """Returns (loss, grads) of the T1 loss on batch X.
 
     PARAMS and the returned GRADS are dicts name -> array; the loss is a
-    0-d array of X's dtype."""
+    0-d array of X's dtype. Every GEMM goes through MATMUL[0]."""
+    mm = MATMUL[0]
     W_enc, b_enc, W_dec, b_dec = (params[n] for n in PARAMS)
     b, d = x.shape
     h = W_enc.shape[1]
     dt = x.dtype
 
-    z = x @ W_enc + b_enc
+    z = mm(x, W_enc) + b_enc
     active = z > 0
     f = np.where(active, z, dt.type(0))
-    x_hat = f @ W_dec + b_dec
+    x_hat = mm(f, W_dec) + b_dec
     r = x_hat - x
     loss = np.mean(r * r) + dt.type(l1) * np.mean(np.abs(f))
 
     g_xhat = r * dt.type(2.0 / (b * d))
-    g_W_dec = f.T @ g_xhat
+    g_W_dec = mm(f.T, g_xhat)
     g_b_dec = g_xhat.sum(axis=0)
-    g_f = g_xhat @ W_dec.T + np.sign(f) * dt.type(l1 / (b * h))
+    g_f = mm(g_xhat, W_dec.T) + np.sign(f) * dt.type(l1 / (b * h))
     g_z = np.where(active, g_f, dt.type(0))
-    g_W_enc = x.T @ g_z
+    g_W_enc = mm(x.T, g_z)
     g_b_enc = g_z.sum(axis=0)
     grads = {"W_enc": g_W_enc, "b_enc": g_b_enc,
              "W_dec": g_W_dec, "b_dec": g_b_dec}
@@ -336,6 +357,9 @@ def parse_args(argv):
                         help="coefficient of the mean |f| term of the loss")
     parser.add_argument("--dtype", choices=("float32", "float64"),
                         default="float64", help="compute dtype")
+    parser.add_argument("--bf16-mixed", action="store_true",
+                        help="round every GEMM's operands and result to "
+                             "bf16, as weftc --precision=bf16-mixed does")
     parser.add_argument("--save", metavar="DIR",
                         help="write the final parameters and optimizer state "
                              "here (float32)")
@@ -385,6 +409,8 @@ def main(argv=None):
         return 0
 
     dtype = np.dtype(args.dtype)
+    if args.bf16_mixed:
+        MATMUL[0] = bf16_gemm
     try:
         x, params = load_data(args.data)
         d, h = params["W_enc"].shape

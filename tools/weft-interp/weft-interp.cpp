@@ -100,6 +100,18 @@ static cl::opt<bool> checkGradientsOpt(
              "with a central finite difference of the loss (rtol default "
              "1e-6 of the largest |gradient|); exit status 1 on a mismatch"),
     cl::cat(category));
+static cl::opt<bool> roundHalfResults(
+    "round-half-results",
+    cl::desc("Round every op's f16/bf16 result to its type where it is "
+             "stored, as the runtime does (default: only weft.convert, "
+             "constants and random inputs round; docs/precision.md)"),
+    cl::cat(category));
+static cl::opt<double> gradientStep(
+    "gradient-step",
+    cl::desc("--check-gradients' finite-difference step h, relative: h = "
+             "step * max(1, |x|) (default 1e-5; a program that rounds to "
+             "bf16 needs a step well above bf16's 2^-8)"),
+    cl::init(1e-5), cl::cat(category));
 static cl::opt<double>
     rtolOpt("rtol",
             cl::desc("Relative tolerance of --compare, a fraction of the "
@@ -382,6 +394,9 @@ static int runSingle(func::FuncOp func) {
       return toolError("--check-gradients runs on the global view (before "
                        "partitioning)");
     GradientCheckOptions options;
+    if (!(gradientStep > 0) || !std::isfinite(gradientStep))
+      return toolError("--gradient-step must be a positive number");
+    options.step = gradientStep;
     if (rtolOpt.getNumOccurrences())
       options.rtol = rtolOpt;
     if (atolOpt.getNumOccurrences())
@@ -535,6 +550,7 @@ int main(int argc, char **argv) {
   mlir::weft::registerDebugOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, overview);
+  setRoundHalfResults(roundHalfResults);
   if (maxRanks < 1 || maxElements < 1 || maxWork < 1)
     return toolError("--max-ranks, --max-elements and --max-work must be >= "
                      "1");

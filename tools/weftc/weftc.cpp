@@ -239,6 +239,17 @@ static cl::opt<double>
 static cl::opt<double> trainMomentum("momentum",
                                      cl::desc("SGD momentum (default 0)"),
                                      cl::init(0), cl::cat(trainCat));
+static cl::opt<std::string>
+    precision("precision",
+              cl::desc("The precision policy: f32 (default) or bf16-mixed "
+                       "(f32 parameters, optimizer state and step; GEMMs "
+                       "in bf16 with f32 accumulation; docs/precision.md)"),
+              cl::init("f32"), cl::value_desc("policy"), cl::cat(trainCat));
+static cl::opt<std::string> gradReduceDtype(
+    "grad-reduce-dtype",
+    cl::desc("With --precision=bf16-mixed: reduce the weight gradients in "
+             "bf16 (default, half the bytes) or f32"),
+    cl::init("bf16"), cl::value_desc("bf16|f32"), cl::cat(trainCat));
 static cl::opt<int64_t> microBatches(
     "micro-batches",
     cl::desc("Accumulate the gradients over K micro-batches per step, one "
@@ -304,6 +315,22 @@ static bool checkTrainingOptions() {
                    << ", not of --train=" << train << "\n";
       return false;
     }
+  }
+  if (precision != "f32" && precision != "bf16-mixed") {
+    llvm::errs() << "weftc: error: --precision expects f32 or bf16-mixed, got '"
+                 << precision << "'\n";
+    return false;
+  }
+  if (gradReduceDtype != "bf16" && gradReduceDtype != "f32") {
+    llvm::errs() << "weftc: error: --grad-reduce-dtype expects bf16 or f32, "
+                    "got '"
+                 << gradReduceDtype << "'\n";
+    return false;
+  }
+  if (gradReduceDtype.getNumOccurrences() && precision != "bf16-mixed") {
+    llvm::errs() << "weftc: error: --grad-reduce-dtype needs "
+                    "--precision=bf16-mixed\n";
+    return false;
   }
   if (microBatches.getNumOccurrences() && !training && !gradOnly) {
     llvm::errs() << "weftc: error: --micro-batches needs --train or --grad\n";
@@ -435,6 +462,8 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.momentum = trainMomentum;
   o.clipNorm = trainClipNorm;
   o.microBatches = microBatches;
+  o.precision = precision;
+  o.gradReduceDtype = gradReduceDtype;
   o.zero1Axis = zeroAxis;
   o.mesh = meshSizes;
   o.unsharded = unsharded;

@@ -27,6 +27,15 @@ using Values = SmallVector<Tensor>;
 
 /// Evaluates the global view of `func` on `args`. Shardings in types are
 /// ignored; weft.shard is the identity; collectives are an error.
+/// Whether every op's f16/bf16 result is rounded to its type where it is
+/// stored, as the runtime stores it (weft-interp --round-half-results; off
+/// by default: the partitioner's oracle compares a sharded program with its
+/// global one in exact arithmetic, where a bf16 partial sum rounded per
+/// rank is not the global rounding). weft.convert, weft.constant and
+/// random inputs round in either case. Process-wide.
+void setRoundHalfResults(bool on);
+bool getRoundHalfResults();
+
 FailureOr<Values> evaluateGlobal(func::FuncOp func, ArrayRef<Tensor> args);
 
 /// Evaluates the local view of `func` on every rank of `mesh` (a null mesh

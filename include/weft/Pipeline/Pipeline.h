@@ -93,6 +93,16 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
                           llvm::cl::desc("Clip the gradients' global norm "
                                          "(0: off)"),
                           llvm::cl::init(0)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The precision policy: f32 or bf16-mixed "
+                     "(weft-precision)"),
+      llvm::cl::init("f32")};
+  Option<std::string> gradReduceDtype{
+      *this, "grad-reduce-dtype",
+      llvm::cl::desc("bf16-mixed: the type weight gradients are reduced in "
+                     "(bf16 or f32)"),
+      llvm::cl::init("bf16")};
   Option<int64_t> microBatches{
       *this, "micro-batches",
       llvm::cl::desc("Accumulate the gradients over K micro-batches "

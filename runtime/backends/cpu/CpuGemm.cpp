@@ -14,6 +14,7 @@
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
 #include "BlockedDgemm.h"
+#include "CpuHalf.h"
 #include "OneDnnGemm.h"
 #include "weft/rt/Error.h"
 
@@ -72,6 +73,7 @@ void blasGemm(const GemmPlan &p, const T *a, const T *b, T *c) {
 /// plan runs on OpenBLAS).
 struct CpuBackend::GemmCache {
   std::map<GemmKey, std::unique_ptr<onednn::Matmul>> plans;
+  std::map<GemmKey, std::unique_ptr<onednn::Matmul>> bf16Plans;
   std::map<std::pair<GemmKey, decltype(GemmEpilogue().key())>,
            std::unique_ptr<onednn::Matmul>>
       withEpilogue;
@@ -132,10 +134,53 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
     blasGemm(p, static_cast<const double *>(a), static_cast<const double *>(b),
              static_cast<double *>(c));
     return;
+  case DType::BF16:
+    if (cpu::bf16GemmMode() == cpu::Bf16Gemm::OneDnn) {
+      if (!gemms_)
+        gemms_ = std::make_shared<GemmCache>();
+      auto key = keyOf(p);
+      auto it = gemms_->bf16Plans.find(key);
+      if (it == gemms_->bf16Plans.end()) {
+        std::string whyNot;
+        it = gemms_->bf16Plans
+                 .emplace(key, onednn::Matmul::createBf16(p, whyNot))
+                 .first;
+      }
+      if (it->second) {
+        onednn::setThreads(cpu::gemmThreads());
+        it->second->runRaw(a, b, c);
+        return;
+      }
+    }
+    [[fallthrough]]; // a layout oneDNN refuses in bf16: through f32
+  case DType::F16:
+    return gemmViaF32(p, dtype, a, b, c);
   default:
     fail("einsum of ", dtypeName(dtype),
-         " is not supported on the cpu backend (f32, f64)");
+         " is not supported on the cpu backend (f32, f64, f16, bf16)");
   }
+}
+
+void CpuBackend::gemmViaF32(const GemmPlan &p, DType dtype, const void *a,
+                            const void *b, void *c) {
+  // The span each operand's plan touches: its last element's offset + 1.
+  auto span = [&](int64_t rows, int64_t cols, bool trans, int64_t ld,
+                  int64_t stride, int64_t outerStride) {
+    if (rows == 0 || cols == 0 || p.batch == 0 || p.outerBatch == 0)
+      return int64_t(0);
+    int64_t last =
+        trans ? (cols - 1) * ld + (rows - 1) : (rows - 1) * ld + cols - 1;
+    return last + (p.batch - 1) * stride + (p.outerBatch - 1) * outerStride + 1;
+  };
+  auto A = cpu::widened(
+      dtype, a, span(p.m, p.k, p.transA, p.lda, p.strideA, p.outerStrideA));
+  auto B = cpu::widened(
+      dtype, b, span(p.k, p.n, p.transB, p.ldb, p.strideB, p.outerStrideB));
+  const int64_t nc = span(p.m, p.n, false, p.ldc, p.strideC, p.outerStrideC);
+  // C may have gaps between rows (ldc > n) that the GEMM leaves alone.
+  auto C = cpu::widened(dtype, c, nc);
+  gemm(p, DType::F32, A.data(), B.data(), C.data());
+  cpu::narrowFromF32(dtype, C.data(), c, nc);
 }
 
 void CpuBackend::gemmWithEpilogue(const GemmPlan &p, const GemmEpilogue &epi,

@@ -149,6 +149,32 @@ int gemmThreads() {
   return n;
 }
 
+bool cpuHasBf16() {
+  const std::string isa = onednn::isa();
+  return isa == "avx512_core_bf16" || isa == "avx512_core_amx";
+}
+
+static Bf16Gemm readBf16Mode() {
+  const char *env = std::getenv("WEFT_CPU_BF16_GEMM");
+  std::string v = env ? env : "";
+  if (v.empty())
+    return onednn::available() && cpuHasBf16() ? Bf16Gemm::OneDnn
+                                               : Bf16Gemm::ViaF32;
+  if (v == "f32")
+    return Bf16Gemm::ViaF32;
+  check(v == "onednn", "WEFT_CPU_BF16_GEMM='", v,
+        "': expected 'onednn' or 'f32'");
+  check(onednn::available(),
+        "WEFT_CPU_BF16_GEMM=onednn, but this build has no oneDNN (install "
+        "libdnnl-dev and reconfigure)");
+  return Bf16Gemm::OneDnn;
+}
+
+Bf16Gemm bf16GemmMode() {
+  static const Bf16Gemm mode = readBf16Mode();
+  return mode;
+}
+
 std::string gemmBanner() {
   const SimdLevel cpu = cpuSimdLevel();
   const std::string core = openblasCoreName();
@@ -180,6 +206,16 @@ std::string gemmBanner() {
     else
       os << "; WEFT_CPU_GEMM=openblas";
   }
+  if (bf16GemmMode() == Bf16Gemm::OneDnn)
+    os << "; bf16 on oneDNN bf16 matmul (f32 accumulation"
+       << (cpuHasBf16() ? "" : ", EMULATED: this CPU has no AVX512_BF16")
+       << ")";
+  else
+    os << "; bf16 widened to f32 for the f32 GEMM ("
+       << (!onednn::available() ? "this build has no oneDNN"
+           : cpuHasBf16()       ? "WEFT_CPU_BF16_GEMM=f32"
+                                : "this CPU has no AVX512_BF16")
+       << ")";
   os << "; cpu " << simdLevelName(cpu);
   return os.str();
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuHalf.h"
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/Philox.h"
@@ -293,9 +294,13 @@ template <typename T> FusedSpanFn<T> fusedSpanFor(MapKind kind) {
   });
 }
 
+/// Rounds n values in place to a narrower storage type (f16/bf16 steps of
+/// a fused op computed in f32: cpu::quantizerFor), or nullptr.
+template <typename T> using QuantizeFn = void (*)(T *, int64_t);
+
 template <typename T>
 void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
-                  T *out) {
+                  T *out, QuantizeFn<T> quantize = nullptr) {
   const int inputs = static_cast<int>(p.inShapes.size());
   const int steps = static_cast<int>(p.steps.size());
   check(inputs >= 1 && inputs <= kMaxFusedInputs &&
@@ -394,6 +399,8 @@ void fusedMapLoop(const FusedMapPlan &p, const std::vector<const void *> &in,
         const T *y = operand(st.b, sb);
         T *r = st.buffer < 0 ? o + t0 : tiles[st.buffer];
         st.fn(len, x, sa, y, sb, r, st.scalar);
+        if (quantize) // each step stores its half-type value
+          quantize(r, len);
       }
     }
   }
@@ -715,7 +722,7 @@ std::size_t fusedRowsScratch(const FusedRowsPlan &p) {
 template <typename T>
 WEFT_ALWAYS_INLINE inline void
 fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                  T *out, T *scratch) {
+                  T *out, T *scratch, QuantizeFn<T> quantize) {
   const int inputs = static_cast<int>(p.inShapes.size());
   const int steps = static_cast<int>(p.steps.size());
   const int values = inputs + steps;
@@ -837,6 +844,8 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         // several rows.
         st.row(fullData[st.a], fullStride[st.a], n, rows, n,
                &rowValue[id * tileRows], 1);
+        if (quantize)
+          quantize(&rowValue[id * tileRows], rows);
         break;
       case Kind::FullMap: {
         T *dst = j + 1 == steps ? result : buffer(id);
@@ -860,12 +869,16 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
             else
               st.span(n, v + r, 0, f + r * n, fs, dst + r * n, st.scalar);
           }
+          if (quantize)
+            quantize(dst, rows * n);
           break;
         }
         int64_t sa = 0, sb = 0;
         const T *x = fullOperand(st.a, sa);
         const T *y = fullOperand(st.b, sb);
         st.span(rows * n, x, sa, y, sb, dst, st.scalar);
+        if (quantize)
+          quantize(dst, rows * n);
         break;
       }
       case Kind::RowMap: {
@@ -873,6 +886,8 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
         st.span(rows, &rowValue[st.a * tileRows], 1,
                 binary ? &rowValue[st.b * tileRows] : &zero, binary ? 1 : 0,
                 &rowValue[id * tileRows], st.scalar);
+        if (quantize)
+          quantize(&rowValue[id * tileRows], rows);
         break;
       }
       }
@@ -887,39 +902,39 @@ fusedRowsLoopBody(const FusedRowsPlan &p, const std::vector<const void *> &in,
 // call the span and row loops of the widest ISA in any case.
 template <typename T>
 void fusedRowsLoopBase(const FusedRowsPlan &p,
-                       const std::vector<const void *> &in, T *out,
-                       T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                       const std::vector<const void *> &in, T *out, T *scratch,
+                       QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 #if WEFT_CPU_MULTIVERSION
 template <typename T>
 __attribute__((target("avx512f"))) void
 fusedRowsLoopAvx512(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                    T *out, T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                    T *out, T *scratch, QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 template <typename T>
 __attribute__((target("avx2"))) void
 fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                  T *out, T *scratch) {
-  fusedRowsLoopBody<T>(p, in, out, scratch);
+                  T *out, T *scratch, QuantizeFn<T> quantize) {
+  fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 #endif
 
 template <typename T>
 void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
-                   T *out, T *scratch) {
+                   T *out, T *scratch, QuantizeFn<T> quantize = nullptr) {
 #if WEFT_CPU_MULTIVERSION
   switch (hostIsa()) {
   case Isa::Avx512:
-    return fusedRowsLoopAvx512<T>(p, in, out, scratch);
+    return fusedRowsLoopAvx512<T>(p, in, out, scratch, quantize);
   case Isa::Avx2:
-    return fusedRowsLoopAvx2<T>(p, in, out, scratch);
+    return fusedRowsLoopAvx2<T>(p, in, out, scratch, quantize);
   case Isa::Base:
     break;
   }
 #endif
-  fusedRowsLoopBase<T>(p, in, out, scratch);
+  fusedRowsLoopBase<T>(p, in, out, scratch, quantize);
 }
 
 template <typename T>
@@ -1034,8 +1049,32 @@ template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
     return f(double());
   default:
     fail(op, " of ", dtypeName(dtype),
-         " is not supported on the cpu backend (f32, f64)");
+         " is not supported on the cpu backend (f32, f64, f16, bf16)");
   }
+}
+
+/// fusedRowsLoop on per-thread row tiles, kept between calls and grown to
+/// the largest need (a row may be a vocabulary long, so not on the stack;
+/// not from the pool either, whose statistics are the tensors').
+template <typename T>
+void fusedRowsWithScratch(const FusedRowsPlan &plan,
+                          const std::vector<const void *> &inputs, T *out,
+                          QuantizeFn<T> quantize) {
+  thread_local std::vector<T> scratch;
+  const std::size_t align = 64 / sizeof(T);
+  const std::size_t elements = fusedRowsScratch(plan) + align;
+  if (scratch.size() < elements)
+    scratch.resize(elements);
+  T *first = scratch.data();
+  while (reinterpret_cast<uintptr_t>(first) % 64 != 0)
+    ++first;
+  fusedRowsLoop<T>(plan, inputs, out, first, quantize);
+}
+
+void fusedRowsF32(const FusedRowsPlan &plan,
+                  const std::vector<const void *> &inputs, float *out,
+                  QuantizeFn<float> quantize) {
+  fusedRowsWithScratch<float>(plan, inputs, out, quantize);
 }
 
 } // namespace
@@ -1043,6 +1082,16 @@ template <typename F> void dispatchFloat(DType dtype, const char *op, F &&f) {
 void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
                            const void *a, const void *b, void *out,
                            double scalar) {
+  if (cpu::isHalf(dtype)) { // f32 math, rounded on store (CpuHalf.h)
+    auto A = cpu::widened(dtype, a, numElements(plan.inShapes[0]));
+    auto B = cpu::widened(dtype, b,
+                          b ? numElements(plan.inShapes.back()) : int64_t(0));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    mapKernel(kind, plan, DType::F32, A.data(), b ? B.data() : nullptr,
+              O.data(), scalar);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "map", [&](auto zero) {
     using T = decltype(zero);
     ops::dispatchMap(kind, [&]<MapKind K>() {
@@ -1055,6 +1104,21 @@ void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
 void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                                 const std::vector<const void *> &inputs,
                                 void *out) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<std::vector<float>> w;
+    std::vector<const void *> ptrs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      w.push_back(cpu::widened(dtype, inputs[i],
+                               i < plan.inShapes.size()
+                                   ? numElements(plan.inShapes[i])
+                                   : int64_t(0)));
+      ptrs.push_back(w.back().data());
+    }
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    fusedMapLoop<float>(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "fused_map", [&](auto zero) {
     using T = decltype(zero);
     fusedMapLoop<T>(plan, inputs, static_cast<T *>(out));
@@ -1064,28 +1128,39 @@ void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
 void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                                  const std::vector<const void *> &inputs,
                                  void *out) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<std::vector<float>> w;
+    std::vector<const void *> ptrs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      w.push_back(cpu::widened(dtype, inputs[i],
+                               i < plan.inShapes.size()
+                                   ? numElements(plan.inShapes[i])
+                                   : int64_t(0)));
+      ptrs.push_back(w.back().data());
+    }
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    fusedRowsF32(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   // Backend::fusedRows checked the plan's structure.
   check(inputs.size() == plan.inShapes.size(), "fused_rows '", plan.spec,
         "': ", inputs.size(), " buffers for ", plan.inShapes.size(), " inputs");
   dispatchFloat(dtype, "fused_rows", [&](auto zero) {
     using T = decltype(zero);
-    // Row tiles: per thread, kept between calls and grown to the largest
-    // need (a row may be a vocabulary long, so not on the stack; not from
-    // the pool either, whose statistics are the tensors').
-    thread_local std::vector<T> scratch;
-    const std::size_t align = 64 / sizeof(T);
-    const std::size_t elements = fusedRowsScratch(plan) + align;
-    if (scratch.size() < elements)
-      scratch.resize(elements);
-    T *first = scratch.data();
-    while (reinterpret_cast<uintptr_t>(first) % 64 != 0)
-      ++first;
-    fusedRowsLoop<T>(plan, inputs, static_cast<T *>(out), first);
+    fusedRowsWithScratch<T>(plan, inputs, static_cast<T *>(out), nullptr);
   });
 }
 
 void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
                               DType dtype, const void *in, void *out) {
+  if (cpu::isHalf(dtype)) {
+    auto I = cpu::widened(dtype, in, numElements(plan.inShape));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    reduceKernel(kind, plan, DType::F32, I.data(), O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "reduce", [&](auto zero) {
     using T = decltype(zero);
     if (reduceRowOrdered(plan))
@@ -1100,6 +1175,14 @@ void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,
 void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
                              const int32_t *ids, const void *table, void *out,
                              int64_t rowOffset) {
+  if (cpu::isHalf(dtype)) {
+    // Rows are copied, not computed: the f32 round trip is exact.
+    auto T = cpu::widened(dtype, table, numElements(plan.tableShape));
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    embedKernel(plan, DType::F32, ids, T.data(), O.data(), rowOffset);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "embed", [&](auto zero) {
     using T = decltype(zero);
     embedLoop<T>(plan, ids, static_cast<const T *>(table),
@@ -1110,6 +1193,14 @@ void CpuBackend::embedKernel(const EmbedPlan &plan, DType dtype,
 void CpuBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
                                   const int32_t *ids, const void *updates,
                                   void *table, int64_t rowOffset) {
+  if (cpu::isHalf(dtype)) {
+    // Sums in f32, rounded once to the half type at the end.
+    auto U = cpu::widened(dtype, updates, numElements(plan.outShape));
+    auto T = cpu::widened(dtype, table, numElements(plan.tableShape));
+    scatterAddKernel(plan, DType::F32, ids, U.data(), T.data(), rowOffset);
+    return cpu::narrowFromF32(dtype, T.data(), table,
+                              static_cast<int64_t>(T.size()));
+  }
   dispatchFloat(dtype, "scatter_add", [&](auto zero) {
     using T = decltype(zero);
     scatterAddLoop<T>(plan, ids, static_cast<const T *>(updates),
@@ -1119,6 +1210,12 @@ void CpuBackend::scatterAddKernel(const EmbedPlan &plan, DType dtype,
 
 void CpuBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
                               const int32_t *ids, void *out, int64_t offset) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
+    oneHotKernel(plan, DType::F32, ids, O.data(), offset);
+    return cpu::narrowFromF32(dtype, O.data(), out,
+                              static_cast<int64_t>(O.size()));
+  }
   dispatchFloat(dtype, "one_hot", [&](auto zero) {
     using T = decltype(zero);
     oneHotLoop<T>(plan, ids, static_cast<T *>(out), offset);
@@ -1126,6 +1223,11 @@ void CpuBackend::oneHotKernel(const OneHotPlan &plan, DType dtype,
 }
 
 void CpuBackend::iotaKernel(DType dtype, int64_t n, void *out, int64_t first) {
+  if (cpu::isHalf(dtype)) {
+    std::vector<float> O(static_cast<std::size_t>(n));
+    iotaKernel(DType::F32, n, O.data(), first);
+    return cpu::narrowFromF32(dtype, O.data(), out, n);
+  }
   if (dtype == DType::I32) {
     auto *o = static_cast<int32_t *>(out);
     for (int64_t i = 0; i < n; ++i)
@@ -1160,6 +1262,11 @@ void randomLoop(const RandomPlan &p, bool normal, uint64_t seed, T *out) {
 
 void CpuBackend::randomKernel(const RandomPlan &plan, DType dtype,
                               RandomKind kind, uint64_t seed, void *out) {
+  if (cpu::isHalf(dtype)) { // the f32 draw rounded to the half type
+    std::vector<float> O(static_cast<std::size_t>(plan.count));
+    randomKernel(plan, DType::F32, kind, seed, O.data());
+    return cpu::narrowFromF32(dtype, O.data(), out, plan.count);
+  }
   dispatchFloat(dtype, "random", [&](auto zero) {
     using T = decltype(zero);
     randomLoop<T>(plan, kind == RandomKind::Normal, seed,

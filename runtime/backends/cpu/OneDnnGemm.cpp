@@ -126,6 +126,7 @@ struct Matmul::State {
   std::string impl;
   bool batched = true;
   GemmPlan plan;
+  std::size_t elementSize = sizeof(float);
 };
 
 /// A primitive for the given batch levels (empty: one matrix), or an
@@ -150,8 +151,9 @@ static dnnl::algorithm actAlgorithm(Epilogue::Act a) {
 
 static std::unique_ptr<Matmul::State>
 makeState(const GemmPlan &p, const std::vector<std::array<int64_t, 4>> &levels,
-          const Epilogue &epi, std::string &whyNot) {
+          const Epilogue &epi, std::string &whyNot, bool bf16) {
   using dt = dnnl::memory::data_type;
+  const dt et = bf16 ? dt::bf16 : dt::f32;
   std::vector<std::pair<int64_t, int64_t>> la, lb, lc;
   for (const auto &l : levels) {
     la.push_back({l[0], l[1]});
@@ -170,8 +172,8 @@ makeState(const GemmPlan &p, const std::vector<std::array<int64_t, 4>> &levels,
   try {
     auto st = std::make_unique<Matmul::State>();
     Context &ctx = context();
-    dnnl::memory::desc ma(A.dims, dt::f32, A.strides),
-        mb(B.dims, dt::f32, B.strides), mc(C.dims, dt::f32, C.strides);
+    dnnl::memory::desc ma(A.dims, et, A.strides), mb(B.dims, et, B.strides),
+        mc(C.dims, et, C.strides);
     // The bias: extent 1 everywhere but along the result's columns.
     dnnl::memory::desc mbias;
     if (epi.bias != Epilogue::Bias::None) {
@@ -210,6 +212,7 @@ makeState(const GemmPlan &p, const std::vector<std::array<int64_t, 4>> &levels,
       st->args[DNNL_ARG_BIAS] = st->bias;
     }
     st->plan = p;
+    st->elementSize = bf16 ? 2 : sizeof(float);
     return st;
   } catch (const dnnl::error &e) {
     whyNot = std::string("oneDNN refused the layout: ") + e.what();
@@ -221,8 +224,27 @@ std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p, std::string &whyNot) {
   return create(p, Epilogue(), whyNot);
 }
 
+static std::unique_ptr<Matmul::State> createState(const GemmPlan &p,
+                                                  const Epilogue &epi,
+                                                  std::string &whyNot,
+                                                  bool bf16);
+
 std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p, const Epilogue &epi,
                                        std::string &whyNot) {
+  auto st = createState(p, epi, whyNot, /*bf16=*/false);
+  return st ? std::unique_ptr<Matmul>(new Matmul(std::move(st))) : nullptr;
+}
+
+std::unique_ptr<Matmul> Matmul::createBf16(const GemmPlan &p,
+                                           std::string &whyNot) {
+  auto st = createState(p, Epilogue(), whyNot, /*bf16=*/true);
+  return st ? std::unique_ptr<Matmul>(new Matmul(std::move(st))) : nullptr;
+}
+
+static std::unique_ptr<Matmul::State> createState(const GemmPlan &p,
+                                                  const Epilogue &epi,
+                                                  std::string &whyNot,
+                                                  bool bf16) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.batch <= 0 || p.outerBatch <= 0) {
     whyNot = "an empty GEMM";
     return nullptr;
@@ -240,18 +262,18 @@ std::unique_ptr<Matmul> Matmul::create(const GemmPlan &p, const Epilogue &epi,
       whyNot = "the result has batch stride 0";
       return nullptr;
     }
-  std::unique_ptr<State> st = makeState(p, levels, epi, whyNot);
+  std::unique_ptr<Matmul::State> st = makeState(p, levels, epi, whyNot, bf16);
   if (st && !isReference(st->impl))
-    return std::unique_ptr<Matmul>(new Matmul(std::move(st)));
+    return st;
   if (!levels.empty()) {
     // oneDNN's fast kernels take fewer batch layouts than the planner
     // makes (Megatron's [b, t, h, k] as an outer batch of strided batches):
     // one 2-D primitive run per matrix, as the OpenBLAS path does.
     std::string why2;
-    std::unique_ptr<State> one = makeState(p, {}, epi, why2);
+    std::unique_ptr<Matmul::State> one = makeState(p, {}, epi, why2, bf16);
     if (one && !isReference(one->impl)) {
       one->batched = false;
-      return std::unique_ptr<Matmul>(new Matmul(std::move(one)));
+      return one;
     }
   }
   if (st)
@@ -266,15 +288,19 @@ const std::string &Matmul::impl() const { return s_->impl; }
 bool Matmul::batched() const { return s_->batched; }
 
 void Matmul::run(const float *a, const float *b, float *c, const float *bias) {
+  runRaw(a, b, c, bias);
+}
+
+void Matmul::runRaw(const void *a, const void *b, void *c, const float *bias) {
   State &s = *s_;
   dnnl::stream &stream = context().stream;
   if (s.bias) {
     check(bias != nullptr, "oneDNN matmul with a bias run without one");
     s.bias.set_data_handle(const_cast<float *>(bias));
   }
-  auto exec = [&](const float *A, const float *B, float *C) {
-    s.a.set_data_handle(const_cast<float *>(A));
-    s.b.set_data_handle(const_cast<float *>(B));
+  auto exec = [&](const void *A, const void *B, void *C) {
+    s.a.set_data_handle(const_cast<void *>(A));
+    s.b.set_data_handle(const_cast<void *>(B));
     s.c.set_data_handle(C);
     s.prim.execute(stream, s.args);
   };
@@ -282,11 +308,15 @@ void Matmul::run(const float *a, const float *b, float *c, const float *bias) {
     exec(a, b, c);
   } else {
     const GemmPlan &p = s.plan;
+    const auto es = static_cast<int64_t>(s.elementSize);
+    const char *ca = static_cast<const char *>(a);
+    const char *cb = static_cast<const char *>(b);
+    char *cc = static_cast<char *>(c);
     for (int64_t o = 0; o < p.outerBatch; ++o)
       for (int64_t i = 0; i < p.batch; ++i)
-        exec(a + o * p.outerStrideA + i * p.strideA,
-             b + o * p.outerStrideB + i * p.strideB,
-             c + o * p.outerStrideC + i * p.strideC);
+        exec(ca + (o * p.outerStrideA + i * p.strideA) * es,
+             cb + (o * p.outerStrideB + i * p.strideB) * es,
+             cc + (o * p.outerStrideC + i * p.strideC) * es);
   }
   stream.wait();
 }
@@ -315,7 +345,15 @@ const std::string &Matmul::impl() const {
   return none;
 }
 bool Matmul::batched() const { return false; }
+std::unique_ptr<Matmul> Matmul::createBf16(const GemmPlan &,
+                                           std::string &whyNot) {
+  whyNot = "this build has no oneDNN";
+  return nullptr;
+}
 void Matmul::run(const float *, const float *, float *, const float *) {
+  fail("oneDNN matmul run in a build without oneDNN");
+}
+void Matmul::runRaw(const void *, const void *, void *, const float *) {
   fail("oneDNN matmul run in a build without oneDNN");
 }
 

@@ -43,11 +43,18 @@ public:
   /// The same with an epilogue fused (`epi.empty()`: plain).
   static std::unique_ptr<Matmul>
   create(const GemmPlan &plan, const Epilogue &epi, std::string &whyNot);
+  /// The plan with bf16 A, B and C (oneDNN accumulates in f32 and rounds
+  /// C once to bf16); no epilogue.
+  static std::unique_ptr<Matmul> createBf16(const GemmPlan &plan,
+                                            std::string &whyNot);
   ~Matmul();
   /// C = A B for the plan's batches (with the epilogue: `bias` holds its
   /// n or m values, ignored without a bias).
   void run(const float *a, const float *b, float *c,
            const float *bias = nullptr);
+  /// run() on buffers of the primitive's element type (bf16 as uint16_t).
+  void runRaw(const void *a, const void *b, void *c,
+              const float *bias = nullptr);
   const std::string &impl() const;
   /// Whether the batches run as one primitive call (else a loop of 2-D).
   bool batched() const;

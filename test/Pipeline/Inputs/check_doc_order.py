@@ -27,6 +27,8 @@ CONFIGS = [
     "comm-report=json",
     "training=sgd unsharded=true comm-report=text",
     "training=grad show-sharding=true stop-after=global",
+    "training=adamw precision=bf16-mixed grad-reduce-dtype=f32",
+    "precision=bf16-mixed stop-after=global",
     "input-view=local stop-after=local",
     "fuse=false schedule=false combine-bytes=0 outline-layers=false",
 ]

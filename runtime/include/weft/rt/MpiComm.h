@@ -35,7 +35,8 @@ bool mpiActive();
 /// Throws Error with the MPI error string when `rc` is not MPI_SUCCESS.
 void checkMpi(int rc, const char *what);
 MPI_Datatype mpiType(DType t);
-/// Throws Error for a reduction MPI cannot run on `t` (f16/bf16).
+/// MPI's op, or for f16/bf16 (as MPI_UINT16_T) a user-defined op that
+/// combines in f32 and rounds each result to the 16-bit type.
 MPI_Op mpiOp(ReduceKind k, DType t);
 
 /// MPI_Comm_split of MPI_COMM_WORLD per axis list (color/key from the

@@ -26,12 +26,18 @@ struct NpyHeader {
   int64_t dataOffset = 0; // bytes from file start to the first element
 };
 
+/// The element type of the .npy file that holds a `t` tensor: f32 for
+/// bf16 (numpy has no bf16; see readNpyBlock), `t` otherwise.
+inline DType npyFileDType(DType t) { return t == DType::BF16 ? DType::F32 : t; }
+
 /// Reads and validates the header (magic, version, dict, dtype).
 NpyHeader readNpyHeader(const std::string &path);
 
 /// Reads the block at `offsets` with extent `block` of the global array in
 /// `path` into `out` (dense, numElements(block) elements of `dtype`).
 /// Checks the file's dtype and shape against `dtype` and `globalShape`.
+/// A bf16 block reads an f32 file, each value rounded to bf16 (nearest,
+/// ties to even); writeNpy writes bf16 as f32, exactly.
 void readNpyBlock(const std::string &path, DType dtype,
                   const Shape &globalShape, const std::vector<int64_t> &offsets,
                   const Shape &block, void *out);

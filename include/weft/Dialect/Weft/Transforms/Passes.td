@@ -103,6 +103,34 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftPrecision : Pass<"weft-precision", "::mlir::func::FuncOp"> {
+  let summary = "Mixed precision: GEMMs in bf16, everything else in f32";
+  let description = [{
+    `policy=bf16-mixed` rounds the operands of every two-operand f32
+    `weft.einsum` (a GEMM) to bf16 with `weft.convert` (one convert per
+    value, however many GEMMs read it), runs the einsum in bf16 (the
+    backends accumulate in f32) and converts its result back to f32 where
+    it is used. Elementwise maps, reductions (norms, softmax, the loss),
+    the parameters, the optimizer state and the optimizer step stay f32.
+    `grad-reduce-dtype` picks the type a weight gradient's data-parallel
+    sum is reduced in: `bf16` (half the bytes) or `f32`, where the
+    weight-gradient einsums (those whose result reaches a `weft.grad_of`
+    result through sums only) take the bf16-rounded operands widened back
+    to f32, exactly, and compute in f32. Runs after `--weft-autodiff` and
+    `--weft-accumulate`, before `--weft-optimizer`; `policy=f32` changes
+    nothing. docs/precision.md.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"f32\"",
+           "The precision policy: f32 or bf16-mixed">,
+    Option<"gradReduceDtype", "grad-reduce-dtype", "std::string",
+           /*default=*/"\"bf16\"",
+           "bf16-mixed: the type weight gradients are reduced in (bf16 or "
+           "f32)">
+  ];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
   let summary = "Flatten calls between weft functions into their callers";
   let description = [{

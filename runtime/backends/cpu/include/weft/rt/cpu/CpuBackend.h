@@ -31,7 +31,8 @@ public:
                    void *dst) override;
   void fillZero(void *dst, DType dtype, int64_t count) override;
   /// f32 on a oneDNN matmul primitive cached per plan (or OpenBLAS), f64
-  /// on OpenBLAS (CpuGemm.cpp, CpuGemmInfo.h).
+  /// on OpenBLAS, bf16 on oneDNN's bf16 matmul or through f32 and f16
+  /// through f32 (CpuGemm.cpp, CpuGemmInfo.h).
   void gemm(const GemmPlan &plan, DType dtype, const void *a, const void *b,
             void *c) override;
   /// C = act(A B + bias) (+ C) in one oneDNN primitive (GemmEpilogue.h),
@@ -92,6 +93,9 @@ public:
   void resetMemoryPeak() override { pool_->resetPeak(); }
 
 private:
+  /// f16/bf16 operands widened to f32, the f32 GEMM, C rounded on store.
+  void gemmViaF32(const GemmPlan &plan, DType dtype, const void *a,
+                  const void *b, void *c);
   struct GemmCache;
   std::shared_ptr<GemmCache> gemms_;
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();

@@ -52,6 +52,17 @@ int gemmThreads();
 /// kernel is below the CPU's level.
 std::string gemmBanner();
 
+/// How a bf16 GEMM runs: on oneDNN's bf16 matmul (bf16 A and B, f32
+/// accumulation, C rounded once to bf16), or with A and B widened to f32,
+/// the f32 GEMM, and C rounded to bf16. oneDNN when the CPU has bf16
+/// instructions (AVX512_BF16 or AMX-BF16, as oneDNN's ISA says) and the
+/// build has oneDNN; $WEFT_CPU_BF16_GEMM=onednn|f32 overrides (onednn on a
+/// CPU without them runs oneDNN's emulation, for comparison).
+enum class Bf16Gemm { OneDnn, ViaF32 };
+Bf16Gemm bf16GemmMode();
+/// Whether oneDNN's ISA on this CPU has bf16 instructions.
+bool cpuHasBf16();
+
 } // namespace weft::rt::cpu
 
 #endif // WEFT_RT_CPU_CPUGEMMINFO_H
