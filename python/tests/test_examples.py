@@ -164,3 +164,20 @@ def test_llama_comm_report_matches_hand_written(weft_bin, root, tmp_path):
     ours = report(path)
     assert any(r[0] == "reduce_scatter(sum)" for r in ours)
     assert ours == report(hand)
+
+
+def test_t2_comm_report_matches_hand_written(weft_bin, root, tmp_path):
+    # The training step's collectives equal the hand-written t2_lm.mlir's.
+    path = t2_lm.build().save(str(tmp_path / "t2.mlir"))
+    hand = os.path.join(root, "examples", "training", "t2_lm.mlir")
+
+    def report(p):
+        return _report_rows(subprocess.run(
+            [os.path.join(weft_bin, "weftc"), p, "--train=adamw", "--lr",
+             "3e-3", "--emit=local", "--comm-report", "-o",
+             str(tmp_path / "local.mlir")],
+            capture_output=True, text=True, check=True).stdout)
+
+    ours = report(path)
+    assert len(ours) > 10
+    assert ours == report(hand)
