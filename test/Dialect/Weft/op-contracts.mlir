@@ -10,6 +10,7 @@
 // CHECK-DAG: weft.shard: global-view
 // CHECK-DAG: weft.convert: global-view
 // CHECK-DAG: weft.stop_gradient: global-view
+// CHECK-DAG: weft.shift: global-view
 // CHECK-DAG: weft.all_reduce: local-view collective
 // CHECK-DAG: weft.all_gather: local-view collective
 // CHECK-DAG: weft.reduce_scatter: local-view collective
@@ -24,5 +25,5 @@
 // CHECK-DAG: weft.fused_map: local-view compute
 // CHECK-DAG: weft.fused_einsum: local-view compute
 // CHECK-DAG: weft.mesh: mesh
-// CHECK: checked 32 weft ops
+// CHECK: checked 34 weft ops
 module {}

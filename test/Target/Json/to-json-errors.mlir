@@ -18,7 +18,7 @@ func.func @local(%x: tensor<2x4xf32> {weft.global_type = tensor<2x8xf32, #weft.s
 weft.mesh @mesh ["model" = 2]
 
 func.func @collective(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{weft-to-json: 'weft.all_reduce' is not a global-view op (export concat, constant, convert, cumsum, einsum, embed, iota, map, one_hot, pad_fill, random, reduce, reshape, scatter_add, shard, slice and top_k only)}}
+  // expected-error @+1 {{weft-to-json: 'weft.all_reduce' is not a global-view op (export concat, constant, convert, cumsum, einsum, embed, iota, map, one_hot, pad_fill, random, reduce, reshape, scatter_add, shard, shift, slice, stop_gradient and top_k only)}}
   %y = weft.all_reduce sum %x on @mesh over ["model"] : tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
