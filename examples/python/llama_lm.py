@@ -9,7 +9,6 @@ embedding and loss, TP + SP + DP on data=2 x model=2.
                                        # llama_data.py's batches
 """
 
-import argparse
 import math
 import os
 import sys
@@ -117,32 +116,6 @@ def build():
     return weft.trace(llama_lm, mesh, inputs(), out_names="loss")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", metavar="DIR",
-                        help="compile (--train=adamw) and train in DIR on "
-                        "examples/training/llama_data.py's data")
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    args = parser.parse_args()
-    program = build()
-    if not args.train:
-        print(program.mlir, end="")
-        return
-    import glob
-    import subprocess
-    data = os.path.join(args.train, "data")
-    subprocess.run([sys.executable, os.path.join(HERE, "..", "training",
-                                                 "llama_data.py"), "--out",
-                    data], check=True)
-    exe = program.build(os.path.join(args.train, "llama_lm"), train="adamw",
-                        lr=args.lr)
-    result = exe.train(args.steps, lr=args.lr, inputs={
-        os.path.basename(f)[:-4]: f
-        for f in glob.glob(os.path.join(data, "*.npy"))})
-    for step, loss in zip(result.steps, result.losses):
-        print("step %d loss %.6f" % (step, loss))
-
-
 if __name__ == "__main__":
-    main()
+    import example_cli
+    example_cli.main(__doc__, build, "llama_lm", "llama_data.py", 20, 3e-3)

@@ -12,7 +12,6 @@ and W_dec[h, d] split h on model; b_dec replicated.
                                           # on 4 ranks with a progress bar
 """
 
-import argparse
 import os
 import sys
 
@@ -45,31 +44,6 @@ def build(b=B, d=D, h=H):
     ], out_names=["loss"])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", metavar="DIR",
-                        help="compile (--train=adamw) and train in DIR on "
-                        "t1_data.py's data")
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    args = parser.parse_args()
-    program = build()
-    if not args.train:
-        print(program.mlir, end="")
-        return
-    import subprocess
-    data = os.path.join(args.train, "data")
-    subprocess.run([sys.executable, os.path.join(HERE, "..", "training",
-                                                 "t1_data.py"), "--out",
-                    data], check=True)
-    exe = program.build(os.path.join(args.train, "t1_sae"), train="adamw",
-                        lr=args.lr)
-    names = ["x", "W_enc", "b_enc", "W_dec", "b_dec"]
-    result = exe.train(args.steps, lr=args.lr, inputs={
-        n: os.path.join(data, n + ".npy") for n in names})
-    for step, loss in zip(result.steps, result.losses):
-        print("step %d loss %.6f" % (step, loss))
-
-
 if __name__ == "__main__":
-    main()
+    import example_cli
+    example_cli.main(__doc__, build, "t1_sae", "t1_data.py", 50, 1e-3)

@@ -187,3 +187,25 @@ def test_cumsum_and_scatter_add(weft_bin, tmp_path):
            weft.Input("ids", (2, 3), "i32"),
            weft.Input("up", (2, 3, 5), spec=P("data"))],
           [x, ids, up], reference)
+
+
+def test_cumsum_and_scatter_add_errors():
+    cases = (
+        (lambda x, ids: weft.cumsum(x, axis=2),
+         "axis 2 is out of range for a rank-2 tensor"),
+        (lambda x, ids: weft.scatter_add(x, x, 6),
+         "scatter_add: ids must be i32"),
+        (lambda x, ids: weft.scatter_add(ids, x, 6),
+         "the default spec needs updates"),
+        (lambda x, ids: weft.scatter_add(ids, x[:2, :3], 0),
+         "num_rows must be an int >= 1"),
+    )
+    for fn, message in cases:
+        try:
+            weft.trace(fn, MESH, [weft.Input("x", (4, 6)),
+                                  weft.Input("ids", (2, 3), "i32")])
+        except weft.WeftError as e:
+            assert message in str(e), str(e)
+            assert "test_ops.py" in str(e), str(e)
+        else:
+            raise AssertionError("no error: %s" % message)

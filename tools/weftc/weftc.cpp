@@ -479,21 +479,21 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   // schedule runs only when asked for (--schedule).
   o.schedule =
       schedule && (memoryBudget == 0 || schedule.getNumOccurrences() > 0);
+  // Reports (the comm report, the sharding view) go to stdout, unless
+  // stdout carries the --emit output.
+  std::string reportOutput =
+      emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
   if (commReport.getNumOccurrences()) {
     o.commReport =
         commReport == "json" ? CommReportFormat::Json : CommReportFormat::Text;
-    // The report goes to stdout, unless stdout carries the --emit output.
-    o.commReportOutput =
-        emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
+    o.commReportOutput = reportOutput;
   }
   if (showSharding.getNumOccurrences()) {
     o.showSharding = true;
     for (const std::string &v : showSharding)
       if (!v.empty())
         o.showShardingValues.push_back(v);
-    // Like the comm report: stdout unless it carries the --emit output.
-    o.showShardingOutput =
-        emit != Emit::Exe && outputFile.empty() ? "/dev/stderr" : "-";
+    o.showShardingOutput = reportOutput;
   }
   o.fuse = fuse;
   o.planLayers = planLayers;

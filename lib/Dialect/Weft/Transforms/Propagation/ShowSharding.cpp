@@ -30,14 +30,6 @@ using namespace mlir::weft;
 
 namespace {
 
-/// The `[lo:hi]` range of block `b` of `blocks` ceil-sized blocks of `n`
-/// (the last ones shorter or empty when the blocks do not divide n, as
-/// weft-pad-uneven pads).
-std::pair<int64_t, int64_t> blockRange(int64_t n, int64_t blocks, int64_t b) {
-  int64_t size = (n + blocks - 1) / blocks;
-  return {std::min(b * size, n), std::min((b + 1) * size, n)};
-}
-
 /// "device 3" or "devices 0,1".
 std::string devicesStr(ArrayRef<int64_t> ranks) {
   std::string s = ranks.size() == 1 ? "device " : "devices ";
@@ -82,10 +74,17 @@ void showTensor(llvm::raw_ostream &os, StringRef title, RankedTensorType type,
       key.push_back(mesh.getGroupPosition(r, layout.dims[d]));
     holders[key].push_back(r);
   }
+  // A block's index ranges: those of any rank holding it (Layout's
+  // ceil-sized blocks, clamped: the last ones shorter or empty, as
+  // weft-pad-uneven pads).
+  SmallVector<int64_t> local = layout.getLocalShape(mesh, shape);
   auto ranges = [&](ArrayRef<int64_t> key) {
+    SmallVector<int64_t> at = layout.getBlockOffsets(
+        mesh, shape, holders[SmallVector<int64_t>(key)][0]);
     SmallVector<std::pair<int64_t, int64_t>> out;
     for (unsigned d = 0; d < rank; ++d)
-      out.push_back(blockRange(shape[d], blocks[d], key[d]));
+      out.push_back(
+          {std::min(at[d], shape[d]), std::min(at[d] + local[d], shape[d])});
     return out;
   };
 
@@ -148,7 +147,11 @@ struct ShowSharding : public weft::impl::WeftShowShardingBase<ShowSharding> {
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || func.isPrivate())
         continue;
-      Mesh mesh = functionMesh(func);
+      SymbolTableCollection tables;
+      FailureOr<MeshOp> meshOp = getFunctionMesh(func, tables);
+      if (failed(meshOp))
+        return signalPassFailure();
+      Mesh mesh(*meshOp);
       auto show = [&](StringRef kind, StringRef name, Type type) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (!tensor || (!wanted.empty() && !wanted.contains(name)))
@@ -181,20 +184,6 @@ struct ShowSharding : public weft::impl::WeftShowShardingBase<ShowSharding> {
         return signalPassFailure();
       }
     file->keep();
-  }
-
-  /// The mesh of the first sharded argument or result (the verifier keeps
-  /// one mesh per function); one device when nothing is sharded.
-  Mesh functionMesh(func::FuncOp func) {
-    SmallVector<Type> types(func.getArgumentTypes());
-    llvm::append_range(types, func.getResultTypes());
-    SymbolTableCollection tables;
-    for (Type t : types)
-      if (ShardingAttr s = getSharding(t))
-        if (FailureOr<MeshOp> m = lookupMesh(func, s.getMesh(), tables);
-            succeeded(m))
-          return Mesh(*m);
-    return Mesh();
   }
 };
 
