@@ -34,17 +34,28 @@ public:
     }
   }
 
-  /// Calls `fn(offsets)` for every point of the nest.
-  template <typename Fn> void run(Fn fn) const {
+  /// Calls `row(offsets, n, innerStrides)` once per row of the nest: the
+  /// points `offsets + k * innerStrides`, k < n, along the last letter. Rows
+  /// come in row-major order (the last letter fastest), so a reduction that
+  /// walks each row in order adds in the same order as `run` does.
+  template <typename Row> void runRows(Row row) const {
     int64_t total = numElements(sizes);
     if (total == 0)
       return;
     size_t numLetters = sizes.size(), numTerms = strides.size();
+    SmallVector<int64_t, 4> offsets(numTerms, 0), innerStrides(numTerms, 0);
+    if (numLetters == 0) {
+      row(ArrayRef<int64_t>(offsets), int64_t(1), ArrayRef<int64_t>(innerStrides));
+      return;
+    }
+    size_t last = numLetters - 1;
+    int64_t inner = sizes[last];
+    for (size_t t = 0; t < numTerms; ++t)
+      innerStrides[t] = strides[t][last];
     SmallVector<int64_t> idx(numLetters, 0);
-    SmallVector<int64_t> offsets(numTerms, 0);
-    for (int64_t n = 0; n < total; ++n) {
-      fn(ArrayRef<int64_t>(offsets));
-      for (int64_t l = static_cast<int64_t>(numLetters) - 1; l >= 0; --l) {
+    for (int64_t n = 0; n < total; n += inner) {
+      row(ArrayRef<int64_t>(offsets), inner, ArrayRef<int64_t>(innerStrides));
+      for (int64_t l = static_cast<int64_t>(last) - 1; l >= 0; --l) {
         for (size_t t = 0; t < numTerms; ++t)
           offsets[t] += strides[t][l];
         if (++idx[l] < sizes[l])
@@ -54,6 +65,22 @@ public:
         idx[l] = 0;
       }
     }
+  }
+
+  /// Calls `fn(offsets)` for every point of the nest, in row-major order
+  /// (the last letter fastest).
+  template <typename Fn> void run(Fn fn) const {
+    SmallVector<int64_t, 4> cur(strides.size(), 0);
+    runRows([&](ArrayRef<int64_t> offsets, int64_t n,
+                ArrayRef<int64_t> innerStrides) {
+      for (size_t t = 0; t < cur.size(); ++t)
+        cur[t] = offsets[t];
+      for (int64_t k = 0; k < n; ++k) {
+        fn(ArrayRef<int64_t>(cur));
+        for (size_t t = 0; t < cur.size(); ++t)
+          cur[t] += innerStrides[t];
+      }
+    });
   }
 
 private:
@@ -108,8 +135,17 @@ Tensor mlir::weft::interp::einsum(const IndexSpec &spec,
   if (inputs.size() == 1) {
     loop.run([&](ArrayRef<int64_t> o) { out[o[0]] += a[o[1]]; });
   } else {
+    // The hot loop of every interpreted program: one row at a time, with
+    // the strides in registers (the same products added in the same order
+    // as one point at a time).
     ArrayRef<double> b = inputs[1]->getData();
-    loop.run([&](ArrayRef<int64_t> o) { out[o[0]] += a[o[1]] * b[o[2]]; });
+    loop.runRows([&](ArrayRef<int64_t> o, int64_t n, ArrayRef<int64_t> s) {
+      double *po = out.data() + o[0];
+      const double *pa = a.data() + o[1], *pb = b.data() + o[2];
+      const int64_t so = s[0], sa = s[1], sb = s[2];
+      for (int64_t k = 0; k < n; ++k)
+        po[k * so] += pa[k * sa] * pb[k * sb];
+    });
   }
   return result;
 }

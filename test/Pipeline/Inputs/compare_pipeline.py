@@ -48,11 +48,19 @@ EXTRA = [
     ("canonical/p11.mlir", "--fuse=false --remat-gathers"),
     ("auto/mlp4.mlir", "--memory-budget=8000000"),
     ("training/t1_sae.mlir", "--grad --micro-batches 2"),
-    ("training/t2_lm.mlir",
+    # The optimizer's options on T1 (its search takes a second; T2's takes
+    # ten, and T2's own flags are compared above).
+    ("training/t1_sae.mlir",
      "--train=adamw --zero1-axis data --clip-norm 1 --weight-decay 0.1 "
      "--beta1 0.8 --beta2 0.99 --eps 1e-6"),
     ("training/dropout_mlp.mlir", "--train=sgd --momentum 0.9 --lr 0.05"),
 ]
+
+# Examples left out, to keep CI short: each costs two whole-step searches and
+# adds no pipeline option. training/t2_lm_layers.mlir is T2 with a layer
+# function, and test/training/t2-layers.test checks that weftc compiles it
+# to T2's generated C++ and comm report (T2 itself is compared here).
+SKIP = {"training/t2_lm_layers.mlir"}
 
 
 def translate(flags):
@@ -124,6 +132,8 @@ def main(argv):
     os.makedirs(work, exist_ok=True)
     cases = []
     for path in sorted(glob.glob(os.path.join(src, "examples", "*", "*.mlir"))):
+        if os.path.relpath(path, os.path.join(src, "examples")) in SKIP:
+            continue
         with open(path) as f:
             m = re.match(r"^// weftc: (.*)$", f.readline().rstrip("\n"))
         cases.append((path, m.group(1) if m else ""))
