@@ -45,7 +45,8 @@ public:
     size_t numLetters = sizes.size(), numTerms = strides.size();
     SmallVector<int64_t, 4> offsets(numTerms, 0), innerStrides(numTerms, 0);
     if (numLetters == 0) {
-      row(ArrayRef<int64_t>(offsets), int64_t(1), ArrayRef<int64_t>(innerStrides));
+      row(ArrayRef<int64_t>(offsets), int64_t(1),
+          ArrayRef<int64_t>(innerStrides));
       return;
     }
     size_t last = numLetters - 1;
