@@ -429,9 +429,9 @@ int Harness::run(int argc, char **argv) {
     // the inputs included): what --memory-report prints for a forward
     // program.
     if (trace)
-      trace->setMemory(static_cast<double>(liveAtStart),
-                       static_cast<double>(
-                           be_->memoryStats().peakRequestedBytes));
+      trace->setMemory(
+          static_cast<double>(liveAtStart),
+          static_cast<double>(be_->memoryStats().peakRequestedBytes));
   } catch (const std::exception &e) {
     error(std::string("in the step: ") + e.what() + "; aborting");
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -515,9 +515,9 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
     }
     be_->setProfiler(nullptr);
     if (trace)
-      trace->setMemory(static_cast<double>(liveAtStart),
-                       static_cast<double>(
-                           be_->memoryStats().peakRequestedBytes));
+      trace->setMemory(
+          static_cast<double>(liveAtStart),
+          static_cast<double>(be_->memoryStats().peakRequestedBytes));
   } catch (const std::exception &e) {
     error(std::string("in training: ") + e.what() + "; aborting");
     MPI_Abort(MPI_COMM_WORLD, 1);
