@@ -26,8 +26,17 @@ reverse of each shift is the backward pipeline's transfer. With a "data"
 axis the micro-batch rows are split over it too (data parallelism inside
 each stage; the weight gradients are all-reduced over "data").
 
+With --model Q > 1 the mesh gets a third axis "model" = Q and the layers
+inside a stage are tensor parallel (Megatron pairs): layer k = 1, 3, ...
+has its output features split over "model" (its activations stay split),
+layer k + 1 its input features (its result is a partial sum, all-reduced
+over "model"); an unpaired last layer of the stage has its output
+features split and its result gathered. The program without --model is
+the same as before (no "model" axis).
+
 usage: make_pipeline_mlp.py OUT.mlir [--stages 4] [--layers 4]
            [--micro 4] [--micro-batch 4] [--width 32] [--data 1]
+           [--model 1]
 """
 import argparse
 
@@ -42,6 +51,8 @@ def main():
                     help="rows per micro-batch b")
     ap.add_argument("--width", type=int, default=32)
     ap.add_argument("--data", type=int, default=1)
+    ap.add_argument("--model", type=int, default=1,
+                    help="tensor parallelism inside each stage")
     ap.add_argument("--lr", type=float, default=1.0)
     a = ap.parse_args()
     S, L, m, b, d = a.stages, a.layers, a.micro, a.micro_batch, a.width
@@ -63,6 +74,21 @@ def main():
     one = ty([1, b, d], [None, dat, None])
     batch = ty([m, b, d], [None, dat, None])
     w = ty([S, d, d], ["stage", None, None])
+    tp = a.model > 1
+    if tp:
+        # Megatron pairs: (column split, row split); an unpaired last layer
+        # is column split with its result gathered.
+        w_col = ty([S, d, d], ["stage", None, "model"])
+        w_row = ty([S, d, d], ["stage", "model", None])
+        act_split = ty([S, 1, b, d], ["stage", None, dat, "model"])
+
+    def layer_types(k):
+        """(weight type, result type) of layer k (1-based) in a stage."""
+        if not tp:
+            return w, act
+        if k % 2 == 1:
+            return w_col, (act_split if k < per else act)
+        return w_row, act
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", dat])
     out = []
@@ -73,14 +99,20 @@ def main():
     emit("// %d micro-batches of %d rows, %d ticks. Written by "
          "bench/pipeline/make_pipeline_mlp.py" % (m, b, m + S - 1))
     emit("// --stages %d --layers %d --micro %d --micro-batch %d --width %d "
-         "--data %d --lr %g." % (S, L, m, b, d, a.data, a.lr))
-    emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
+         "--data %d%s --lr %g." % (S, L, m, b, d, a.data,
+                                   " --model %d" % a.model if tp else "",
+                                   a.lr))
+    if tp:
+        emit('weft.mesh @mesh ["stage" = %d, "data" = %d, "model" = %d]' %
+             (S, a.data, a.model))
+    else:
+        emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
     emit("")
     args = ["    %%x: %s {weft.name = \"x\"}" % batch,
             "    %%y: %s {weft.name = \"y\"}" % batch]
     for k in range(1, per + 1):
         args.append("    %%W%d: %s {weft.param, weft.name = \"W%d\"}" %
-                    (k, w, k))
+                    (k, layer_types(k)[0], k))
     emit("func.func @pipeline_mlp(\n%s)\n    -> (tensor<f32> {weft.name = "
          "\"loss\"}) {" % ",\n".join(args))
     # Masks of the first and the last stage, from positions.
@@ -112,15 +144,16 @@ def main():
                 emit("  %%in%d = weft.map add \"sjbd,sjbd->sjbd\" (%s, %s) : "
                      "(%s, %s) -> %s" % (t, cur, inj, act, act, act))
                 cur = "%%in%d" % t
+        cur_ty = act
         for k in range(1, per + 1):
+            wk, rk = layer_types(k)
             emit("  %%m%d_%d = weft.einsum \"sjbd,sde->sjbe\" (%s, %%W%d) : "
-                 "(%s, %s) -> %s" % (t, k, cur, k, act, w, act))
+                 "(%s, %s) -> %s" % (t, k, cur, k, cur_ty, wk, rk))
             emit("  %%p%d_%d = weft.map scale \"sjbd->sjbd\" (%%m%d_%d) "
-                 "{scalar = %r : f64} : (%s) -> %s" % (t, k, t, k, c, act,
-                                                       act))
+                 "{scalar = %r : f64} : (%s) -> %s" % (t, k, t, k, c, rk, rk))
             emit("  %%h%d_%d = weft.map relu \"sjbd->sjbd\" (%%p%d_%d) : (%s) "
-                 "-> %s" % (t, k, t, k, act, act))
-            cur = "%%h%d_%d" % (t, k)
+                 "-> %s" % (t, k, t, k, rk, rk))
+            cur, cur_ty = "%%h%d_%d" % (t, k), rk
         prev = cur
         j = t - S + 1
         if 0 <= j < m:

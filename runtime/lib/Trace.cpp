@@ -63,6 +63,17 @@ std::string Trace::eventsJson(int rank) const {
                   static_cast<long long>(e.step), e.bytes);
     out += buf;
   }
+  if (hasMemory_) {
+    double last = origin_;
+    for (const TraceEvent &e : events_)
+      last = e.end > last ? e.end : last;
+    std::snprintf(buf, sizeof(buf),
+                  ",\n{\"name\": \"memory\", \"cat\": \"memory\", \"ph\": "
+                  "\"C\", \"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"args\": "
+                  "{\"live at start\": %.0f, \"peak\": %.0f}}",
+                  rank, (last - origin_) * 1e6, memStart_, memPeak_);
+    out += buf;
+  }
   return out;
 }
 

@@ -410,6 +410,7 @@ int Harness::run(int argc, char **argv) {
     }
     if (opts_.profile || trace)
       be_->setProfiler(&prof);
+    std::size_t liveAtStart = be_->memoryStats().liveRequestedBytes;
     for (int i = 0; i < opts_.iters; ++i) {
       watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
@@ -424,6 +425,13 @@ int Harness::run(int argc, char **argv) {
       times.push_back(wallSeconds() - t0);
     }
     be_->setProfiler(nullptr);
+    // The high-water mark of the whole run (the warmup and the loading of
+    // the inputs included): what --memory-report prints for a forward
+    // program.
+    if (trace)
+      trace->setMemory(
+          static_cast<double>(liveAtStart),
+          static_cast<double>(be_->memoryStats().peakRequestedBytes));
   } catch (const std::exception &e) {
     error(std::string("in the step: ") + e.what() + "; aborting");
     MPI_Abort(MPI_COMM_WORLD, 1);

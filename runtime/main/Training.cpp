@@ -440,6 +440,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       trace = std::make_unique<Trace>(wallSeconds());
       prof.setTrace(trace.get());
     }
+    std::size_t liveAtStart = be_->memoryStats().liveRequestedBytes;
     for (int64_t t = first; t <= last; ++t) {
       rankstatus::setStep(t);
       setStepInputs(t);
@@ -513,6 +514,10 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       }
     }
     be_->setProfiler(nullptr);
+    if (trace)
+      trace->setMemory(
+          static_cast<double>(liveAtStart),
+          static_cast<double>(be_->memoryStats().peakRequestedBytes));
   } catch (const std::exception &e) {
     error(std::string("in training: ") + e.what() + "; aborting");
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -88,6 +88,21 @@ TEST(Trace, BackendOpsBecomeEvents) {
       << json;
 }
 
+// The allocator's marks become one counter event per rank, at the end of
+// its last event; without setMemory there is none.
+TEST(Trace, MemoryIsOneCounterAtTheEnd) {
+  Trace t(100.0);
+  t.add("mm", "einsum", 100.5, 100.75);
+  EXPECT_EQ(t.eventsJson(2).find("\"ph\": \"C\""), std::string::npos);
+  t.setMemory(4096, 12288);
+  std::string json = t.eventsJson(2);
+  EXPECT_NE(json.find("{\"name\": \"memory\", \"cat\": \"memory\", \"ph\": "
+                      "\"C\", \"pid\": 2, \"tid\": 0, \"ts\": 750000.000, "
+                      "\"args\": {\"live at start\": 4096, \"peak\": 12288}}"),
+            std::string::npos)
+      << json;
+}
+
 TEST(Trace, JsonStringsAreEscaped) {
   EXPECT_EQ(jsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\u000a\\u0001\"");
   EXPECT_EQ(chromeTraceJson({"", "{}", ""}),

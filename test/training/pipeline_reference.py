@@ -5,7 +5,9 @@ test/training/pipeline-mlp.test.
   h_0 = x, h_i = relu(c h_{i-1} W_i) (i = 1..L), c = 1/sqrt(d),
   loss = sum((h_L - y)^2) / (B d) over all B = m * b rows of the step.
 
-Layer s*(L/S) + k - 1 is W_k[s] (weights stacked along a stage dimension).
+Layer s*(L/S) + k - 1 is W_k[s] (weights stacked along a stage dimension);
+--stages S and --layers L (default 4 and 4, the example's) pick the
+stacking (pipeline-tp.test: S = 2, L = 4, two layers per stage).
 Writes the data (x, y [2, m, b, d]: step t reads batch (t-1) mod 2; W_k
 [S, d, d]) with --out DIR, or trains on it with --data DIR --steps N
 [--save OUT], printing `step t loss L` (the loss before the step's update).
@@ -70,8 +72,15 @@ def train(data, steps, lr, save):
 
 
 def main():
+    global S, L, PER
     p = reference_cli.parser(__doc__)
     p.add_argument("--lr", type=float, default=1.0)
+    p.add_argument("--stages", type=int, default=S)
+    p.add_argument("--layers", type=int, default=L)
+    a, _ = p.parse_known_args()
+    if a.layers % a.stages:
+        p.error("--layers must be a multiple of --stages")
+    S, L, PER = a.stages, a.layers, a.layers // a.stages
     reference_cli.run(p, write_data,
                       lambda a: train(a.data, a.steps, a.lr, a.save))
 

@@ -14,7 +14,10 @@ Parses the file with json and checks, printing one line per check:
   - every event has ts >= 0 and dur >= 0;
   - for each --expect-kind, every rank has at least one event of that
     category (e.g. einsum, collective_permute), and the bytes of those
-    events (summed per rank and step) are printed.
+    events (summed per rank and step) are printed;
+  - with --memory, every rank has exactly one "memory" counter ("ph": "C")
+    whose peak is at least its bytes live at the start, which are > 0 (the
+    allocator's high-water mark per rank; the values are printed).
 Exits 1 on the first failed check.
 """
 import argparse
@@ -34,6 +37,7 @@ def main():
     ap.add_argument("--ranks", type=int, required=True)
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--expect-kind", action="append", default=[])
+    ap.add_argument("--memory", action="store_true")
     a = ap.parse_args()
     with open(a.trace) as f:
         doc = json.load(f)
@@ -91,6 +95,18 @@ def main():
             print("rank %d %s: %d events, bytes per step %s" %
                   (r, kind, len(ks),
                    sorted(set(int(v) for v in per_step.values()))))
+    if a.memory:
+        for r in range(a.ranks):
+            cs = [e for e in events if e["ph"] == "C" and e["pid"] == r and
+                  e["name"] == "memory"]
+            if len(cs) != 1:
+                fail("rank %d has %d memory counters" % (r, len(cs)))
+            start, peak = cs[0]["args"]["live at start"], cs[0]["args"]["peak"]
+            if not 0 < start <= peak:
+                fail("rank %d memory: live at start %s, peak %s" %
+                     (r, start, peak))
+            print("rank %d memory: live at start %d, peak %d bytes" %
+                  (r, start, peak))
     print("trace: PASS")
 
 

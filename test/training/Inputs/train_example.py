@@ -14,7 +14,9 @@ Used by test/training/*.test. For the example (whose first line is
      losses to --rtol, parameters to --param-tol relative L2);
   4. with --checkpoint A:B:K, runs K steps on the A-rank build with --save,
      resumes on the B-rank build with --load for the remaining steps and
-     compares those steps with the full A-rank run.
+     compares those steps with the full A-rank run. A or B may be
+     "unsharded" (the one-device build: a checkpoint written without a
+     mesh resumes on one, or the other way round, with no extra build).
 
 It prints one line per check, `... PASS` or `... FAIL: why`, for FileCheck,
 and exits 1 if any check failed or any command failed (its output shown).
@@ -87,7 +89,8 @@ def main():
     ap.add_argument("--reference", nargs=2, metavar=("LOG", "PARAMS"),
                     help="an independent trainer's log and parameters")
     ap.add_argument("--checkpoint", metavar="A:B:K",
-                    help="save after K steps on A ranks, resume on B")
+                    help="save after K steps on A ranks, resume on B "
+                    "(A or B may be 'unsharded')")
     ap.add_argument("--falls-factor", type=float, default=0.5)
     ap.add_argument("--falls-below", type=float, metavar="X",
                     help="the unsharded run's last loss must be below X too")
@@ -163,20 +166,25 @@ def main():
         if args.checkpoint:
             a, b, k = args.checkpoint.split(":")
             k = int(k)
+            tag = lambda n: "unsharded" if n == "unsharded" else "np" + n
+            ranks = lambda n: "1" if n == "unsharded" else n
             ckpt = os.path.join(args.work, "ckpt")
-            run(MPIRUN + ["-np", a, exe["np" + a], "--steps", str(k)] + inputs +
-                ["--save", ckpt], os.path.join(args.work, "first.log"))
+            run(MPIRUN + ["-np", ranks(a), exe[tag(a)], "--steps", str(k)] +
+                inputs + ["--save", ckpt],
+                os.path.join(args.work, "first.log"))
             # The resumed run takes its parameters and state from the
             # checkpoint, only the batches from files.
             data = input_flags(lambda name: name not in params)
             resumed = os.path.join(args.work, "resumed.log")
             resumed_out = os.path.join(args.work, "out_resumed")
-            run(MPIRUN + ["-np", b, exe["np" + b], "--steps",
+            run(MPIRUN + ["-np", ranks(b), exe[tag(b)], "--steps",
                           str(args.steps - k), "--load", ckpt] + data +
                 ["--output-dir", resumed_out], resumed)
-            ok &= compare("checkpoint at %d on %s rank(s), resumed on %s" %
-                          (k, a, b), resumed, logs["np" + a], args,
-                          (resumed_out, outs["np" + a]),
+            where = ("the unsharded build" if a == "unsharded" else
+                     "%s rank(s)" % a)
+            ok &= compare("checkpoint at %d on %s, resumed on %s" %
+                          (k, where, b), resumed, logs[tag(a)], args,
+                          (resumed_out, outs[tag(a)]),
                           ["--steps", "%d:%d" % (k + 1, args.steps)])
         print("time: compile %.1f s, %d training runs %.1f s" %
               (compile_s, len(builds), run_s), file=sys.stderr)

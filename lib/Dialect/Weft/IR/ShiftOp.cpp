@@ -102,6 +102,26 @@ LogicalResult ShiftOp::partition(PartitionContext &context) {
   // Elementwise: the operand is read in the layout the letter map gives
   // (its split dimensions), and the result has it.
   Layout layout = context.getRequiredLayout(*this, 0);
+  // The shift is linear, so a partial-sum operand stays partial (each rank
+  // shifts its own piece of the sum; zeros are a piece of zero), as
+  // propagation types the result: a cotangent that is partial over "model"
+  // (the input cotangent of a column-split layer) crosses the stage
+  // boundary before its all-reduce, as in a pipeline with tensor
+  // parallelism inside the stages. Reducing it here instead would leave
+  // the result without the partial layout its readers were typed with.
+  RankedTensorType inGlobal = context.getGlobalType(getInput());
+  if (ShardingAttr s = getSharding(inGlobal)) {
+    Layout in = Layout::get(s);
+    bool clash = llvm::any_of(layout.dims, [&](const AxisList &axes) {
+      return llvm::any_of(axes, [&](StringRef a) {
+        return llvm::is_contained(in.partialAxes, a);
+      });
+    });
+    if (in.isPartial() && in.partialKind == ReductionKind::Sum && !clash) {
+      layout.partialAxes = in.partialAxes;
+      layout.partialKind = in.partialKind;
+    }
+  }
   FailureOr<Value> local = context.getAs(getInput(), layout, *this, [&] {
     return "operand #0 of " + context.describe(*this);
   });

@@ -3,7 +3,8 @@
 // `--trace FILE.json` (docs/runtime.md, "Traces"): every op the backend
 // times (compute ops, collectives, point-to-point transfers) becomes one
 // complete event ("ph": "X") with its begin and end wall time, name, kind
-// and bytes; the harness adds one event per step around them. Each rank
+// and bytes; the harness adds one event per step around them and one
+// counter with the allocator's high-water mark. Each rank
 // keeps its own events; the harness gathers them to rank 0, which writes
 // one file with one pid per rank (Perfetto, chrome://tracing).
 //
@@ -50,6 +51,16 @@ public:
   void add(std::string name, std::string cat, double begin, double end,
            double bytes = 0, TraceRow row = TraceRow::Ops);
   const std::vector<TraceEvent> &events() const { return events_; }
+  /// The allocator's bytes (BufferPool::Stats, the sizes asked for): live
+  /// when the traced steps start and the high-water mark over them.
+  /// eventsJson writes them as one counter event ("ph": "C", name
+  /// "memory") at the end of the rank's last event, so each rank's (each
+  /// pipeline stage's) peak is read from the file.
+  void setMemory(double liveAtStart, double peak) {
+    memStart_ = liveAtStart;
+    memPeak_ = peak;
+    hasMemory_ = true;
+  }
   /// This rank's events (and its process and row names) as Chrome trace
   /// JSON objects separated by ",\n", without the enclosing array: the
   /// pieces rank 0 concatenates.
@@ -59,6 +70,8 @@ private:
   double origin_;
   int64_t step_ = -1;
   std::vector<TraceEvent> events_;
+  double memStart_ = 0, memPeak_ = 0;
+  bool hasMemory_ = false;
 };
 
 /// The whole file: `{"traceEvents": [...], "displayTimeUnit": "ms"}` from
