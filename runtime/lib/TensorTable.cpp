@@ -33,8 +33,7 @@ bool isBareName(const std::string &name) {
   if (name.empty() || name == "repeat" || name == "end")
     return false;
   for (unsigned char c : name)
-    if (c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '"' ||
-        c == '\\')
+    if (c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '"' || c == '\\')
       return false;
   return true;
 }
@@ -53,8 +52,8 @@ std::string quoteName(const std::string &name) {
   return s + "\"";
 }
 
-template <typename T> std::string list(const std::vector<T> &v, char open,
-                                       char close) {
+template <typename T>
+std::string list(const std::vector<T> &v, char open, char close) {
   std::string s(1, open);
   for (size_t i = 0; i < v.size(); ++i)
     s += (i ? "," : "") + std::to_string(v[i]);
@@ -258,8 +257,8 @@ private:
   template <typename T>
   std::vector<T> numbers(std::string_view s, char open, char close) {
     if (s.size() < 2 || s.front() != open || s.back() != close)
-      error("expected " + std::string(1, open) + "..." +
-            std::string(1, close) + ", got '" + std::string(s) + "'");
+      error("expected " + std::string(1, open) + "..." + std::string(1, close) +
+            ", got '" + std::string(s) + "'");
     s = s.substr(1, s.size() - 2);
     std::vector<T> v;
     while (!s.empty()) {

@@ -42,13 +42,12 @@ std::vector<ProgramTensor> deepInputs(int layers) {
   for (int l = 0; l < layers; ++l)
     for (const char *w : {"w1_", "w2_"})
       for (const char *s : {"m_", "v_"})
-        in.push_back(tensor(s + std::string(w) + std::to_string(l),
-                            std::string(w) == "w1_" ? Shape{32, 64}
-                                                    : Shape{64, 32},
-                            std::string(w) == "w1_"
-                                ? std::vector<AxisList>{{}, {1}}
-                                : std::vector<AxisList>{{1}, {}},
-                            TensorRole::State));
+        in.push_back(
+            tensor(s + std::string(w) + std::to_string(l),
+                   std::string(w) == "w1_" ? Shape{32, 64} : Shape{64, 32},
+                   std::string(w) == "w1_" ? std::vector<AxisList>{{}, {1}}
+                                           : std::vector<AxisList>{{1}, {}},
+                   TensorRole::State));
   in.push_back(tensor("step", {}, {}, TensorRole::Step));
   in.push_back(tensor("lr", {}, {}, TensorRole::LearningRate));
   return in;
@@ -87,8 +86,8 @@ TEST(TensorTable, RepeatExpandsCounters) {
                              "new_m_w1_{4,2} f32 [32,64] [{},{1}] updates=7\n"
                              "end\n");
   ASSERT_EQ(t.size(), 6u);
-  const char *names[] = {"new_w1_0", "new_m_w1_4", "new_w1_1",
-                         "new_m_w1_6", "new_w1_2",  "new_m_w1_8"};
+  const char *names[] = {"new_w1_0",   "new_m_w1_4", "new_w1_1",
+                         "new_m_w1_6", "new_w1_2",   "new_m_w1_8"};
   int updates[] = {2, 7, 4, 7, 6, 7};
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(t[i].name, names[i]);
@@ -122,14 +121,18 @@ TEST(TensorTable, SizeDoesNotGrowWithDepth) {
 }
 
 TEST(TensorTable, OddNamesRoundTrip) {
-  std::vector<ProgramTensor> in{
-      tensor("a b", {2}, {{}}),         tensor("{x}", {2}, {{}}),
-      tensor("repeat", {2}, {{}}),      tensor("end", {2}, {{}}),
-      tensor("q\"\\\n", {2}, {{}}),     tensor("w_09", {2}, {{}}),
-      tensor("w_10", {2}, {{}}),        tensor("w_11", {2}, {{}}),
-      tensor("l1_a9", {2}, {{}}),       tensor("l2_a9", {2}, {{}}),
-      tensor("same", {2}, {{}}, TensorRole::Data),
-      tensor("same", {2}, {{}}, TensorRole::Data)};
+  std::vector<ProgramTensor> in{tensor("a b", {2}, {{}}),
+                                tensor("{x}", {2}, {{}}),
+                                tensor("repeat", {2}, {{}}),
+                                tensor("end", {2}, {{}}),
+                                tensor("q\"\\\n", {2}, {{}}),
+                                tensor("w_09", {2}, {{}}),
+                                tensor("w_10", {2}, {{}}),
+                                tensor("w_11", {2}, {{}}),
+                                tensor("l1_a9", {2}, {{}}),
+                                tensor("l2_a9", {2}, {{}}),
+                                tensor("same", {2}, {{}}, TensorRole::Data),
+                                tensor("same", {2}, {{}}, TensorRole::Data)};
   in.back().microBatch = 1;
   expectSame(decodeTensorTable(encodeTensorTable(in)), in);
 }
