@@ -9,6 +9,9 @@
 #include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
 
+#include "weft/rt/Error.h"
+#include "weft/rt/TensorTable.h"
+
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -340,8 +343,60 @@ LogicalResult ProgramInfo::checkBlock(Block &body, int &index) {
   return success();
 }
 
+/// `sig` as the harness's description.
+static rt::ProgramTensor programTensor(const TensorSignature &sig) {
+  rt::ProgramTensor t;
+  t.name = sig.name;
+  t.dtype = sig.dtype;
+  t.globalShape.assign(sig.global.getShape().begin(),
+                       sig.global.getShape().end());
+  t.layout.dims = sig.dims;
+  t.partialAxes = sig.partial;
+  t.partialKind =
+      rt::parseReduceKind(stringifyReductionKind(sig.partialKind).str());
+  t.intBound = sig.intBound;
+  t.role = sig.role;
+  t.updates = sig.updates;
+  t.microBatch = sig.microBatch;
+  t.logicalShape = sig.logicalShape;
+  return t;
+}
+
+/// `weft::rt::decodeTensorTable(...)` of `sigs`' tensor table, one string
+/// literal per row (docs/lowering.md, "The tensor table"); empty when the
+/// table does not read back as `sigs` (then the caller writes one
+/// initializer per tensor).
+static std::string tensorTableCpp(ArrayRef<TensorSignature> sigs) {
+  std::vector<rt::ProgramTensor> tensors;
+  std::string table;
+  try {
+    for (const TensorSignature &sig : sigs)
+      tensors.push_back(programTensor(sig));
+    table = rt::encodeTensorTable(tensors);
+    std::vector<rt::ProgramTensor> back = rt::decodeTensorTable(table);
+    if (back.size() != tensors.size())
+      return "";
+    for (auto [a, b] : llvm::zip_equal(back, tensors))
+      if (!rt::sameProgramTensor(a, b))
+        return "";
+  } catch (const rt::Error &) {
+    return "";
+  }
+  if (table.empty())
+    return "{}";
+  std::string s = "weft::rt::decodeTensorTable(";
+  SmallVector<StringRef> lines;
+  StringRef(table).rtrim('\n').split(lines, '\n');
+  for (StringRef line : lines)
+    s += "\n    " + cppString(line.str() + "\n");
+  return s + ")";
+}
+
 std::string ProgramInfo::programInitializer() const {
   auto tensors = [&](ArrayRef<TensorSignature> sigs) {
+    std::string table = tensorTableCpp(sigs);
+    if (!table.empty())
+      return table;
     std::string s = "{";
     for (auto [i, sig] : llvm::enumerate(sigs)) {
       std::string layout = "weft::rt::Layout{.dims = {";

@@ -58,10 +58,10 @@ func.func @mlp(
 // CHECK-NEXT: return;
 // CHECK-NEXT: }
 // CHECK-NEXT: weft::rt::ProgramInfo weft_program = {.name = "mlp", .source = "lower-to-runtime-cpp.mlir", .mesh = {weft::rt::MeshAxis{"model", 4}},
-// CHECK-NEXT: .inputs = {
-// CHECK-NEXT: weft::rt::ProgramTensor{.name = "x", {{.*}}.layout = weft::rt::Layout{.dims = {weft::rt::AxisList{}, weft::rt::AxisList{}, weft::rt::AxisList{}}}
-// CHECK-NEXT: weft::rt::ProgramTensor{.name = "w1", .dtype = weft::rt::DType::F32, .globalShape = {16, 32}, .layout = weft::rt::Layout{.dims = {weft::rt::AxisList{}, weft::rt::AxisList{0}}}
-// CHECK-NEXT: weft::rt::ProgramTensor{.name = "w2", .dtype = weft::rt::DType::F32, .globalShape = {32, 16}, .layout = weft::rt::Layout{.dims = {weft::rt::AxisList{0}, weft::rt::AxisList{}}}
-// CHECK-NEXT: .outputs = {
-// CHECK-NEXT: weft::rt::ProgramTensor{.name = "y"
+// CHECK-NEXT: .inputs = weft::rt::decodeTensorTable(
+// CHECK-NEXT: "x f32 [2,8,16] [{},{},{}]\n"
+// CHECK-NEXT: "w1 f32 [16,32] [{},{0}]\n"
+// CHECK-NEXT: "w2 f32 [32,16] [{0},{}]\n"),
+// CHECK-NEXT: .outputs = weft::rt::decodeTensorTable(
+// CHECK-NEXT: "y f32 [2,8,16] [{},{},{}]\n"),
 // CHECK-NEXT: .step = weft_step_mlp};

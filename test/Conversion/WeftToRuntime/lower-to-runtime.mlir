@@ -86,11 +86,12 @@ func.func @step(
 // global shapes, layouts as mesh axis indices, and the id bound: 5 local
 // rows times 2 data blocks = 10 rows.
 // CHECK: emitc.global @weft_program : !emitc.opaque<"weft::rt::ProgramInfo"> = #emitc.opaque<"{.name = \22step\22, .source = \22lower-to-runtime.mlir\22, .mesh = {weft::rt::MeshAxis{\22data\22, 2}, weft::rt::MeshAxis{\22model\22, 2}},
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22x\22, .dtype = weft::rt::DType::F32, .globalShape = {4, 16}, .layout = weft::rt::Layout{.dims = {weft::rt::AxisList{}, weft::rt::AxisList{1}}}
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22arg1\22, .dtype = weft::rt::DType::F32, .globalShape = {16, 6}, .layout = weft::rt::Layout{.dims = {weft::rt::AxisList{1}, weft::rt::AxisList{}}}
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22ids\22, .dtype = weft::rt::DType::I32, .globalShape = {2, 3}, {{.*}} .intBound = 10}
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22arg3\22, .dtype = weft::rt::DType::F32, .globalShape = {10, 6}, .layout = weft::rt::Layout{.dims = {weft::rt::AxisList{0}, weft::rt::AxisList{}}}
-// CHECK-SAME: .outputs = {
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22y\22
-// CHECK-SAME: weft::rt::ProgramTensor{.name = \22result1\22, .dtype = weft::rt::DType::F32, .globalShape = {2, 3, 6}
+// CHECK-SAME: .inputs = weft::rt::decodeTensorTable(
+// CHECK-SAME: \22x f32 [4,16] [{},{1}]\\n\22
+// CHECK-SAME: \22arg1 f32 [16,6] [{1},{}]\\n\22
+// CHECK-SAME: \22ids i32 [2,3] [{},{}] bound=10\\n\22
+// CHECK-SAME: \22arg3 f32 [10,6] [{0},{}]\\n\22),
+// CHECK-SAME: .outputs = weft::rt::decodeTensorTable(
+// CHECK-SAME: \22y f32 [4,6] [{},{}]\\n\22
+// CHECK-SAME: \22result1 f32 [2,3,6] [{},{},{}]\\n\22),
 // CHECK-SAME: .step = weft_step_step}">

@@ -16,12 +16,14 @@
 // The update is the last use of the parameter and of %u: the runtime may
 // write the new parameter into the donated old one's buffer.
 // CHECK: weft::rt::gen::map(v1, weft::rt::gen::Dying{0b11}, weft::rt::MapKind::Sub,
-// CHECK: .name = "w", {{.*}}.role = weft::rt::TensorRole(1)}
-// CHECK: .name = "m_w", {{.*}}.role = weft::rt::TensorRole(2)}
-// CHECK: .name = "step", {{.*}}.role = weft::rt::TensorRole(3)}
-// CHECK: .name = "lr", {{.*}}.role = weft::rt::TensorRole(4)}
-// CHECK: .name = "new_w", {{.*}}.updates = 0}
-// CHECK: .name = "new_m_w", {{.*}}.updates = 1}
+// CHECK: .inputs = weft::rt::decodeTensorTable(
+// CHECK-NEXT: "w f32 [2,3] [{},{}] role=1\n"
+// CHECK-NEXT: "m_w f32 [2,3] [{},{}] role=2\n"
+// CHECK-NEXT: "step f32 [] [] role=3\n"
+// CHECK-NEXT: "lr f32 [] [] role=4\n"
+// CHECK: .outputs = weft::rt::decodeTensorTable(
+// CHECK-NEXT: "new_w f32 [2,3] [{},{}] updates=0\n"
+// CHECK-NEXT: "new_m_w f32 [2,3] [{},{}] updates=1\n"
 // CHECK: .optimizer = "sgd", .defaultLr = 0.10000000000000001, .microBatches = 1};
 
 func.func @step(
