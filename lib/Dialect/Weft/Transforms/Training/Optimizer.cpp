@@ -276,8 +276,7 @@ LogicalResult TrainStepBuilder::run() {
                << "--weft-optimizer: argument #" << i
                << " is weft.hyperparam \"" << h.getValue()
                << "\"; a loss function may have one \"step\" argument and "
-                  "no other hyperparameter but a \"loss_scale\" of the "
-                  "parameters' element type (the optimizer adds \"lr\")";
+                  "no other hyperparameter (the optimizer adds \"lr\")";
       if (func.getArgument(i).getType() != scalarType)
         return func.emitError()
                << "--weft-optimizer: the step argument #" << i << " must be "
