@@ -307,22 +307,23 @@ LogicalResult TrainStepBuilder::run() {
       return v;
     return ShardOp::create(b, loc, p.stateType, v);
   };
-  // Dynamic loss scaling: whether every gradient is finite, from the
-  // largest magnitude of any of them (NaN propagates through max; a NaN or
-  // an infinity fails `<= the largest finite value`). One replicated
-  // scalar: every rank reads the same reduced value, so every rank makes
-  // the harness's skip-or-update decision alike.
+  // Dynamic loss scaling: whether every gradient is finite. Each element
+  // is compared first (|g| <= the largest finite value: 0 for NaN and
+  // infinities, 1 otherwise), so the reductions and their collectives see
+  // only 0 and 1 and never depend on how a max treats NaN. One replicated
+  // scalar: every rank reads the same reduced value and makes the
+  // harness's skip-or-update decision alike.
   Value finite;
   if (lossScale) {
-    Value most;
+    double largest = elementType.isF32() ? double(FLT_MAX) : DBL_MAX;
+    Value big = u.constant(elementType, largest);
     for (Param &p : ps) {
       std::string l = placeholderLetters(p.grad.getType());
-      Value m = ReduceOp::create(b, loc, scalarType, ReductionKind::Max,
-                                 l + "->", u.unary(MapKind::Abs, p.grad));
-      most = most ? u.binary(MapKind::Max, most, m) : m;
+      Value ok = u.binary(MapKind::Le, u.unary(MapKind::Abs, p.grad), big);
+      Value all = ReduceOp::create(b, loc, scalarType, ReductionKind::Min,
+                                   l + "->", ok);
+      finite = finite ? u.binary(MapKind::Min, finite, all) : all;
     }
-    double largest = elementType.isF32() ? double(FLT_MAX) : DBL_MAX;
-    finite = u.binary(MapKind::Le, most, u.constant(elementType, largest));
   }
 
   // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
