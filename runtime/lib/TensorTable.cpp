@@ -361,7 +361,10 @@ private:
       } else if (key == "bound") {
         t.intBound = number(value);
       } else if (key == "role") {
-        t.role = static_cast<TensorRole>(number(value));
+        int64_t role = number(value);
+        if (role < 0 || role > static_cast<int64_t>(TensorRole::FiniteGrads))
+          error("unknown role " + std::to_string(role));
+        t.role = static_cast<TensorRole>(role);
       } else if (key == "updates") {
         t.updates = static_cast<int>(counter(value, i));
       } else if (key == "micro") {

@@ -323,6 +323,11 @@ int Harness::run(int argc, char **argv) {
     if (has)
       opts_.loadDir = opts_.saveDir;
   }
+  // Dynamic loss scaling starts at --loss-scale (a checkpoint may hold
+  // where an earlier run left it).
+  for (const ProgramTensor &t : info_.inputs)
+    if (t.role == TensorRole::LossScale)
+      lossScale_ = opts_.lossScaleInit;
   // The checkpoint first: its step is the run's first, and a torn or
   // damaged one is refused before any input is read.
   if (training && !opts_.loadDir.empty()) {

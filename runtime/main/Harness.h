@@ -108,6 +108,11 @@ private:
   /// directory it resolved to.
   int64_t startStep_ = 0;
   std::string loadedDir_;
+  /// Dynamic loss scaling (docs/precision.md): the scale the next step
+  /// runs with and its steps with finite gradients since it last changed;
+  /// both are checkpointed, so a resumed run continues the same way.
+  double lossScale_ = 0;
+  int64_t lossScaleClean_ = 0;
   /// The last checkpoint this run published (rank 0).
   std::string savedDir_;
   bool stagingCleaned_ = false;

@@ -151,6 +151,19 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
     } else if (name == "--keep") {
       takeValue();
       o.keep = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
+    } else if (name == "--loss-scale") {
+      takeValue();
+      o.lossScaleInit = parseDouble(name, value, 1e-30, 1e38);
+    } else if (name == "--loss-scale-growth-interval") {
+      takeValue();
+      o.lossScaleInterval =
+          static_cast<int>(parseInt(name, value, 1, kMaxIterations));
+    } else if (name == "--loss-scale-growth") {
+      takeValue();
+      o.lossScaleGrowth = parseDouble(name, value, 1, 1e6);
+    } else if (name == "--loss-scale-backoff") {
+      takeValue();
+      o.lossScaleBackoff = parseDouble(name, value, 1e-6, 1);
     } else if (name == "--log-every") {
       takeValue();
       o.logEvery = static_cast<int>(parseInt(name, value, 1, kMaxIterations));
@@ -188,6 +201,17 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       "--keep",         "--resume",     "--tokens",        "--token-dtype",
       "--token-inputs", "--token-seed", "--print-windows", "--init",
       "--init-seed"};
+  static const char *const lossScalingOnly[] = {
+      "--loss-scale", "--loss-scale-growth-interval", "--loss-scale-growth",
+      "--loss-scale-backoff"};
+  bool scaled = std::any_of(
+      info.inputs.begin(), info.inputs.end(),
+      [](const ProgramTensor &t) { return t.role == TensorRole::LossScale; });
+  for (const std::string &g : o.given)
+    for (const char *l : lossScalingOnly)
+      check(scaled || g != l, "option ", g, ": program '", info.name,
+            "' has no dynamic loss scaling (compile it with weftc "
+            "--precision=f16-mixed)");
   static const char *const forwardOnly[] = {"--iters", "--warmup"};
   bool training = isTrainingProgram(info);
   for (const std::string &g : o.given) {
@@ -248,6 +272,10 @@ const char *roleName(TensorRole role) {
     return "step";
   case TensorRole::LearningRate:
     return "learning rate";
+  case TensorRole::LossScale:
+    return "loss scale";
+  case TensorRole::FiniteGrads:
+    return "finite-gradients flag";
   }
   return "input";
 }
@@ -278,7 +306,8 @@ static std::string describe(const ProgramTensor &t,
     os << " (random ids in [0, " << t.intBound << "))";
   if (t.role != TensorRole::Data)
     os << " (" << roleName(t.role)
-       << (t.role == TensorRole::Step || t.role == TensorRole::LearningRate
+       << (t.role == TensorRole::Step || t.role == TensorRole::LearningRate ||
+                   t.role == TensorRole::LossScale
                ? ", supplied"
                : "")
        << ")";
@@ -368,8 +397,22 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
        << "  --keep N                 keep only the newest N checkpoints "
           "under DIR\n"
        << "  --log-every K            print every K-th step's line (default "
-          "1)\n"
-       << "  --init SPEC              draw parameters without --input on "
+          "1)\n";
+  if (std::any_of(info.inputs.begin(), info.inputs.end(),
+                  [](const ProgramTensor &t) {
+                    return t.role == TensorRole::LossScale;
+                  }))
+    os << "  --loss-scale S           dynamic loss scaling's first scale "
+          "(default 65536)\n"
+       << "  --loss-scale-growth-interval N  grow it after N steps with "
+          "finite gradients\n"
+       << "                           (default 2000)\n"
+       << "  --loss-scale-growth F    by F (default 2)\n"
+       << "  --loss-scale-backoff F   an overflow skips the step and "
+          "multiplies it by F\n"
+       << "                           (default 0.5)\n";
+  if (isTrainingProgram(info))
+    os << "  --init SPEC              draw parameters without --input on "
           "rank 0 and broadcast\n"
        << "                           them: NAME=INIT,...[,INIT] with INIT "
           "normal:STD,\n"

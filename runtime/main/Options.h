@@ -70,6 +70,14 @@ struct HarnessOptions {
   bool resume = false;
   /// Print the loss line every this many steps (and at the last).
   int logEvery = 1;
+  /// Dynamic loss scaling (a program compiled with --precision=f16-mixed;
+  /// docs/precision.md): the first scale, and after how many steps with
+  /// finite gradients it grows by `lossScaleGrowth`; an overflow multiplies
+  /// it by `lossScaleBackoff` and skips the step. PyTorch's GradScaler's
+  /// defaults.
+  double lossScaleInit = 65536.0;
+  int lossScaleInterval = 2000;
+  double lossScaleGrowth = 2.0, lossScaleBackoff = 0.5;
   /// --tokens FILE and its options (TokenData.h): the batches from a
   /// token file.
   TokenOptions tokens;

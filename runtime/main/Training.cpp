@@ -98,6 +98,7 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
   switch (t.role) {
   case TensorRole::Step:
   case TensorRole::LearningRate:
+  case TensorRole::LossScale:
     check(file.empty(), "input '", t.name, "' is the ", roleName(t.role),
           ", which the harness supplies every step (see --help); it takes no "
           "--input");
@@ -124,6 +125,7 @@ Tensor Harness::loadTrainingInput(std::size_t i) {
       return Tensor();
     return loadInput(i);
   case TensorRole::Data:
+  case TensorRole::FiniteGrads: // an output's role only
     break;
   }
   if (batches_[i].tokenShift >= 0) {
@@ -182,6 +184,8 @@ void Harness::setStepInputs(int64_t t) {
                      be_->upload(hostScalar(in.dtype, static_cast<double>(t))));
     else if (in.role == TensorRole::LearningRate)
       ctx_->setInput(i, be_->upload(hostScalar(in.dtype, learningRate(t))));
+    else if (in.role == TensorRole::LossScale)
+      ctx_->setInput(i, be_->upload(hostScalar(in.dtype, lossScale_)));
     if (in.role != TensorRole::Data)
       continue;
     Shape block = localShape(mesh_, in.layout, in.globalShape);
@@ -304,6 +308,31 @@ void Harness::openCheckpoint() {
         "; the manifest records ", m.step);
   startStep_ = m.step;
   loadedDir_ = dir;
+  if (lossScale_ > 0) {
+    // Dynamic loss scaling continues from the checkpoint's scale; one
+    // written without it (an f32 or bf16 run) starts at --loss-scale.
+    const CheckpointEntry *scale = m.find("loss_scale");
+    const CheckpointEntry *clean = m.find("loss_scale_clean_steps");
+    if (scale || clean) {
+      check(scale && clean && scale->dtype == DType::F64 &&
+                scale->shape.empty() && clean->dtype == DType::I32 &&
+                clean->shape.empty(),
+            where,
+            ": the manifest needs an f64 scalar 'loss_scale' and an i32 "
+            "scalar 'loss_scale_clean_steps' together");
+      Tensor sv = readNpy(join(dir, "loss_scale"));
+      Tensor cv = readNpy(join(dir, "loss_scale_clean_steps"));
+      lossScale_ = *static_cast<const double *>(sv.data);
+      lossScaleClean_ = *static_cast<const int32_t *>(cv.data);
+      check(lossScale_ > 0 && std::isfinite(lossScale_) && lossScaleClean_ >= 0,
+            where, ": loss_scale ", lossScale_, " and loss_scale_clean_steps ",
+            lossScaleClean_, " are out of range");
+    } else if (rank_ == 0) {
+      std::cerr << "weft: " << where
+                << " has no loss scale; dynamic loss scaling starts at "
+                << lossScale_ << "\n";
+    }
+  }
   if (rank_ == 0 && opts_.resume)
     std::cout << "resuming from " << dir << " (step " << m.step << ")\n"
               << std::flush;
@@ -338,6 +367,12 @@ bool Harness::saveCheckpoint(int64_t step,
     try {
       int32_t s = static_cast<int32_t>(step);
       writer->add("step", "step", DType::I32, {}, &s);
+      if (lossScale_ > 0) {
+        int32_t clean = static_cast<int32_t>(lossScaleClean_);
+        writer->add("loss_scale", "loss scale", DType::F64, {}, &lossScale_);
+        writer->add("loss_scale_clean_steps", "loss scale", DType::I32, {},
+                    &clean);
+      }
       savedDir_ = writer->publish(opts_.keep);
     } catch (const std::exception &e) {
       err = e.what();
@@ -412,13 +447,25 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
         params.push_back(i);
     }
   }
+  // Dynamic loss scaling: the output that says whether the step's
+  // gradients are finite. Its updated inputs are not donated: a step that
+  // overflowed keeps them (docs/precision.md, why the harness skips).
+  int finiteIndex = -1;
+  for (std::size_t o = 0; o < info_.outputs.size(); ++o)
+    if (info_.outputs[o].role == TensorRole::FiniteGrads)
+      finiteIndex = static_cast<int>(o);
+  bool scaling = lossScale_ > 0;
+  check(scaling == (finiteIndex >= 0),
+        "the program has a loss-scale input without a finite-gradients "
+        "output, or the reverse (recompile it)");
   for (const ProgramTensor &o : info_.outputs)
-    if (o.updates >= 0)
+    if (o.updates >= 0 && !scaling)
       ctx_->donate(static_cast<std::size_t>(o.updates));
   // The loss: the first rank-0 output that updates nothing.
   int lossIndex = -1;
   for (std::size_t o = 0; o < info_.outputs.size() && lossIndex < 0; ++o)
-    if (info_.outputs[o].updates < 0 && info_.outputs[o].globalShape.empty())
+    if (info_.outputs[o].updates < 0 && info_.outputs[o].globalShape.empty() &&
+        static_cast<int>(o) != finiteIndex)
       lossIndex = static_cast<int>(o);
 
   Profiler prof;
@@ -460,27 +507,58 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
         loss = scalarValue(be_->download(reducePartial(
             info_.outputs[lossIndex], ctx_->outputs()[lossIndex])));
       }
+      // One decision on every rank: the step is skipped if any rank saw
+      // a gradient that is not finite.
+      bool skipped = false;
+      if (scaling) {
+        double f = scalarValue(be_->download(reducePartial(
+            info_.outputs[finiteIndex], ctx_->outputs()[finiteIndex])));
+        int overflow = f == 1.0 ? 0 : 1, anyOverflow = 0;
+        watchedWorldAllreduce(be_->communicator(), &overflow, &anyOverflow, 1,
+                              MPI_INT, MPI_MAX);
+        skipped = anyOverflow != 0;
+      }
       be_->synchronize();
       double seconds = wallSeconds() - t0;
       times.push_back(seconds);
       if (trace)
         trace->add("step " + std::to_string(t), "step", t0, t0 + seconds);
-      for (std::size_t o = 0; o < info_.outputs.size(); ++o)
-        if (info_.outputs[o].updates >= 0)
-          ctx_->setInput(static_cast<std::size_t>(info_.outputs[o].updates),
-                         ctx_->outputs()[o]);
-      bool print = (t - first) % opts_.logEvery == 0 || t == last;
+      if (!skipped)
+        for (std::size_t o = 0; o < info_.outputs.size(); ++o)
+          if (info_.outputs[o].updates >= 0)
+            ctx_->setInput(static_cast<std::size_t>(info_.outputs[o].updates),
+                           ctx_->outputs()[o]);
+      double usedScale = lossScale_;
+      if (skipped) {
+        lossScale_ *= opts_.lossScaleBackoff;
+        lossScaleClean_ = 0;
+      } else if (scaling && ++lossScaleClean_ >= opts_.lossScaleInterval) {
+        lossScale_ *= opts_.lossScaleGrowth;
+        lossScaleClean_ = 0;
+      }
+      bool print = (t - first) % opts_.logEvery == 0 || t == last || skipped;
       if (rank_ == 0 && print) {
-        char line[200];
-        std::snprintf(
-            line, sizeof(line), "step %lld loss %.9g lr %.6g time %.3f ms\n",
-            static_cast<long long>(t), loss, learningRate(t), seconds * 1e3);
+        char line[240], scale[80] = "";
+        // A whole scale (a power of two, usually) in full: 4294967296.
+        if (scaling)
+          std::snprintf(scale, sizeof(scale),
+                        usedScale == std::floor(usedScale) && usedScale < 1e15
+                            ? " scale %.0f%s"
+                            : " scale %.9g%s",
+                        usedScale, skipped ? " skipped (overflow)" : "");
+        std::snprintf(line, sizeof(line),
+                      "step %lld loss %.9g lr %.6g%s time %.3f ms\n",
+                      static_cast<long long>(t), loss, learningRate(t), scale,
+                      seconds * 1e3);
         std::cout << line << std::flush;
       }
       // Stop together: the ranks agree on whether any loss is not finite
       // (a replicated loss is computed on every rank; they need not
       // round alike, and one rank leaving alone would hang the others).
-      int bad = lossIndex >= 0 && !std::isfinite(loss) ? 1 : 0, anyBad = 0;
+      // (A skipped step's loss may be infinite: the forward overflowed;
+      // it changed nothing, and the smaller scale goes on.)
+      int bad = lossIndex >= 0 && !std::isfinite(loss) && !skipped ? 1 : 0,
+          anyBad = 0;
       watchedWorldAllreduce(be_->communicator(), &bad, &anyBad, 1, MPI_INT,
                             MPI_MAX);
       if (anyBad) {

@@ -82,6 +82,28 @@ TEST(Checkpoint, Bf16RoundTripsThroughAnF32File) {
   EXPECT_EQ(back, bits);
 }
 
+// An f16 tensor is checkpointed as numpy's own float16 (<f2): the file
+// holds the bits, the manifest says f16, and reading it back gives the
+// same bits (docs/precision.md).
+TEST(Checkpoint, F16RoundTripsThroughAnF16File) {
+  std::string root = freshRoot("f16");
+  // 1, 1 + 2^-10, -65504 (the largest), the smallest subnormal, -0, inf.
+  std::vector<uint16_t> bits{0x3c00, 0x3c01, 0xfbff, 0x0001, 0x8000, 0x7c00};
+  CheckpointWriter w(root, 3, "prog", "m");
+  w.add("p", "parameter", DType::F16, {2, 3}, bits.data());
+  int32_t s = 3;
+  w.add("step", "step", DType::I32, {}, &s);
+  std::string dir = w.publish(0);
+  CheckpointManifest m = verifyCheckpoint(dir, /*checksums=*/true);
+  const CheckpointEntry *e = m.find("p");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->dtype, DType::F16);
+  EXPECT_EQ(readNpyHeader(dir + "/p.npy").dtype, DType::F16);
+  std::vector<uint16_t> back(bits.size());
+  readNpyBlock(dir + "/p.npy", DType::F16, {2, 3}, {0, 0}, {2, 3}, back.data());
+  EXPECT_EQ(back, bits);
+}
+
 TEST(Checkpoint, Crc32MatchesZlib) {
   // zlib.crc32(b"123456789") == 0xcbf43926, the CRC-32 check value.
   EXPECT_EQ(crc32("123456789", 9), 0xcbf43926u);

@@ -7,7 +7,7 @@
 // RUN: weft-opt %s --weft-autodiff --weft-propagate --weft-partition --weft-optimize-collectives --weft-comm-report -o /dev/null | FileCheck %s
 
 // AD: -> (tensor<f32>, tensor<256x1024xf32, #weft.sharding<@mesh, [{}, {}]>> {weft.grad_of = 2 : i64, weft.name = "grad_w"})
-// AD: weft.constant 1.000000e+00 : tensor<f32>
+// AD: weft.constant 1.000000e+00 {weft.loss_seed} : tensor<f32>
 // AD: weft.einsum "btf,btd->df"
 
 // CHECK: all_reduce(sum) {"data"} 256x1024xf32 256x1024xf32 1572864

@@ -1,7 +1,7 @@
 // Bad input to --weft-precision and the optimizer's dtype check: clear
 // errors at the function or the parameter, at compile time.
 // RUN: not weft-opt %s --weft-precision=policy=fp8 2>&1 | FileCheck %s --check-prefix=POLICY
-// POLICY: error: --weft-precision: policy 'fp8': expected f32 or bf16-mixed
+// POLICY: error: --weft-precision: policy 'fp8': expected f32, bf16-mixed or f16-mixed
 // RUN: not weft-opt %s --weft-precision=grad-reduce-dtype=f16 2>&1 | FileCheck %s --check-prefix=RED
 // RED: error: --weft-precision: grad-reduce-dtype='f16': expected bf16 or f32
 // After the optimizer the step is built: the policy would miss it.

@@ -97,7 +97,22 @@ def bf16_gemm(a, b):
     return round_bf16(round_bf16(a) @ round_bf16(b))
 
 
+def round_f16(a):
+    """A rounded to float16 through float32 (nearest, ties to even), as
+    the program rounds an f32 value to f16; returned in A's dtype."""
+    return np.asarray(a, dtype=np.float32).astype(np.float16).astype(a.dtype)
+
+
+def f16_gemm(a, b):
+    """--f16-mixed's GEMM (weftc --precision=f16-mixed): bf16_gemm in f16."""
+    return round_f16(round_f16(a) @ round_f16(b))
+
+
 MATMUL = [np.matmul]
+# Dynamic loss scaling's scale (--f16-mixed --loss-scale S): the backward
+# starts from S instead of 1 and the gradients are divided by S, as the
+# program does; a power of two changes nothing but where f16 rounds.
+LOSS_SCALE = [1.0]
 
 
 def forward_backward(params, x, l1):
@@ -118,15 +133,17 @@ def forward_backward(params, x, l1):
     r = x_hat - x
     loss = np.mean(r * r) + dt.type(l1) * np.mean(np.abs(f))
 
-    g_xhat = r * dt.type(2.0 / (b * d))
+    s = dt.type(LOSS_SCALE[0])
+    g_xhat = r * dt.type(2.0 / (b * d)) * s
     g_W_dec = mm(f.T, g_xhat)
     g_b_dec = g_xhat.sum(axis=0)
-    g_f = mm(g_xhat, W_dec.T) + np.sign(f) * dt.type(l1 / (b * h))
+    g_f = mm(g_xhat, W_dec.T) + np.sign(f) * dt.type(l1 / (b * h)) * s
     g_z = np.where(active, g_f, dt.type(0))
     g_W_enc = mm(x.T, g_z)
     g_b_enc = g_z.sum(axis=0)
     grads = {"W_enc": g_W_enc, "b_enc": g_b_enc,
              "W_dec": g_W_dec, "b_dec": g_b_dec}
+    grads = {n: g / s for n, g in grads.items()}
     return loss, grads
 
 
@@ -360,6 +377,12 @@ def parse_args(argv):
     parser.add_argument("--bf16-mixed", action="store_true",
                         help="round every GEMM's operands and result to "
                              "bf16, as weftc --precision=bf16-mixed does")
+    parser.add_argument("--f16-mixed", action="store_true",
+                        help="round every GEMM's operands and result to "
+                             "f16, as weftc --precision=f16-mixed does")
+    parser.add_argument("--loss-scale", type=float, default=1.0,
+                        help="a fixed loss scale (the backward runs on S "
+                             "times the gradients; use a power of two)")
     parser.add_argument("--save", metavar="DIR",
                         help="write the final parameters and optimizer state "
                              "here (float32)")
@@ -411,6 +434,9 @@ def main(argv=None):
     dtype = np.dtype(args.dtype)
     if args.bf16_mixed:
         MATMUL[0] = bf16_gemm
+    if args.f16_mixed:
+        MATMUL[0] = f16_gemm
+    LOSS_SCALE[0] = args.loss_scale
     try:
         x, params = load_data(args.data)
         d, h = params["W_enc"].shape

@@ -241,15 +241,18 @@ static cl::opt<double> trainMomentum("momentum",
                                      cl::init(0), cl::cat(trainCat));
 static cl::opt<std::string>
     precision("precision",
-              cl::desc("The precision policy: f32 (default) or bf16-mixed "
+              cl::desc("The precision policy: f32 (default), bf16-mixed "
                        "(f32 parameters, optimizer state and step; GEMMs "
-                       "in bf16 with f32 accumulation; docs/precision.md)"),
+                       "in bf16 with f32 accumulation) or f16-mixed (the "
+                       "same in f16, with dynamic loss scaling; "
+                       "docs/precision.md)"),
               cl::init("f32"), cl::value_desc("policy"), cl::cat(trainCat));
 static cl::opt<std::string> gradReduceDtype(
     "grad-reduce-dtype",
-    cl::desc("With --precision=bf16-mixed: reduce the weight gradients in "
-             "bf16 (default, half the bytes) or f32"),
-    cl::init("bf16"), cl::value_desc("bf16|f32"), cl::cat(trainCat));
+    cl::desc("With --precision=bf16-mixed or f16-mixed: reduce the weight "
+             "gradients in the policy's half type (default, half the "
+             "bytes) or f32"),
+    cl::init("bf16"), cl::value_desc("bf16|f16|f32"), cl::cat(trainCat));
 static cl::opt<int64_t> microBatches(
     "micro-batches",
     cl::desc("Accumulate the gradients over K micro-batches per step, one "
@@ -316,20 +319,34 @@ static bool checkTrainingOptions() {
       return false;
     }
   }
-  if (precision != "f32" && precision != "bf16-mixed") {
-    llvm::errs() << "weftc: error: --precision expects f32 or bf16-mixed, got '"
+  if (precision != "f32" && precision != "bf16-mixed" &&
+      precision != "f16-mixed") {
+    llvm::errs() << "weftc: error: --precision expects f32, bf16-mixed or "
+                    "f16-mixed, got '"
                  << precision << "'\n";
     return false;
   }
-  if (gradReduceDtype != "bf16" && gradReduceDtype != "f32") {
-    llvm::errs() << "weftc: error: --grad-reduce-dtype expects bf16 or f32, "
-                    "got '"
+  if (gradReduceDtype.getNumOccurrences() && precision == "f32") {
+    llvm::errs() << "weftc: error: --grad-reduce-dtype needs "
+                    "--precision=bf16-mixed or f16-mixed\n";
+    return false;
+  }
+  // The policy's half type, or f32.
+  std::string half = precision == "f16-mixed" ? "f16" : "bf16";
+  if (gradReduceDtype.getNumOccurrences() && gradReduceDtype != half &&
+      gradReduceDtype != "f32") {
+    llvm::errs() << "weftc: error: --grad-reduce-dtype with --precision="
+                 << precision << " expects " << half << " or f32, got '"
                  << gradReduceDtype << "'\n";
     return false;
   }
-  if (gradReduceDtype.getNumOccurrences() && precision != "bf16-mixed") {
-    llvm::errs() << "weftc: error: --grad-reduce-dtype needs "
-                    "--precision=bf16-mixed\n";
+  // Dynamic loss scaling skips optimizer steps: a program of gradients
+  // only would leave the harness nothing to skip.
+  if (precision == "f16-mixed" && gradOnly) {
+    llvm::errs() << "weftc: error: --precision=f16-mixed needs --train: its "
+                    "dynamic loss scaling skips the optimizer step of a "
+                    "step whose gradients overflow (use bf16-mixed with "
+                    "--grad)\n";
     return false;
   }
   if (microBatches.getNumOccurrences() && !training && !gradOnly) {
@@ -463,7 +480,9 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.clipNorm = trainClipNorm;
   o.microBatches = microBatches;
   o.precision = precision;
-  o.gradReduceDtype = gradReduceDtype;
+  o.gradReduceDtype = gradReduceDtype.getNumOccurrences()
+                          ? std::string(gradReduceDtype)
+                          : (precision == "f16-mixed" ? "f16" : "bf16");
   o.zero1Axis = zeroAxis;
   o.mesh = meshSizes;
   o.unsharded = unsharded;

@@ -8,6 +8,7 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/IdBound.h"
 #include "weft/Dialect/Weft/IR/WeftAttrs.h"
+#include "weft/Dialect/Weft/Transforms/LossScaling.h"
 
 #include "weft/rt/Error.h"
 #include "weft/rt/TensorTable.h"
@@ -225,19 +226,46 @@ LogicalResult ProgramInfo::readTrainingRoles() {
     if (func.getArgAttr(i, kStateOfAttr))
       sig.role = TensorRole::State;
     if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
-      if (h.getValue() != "step" && h.getValue() != "lr")
+      if (h.getValue() != "step" && h.getValue() != "lr" &&
+          h.getValue() != kLossScaleHyperparam)
         return func.emitError() << "argument #" << i
-                                << ": weft.hyperparam must be \"step\" or "
-                                   "\"lr\", not \""
+                                << ": weft.hyperparam must be \"step\", "
+                                   "\"lr\" or \"loss_scale\", not \""
                                 << h.getValue() << "\"";
       if (sig.global.getRank() != 0 || sig.dtype == ::weft::rt::DType::I32)
         return func.emitError()
                << "argument #" << i << ": weft.hyperparam \"" << h.getValue()
                << "\" must be a rank-0 float tensor, not " << sig.global;
-      sig.role =
-          h.getValue() == "step" ? TensorRole::Step : TensorRole::LearningRate;
+      sig.role = h.getValue() == "step" ? TensorRole::Step
+                 : h.getValue() == "lr" ? TensorRole::LearningRate
+                                        : TensorRole::LossScale;
     }
   }
+  // Dynamic loss scaling: the scale comes in, the verdict goes out (the
+  // harness skips the update of a step whose gradients overflowed).
+  bool scaled = llvm::any_of(inputs_, [](const TensorSignature &s) {
+    return s.role == TensorRole::LossScale;
+  });
+  int finiteGrads = 0;
+  for (unsigned r = 0; r < func.getNumResults(); ++r) {
+    if (!func.getResultAttr(r, kFiniteGradsAttr))
+      continue;
+    TensorSignature &out = outputs_[r];
+    if (out.global.getRank() != 0 || out.dtype == ::weft::rt::DType::I32)
+      return func.emitError()
+             << "result #" << r << ": " << kFiniteGradsAttr
+             << " must be a rank-0 float tensor, not " << out.global;
+    out.role = TensorRole::FiniteGrads;
+    ++finiteGrads;
+  }
+  if (finiteGrads > 1 || (finiteGrads == 1) != scaled)
+    return func.emitError()
+           << "a loss_scale input and one " << kFiniteGradsAttr
+           << " result come together (dynamic loss scaling: the harness "
+              "skips the update of a step whose gradients are not finite); "
+              "the function has "
+           << (scaled ? "a" : "no") << " loss_scale input and " << finiteGrads
+           << " such result(s)";
   llvm::SmallDenseSet<int64_t> updated;
   for (unsigned r = 0; r < func.getNumResults(); ++r) {
     auto attr = func.getResultAttrOfType<IntegerAttr>(r, kUpdatesAttr);

@@ -28,6 +28,8 @@ enum class TensorRole : int {
   State = 2,        // optimizer state: zeros or loaded, then updated in place
   Step = 3,         // the rank-0 step count 1, 2, ... the harness supplies
   LearningRate = 4, // the rank-0 learning rate of the step's schedule
+  LossScale = 5,    // dynamic loss scaling's rank-0 scale (the harness's)
+  FiniteGrads = 6,  // output: 1 if every gradient was finite, else 0
 };
 
 /// One input or output of the program: its global type and layout.
@@ -44,7 +46,8 @@ struct ProgramTensor {
   /// i32 inputs: random ids are drawn in [0, intBound) (the rows of the
   /// table the ids index).
   int64_t intBound = 1;
-  /// Inputs: what the value is to a training step.
+  /// Inputs: what the value is to a training step (outputs: Data, or
+  /// FiniteGrads).
   TensorRole role = TensorRole::Data;
   /// Outputs of a training step: the input this output replaces after
   /// every step (-1: none; the input is donated to it).

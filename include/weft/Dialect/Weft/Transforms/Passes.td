@@ -79,8 +79,12 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
     size it divides; a parameter with none keeps its layout, with a
     warning), so the update runs on the shard and propagation reduce-
     scatters the gradient and all-gathers the new parameter. The function
-    gets `weft.optimizer` recording the choice. Functions without gradient
-    results are left alone; docs/training.md.
+    gets `weft.optimizer` recording the choice. A function with a
+    `weft.hyperparam = "loss_scale"` input (`--weft-precision=f16-mixed`)
+    also returns, after the loss, `grads_finite` (`weft.finite_grads`): 1
+    if every gradient is finite, else 0; the harness then skips the
+    update (docs/precision.md). Functions without gradient results are
+    left alone; docs/training.md.
   }];
   let options = [
     Option<"kind", "kind", "std::string", /*default=*/"\"adamw\"",
@@ -104,7 +108,7 @@ def WeftOptimizer : Pass<"weft-optimizer", "::mlir::func::FuncOp"> {
 }
 
 def WeftPrecision : Pass<"weft-precision", "::mlir::func::FuncOp"> {
-  let summary = "Mixed precision: GEMMs in bf16, everything else in f32";
+  let summary = "Mixed precision: GEMMs in bf16 or f16, everything else in f32";
   let description = [{
     `policy=bf16-mixed` rounds the operands of every two-operand f32
     `weft.einsum` (a GEMM) to bf16 with `weft.convert` (one convert per
@@ -116,17 +120,22 @@ def WeftPrecision : Pass<"weft-precision", "::mlir::func::FuncOp"> {
     sum is reduced in: `bf16` (half the bytes) or `f32`, where the
     weight-gradient einsums (those whose result reaches a `weft.grad_of`
     result through sums only) take the bf16-rounded operands widened back
-    to f32, exactly, and compute in f32. Runs after `--weft-autodiff` and
-    `--weft-accumulate`, before `--weft-optimizer`; `policy=f32` changes
-    nothing. docs/precision.md.
+    to f32, exactly, and compute in f32. `policy=f16-mixed` does the same
+    in f16 (`grad-reduce-dtype` `f16`, or its default spelling `bf16`, or
+    `f32`) and adds dynamic loss scaling: every backward seed that
+    `--weft-autodiff` marked (`weft.loss_seed`) becomes a new rank-0
+    `loss_scale` input S (`weft.hyperparam = "loss_scale"`), and each
+    gradient result is multiplied by 1 / S. Runs after `--weft-autodiff`
+    and `--weft-accumulate`, before `--weft-optimizer`; `policy=f32`
+    changes nothing. docs/precision.md.
   }];
   let options = [
     Option<"policy", "policy", "std::string", /*default=*/"\"f32\"",
-           "The precision policy: f32 or bf16-mixed">,
+           "The precision policy: f32, bf16-mixed or f16-mixed">,
     Option<"gradReduceDtype", "grad-reduce-dtype", "std::string",
            /*default=*/"\"bf16\"",
-           "bf16-mixed: the type weight gradients are reduced in (bf16 or "
-           "f32)">
+           "The type weight gradients are reduced in: the policy's half "
+           "type (bf16; f16 for f16-mixed) or f32">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -11,6 +11,7 @@
 #include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/LossScaling.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -116,10 +117,15 @@ LogicalResult Differentiator::run() {
 
   OpBuilder b(ret);
   Location loc = func.getLoc();
-  if (active.contains(loss))
-    grads[loss] =
+  if (active.contains(loss)) {
+    // The seed, marked: dynamic loss scaling replaces it by the scale
+    // (--weft-precision, LossScaling.h).
+    auto seed =
         ConstantOp::create(b, ret.getLoc(), withoutSharding(loss.getType()),
                            b.getF64FloatAttr(1.0));
+    seed->setAttr(kLossSeedAttr, b.getUnitAttr());
+    grads[loss] = seed;
+  }
   for (Operation *op : llvm::reverse(order)) {
     if (op->getNumResults() != 1 || !active.contains(op->getResult(0)))
       continue;

@@ -14,11 +14,13 @@
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/LossScaling.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -260,9 +262,15 @@ LogicalResult TrainStepBuilder::run() {
   };
   // A step the loss function already reads (weft.random's offset: a new
   // dropout mask every step) is the step: no second one.
-  std::optional<unsigned> existingStep;
+  std::optional<unsigned> existingStep, lossScale;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
+      // Dynamic loss scaling's input (--weft-precision=f16-mixed).
+      if (h.getValue() == kLossScaleHyperparam && !lossScale &&
+          func.getArgument(i).getType() == scalarType) {
+        lossScale = i;
+        continue;
+      }
       if (h.getValue() != "step" || existingStep)
         return func.emitError()
                << "--weft-optimizer: argument #" << i
@@ -299,6 +307,25 @@ LogicalResult TrainStepBuilder::run() {
       return v;
     return ShardOp::create(b, loc, p.stateType, v);
   };
+  // Dynamic loss scaling: whether every gradient is finite. Each element
+  // is compared first (|g| <= the largest finite value: 0 for NaN and
+  // infinities, 1 otherwise), so the reductions and their collectives see
+  // only 0 and 1 and never depend on how a max treats NaN. One replicated
+  // scalar: every rank reads the same reduced value and makes the
+  // harness's skip-or-update decision alike.
+  Value finite;
+  if (lossScale) {
+    double largest = elementType.isF32() ? double(FLT_MAX) : DBL_MAX;
+    Value big = u.constant(elementType, largest);
+    for (Param &p : ps) {
+      std::string l = placeholderLetters(p.grad.getType());
+      Value ok = u.binary(MapKind::Le, u.unary(MapKind::Abs, p.grad), big);
+      Value all = ReduceOp::create(b, loc, scalarType, ReductionKind::Min,
+                                   l + "->", ok);
+      finite = finite ? u.binary(MapKind::Min, finite, all) : all;
+    }
+  }
+
   // Global-norm clipping: every gradient times min(1, c / (||g|| + 1e-6)).
   if (config.clipNorm > 0) {
     Value total;
@@ -376,6 +403,8 @@ LogicalResult TrainStepBuilder::run() {
   // The results: the loss, then every updated argument in its own type
   // (sharding included: a parameter and its state stay where they live).
   SmallVector<Value> results{loss};
+  if (finite)
+    results.push_back(finite);
   for (auto [value, arg] : llvm::zip(newValues, updates)) {
     Type type = func.getArgument(arg).getType();
     // With ZeRO-1 this constraint is the all-gather of the updated shard,
@@ -401,6 +430,10 @@ LogicalResult TrainStepBuilder::run() {
   if (!lossList.get(kNameAttr))
     lossList.set(kNameAttr, b.getStringAttr("loss"));
   resultAttrs.push_back(lossList.getDictionary(ctx));
+  if (finite)
+    resultAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(kFiniteGradsAttr, b.getUnitAttr()),
+         b.getNamedAttr(kNameAttr, b.getStringAttr("grads_finite"))}));
   for (unsigned arg : updates)
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(kUpdatesAttr,

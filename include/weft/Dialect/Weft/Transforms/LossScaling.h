@@ -1,0 +1,31 @@
+//===- LossScaling.h - the names dynamic loss scaling shares ----*- C++ -*-===//
+//
+// Dynamic loss scaling (weftc --precision=f16-mixed, docs/precision.md)
+// spans three passes and the lowering: --weft-autodiff marks the seed of
+// the backward (d loss / d loss = 1), --weft-precision replaces every
+// marked seed by a `loss_scale` input and divides the gradients by it,
+// --weft-optimizer returns whether every gradient is finite, and the
+// program's signature (ProgramInfo.cpp) hands both to the harness, which
+// keeps the scale and skips the update of a step that overflowed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_DIALECT_WEFT_TRANSFORMS_LOSSSCALING_H
+#define WEFT_DIALECT_WEFT_TRANSFORMS_LOSSSCALING_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::weft {
+
+/// A unit attribute on the rank-0 `weft.constant 1.0` that --weft-autodiff
+/// seeds the backward with (one per micro-batch after --weft-accumulate).
+inline constexpr llvm::StringLiteral kLossSeedAttr = "weft.loss_seed";
+/// The `weft.hyperparam` value of the loss-scale input.
+inline constexpr llvm::StringLiteral kLossScaleHyperparam = "loss_scale";
+/// A unit attribute on the rank-0 result that is 1 where every gradient of
+/// the step is finite and 0 where one is not (the step overflowed).
+inline constexpr llvm::StringLiteral kFiniteGradsAttr = "weft.finite_grads";
+
+} // namespace mlir::weft
+
+#endif // WEFT_DIALECT_WEFT_TRANSFORMS_LOSSSCALING_H
