@@ -100,8 +100,8 @@ struct WeftPriceLocalPass
           int64_t p = Mesh(*mesh).getGroupSize(axes);
           if (p == 1)
             return WalkResult::advance();
-          comm += machine.collectiveSeconds(collective.getBytesPerDevice(p),
-                                            axes);
+          comm +=
+              machine.collectiveSeconds(collective.getBytesPerDevice(p), axes);
           ++collectives;
           return WalkResult::advance();
         }

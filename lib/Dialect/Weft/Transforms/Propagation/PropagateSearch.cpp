@@ -1577,9 +1577,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
             : constrained
                 ? "\nannotated values read as "
                   "annotated" +
-                      std::string(slicesRead ? " (local slices of them "
-                                               "allowed: no plan reads "
-                                               "them exactly)"
+                      std::string(slicesRead ? " (some by a local slice)"
                                              : "") +
                       std::string(greedyAllowed ? ""
                                                 : " (greedy's "
