@@ -65,6 +65,12 @@ struct MachineProfile {
                            ArrayRef<StringRef> axesUsed) const;
   /// Contraction FLOP/s for `elementType`.
   double flopsOf(Type elementType) const;
+  /// Seconds of one op on one device (the roofline the global search and
+  /// weft-price-local share): `bytesTouched` (its operands' and result's
+  /// blocks) over the memory bandwidth, or for a contraction `flops` over
+  /// the FLOP/s of `elementType` when that is longer.
+  double computeSeconds(double bytesTouched, double flops,
+                        Type elementType) const;
 };
 
 } // namespace mlir::weft

@@ -612,6 +612,33 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def WeftPriceLocal : Pass<"weft-price-local", "::mlir::ModuleOp"> {
+  let summary = "Price a local program with the global search's cost model";
+  let description = [{
+    Applies the objective weft-propagate's global search minimizes to the
+    program as emitted (after weft-partition and the collective passes):
+    per function, the roofline seconds of every op with a sharding rule on
+    its local blocks plus, per collective that communicates, the profile's
+    latency and bytes per device over bandwidth (ring formulas, as
+    weft-comm-report counts them). One line per function:
+
+    ```
+    weft-price-local: @f: 12 op(s) 1.5e-05 s, 3 collective(s) 2.1e-05 s, total 3.600000000e-05 s
+    ```
+
+    test/Pipeline/price-emitted.test compares it with the search's
+    estimate of the plan it took (docs/propagation.md, "Pricing what is
+    emitted").
+  }];
+  let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "Machine profile JSON, or builtin:cpu / builtin:gpu (empty: the "
+           "GPU default, as weft-propagate's)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the prices ('-' for standard output)">
+  ];
+}
+
 def WeftShowSharding : Pass<"weft-show-sharding", "::mlir::ModuleOp"> {
   let summary = "Show which device holds which block of each input and output";
   let description = [{

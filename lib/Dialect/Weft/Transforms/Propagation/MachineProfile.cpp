@@ -249,6 +249,14 @@ double MachineProfile::collectiveSeconds(double bytesPerDevice,
   return l.latencySeconds + bytesPerDevice / l.bytesPerSecond;
 }
 
+double MachineProfile::computeSeconds(double bytesTouched, double flops,
+                                      Type elementType) const {
+  double seconds = bytesTouched / memoryBytesPerSecond;
+  if (flops > 0)
+    seconds = std::max(seconds, flops / flopsOf(elementType));
+  return seconds;
+}
+
 double MachineProfile::flopsOf(Type elementType) const {
   std::string name;
   llvm::raw_string_ostream os(name);

@@ -824,9 +824,15 @@ public:
     return b;
   }
 
-  /// Seconds of `rule`'s op under `map` on each device.
+  /// Seconds of `rule`'s op under `map` on each device. A weft.shard is
+  /// no work: weft-partition replaces it by its reshard (priced apart) or
+  /// by nothing, so the emitted program has no op to match it
+  /// (weft-price-local prices the emitted program; docs/propagation.md,
+  /// "Pricing what is emitted").
   double computeSeconds(const ShardingRule &rule, const LetterMap &map) {
     Operation *op = rule.getOp();
+    if (isa<ShardOp>(op))
+      return 0;
     double bytes = 0;
     llvm::SmallDenseMap<char, int64_t> letterSize;
     for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
@@ -835,19 +841,18 @@ public:
         letterSize.try_emplace(c, type.getDimSize(d));
       bytes += blockBytes(type, rule.requiredLayout(i, map));
     }
-    double seconds = bytes / profile.memoryBytesPerSecond;
+    double flops = 0;
     if (isa<EinsumOp>(op)) {
-      double flops = 2;
+      flops = 2;
       for (auto &[c, n] : letterSize) {
         auto it = map.find(c);
         int64_t g = it == map.end() ? 1 : mesh.getGroupSize(it->second);
         flops *= double((n + g - 1) / g);
       }
-      Type elem =
-          cast<RankedTensorType>(rule.getTensor(0).getType()).getElementType();
-      seconds = std::max(seconds, flops / profile.flopsOf(elem));
     }
-    return seconds;
+    Type elem =
+        cast<RankedTensorType>(rule.getTensor(0).getType()).getElementType();
+    return profile.computeSeconds(bytes, flops, elem);
   }
 
   /// Whether every dimension `map` splits divides evenly.
@@ -1220,7 +1225,7 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
         !(name && name.getName().getValue() == kZero1GatherLoc))
       wantedResult.try_emplace(step.operands[0], res.layouts[res.fixedId]);
   }
-  bool constrained = false;
+  llvm::DenseSet<const Step *> recordedSteps;
   for (Step &step : search.steps) {
     if (!step.op || isa<ShardOp>(step.op))
       continue;
@@ -1245,29 +1250,48 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
               search.internId(step.operands[i], t.required[i]));
         ch.natural = search.internId(step.result, t.natural);
       }
+      recordedSteps.insert(&step);
       continue;
     }
-    SmallVector<unsigned, 16> kept(step.choices.size(), 0);
-    unsigned most = 0;
-    const Layout *wanted = wantedResult.lookup(step.result);
-    const SValue &res = search.values[step.result];
-    for (auto [c, ch] : llvm::enumerate(step.choices)) {
-      for (auto [i, val] : llvm::enumerate(step.operands)) {
-        const SValue &v = search.values[val];
-        if (v.annotated && !v.param &&
-            (ch.required[i] == v.fixedId ||
-             slicesTo(*v.layouts[v.fixedId], *v.layouts[ch.required[i]])))
-          ++kept[c];
-      }
-      if (wanted && computesAs(*res.layouts[ch.natural], *wanted))
-        ++kept[c];
-      most = std::max(most, kept[c]);
-    }
-    for (auto [c, ch] : llvm::enumerate(step.choices)) {
-      ch.keepsAnnotations = kept[c] == most;
-      constrained |= !ch.keepsAnnotations;
-    }
   }
+  // Which choices keep the annotations. A choice that reads an annotated
+  // operand by a local slice of its annotated layout (the annotated split a
+  // prefix of each dim's axes) reads it as annotated too (`slices`). The
+  // search runs in both spaces: every such choice widens the space the
+  // beam prunes, and neither space's beam plan is always the cheaper one
+  // (docs/propagation.md, "A local slice is a read as annotated").
+  // Returns whether some choice is refused.
+  auto markKept = [&](bool slices) {
+    bool constrained = false;
+    for (Step &step : search.steps) {
+      if (!step.op || isa<ShardOp>(step.op) || recordedSteps.contains(&step))
+        continue;
+      SmallVector<unsigned, 16> kept(step.choices.size(), 0);
+      unsigned most = 0;
+      const Layout *wanted = wantedResult.lookup(step.result);
+      const SValue &res = search.values[step.result];
+      for (auto [c, ch] : llvm::enumerate(step.choices)) {
+        for (auto [i, val] : llvm::enumerate(step.operands)) {
+          const SValue &v = search.values[val];
+          if (v.annotated && !v.param &&
+              (ch.required[i] == v.fixedId ||
+               (slices &&
+                slicesTo(*v.layouts[v.fixedId], *v.layouts[ch.required[i]]))))
+            ++kept[c];
+        }
+        if (wanted && computesAs(*res.layouts[ch.natural], *wanted))
+          ++kept[c];
+        most = std::max(most, kept[c]);
+      }
+      for (auto [c, ch] : llvm::enumerate(step.choices)) {
+        ch.keepsAnnotations = kept[c] == most;
+        constrained |= !ch.keepsAnnotations;
+      }
+    }
+    return constrained;
+  };
+  bool constrained = markKept(/*slices=*/false);
+  bool slicesRead = false;
   search.keepAnnotations = !reshardAnnotated;
 
   std::vector<unsigned> greedyPlan(search.steps.size(), kGreedyChoice);
@@ -1309,23 +1333,53 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   }
 
   Search::Result found;
-  if (mode == "exhaustive") {
+  bool enumerated = true;
+  auto runSearch = [&] {
+    if (mode != "exhaustive")
+      return search.dynamicProgram(beam);
     FailureOr<Search::Result> r =
         search.steps.size() > kMaxExhaustiveSteps
             ? FailureOr<Search::Result>(failure())
             : search.exhaustive(uint64_t(limits.exhaustiveLimit));
-    if (failed(r)) {
-      // Too big to enumerate: say so and keep the greedy plan.
-      func.emitWarning() << "weft-propagate search=exhaustive: more than "
-                         << limits.exhaustiveLimit << " transitions or "
-                         << kMaxExhaustiveSteps
-                         << " steps; not enumerated, greedy plan kept "
-                            "(use search=global)";
-    } else {
-      found = *r;
+    if (succeeded(r))
+      return *r;
+    // Too big to enumerate: say so and keep the greedy plan.
+    func.emitWarning() << "weft-propagate search=exhaustive: more than "
+                       << limits.exhaustiveLimit << " transitions or "
+                       << kMaxExhaustiveSteps
+                       << " steps; not enumerated, greedy plan kept "
+                          "(use search=global)";
+    enumerated = false;
+    return Search::Result();
+  };
+  found = runSearch();
+  // Local slices of annotated values read them as annotated too: the
+  // search runs again with those choices allowed, and the cheaper plan of
+  // the two spaces is taken (the exact one on ties). Where no plan reads
+  // every annotated value exactly, the wider space is the only one.
+  if (enumerated && search.keepAnnotations) {
+    auto flags = [&] {
+      std::vector<char> f;
+      for (const Step &step : search.steps)
+        for (const Choice &ch : step.choices)
+          f.push_back(ch.keepsAnnotations);
+      return f;
+    };
+    std::vector<char> exact = flags();
+    bool widened = markKept(/*slices=*/true);
+    if (flags() != exact) {
+      Search::Result wide = runSearch();
+      wide.states += found.states;
+      if (wide.cost < found.cost) {
+        found = std::move(wide);
+        slicesRead = true;
+        constrained = widened;
+        greedyAllowed = search.evaluate(greedyPlan).has_value();
+      } else {
+        found.states = wide.states;
+        markKept(/*slices=*/false);
+      }
     }
-  } else {
-    found = search.dynamicProgram(beam);
   }
   // The search's plan replaces greedy's only when it saves more than
   // kMinGainSeconds (and 1e-6 relative): estimates finer than that are
@@ -1520,15 +1574,20 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
         << (!search.keepAnnotations
                 ? "\nannotated values may be read resharded "
                   "(reshard-annotated)"
-            : constrained ? "\nannotated values read as "
-                            "annotated" +
-                                std::string(greedyAllowed ? ""
-                                                          : " (greedy's "
-                                                            "plan does "
-                                                            "not)")
-                          : "")
+            : constrained
+                ? "\nannotated values read as "
+                  "annotated" +
+                      std::string(slicesRead ? " (some by a local slice)"
+                                             : "") +
+                      std::string(greedyAllowed ? ""
+                                                : " (greedy's "
+                                                  "plan does "
+                                                  "not)")
+                : "")
         << (localSummary.empty() ? "" : "\n" + localSummary)
-        << (annotationSummary.empty() ? "" : "\nnote: " + annotationSummary);
+        << (annotationSummary.empty() ? "" : "\nnote: " + annotationSummary)
+        << llvm::formatv("\nplan taken: objective {0:e9} s", planCostSeconds)
+               .str();
   }
   return success();
 }
