@@ -104,8 +104,25 @@ def parse_args():
                     help="do not pin the Weft executable")
     ap.add_argument("--no-unfused", action="store_true",
                     help="skip the --fuse-epilogues=false executable")
+    ap.add_argument("--ranks", type=int, default=1, choices=(1, 2),
+                    help="1: `weftc --unsharded` against JAX on one CPU "
+                         "device; 2: `weftc --mesh MESH` on 2 ranks (mpirun) "
+                         "against JAX on 2 host devices with the program's "
+                         "shardings on the same mesh")
+    ap.add_argument("--mesh", default="data=2,model=1",
+                    help="the mesh of --ranks 2 (weftc --mesh, and JAX's)")
     ap.add_argument("--keep", help="keep the generated files here")
     args = ap.parse_args()
+    try:
+        args.mesh_sizes = {k: int(v) for k, v in
+                           (a.split("=") for a in args.mesh.split(","))}
+    except ValueError:
+        ap.error(f"--mesh: expected data=D,model=M, got {args.mesh!r}")
+    if args.ranks > 1 and (set(args.mesh_sizes) != {"data", "model"} or
+                           args.mesh_sizes["data"] * args.mesh_sizes["model"]
+                           != args.ranks):
+        ap.error(f"--mesh {args.mesh}: needs data and model, "
+                 f"data * model = --ranks {args.ranks}")
     if args.steps < 2:
         ap.error("--steps must be >= 2")
     for m in args.models.split(","):
@@ -155,7 +172,7 @@ def t2_loss(jnp, p, batch, layers=2):
     return jnp.mean(lse - target)
 
 
-def make_step(jax, jnp, loss_fn, lr):
+def make_step(jax, jnp, loss_fn, lr, out_shardings=None):
     """One jit'd AdamW step as docs/training.md states it: returns
     (loss, params, m, v); params, m and v are donated."""
     b1, b2, eps, wd = ADAMW["b1"], ADAMW["b2"], ADAMW["eps"], ADAMW["wd"]
@@ -174,15 +191,40 @@ def make_step(jax, jnp, loss_fn, lr):
             new_m[n], new_v[n] = mn, vn
         return loss, new_p, new_m, new_v
 
-    return jax.jit(step, donate_argnums=(0, 1, 2))
+    if out_shardings is None:
+        return jax.jit(step, donate_argnums=(0, 1, 2))
+    return jax.jit(step, donate_argnums=(0, 1, 2), out_shardings=out_shardings)
+
+
+# The programs' input shardings (the #weft.sharding of every argument of
+# t1_sae.mlir and t2_lm.mlir), as PartitionSpecs on the mesh (data, model).
+def program_specs(model, name):
+    d, m = "data", "model"
+    if model == "t1":
+        return {"x": (d, None), "W_enc": (None, m), "b_enc": (m,),
+                "W_dec": (m, None), "b_dec": (None,)}[name]
+    if name in ("tokens", "labels"):
+        return (d, None)
+    if name in ("E", "P", "W2_0", "W2_1"):
+        return (m, None)
+    if name in ("W1_0", "W1_1", "Wout"):
+        return (None, m)
+    if name.startswith(("Wq_", "Wk_", "Wv_")):
+        return (None, m, None)
+    if name.startswith("Wo_"):
+        return (m, None, None)
+    raise KeyError(name)
 
 
 class JaxCase:
     """The JAX side of one model: the initial parameters and the batches
-    on the device, and the jit'd step."""
+    on the device(s), and the jit'd step. With MESH (a jax Mesh), every
+    input gets the program's sharding on it and the step's outputs keep
+    their inputs' shardings."""
 
-    def __init__(self, jax, jnp, model, arrays, lr):
+    def __init__(self, jax, jnp, model, arrays, lr, mesh=None):
         self.jax, self.jnp = jax, jnp
+        self.mesh = mesh
         if model == "t1":
             data_names = ["x"]
             loss_fn = t1_loss
@@ -190,16 +232,31 @@ class JaxCase:
             data_names = ["tokens", "labels"]
             loss_fn = t2_loss
         self.init = {n: a for n, a in arrays.items() if n not in data_names}
+        self.put = {n: self.placer(model, n) for n in arrays}
         nb = arrays[data_names[0]].shape[0]
-        self.batches = [{n: jax.device_put(arrays[n][i]) for n in data_names}
+        self.batches = [{n: self.put[n](arrays[n][i]) for n in data_names}
                         for i in range(nb)]
-        self.step = make_step(jax, jnp, loss_fn, lr)
+        out_shardings = None
+        if mesh is not None:
+            from jax.sharding import NamedSharding, PartitionSpec
+            ps = {n: NamedSharding(mesh, PartitionSpec(*program_specs(model, n)))
+                  for n in self.init}
+            out_shardings = (NamedSharding(mesh, PartitionSpec()), ps, ps, ps)
+        self.step = make_step(jax, jnp, loss_fn, lr, out_shardings)
+
+    def placer(self, model, name):
+        jax = self.jax
+        if self.mesh is None:
+            return jax.device_put
+        from jax.sharding import NamedSharding, PartitionSpec
+        sh = NamedSharding(self.mesh, PartitionSpec(*program_specs(model, name)))
+        return lambda a: jax.device_put(a, sh)
 
     def run(self, steps):
         """Runs STEPS steps from the initial state; returns (losses, wall
         seconds per step, process CPU seconds over all steps)."""
         jax, jnp = self.jax, self.jnp
-        p = {n: jax.device_put(jnp.asarray(a)) for n, a in self.init.items()}
+        p = {n: self.put[n](a) for n, a in self.init.items()}
         m = {n: jnp.zeros_like(a) for n, a in p.items()}
         v = {n: jnp.zeros_like(a) for n, a in p.items()}
         jax.block_until_ready((p, m, v))
@@ -224,12 +281,20 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_weft(exe, inputs, steps, pin):
-    """Runs EXE for STEPS steps; returns (stdout, CPU seconds)."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "pml",
+          "ob1", "--bind-to", "none", "-np"]
+
+
+def run_weft(exe, inputs, steps, pin, ranks=1):
+    """Runs EXE for STEPS steps (under mpirun when RANKS > 1); returns
+    (stdout, CPU seconds of it and its children)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = ([exe] + inputs + ["--steps", str(steps), "--log-every", "1"])
+    if ranks > 1:
+        cmd = MPIRUN + [str(ranks)] + cmd
     if pin is not None:
-        cmd = ["taskset", "-c", str(pin)] + cmd
+        cmd = ["taskset", "-c", ",".join(map(str, pin))] + cmd
     c0 = children_cpu()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     cpu = children_cpu() - c0
@@ -257,10 +322,18 @@ def fmt(vals, digits=3):
 def main():
     args = parse_args()
     allowed = sorted(os.sched_getaffinity(0))
-    cpu = args.cpu if args.cpu is not None else allowed[0]
-    os.sched_setaffinity(0, {cpu})
+    if args.ranks > len(allowed):
+        print(f"jax_step.py: error: --ranks {args.ranks} needs as many CPUs, "
+              f"{len(allowed)} allowed", file=sys.stderr)
+        return 1
+    first = args.cpu if args.cpu is not None else allowed[0]
+    pinned = [first] + [c for c in allowed if c != first][:args.ranks - 1]
+    os.sched_setaffinity(0, set(pinned))
     flags = os.environ.get("XLA_FLAGS", "")
-    os.environ["XLA_FLAGS"] = (flags + " " + XLA_SINGLE_THREAD).strip()
+    flags = (flags + " " + XLA_SINGLE_THREAD).strip()
+    if args.ranks > 1:
+        flags += f" --xla_force_host_platform_device_count={args.ranks}"
+    os.environ["XLA_FLAGS"] = flags
     try:
         import jax
         import jax.numpy as jnp
@@ -276,10 +349,20 @@ def main():
         return 1
     work = args.keep or tempfile.mkdtemp(prefix="weft-jax-step-")
     os.makedirs(work, exist_ok=True)
-    pin = None if args.no_pin_weft else cpu
+    pin = None if args.no_pin_weft else pinned
+    mesh = None
+    if args.ranks > 1:
+        if len(jax.devices()) != args.ranks:
+            print(f"jax_step.py: error: JAX has {len(jax.devices())} devices, "
+                  f"expected {args.ranks}", file=sys.stderr)
+            return 1
+        mesh = jax.make_mesh((args.mesh_sizes["data"], args.mesh_sizes["model"]),
+                             ("data", "model"))
     print(f"jax {jax.__version__}, XLA_FLAGS={os.environ['XLA_FLAGS']!r}, "
-          f"pinned to CPU {cpu}; weft pinned: {pin is not None}; "
-          f"{args.rounds} rounds of {args.steps} steps", flush=True)
+          f"pinned to CPUs {pinned}; weft pinned: {pin is not None}; "
+          f"{args.ranks} rank(s), mesh {args.mesh if args.ranks > 1 else '1 device'}; "
+          f"{args.rounds} rounds of {args.steps} steps; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     status = 0
     results = {}
     try:
@@ -301,8 +384,10 @@ def main():
             exes = {}
             for name, extra in variants:
                 exe = os.path.join(work, f"{model}-{name}")
-                cmd = [weftc, "--train=adamw", "--lr", repr(lr), "--unsharded",
-                       os.path.join(EXAMPLES, program), "-o", exe] + extra
+                where = (["--unsharded"] if args.ranks == 1 else
+                         ["--mesh", args.mesh])
+                cmd = [weftc, "--train=adamw", "--lr", repr(lr)] + where + [
+                    os.path.join(EXAMPLES, program), "-o", exe] + extra
                 print(f"== {model}: {' '.join(cmd)}", flush=True)
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0:
@@ -310,14 +395,14 @@ def main():
                 exes[name] = exe
 
             # The check: losses of the first steps, side by side.
-            case = JaxCase(jax, jnp, model, arrays, lr)
+            case = JaxCase(jax, jnp, model, arrays, lr, mesh)
             k = max(1, args.check_steps)
             jl, _, _ = case.run(k)
             ok = True
             for name, exe in exes.items():
-                out, _ = run_weft(exe, inputs, k, pin)
+                out, _ = run_weft(exe, inputs, k, pin, args.ranks)
                 g = GEMM_RE.search(out)
-                print(f"   {name}: {g.group(0) if g else '(no weft: cpu gemm line)'}")
+                print(f"   {name} kernel: {g.group(0) if g else '(no weft: cpu gemm line)'}")
                 wl = weft_losses(out)
                 if len(wl) < k:
                     raise Failure(f"{name}: expected {k} loss lines:\n{out}")
@@ -344,8 +429,8 @@ def main():
                         wall[s].append(statistics.median(times) * 1e3)
                         cpus[s].append(c / args.steps * 1e3)
                     else:
-                        out, c = run_weft(exes[s], inputs, args.steps, pin)
-                        _, c1 = run_weft(exes[s], inputs, 1, pin)
+                        out, c = run_weft(exes[s], inputs, args.steps, pin, args.ranks)
+                        _, c1 = run_weft(exes[s], inputs, 1, pin, args.ranks)
                         wall[s].append(weft_median_ms(out))
                         cpus[s].append((c - c1) / (args.steps - 1) * 1e3)
                 line = "  ".join(
@@ -363,6 +448,8 @@ def main():
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
+    print(f"\nload average at the end: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"\n| model | side | wall ms per step | CPU ms per step | wall ratio "
           f"weft/jax | CPU ratio weft/jax | target |")
     print("|---|---|---|---|---|---|---|")
