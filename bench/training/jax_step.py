@@ -356,8 +356,13 @@ def main():
             print(f"jax_step.py: error: JAX has {len(jax.devices())} devices, "
                   f"expected {args.ranks}", file=sys.stderr)
             return 1
-        mesh = jax.make_mesh((args.mesh_sizes["data"], args.mesh_sizes["model"]),
-                             ("data", "model"))
+        # A plain Mesh: automatic axes (jax.make_mesh's explicit axes would
+        # ask for an out_sharding at every gather), so XLA's partitioner
+        # places what the inputs' shardings leave open, as weft's does.
+        mesh = jax.sharding.Mesh(
+            np.array(jax.devices()).reshape(args.mesh_sizes["data"],
+                                            args.mesh_sizes["model"]),
+            ("data", "model"))
     print(f"jax {jax.__version__}, XLA_FLAGS={os.environ['XLA_FLAGS']!r}, "
           f"pinned to CPUs {pinned}; weft pinned: {pin is not None}; "
           f"{args.ranks} rank(s), mesh {args.mesh if args.ranks > 1 else '1 device'}; "
