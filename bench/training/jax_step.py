@@ -45,9 +45,18 @@ Python that has jax and numpy (`ENV/bin/python bench/training/jax_step.py`);
 without jax it prints "JAX not installed: skipped (pip install jax)" and
 exits 0.
 
+With --ranks 2 the Weft executables are `weftc --mesh MESH` (default
+data=2,model=1) run by `mpirun -np 2 --bind-to none` under `taskset` on
+two CPUs, and JAX runs on 2 host devices
+(--xla_force_host_platform_device_count=2) with the program's input
+shardings (PartitionSpecs of its #weft.sharding annotations) on the same
+mesh and the step's outputs kept on the inputs' shardings; XLA's SPMD
+partitioner places the rest, as Weft's propagation does.
+
 usage: jax_step.py [--models t1,t2] [--rounds R] [--steps N]
-                   [--check-steps K] [--cpu C] [--no-pin-weft]
-                   [--no-unfused] [--build DIR] [--keep DIR]
+                   [--check-steps K] [--tolerance T] [--cpu C]
+                   [--no-pin-weft] [--no-unfused] [--ranks 1|2]
+                   [--mesh data=D,model=M] [--build DIR] [--keep DIR]
 """
 import argparse
 import os
