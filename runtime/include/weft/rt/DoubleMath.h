@@ -24,7 +24,7 @@
 /// the function's body is inlined into them. Left to GCC's heuristics, the
 /// grown CpuKernels.cpp stopped inlining them (ftanh, fexp, flogHost, dexp,
 /// Map::apply, ... became one call per element: f32 tanh and GELU maps at
-/// ~15 ns per element instead of ~1.3, docs/performance.md section 14).
+/// ~15 ns per element instead of ~1.3, docs/performance.md section 16).
 /// CUDA keeps its own inlining (nvcc inlines device functions).
 #if defined(__CUDACC__) || !defined(__GNUC__)
 #define WEFT_INLINE
