@@ -15,7 +15,9 @@ shapes (b=4) and 4x larger (b=16, make_variant.py --batch-scale 4):
      XLA_FLAGS gets "--xla_cpu_multi_thread_eigen=false
      intra_op_parallelism_threads=1" and this process is pinned to one CPU
      (--cpu) before jax is imported. The Weft executable runs with
-     OPENBLAS_NUM_THREADS=1 (one BLAS thread), not pinned unless --pin-weft;
+     OPENBLAS_NUM_THREADS=1 (one BLAS thread; its f32 GEMMs run on oneDNN,
+     one thread per rank, and the `weft: cpu gemm:` line it prints at start
+     is shown above the table), not pinned unless --pin-weft;
   4. first checks that both compute the same numbers: runs the executable
      once with those inputs (--output-dir) and compares every output with
      JAX's: max|weft - jax| / max|jax| <= 1e-4 (both are also compared with
@@ -28,7 +30,7 @@ shapes (b=4) and 4x larger (b=16, make_variant.py --batch-scale 4):
      timed calls (each to block_until_ready) after W warmup calls, on
      arguments already on the device;
   6. prints a table: median [min, max] over rounds of each, and of the
-     per-round ratio weft/jax. Targets (issue 14): ratio <= 1.00 on P1,
+     per-round ratio weft/jax. Targets (issues 14 and 32): ratio <= 1.00 on P1,
      <= 0.95 on P6 and P9.
 
 A benchmark, not a test: nothing here passes or fails on timing (only a
@@ -433,8 +435,10 @@ def main():
                 out_dir = c["exe"] + "-out"
                 os.makedirs(out_dir, exist_ok=True)
                 with Affinity(weft_cpus):
-                    run_exe(launch + [c["exe"]] + c["input_args"] + ["--output-dir", out_dir],
-                            "weft run", env=env)
+                    out = run_exe(launch + [c["exe"]] + c["input_args"] +
+                                  ["--output-dir", out_dir], "weft run", env=env)
+                gemm = re.search(r"^weft: cpu gemm:.*$", out, re.M)
+                c["gemm"] = gemm.group(0) if gemm else "(no `weft: cpu gemm:` line)"
                 c["jf"] = jax.jit(c["f"])
                 c["args"] = [jax.device_put(x) for x in c["inputs"]]
                 got = [np.asarray(y) for y in c["jf"](*c["args"])]
@@ -480,6 +484,9 @@ def main():
             head = "?"
         print(f"\n== {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}  "
               f"cpu: {cpu_model}  nproc {len(allowed)} (cpu_count {os.cpu_count()})")
+        # The GEMM library and kernel the executable states at start (issue
+        # 32: f32 GEMMs on oneDNN; OpenBLAS's core for what still uses it).
+        print(f"== {timed[0]['gemm'] if timed else 'weft: cpu gemm: unknown'}")
         print(f"== openblas core: {openblas_core(cases[0]['exe']) if cases else 'unknown'}; "
               f"OPENBLAS_NUM_THREADS=1; OPENBLAS_CORETYPE="
               f"{os.environ.get('OPENBLAS_CORETYPE', '(unset)')} (not changed)")
@@ -495,7 +502,7 @@ def main():
         print(f"== {a.rounds} rounds x ({a.warmup} warmup + {a.iters} timed) steps or calls "
               f"per measurement; weft = the executable's median step time, jax = median "
               f"call time (block_until_ready)")
-        print(f"== targets (issue 14): weft/jax <= 1.00 on P1, <= 0.95 on P6 and P9 "
+        print(f"== targets (issues 14, 32): weft/jax <= 1.00 on P1, <= 0.95 on P6 and P9 "
               f"(median ratio; information only)")
         print(f"== load average at start: {open('/proc/loadavg').read().split()[:3]}", flush=True)
 

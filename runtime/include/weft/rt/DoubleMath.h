@@ -18,27 +18,41 @@
 #include <cmath>
 #include <cstdint>
 
+/// The per-element math functions (here and in ElementOps.h) are forced
+/// inline on the host: the CPU's map and fused loops (CpuKernels.cpp) are
+/// compiled per ISA with target attributes, and they vectorize only when
+/// the function's body is inlined into them. Left to GCC's heuristics, the
+/// grown CpuKernels.cpp stopped inlining them (ftanh, fexp, flogHost, dexp,
+/// Map::apply, ... became one call per element: f32 tanh and GELU maps at
+/// ~15 ns per element instead of ~1.3, docs/performance.md section 16).
+/// CUDA keeps its own inlining (nvcc inlines device functions).
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define WEFT_INLINE
+#else
+#define WEFT_INLINE __attribute__((always_inline))
+#endif
+
 namespace weft::rt::ops {
 
-inline double hostBits(uint64_t i) {
+WEFT_INLINE inline double hostBits(uint64_t i) {
   double d;
   __builtin_memcpy(&d, &i, sizeof d);
   return d;
 }
-inline uint64_t hostBitsOf(double d) {
+WEFT_INLINE inline uint64_t hostBitsOf(double d) {
   uint64_t i;
   __builtin_memcpy(&i, &d, sizeof i);
   return i;
 }
 /// c ? a : b, as a bit blend.
-inline double hostBlend(bool c, double a, double b) {
+WEFT_INLINE inline double hostBlend(bool c, double a, double b) {
   uint64_t m = 0ull - static_cast<uint64_t>(c);
   return hostBits((hostBitsOf(a) & m) | (hostBitsOf(b) & ~m));
 }
 
 /// exp(r) for |r| <= ln2/2 + a little: the Taylor series to r^13 (the
 /// first omitted term is below 5e-18, 0.04 ulp of 1), in Horner form.
-inline double dexpPoly(double r) {
+WEFT_INLINE inline double dexpPoly(double r) {
   double p = 1.0 / 6227020800.0; // 1/13!
   p = p * r + 1.0 / 479001600.0; // 1/12!
   p = p * r + 1.0 / 39916800.0;  // 1/11!
@@ -60,7 +74,7 @@ inline double dexpPoly(double r) {
 /// power of two, so a subnormal result is rounded once, by the last
 /// multiplication). exp(x > 709.78...) = +inf, exp(x < -745.13...) = 0,
 /// exp(+-inf) = +inf / 0, NaN stays NaN.
-inline double dexp(double x) {
+WEFT_INLINE inline double dexp(double x) {
   const double hi = 709.782712893384, lo = -745.1332191019412;
   bool nan = x != x;
   bool over = x > hi, under = x < lo;
@@ -92,7 +106,7 @@ inline double dexp(double x) {
 /// - s (f^2/2 + R(s^2))) with fdlibm's degree-14 minimax R, plus k ln2 in
 /// two parts. log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN
 /// stays NaN.
-inline double dlog(double x) {
+WEFT_INLINE inline double dlog(double x) {
   uint64_t ux = hostBitsOf(x);
   bool sub = ux < 0x0010000000000000ull;                  // subnormal or +0
   double xs = hostBlend(sub, x * 18014398509481984.0, x); // 2^54
@@ -133,7 +147,7 @@ inline double dlog(double x) {
 /// Q(x^2); beyond, 1 - 2 / (exp(2|x|) + 1) with dexp on 2 min(|x|, 20)
 /// (tanh(20) rounds to 1), the sign put back. tanh(+-0) = +-0, tanh(+-inf)
 /// = +-1, NaN stays NaN.
-inline double dtanh(double x) {
+WEFT_INLINE inline double dtanh(double x) {
   uint64_t ux = hostBitsOf(x);
   uint64_t sign = ux & 0x8000000000000000ull;
   double ax = hostBits(ux & 0x7fffffffffffffffull);

@@ -106,7 +106,7 @@ WEFT_HD inline bool topKBefore(C a, int64_t ia, C b, int64_t ib) {
 ///   out-of-range lanes compute exp(0), and a denormal result (k <= -126) is
 ///   built as an integer bit pattern, round(p * 2^(k+149)), which rounds
 ///   exactly like the multiplication p * 2^k would.
-WEFT_HD inline float fbits(uint32_t i) {
+WEFT_HD WEFT_INLINE inline float fbits(uint32_t i) {
 #if defined(__CUDA_ARCH__)
   return __uint_as_float(i);
 #else
@@ -115,7 +115,7 @@ WEFT_HD inline float fbits(uint32_t i) {
   return f;
 #endif
 }
-WEFT_HD inline uint32_t fbitsOf(float f) {
+WEFT_HD WEFT_INLINE inline uint32_t fbitsOf(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
 #else
@@ -125,7 +125,7 @@ WEFT_HD inline uint32_t fbitsOf(float f) {
 #endif
 }
 /// c ? a : b, as a bit blend (see fexp).
-WEFT_HD inline float fblend(bool c, float a, float b) {
+WEFT_HD WEFT_INLINE inline float fblend(bool c, float a, float b) {
   uint32_t m = 0u - static_cast<uint32_t>(c);
   return fbits((fbitsOf(a) & m) | (fbitsOf(b) & ~m));
 }
@@ -135,7 +135,7 @@ struct ExpParts {
   float p;
   int32_t k;
 };
-WEFT_HD inline ExpParts fexpParts(float xc) {
+WEFT_HD WEFT_INLINE inline ExpParts fexpParts(float xc) {
   // k = round(x / ln2) (round to nearest via the 1.5 * 2^23 trick).
   const float shifter = 12582912.0f;
   float kf = (xc * 1.44269504088896341f + shifter) - shifter;
@@ -153,12 +153,12 @@ WEFT_HD inline ExpParts fexpParts(float xc) {
 }
 /// The normal result p * 2^k for k in [-125, 128]: two factors so that
 /// k = 128 works.
-WEFT_HD inline float fexpScaleNormal(float p, int32_t k) {
+WEFT_HD WEFT_INLINE inline float fexpScaleNormal(float p, int32_t k) {
   int32_t k1 = k >> 1, k2 = k - k1; // each in [-63, 64]
   return p * fbits(static_cast<uint32_t>(k1 + 127) << 23) *
          fbits(static_cast<uint32_t>(k2 + 127) << 23);
 }
-WEFT_HD inline float fexp(float x) {
+WEFT_HD WEFT_INLINE inline float fexp(float x) {
   // hi = 88.72283935546875f (0x42b17218): exp(x) rounds to +inf for x > hi
   // (and at hi, which the scaling below gets right); lo =
   // -103.97208404541015625f (0xc2cff1b5): exp(x) rounds to 0 for x < lo.
@@ -192,7 +192,7 @@ WEFT_HD inline float fexp(float x) {
 /// Compares bit patterns as integers, as fexp does, branch-free so that a
 /// loop over it vectorizes: non-negative x up to 88 (0x42b00000), negative
 /// x down to -86 (0xc2ac0000).
-WEFT_HD inline bool fexpNormalRange(float x) {
+WEFT_HD WEFT_INLINE inline bool fexpNormalRange(float x) {
   uint32_t ux = fbitsOf(x);
   uint32_t neg = 0u - (ux >> 31);
   uint32_t limit = 0x42b00000u ^ ((0x42b00000u ^ 0xc2ac0000u) & neg);
@@ -202,16 +202,16 @@ WEFT_HD inline bool fexpNormalRange(float x) {
 /// same values without the special cases' blends, so the same bits at
 /// about half the operations. The CPU's exp loops run it on blocks whose
 /// every element is in range (CpuKernels.cpp, expSpan).
-WEFT_HD inline float fexpNormal(float x) {
+WEFT_HD WEFT_INLINE inline float fexpNormal(float x) {
   ExpParts e = fexpParts(x);
   return fexpScaleNormal(e.p, e.k);
 }
 // f64: DoubleMath.h's branch-free forms on the host (the CPU's loops
 // vectorize them), CUDA's on the device.
 #if defined(__CUDA_ARCH__)
-WEFT_HD inline double fexp(double x) { return exp(x); }
+WEFT_HD WEFT_INLINE inline double fexp(double x) { return exp(x); }
 #else
-WEFT_HD inline double fexp(double x) { return dexp(x); }
+WEFT_HD WEFT_INLINE inline double fexp(double x) { return dexp(x); }
 #endif
 
 /// log of a float, branch-free like fexp so the CPU's map loops vectorize
@@ -224,7 +224,7 @@ WEFT_HD inline double fexp(double x) { return dexp(x); }
 /// FloatLog walks every 61st);
 /// log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN stays NaN.
 /// The GPU keeps CUDA's logf (see fsin).
-WEFT_HD inline float flogHost(float x) {
+WEFT_HD WEFT_INLINE inline float flogHost(float x) {
   uint32_t ux = fbitsOf(x);
   // Subnormal (and zero): float(bits) is x 2^149 exactly.
   uint32_t sub = 0u - static_cast<uint32_t>(ux < 0x00800000u);
@@ -270,7 +270,7 @@ WEFT_HD inline float flogHost(float x) {
 /// FloatLog1p); log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+inf) =
 /// +inf, log1p(-0) = -0, NaN stays NaN. No map kind uses it yet (the
 /// compiler's map-kind table decides); softplus and log-sigmoid would.
-WEFT_HD inline float flog1pHost(float x) {
+WEFT_HD WEFT_INLINE inline float flog1pHost(float x) {
   float u = 1.0f + x;
   float l = flogHost(u);
   // u == 1: x below half an ulp of 1, log1p(x) = x (keeps -0 too); u
@@ -300,7 +300,7 @@ WEFT_HD inline float flog1pHost(float x) {
 /// glibc's in the last ulp, so host and device never agreed bit for bit
 /// on these, and the CUDA backend's results stay what they were.
 constexpr float kTrigFastLimit = 524288.0f; // 2^19
-WEFT_HD inline double trigReduce(float x, int32_t &q) {
+WEFT_HD WEFT_INLINE inline double trigReduce(float x, int32_t &q) {
   const double xd = static_cast<double>(x);
   const double shifter = 6755399441055744.0; // 1.5 * 2^52
   double kd = (xd * 0.63661977236758134308 + shifter) - shifter;
@@ -309,7 +309,7 @@ WEFT_HD inline double trigReduce(float x, int32_t &q) {
   const double pio2Lo = 0x1.0b4611a626331p-34;
   return (xd - kd * pio2Hi) - kd * pio2Lo;
 }
-WEFT_HD inline double trigSinPoly(double r) {
+WEFT_HD WEFT_INLINE inline double trigSinPoly(double r) {
   double z = r * r;
   double p = -2.5052108385441718775e-8; // -1/11!
   p = p * z + 2.7557319223985890653e-6; // 1/9!
@@ -319,7 +319,7 @@ WEFT_HD inline double trigSinPoly(double r) {
   // r (1 + z p), not r + r z p: that would turn sin(-0) into +0.
   return r * (1.0 + z * p);
 }
-WEFT_HD inline double trigCosPoly(double r) {
+WEFT_HD WEFT_INLINE inline double trigCosPoly(double r) {
   double z = r * r;
   double p = 2.0876756987868098979e-9;  // 1/12!
   p = p * z - 2.7557319223985890653e-7; // -1/10!
@@ -330,52 +330,52 @@ WEFT_HD inline double trigCosPoly(double r) {
   return 1.0 + z * p;
 }
 /// Picks +-s or +-c by quadrant (0: s, 1: c, 2: -s, 3: -c) as bit blends.
-WEFT_HD inline float trigPick(int32_t q, double s, double c) {
+WEFT_HD WEFT_INLINE inline float trigPick(int32_t q, double s, double c) {
   float sf = static_cast<float>(s), cf = static_cast<float>(c);
   uint32_t odd = 0u - static_cast<uint32_t>(q & 1);
   uint32_t neg = static_cast<uint32_t>(q & 2) << 30;
   return fbits(((fbitsOf(cf) & odd) | (fbitsOf(sf) & ~odd)) ^ neg);
 }
-WEFT_HD inline float fsinFast(float x) {
+WEFT_HD WEFT_INLINE inline float fsinFast(float x) {
   int32_t q;
   double r = trigReduce(x, q);
   return trigPick(q, trigSinPoly(r), trigCosPoly(r));
 }
-WEFT_HD inline float fcosFast(float x) {
+WEFT_HD WEFT_INLINE inline float fcosFast(float x) {
   int32_t q;
   double r = trigReduce(x, q);
   return trigPick(q + 1, trigSinPoly(r), trigCosPoly(r));
 }
 /// Whether fsinFast and fcosFast apply: |x| <= kTrigFastLimit (NaN: no).
-WEFT_HD inline bool trigFastRange(float x) {
+WEFT_HD WEFT_INLINE inline bool trigFastRange(float x) {
   return (fbitsOf(x) & 0x7fffffffu) <= 0x49000000u; // 2^19
 }
 
 #if defined(__CUDA_ARCH__)
-WEFT_HD inline float flog(float x) { return logf(x); }
-WEFT_HD inline float flog1p(float x) { return log1pf(x); }
-WEFT_HD inline float fsin(float x) { return sinf(x); }
-WEFT_HD inline float fcos(float x) { return cosf(x); }
+WEFT_HD WEFT_INLINE inline float flog(float x) { return logf(x); }
+WEFT_HD WEFT_INLINE inline float flog1p(float x) { return log1pf(x); }
+WEFT_HD WEFT_INLINE inline float fsin(float x) { return sinf(x); }
+WEFT_HD WEFT_INLINE inline float fcos(float x) { return cosf(x); }
 #else
-WEFT_HD inline float flog(float x) { return flogHost(x); }
-WEFT_HD inline float flog1p(float x) { return flog1pHost(x); }
-WEFT_HD inline float fsin(float x) {
+WEFT_HD WEFT_INLINE inline float flog(float x) { return flogHost(x); }
+WEFT_HD WEFT_INLINE inline float flog1p(float x) { return flog1pHost(x); }
+WEFT_HD WEFT_INLINE inline float fsin(float x) {
   return trigFastRange(x) ? fsinFast(x) : sinf(x);
 }
-WEFT_HD inline float fcos(float x) {
+WEFT_HD WEFT_INLINE inline float fcos(float x) {
   return trigFastRange(x) ? fcosFast(x) : cosf(x);
 }
 #endif
-WEFT_HD inline double fsin(double x) { return sin(x); }
-WEFT_HD inline double fcos(double x) { return cos(x); }
+WEFT_HD WEFT_INLINE inline double fsin(double x) { return sin(x); }
+WEFT_HD WEFT_INLINE inline double fcos(double x) { return cos(x); }
 #if defined(__CUDA_ARCH__)
-WEFT_HD inline double flog(double x) { return log(x); }
+WEFT_HD WEFT_INLINE inline double flog(double x) { return log(x); }
 #else
-WEFT_HD inline double flog(double x) { return dlog(x); }
+WEFT_HD WEFT_INLINE inline double flog(double x) { return dlog(x); }
 #endif
-WEFT_HD inline double flog1p(double x) { return log1p(x); }
-WEFT_HD inline float fsqrt(float x) { return sqrtf(x); }
-WEFT_HD inline double fsqrt(double x) { return sqrt(x); }
+WEFT_HD WEFT_INLINE inline double flog1p(double x) { return log1p(x); }
+WEFT_HD WEFT_INLINE inline float fsqrt(float x) { return sqrtf(x); }
+WEFT_HD WEFT_INLINE inline double fsqrt(double x) { return sqrt(x); }
 /// tanh of a float, branch-free like fexp so that the CPU's map loops
 /// vectorize it (tanhf is a call per element: T2's GELU maps and their
 /// backward chains took 22 of its step's 37 ms, issue 32). |x| < 0.625: an
@@ -384,7 +384,7 @@ WEFT_HD inline double fsqrt(double x) { return sqrt(x); }
 /// (tanh(10) rounds to 1), the sign put back. Within 2 ulp of the correctly
 /// rounded tanh over every float (CpuTests FloatTanh); tanh(+-0) = +-0,
 /// tanh(+-inf) = +-1, NaN stays NaN.
-WEFT_HD inline float ftanh(float x) {
+WEFT_HD WEFT_INLINE inline float ftanh(float x) {
   uint32_t ux = fbitsOf(x);
   uint32_t sign = ux & 0x80000000u;
   float ax = fbits(ux & 0x7fffffffu);
@@ -407,9 +407,9 @@ WEFT_HD inline float ftanh(float x) {
   return fblend(nan, x, y);
 }
 #if defined(__CUDA_ARCH__)
-WEFT_HD inline double ftanh(double x) { return tanh(x); }
+WEFT_HD WEFT_INLINE inline double ftanh(double x) { return tanh(x); }
 #else
-WEFT_HD inline double ftanh(double x) { return dtanh(x); }
+WEFT_HD WEFT_INLINE inline double ftanh(double x) { return dtanh(x); }
 #endif
 
 /// Applies a map kind to one or two compute-type values. `s` is the
@@ -419,7 +419,7 @@ template <MapKind K, typename T> struct Map;
 // One specialization per row of MapKinds.def, its expression as the body.
 #define WEFT_MAP_KIND(Enum, name, arity, scalar, zero, partial, expr)          \
   template <typename T> struct Map<MapKind::Enum, T> {                         \
-    WEFT_HD static T apply(T a, T b, double s) {                               \
+    WEFT_HD WEFT_INLINE static T apply(T a, T b, double s) {                   \
       (void)a;                                                                 \
       (void)b;                                                                 \
       (void)s;                                                                 \
@@ -431,16 +431,20 @@ template <MapKind K, typename T> struct Map;
 /// Identity and combine of a reduce kind, in the compute type.
 template <ReduceKind K, typename T> struct Reduce;
 template <typename T> struct Reduce<ReduceKind::Sum, T> {
-  WEFT_HD static T identity() { return T(0); }
-  WEFT_HD static T combine(T a, T b) { return a + b; }
+  WEFT_HD WEFT_INLINE static T identity() { return T(0); }
+  WEFT_HD WEFT_INLINE static T combine(T a, T b) { return a + b; }
 };
 template <typename T> struct Reduce<ReduceKind::Max, T> {
-  WEFT_HD static T identity() { return -T(INFINITY); }
-  WEFT_HD static T combine(T a, T b) { return (b > a || b != b) ? b : a; }
+  WEFT_HD WEFT_INLINE static T identity() { return -T(INFINITY); }
+  WEFT_HD WEFT_INLINE static T combine(T a, T b) {
+    return (b > a || b != b) ? b : a;
+  }
 };
 template <typename T> struct Reduce<ReduceKind::Min, T> {
-  WEFT_HD static T identity() { return T(INFINITY); }
-  WEFT_HD static T combine(T a, T b) { return (b < a || b != b) ? b : a; }
+  WEFT_HD WEFT_INLINE static T identity() { return T(INFINITY); }
+  WEFT_HD WEFT_INLINE static T combine(T a, T b) {
+    return (b < a || b != b) ? b : a;
+  }
 };
 
 /// The type a reduction accumulates in: f32 sums in f64, so the mean of a
