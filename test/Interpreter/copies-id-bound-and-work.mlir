@@ -10,7 +10,7 @@
 // CHECK: result #2: tensor<1728xf32>
 // The bound: ids below 4 (the compiled harness draws them the same way).
 // RUN: weftc %s --emit=cpp | FileCheck %s --check-prefix=BOUND
-// BOUND: intBound = 4}
+// BOUND: "ids i32 [8] [{0}] bound=4\n"
 
 weft.mesh @m ["x" = 2]
 func.func @f(%ids: tensor<8xi32, #weft.sharding<@m, [{"x"}]>>, %t: tensor<4x6xf32>,

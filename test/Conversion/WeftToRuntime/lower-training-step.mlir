@@ -60,7 +60,7 @@ func.func @not_trained(%x: tensor<2xf32> {weft.global_type = tensor<2xf32>})
 
 // -----
 
-// ERR: error: argument #0: weft.hyperparam must be "step" or "lr", not "momentum"
+// ERR: error: argument #0: weft.hyperparam must be "step", "lr" or "loss_scale", not "momentum"
 func.func @bad_hyper(%x: tensor<f32> {weft.hyperparam = "momentum", weft.global_type = tensor<f32>})
     -> (tensor<f32> {weft.global_type = tensor<f32>}) {
   return %x : tensor<f32>

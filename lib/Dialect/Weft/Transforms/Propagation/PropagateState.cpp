@@ -46,8 +46,14 @@ LogicalResult Propagator::collectAnnotations() {
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     if (ShardingRule::hasSplit(op) && op->hasAttr(kSplitAttr)) {
       FailureOr<LetterMap> recorded = ShardingRule::readSplit(op);
-      if (failed(recorded))
+      if (failed(recorded)) {
+        op->emitOpError()
+            << "has a malformed `weft.split` letter map "
+            << op->getAttr(kSplitAttr)
+            << ": each entry maps one index letter to an array of mesh axis "
+               "names (remove the attribute to let weft-propagate choose)";
         return WalkResult::interrupt();
+      }
       recordedSplits[op] = std::move(*recorded);
     }
     for (Value r : op->getResults())
