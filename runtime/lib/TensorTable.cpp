@@ -55,15 +55,21 @@ std::string quoteName(const std::string &name) {
 template <typename T>
 std::string list(const std::vector<T> &v, char open, char close) {
   std::string s(1, open);
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(v[i]);
+  }
   return s + close;
 }
 
 std::string layoutText(const Layout &layout) {
   std::string s = "[";
-  for (size_t d = 0; d < layout.dims.size(); ++d)
-    s += (d ? "," : "") + list(layout.dims[d], '{', '}');
+  for (size_t d = 0; d < layout.dims.size(); ++d) {
+    if (d)
+      s += ',';
+    s += list(layout.dims[d], '{', '}');
+  }
   return s + "]";
 }
 
