@@ -148,6 +148,16 @@ def test_llama_checksums_match_hand_written(weft_bin, root, tmp_path):
     assert text.count("func.call @layer(") == 2
 
 
+def _greedy_step_report(weft_bin, path, tmp_path):
+    """The comm report rows of PATH's AdamW training step (lr 3e-3), compiled
+    with greedy propagation."""
+    return _report_rows(subprocess.run(
+        [os.path.join(weft_bin, "weftc"), path, "--train=adamw", "--lr",
+         "3e-3", "--search=greedy", "--emit=local", "--comm-report", "-o",
+         str(tmp_path / "local.mlir")],
+        capture_output=True, text=True, check=True).stdout)
+
+
 def test_llama_comm_report_matches_hand_written(weft_bin, root, tmp_path):
     # Both programs compiled the same deterministic way: with the default
     # search each compile takes ~10 s of CPU (the training step's search);
@@ -157,16 +167,9 @@ def test_llama_comm_report_matches_hand_written(weft_bin, root, tmp_path):
     path = llama_lm.build().save(str(tmp_path / "llama.mlir"))
     hand = os.path.join(root, "examples", "training", "llama_lm.mlir")
 
-    def report(p):
-        return _report_rows(subprocess.run(
-            [os.path.join(weft_bin, "weftc"), p, "--train=adamw", "--lr",
-             "3e-3", "--search=greedy", "--emit=local", "--comm-report", "-o",
-             str(tmp_path / "local.mlir")],
-            capture_output=True, text=True, check=True).stdout)
-
-    ours = report(path)
+    ours = _greedy_step_report(weft_bin, path, tmp_path)
     assert any(r[0] == "reduce_scatter(sum)" for r in ours)
-    assert ours == report(hand)
+    assert ours == _greedy_step_report(weft_bin, hand, tmp_path)
 
 
 def test_t2_comm_report_matches_hand_written(weft_bin, root, tmp_path):
@@ -175,13 +178,6 @@ def test_t2_comm_report_matches_hand_written(weft_bin, root, tmp_path):
     path = t2_lm.build().save(str(tmp_path / "t2.mlir"))
     hand = os.path.join(root, "examples", "training", "t2_lm.mlir")
 
-    def report(p):
-        return _report_rows(subprocess.run(
-            [os.path.join(weft_bin, "weftc"), p, "--train=adamw", "--lr",
-             "3e-3", "--search=greedy", "--emit=local", "--comm-report", "-o",
-             str(tmp_path / "local.mlir")],
-            capture_output=True, text=True, check=True).stdout)
-
-    ours = report(path)
+    ours = _greedy_step_report(weft_bin, path, tmp_path)
     assert len(ours) > 10
-    assert ours == report(hand)
+    assert ours == _greedy_step_report(weft_bin, hand, tmp_path)

@@ -11,6 +11,7 @@
 #include "weft/rt/Error.h"
 #include "weft/rt/Npy.h"
 #include "weft/rt/NpyFormat.h"
+#include "weft/rt/Trace.h" // jsonString
 
 #include <algorithm>
 #include <array>
@@ -87,23 +88,6 @@ const CheckpointEntry *CheckpointManifest::find(const std::string &name) const {
 }
 
 namespace {
-
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
 
 /// A JSON value of the subset the manifest uses.
 struct Json {
@@ -428,8 +412,8 @@ bool exchangePaths(const std::string &a, const std::string &b) {
 void retire(const std::string &dir) {
   fs::path p(dir);
   std::string hidden =
-      (p.parent_path() / ("." + p.filename().string() + ".deleting-" +
-                          std::to_string(::getpid())))
+      (p.parent_path() / (std::string(".") + p.filename().string() +
+                          ".deleting-" + std::to_string(::getpid())))
           .string();
   std::error_code ec;
   if (::rename(dir.c_str(), hidden.c_str()) == 0)
@@ -542,8 +526,8 @@ CheckpointWriter::CheckpointWriter(std::string root, int64_t step,
   fs::create_directories(root_, ec);
   check(fs::is_directory(root_), "cannot create checkpoint directory '",
         npy::printable(root_), "'", ec ? ": " + ec.message() : std::string());
-  std::string base =
-      "." + checkpointDirName(step) + ".partial-" + std::to_string(::getpid());
+  std::string base = std::string(".") + checkpointDirName(step) + ".partial-" +
+                     std::to_string(::getpid());
   for (int attempt = 0;; ++attempt) {
     staging_ = (fs::path(root_) /
                 (attempt ? base + "." + std::to_string(attempt) : base))

@@ -244,6 +244,16 @@ void Harness::writeOutputs() {
 
 // The allocator's high-water mark over everything the run held (inputs,
 // intermediates, collective buffers), max and min over ranks.
+bool Harness::publishTrace(const Trace &trace) {
+  std::string err =
+      writeTraceFile(be_->communicator(), trace, rank_, size_, opts_.trace);
+  if (!agreeOn(err.empty(), err))
+    return false;
+  if (rank_ == 0)
+    std::cout << "trace -> " << opts_.trace << "\n" << std::flush;
+  return true;
+}
+
 void Harness::reportMemory(const char *what) const {
   if (!opts_.memoryReport)
     return;
@@ -443,14 +453,8 @@ int Harness::run(int argc, char **argv) {
     return 1;
   }
 
-  if (trace) {
-    std::string err =
-        writeTraceFile(be_->communicator(), *trace, rank_, size_, opts_.trace);
-    if (!agreeOn(err.empty(), err))
-      return 1;
-    if (rank_ == 0)
-      std::cout << "trace -> " << opts_.trace << "\n" << std::flush;
-  }
+  if (trace && !publishTrace(*trace))
+    return 1;
 
   // 4. Outputs, gathered to rank 0.
   ok = true;

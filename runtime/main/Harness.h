@@ -15,6 +15,7 @@
 
 #include "weft/rt/Backend.h"
 #include "weft/rt/Program.h"
+#include "weft/rt/Trace.h"
 
 #include <functional>
 #include <memory>
@@ -57,6 +58,10 @@ private:
   /// With --memory-report, prints the allocator's high-water mark per
   /// device (max and min over ranks) on rank 0. Collective.
   void reportMemory(const char *what) const;
+  /// Writes --trace's file (every rank's events, gathered to rank 0) and
+  /// says so; false, with the error reported once, when it fails.
+  /// Collective.
+  bool publishTrace(const Trace &trace);
   /// `local` of output `t`, all-reduced over its partial axes if it has any.
   Tensor reducePartial(const ProgramTensor &t, Tensor local);
 

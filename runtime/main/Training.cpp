@@ -605,14 +605,8 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
   // The high-water mark of the steps (before the writes below download).
   reportMemory(" over the training steps");
 
-  if (trace) {
-    std::string err =
-        writeTraceFile(be_->communicator(), *trace, rank_, size_, opts_.trace);
-    if (!agreeOn(err.empty(), err))
-      return 1;
-    if (rank_ == 0)
-      std::cout << "trace -> " << opts_.trace << "\n" << std::flush;
-  }
+  if (trace && !publishTrace(*trace))
+    return 1;
 
   // The final parameters (--output-dir); the checkpoint of the last step
   // was written in the loop. Every rank takes part in every gather.

@@ -1101,19 +1101,28 @@ void CpuBackend::mapKernel(MapKind kind, const MapPlan &plan, DType dtype,
   });
 }
 
+/// The half-precision (bf16/f16) `inputs` of a fused kernel widened to f32,
+/// input i holding numElements(shapes[i]) elements; `storage` owns them.
+static std::vector<const void *>
+widenedInputs(DType dtype, const std::vector<const void *> &inputs,
+              const std::vector<Shape> &shapes,
+              std::vector<std::vector<float>> &storage) {
+  std::vector<const void *> ptrs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    storage.push_back(cpu::widened(
+        dtype, inputs[i], i < shapes.size() ? numElements(shapes[i]) : 0));
+    ptrs.push_back(storage.back().data());
+  }
+  return ptrs;
+}
+
 void CpuBackend::fusedMapKernel(const FusedMapPlan &plan, DType dtype,
                                 const std::vector<const void *> &inputs,
                                 void *out) {
   if (cpu::isHalf(dtype)) {
     std::vector<std::vector<float>> w;
-    std::vector<const void *> ptrs;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      w.push_back(cpu::widened(dtype, inputs[i],
-                               i < plan.inShapes.size()
-                                   ? numElements(plan.inShapes[i])
-                                   : int64_t(0)));
-      ptrs.push_back(w.back().data());
-    }
+    std::vector<const void *> ptrs =
+        widenedInputs(dtype, inputs, plan.inShapes, w);
     std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
     fusedMapLoop<float>(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
     return cpu::narrowFromF32(dtype, O.data(), out,
@@ -1130,14 +1139,8 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                                  void *out) {
   if (cpu::isHalf(dtype)) {
     std::vector<std::vector<float>> w;
-    std::vector<const void *> ptrs;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      w.push_back(cpu::widened(dtype, inputs[i],
-                               i < plan.inShapes.size()
-                                   ? numElements(plan.inShapes[i])
-                                   : int64_t(0)));
-      ptrs.push_back(w.back().data());
-    }
+    std::vector<const void *> ptrs =
+        widenedInputs(dtype, inputs, plan.inShapes, w);
     std::vector<float> O(static_cast<std::size_t>(numElements(plan.outShape)));
     fusedRowsF32(plan, ptrs, O.data(), cpu::quantizerFor(dtype));
     return cpu::narrowFromF32(dtype, O.data(), out,
