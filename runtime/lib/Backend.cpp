@@ -81,6 +81,25 @@ Tensor Backend::upload(const Tensor &host) {
   return t;
 }
 
+void Backend::copyDevice(const Tensor &src, Tensor &dst) {
+  check(src.dtype == dst.dtype && src.numElements() == dst.numElements(),
+        "copyDevice: ", src.str(), " into ", dst.str());
+  Tensor host = download(src);
+  copyFromHost(dst, host.data);
+}
+
+void Backend::beginGraphCapture() {
+  fail("the ", name(), " backend cannot record graphs");
+}
+
+std::size_t Backend::endGraphCapture() {
+  fail("the ", name(), " backend cannot record graphs");
+}
+
+void Backend::launchGraph() {
+  fail("the ", name(), " backend cannot record graphs");
+}
+
 Tensor Backend::download(const Tensor &t) {
   Tensor h = hostTensor(t.dtype, t.shape);
   copyToHost(t, h.data);

@@ -24,6 +24,8 @@
 
 namespace weft::rt {
 
+class GraphedStep;
+
 class Harness {
 public:
   Harness(const ProgramInfo &info, int rank, int size)
@@ -45,6 +47,9 @@ private:
   /// others failed), once for the job. Collective.
   bool agreeOn(bool ok, const std::string &message) const;
   Tensor loadInput(std::size_t i);
+  /// --cuda-graph: records step `t` into `graph` on every rank; false (and
+  /// no graph, a line on rank 0 saying why) when any rank could not.
+  bool recordStep(std::unique_ptr<GraphedStep> &graph, int64_t t);
   /// Checks that `dir` can be written (it exists and is writable, or its
   /// nearest existing parent is) without creating it: a failed run leaves
   /// no empty directory (rank 0).

@@ -61,6 +61,10 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       o.profile = true;
       continue;
     }
+    if (arg == "--cuda-graph") {
+      o.cudaGraph = true;
+      continue;
+    }
     std::string name = arg, value;
     bool inlineValue = false;
     if (auto eq = arg.find('=');
@@ -252,6 +256,14 @@ HarnessOptions parseHarnessOptions(const ProgramInfo &info, int argc,
       check(isFloat(t.dtype), "option --init: parameter '", t.name, "' is ",
             dtypeName(t.dtype), "; only float parameters can be drawn");
   }
+  if (o.cudaGraph) {
+    check(isTrainingProgram(info),
+          "option --cuda-graph records a training step; this program is a "
+          "forward program");
+    check(!o.profile && o.trace.empty(),
+          "option --cuda-graph replays the whole step as one graph; "
+          "--profile and --trace time each op: give one or the other");
+  }
   bool saves = !o.saveDir.empty();
   for (const char *needsSave : {"--save-every", "--keep"})
     check(saves || std::find(o.given.begin(), o.given.end(), needsSave) ==
@@ -397,7 +409,11 @@ std::string harnessUsage(const ProgramInfo &info, const char *argv0) {
        << "  --keep N                 keep only the newest N checkpoints "
           "under DIR\n"
        << "  --log-every K            print every K-th step's line (default "
-          "1)\n";
+          "1)\n"
+       << "  --cuda-graph             (cuda) record the step once after two "
+          "warm-up steps and\n"
+       << "                           replay it: one launch per step "
+          "(docs/runtime.md)\n";
   if (std::any_of(info.inputs.begin(), info.inputs.end(),
                   [](const ProgramTensor &t) {
                     return t.role == TensorRole::LossScale;

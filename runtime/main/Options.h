@@ -44,6 +44,9 @@ struct HarnessOptions {
   std::string trace;
   /// Print the allocator's high-water mark per device (max over ranks).
   bool memoryReport = false;
+  /// --cuda-graph: record the training step once and replay it
+  /// (GraphedStep.h, docs/runtime.md "CUDA graphs").
+  bool cudaGraph = false;
   bool help = false;
 
   // A training step (isTrainingProgram): docs/training.md.

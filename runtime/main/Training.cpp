@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphedStep.h"
 #include "Harness.h"
 
 #include "weft/rt/Checkpoint.h"
@@ -424,6 +425,32 @@ std::string Harness::nonFiniteData(int64_t t) {
   return what;
 }
 
+bool Harness::recordStep(std::unique_ptr<GraphedStep> &graph, int64_t t) {
+  double r0 = wallSeconds();
+  graph = std::make_unique<GraphedStep>(*be_, *ctx_, info_);
+  std::string why = graph->capture();
+  int ok = why.empty() ? 1 : 0, allOk = 0;
+  watchedWorldAllreduce(be_->communicator(), &ok, &allOk, 1, MPI_INT, MPI_MIN);
+  if (!allOk) {
+    // The step runs op by op, as without the option; a rank whose
+    // recording succeeded drops it too (every rank runs the same way).
+    graph.reset();
+    ctx_->clearOutputs();
+    if (rank_ == 0)
+      std::cerr << "weft: --cuda-graph: step " << t
+                << " could not be recorded ("
+                << (why.empty() ? std::string("on another rank") : why)
+                << "); every step runs op by op" << std::endl;
+    return false;
+  }
+  if (rank_ == 0)
+    std::cerr << "weft: --cuda-graph: step " << t << " recorded as a graph of "
+              << graph->nodes() << " nodes in "
+              << static_cast<int64_t>((wallSeconds() - r0) * 1e3)
+              << " ms; every later step replays it" << std::endl;
+  return true;
+}
+
 int Harness::runTraining(std::vector<Tensor> inputs) {
   // The step count was agreed when the checkpoint was opened (run()).
   bool ok = true;
@@ -458,8 +485,24 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
   check(scaling == (finiteIndex >= 0),
         "the program has a loss-scale input without a finite-gradients "
         "output, or the reverse (recompile it)");
+  // --cuda-graph (GraphedStep.h): nothing is donated, the recorded step
+  // copies its updates into the pinned inputs itself.
+  bool graphs = opts_.cudaGraph;
+  if (graphs) {
+    std::string why;
+    if (!be_->supportsGraphs())
+      why = std::string("option --cuda-graph needs the cuda backend (this "
+                        "run uses ") +
+            be_->name() + ")";
+    else if (scaling)
+      why = "option --cuda-graph: not with dynamic loss scaling "
+            "(f16-mixed): whether a step is skipped is decided after it "
+            "ran, and a replayed step has already updated its inputs";
+    if (!agreeOn(why.empty(), why))
+      return 1;
+  }
   for (const ProgramTensor &o : info_.outputs)
-    if (o.updates >= 0 && !scaling)
+    if (o.updates >= 0 && !scaling && !graphs)
       ctx_->donate(static_cast<std::size_t>(o.updates));
   // The loss: the first rank-0 output that updates nothing.
   int lossIndex = -1;
@@ -470,6 +513,10 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
 
   Profiler prof;
   std::unique_ptr<Trace> trace;
+  // The step recorded after two warm-up steps (the buffer pool then holds
+  // every size the step allocates, so the recording allocates nothing).
+  std::unique_ptr<GraphedStep> graph;
+  constexpr int64_t kGraphWarmupSteps = 2;
   std::vector<double> times;
   int64_t first = startStep_ + 1, last = startStep_ + opts_.steps;
   // --profile's table leaves out the first step (it warms the buffer
@@ -495,13 +542,19 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
         be_->setProfiler(&prof);
       if (trace && opts_.profile && t == first + 1)
         prof.clear(); // The table starts at the second step.
+      if (graphs && t == first + kGraphWarmupSteps)
+        graphs = recordStep(graph, t);
       watchedWorldBarrier(be_->communicator());
       double t0 = wallSeconds();
       if (trace)
         trace->setStep(t);
-      ctx_->clearOutputs();
-      info_.step(*ctx_);
-      ctx_->finishAllPending();
+      if (graph) {
+        graph->replay();
+      } else {
+        ctx_->clearOutputs();
+        info_.step(*ctx_);
+        ctx_->finishAllPending();
+      }
       double loss = std::nan("");
       if (lossIndex >= 0) {
         loss = scalarValue(be_->download(reducePartial(
@@ -523,7 +576,7 @@ int Harness::runTraining(std::vector<Tensor> inputs) {
       times.push_back(seconds);
       if (trace)
         trace->add("step " + std::to_string(t), "step", t0, t0 + seconds);
-      if (!skipped)
+      if (!skipped && !graph) // A replay copied them into its inputs.
         for (std::size_t o = 0; o < info_.outputs.size(); ++o)
           if (info_.outputs[o].updates >= 0)
             ctx_->setInput(static_cast<std::size_t>(info_.outputs[o].updates),

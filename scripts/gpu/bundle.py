@@ -58,25 +58,50 @@ TRAINING = {
               "reference_kind": "step1",
               "names": "E,P,Wout,Wq_0,Wk_0,Wv_0,Wo_0,W1_0,W2_0,"
                        "Wq_1,Wk_1,Wv_1,Wo_1,W1_1,W2_1"},
+    # The Llama-style LM (llama-lm.test): step 1's loss against numpy.
+    "llama_lm": {"data": "examples/training/llama_data.py",
+                 "reference": "test/training/llama_reference.py",
+                 "reference_kind": "step1",
+                 "names": "E,gf,Wout," + ",".join(
+                     "%s_%d" % (w, l) for l in range(2) for w in
+                     ("g1", "wq", "wk", "wv", "wo", "g2", "w1", "w3", "w2"))},
+}
+# Precision variants (docs/precision.md): the example above built with the
+# extra flags. Against the f32 numpy reference and the cpu backend within
+# `rtol` (losses) and `param_tol` (parameters): bf16 rounds every GEMM's
+# operands and result, and the backends' bf16 GEMMs accumulate in
+# different orders.
+VARIANTS = {
+    "t2_lm_bf16": ("t2_lm", "--precision=bf16-mixed",
+                   {"rtol": 2e-2, "param_tol": 5e-2}),
+    "llama_lm_bf16": ("llama_lm", "--precision=bf16-mixed",
+                      {"rtol": 2e-2, "param_tol": 5e-2}),
+    # Dynamic loss scaling: --cuda-graph refuses it (docs/runtime.md).
+    "t1_sae_f16": ("t1_sae", "--precision=f16-mixed",
+                   {"rtol": 2e-2, "param_tol": 5e-2, "graph": False}),
 }
 
 
 def bundle_training(weftc, out):
-    for name, spec in sorted(TRAINING.items()):
-        ex = os.path.join(root, "examples", "training", name + ".mlir")
+    cases = [(name, name, "", spec) for name, spec in TRAINING.items()]
+    cases += [(name, base, extra, dict(TRAINING[base], **tols))
+              for name, (base, extra, tols) in VARIANTS.items()]
+    for name, base, extra, spec in sorted(cases):
+        ex = os.path.join(root, "examples", "training", base + ".mlir")
         with open(ex) as f:
             m = re.match(r"^// weftc: (.*)$", f.readline().rstrip("\n"))
         if not m:
             sys.exit("bundle: %s: no '// weftc: FLAGS' first line" % ex)
+        flags = (m.group(1) + " " + extra).strip()
         work = os.path.join(out, "train_" + name)
         os.makedirs(work, exist_ok=True)
         log = []
-        e2e.run([weftc] + m.group(1).split() +
+        e2e.run([weftc] + flags.split() +
                 [ex, "--unsharded", "--emit=cpp", "-o",
                  os.path.join(out, "programs", "train_" + name + ".cpp")],
                 "weftc --emit=cpp", log)
         with open(os.path.join(work, "train.json"), "w") as f:
-            json.dump(dict(spec, flags=m.group(1)), f)
+            json.dump(dict(spec, flags=flags), f)
         print("bundle: train_%s" % name)
 
 

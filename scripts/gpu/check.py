@@ -67,11 +67,22 @@ def check_training(a, name, steps, timings):
         print("%s: numpy reference FAILED\n%s" % (name, text))
         return 1
     status = 0
-    for backend in ("cuda", "cpu"):
+    rtol = spec.get("rtol", 1e-4)
+    tol = ["--rtol", str(rtol), "--param-tol", str(spec.get("param_tol", 1e-4))]
+    # "cuda-graph": the cuda backend with --cuda-graph (docs/runtime.md),
+    # which must give the op-by-op cuda run's losses and parameters bit for
+    # bit (the same kernels on the same buffers' values, replayed).
+    graph = spec.get("graph", True)
+    for backend in ("cuda", "cuda-graph", "cpu") if graph else ("cuda", "cpu"):
         log = os.path.join(work, backend + ".log")
-        rc, text = run(MPIRUN + [exe, "--backend", backend, "--steps",
+        flag = (["--backend", "cuda", "--cuda-graph"] if backend == "cuda-graph"
+                else ["--backend", backend])
+        rc, text = run(MPIRUN + [exe] + flag + ["--steps",
                                  str(a.train_steps)] + inputs +
                        ["--output-dir", os.path.join(work, "out-" + backend)])
+        for line in text.splitlines():
+            if "--cuda-graph" in line:
+                print("%s: %s" % (name, line))
         open(log, "w").write(text)
         if rc != 0:
             print("%s %s: FAILED (exit %d)\n%s" % (name, backend, rc, text))
@@ -79,6 +90,8 @@ def check_training(a, name, steps, timings):
             continue
         m = re.search(r"median step time ([0-9.]+) ms", text)
         steps[(name, backend)] = m.group(1) if m else "?"
+        if backend == "cuda-graph":
+            continue
         # The per-op profile of a few steps (the first step is not profiled).
         rc, text = run(MPIRUN + [exe, "--backend", backend, "--steps", "4",
                                  "--profile"] + inputs)
@@ -90,17 +103,21 @@ def check_training(a, name, steps, timings):
             timings.append((name, backend, text))
     for what, x, y in (("cuda vs numpy", "cuda", None),
                        ("cpu vs numpy", "cpu", None),
-                       ("cuda vs cpu", "cuda", "cpu")):
+                       ("cuda vs cpu", "cuda", "cpu"),
+                       ("cuda-graph vs cuda", "cuda-graph", "cuda"))[
+                           :4 if graph else 3]:
         log_b = ref_log if y is None else os.path.join(work, y + ".log")
         dir_b = os.path.join(work, "numpy" if y is None else "out-" + y)
         if step1 and y is None:
             cmd = [sys.executable, compare, ref_log,
                    os.path.join(work, x + ".log"), "--steps", "1:1",
-                   "--rtol", "1e-5"]
+                   "--rtol", str(min(rtol, 1e-5) if rtol <= 1e-4 else rtol)]
         else:
             cmd = [sys.executable, compare, os.path.join(work, x + ".log"),
                    log_b, "--params", os.path.join(work, "out-" + x), dir_b,
-                   "--names", spec["names"]]
+                   "--names", spec["names"]] + (
+                       ["--rtol", "0", "--param-tol", "0"]
+                       if x == "cuda-graph" else tol)
         rc, text = run(cmd)
         print("%s training: %s: %s" % (name, what, "ok" if rc == 0 else
                                         "FAILED\n" + text))
@@ -176,10 +193,11 @@ def main(argv):
                         t["dtype"]):
                     status = 1
     print("== step time, median ms over --iters %d (no --profile) ==" % a.iters)
-    print("%-20s %10s %10s" % ("program", "cuda", "cpu"))
+    print("%-22s %10s %12s %10s" % ("program", "cuda", "cuda-graph", "cpu"))
     for name in names:
-        print("%-20s %10s %10s" % (name, steps.get((name, "cuda"), "-"),
-                                   steps.get((name, "cpu"), "-")))
+        print("%-22s %10s %12s %10s" % (
+            name, steps.get((name, "cuda"), "-"),
+            steps.get((name, "cuda-graph"), "-"), steps.get((name, "cpu"), "-")))
     print("== profiles (--iters %d --warmup 3 --profile) ==" % a.iters)
     for name, backend, text in timings:
         print("-- %s on %s --\n%s" % (name, backend, text.rstrip()))

@@ -93,6 +93,8 @@ CudaBackend::CudaBackend(const Mesh &mesh, int64_t rank) : Backend(mesh, rank) {
 CudaBackend::~CudaBackend() {
   // The communicator's events and NCCL work refer to the compute stream.
   releaseCommunicator();
+  if (graph_)
+    cudaGraphExecDestroy(graph_);
   if (pool_)
     pool_->close(); // Cached buffers back to the device; live ones on release.
   if (cublas_)

@@ -86,6 +86,13 @@ public:
   void cumsumKernel(const CumsumPlan &plan, const void *in, void *out) override;
   void topKKernel(const TopKPlan &plan, const void *x, const void *payload,
                   void *out) override;
+  void copyDevice(const Tensor &src, Tensor &dst) override;
+  /// CUDA graphs of the compute stream (CudaGraph.cu; docs/runtime.md).
+  bool supportsGraphs() const override { return true; }
+  void beginGraphCapture() override;
+  std::size_t endGraphCapture() override;
+  void abortGraphCapture() override;
+  void launchGraph() override;
   BufferPool::Stats memoryStats() const override { return pool_->stats(); }
   void resetMemoryPeak() override { pool_->resetPeak(); }
 
@@ -97,6 +104,8 @@ private:
   int deviceId_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
+  /// The recorded step (endGraphCapture), replayed by launchGraph.
+  cudaGraphExec_t graph_ = nullptr;
 };
 
 } // namespace weft::rt

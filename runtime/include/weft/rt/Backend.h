@@ -73,6 +73,24 @@ public:
   /// One line a program prints on rank 0 at start (stderr), or "" for
   /// none: the CPU backend names its GEMM library and kernel ISA there.
   virtual std::string startBanner() const { return {}; }
+  /// dst = src, queued on the backend's stream like an op (same dtype and
+  /// element count; not overlapping). The default goes through the host.
+  virtual void copyDevice(const Tensor &src, Tensor &dst);
+
+  //===--- Graphs (docs/runtime.md, "CUDA graphs") -------------------------//
+  /// Whether the backend can record the ops queued between
+  /// beginGraphCapture and endGraphCapture into a graph and replay it
+  /// (CUDA graphs). The recorded ops do not run while they are recorded.
+  virtual bool supportsGraphs() const { return false; }
+  virtual void beginGraphCapture();
+  /// Ends the recording and makes the graph launchGraph replays; throws
+  /// Error when the recorded work could not be captured. Returns the number
+  /// of nodes the graph has.
+  virtual std::size_t endGraphCapture();
+  /// Ends a recording that failed (an op threw): nothing is kept.
+  virtual void abortGraphCapture() {}
+  /// Queues one run of the recorded graph.
+  virtual void launchGraph();
 
   //===--- Compute (local view) --------------------------------------------//
   /// `b` is null for a unary plan. `out` must have plan.outShape.
