@@ -74,6 +74,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 EXAMPLES = os.path.join(ROOT, "examples", "training")
 sys.path.insert(0, EXAMPLES)
+sys.path.insert(0, HERE)
 
 XLA_SINGLE_THREAD = ("--xla_cpu_multi_thread_eigen=false "
                      "intra_op_parallelism_threads=1")
@@ -83,7 +84,6 @@ MODELS = {
     "t1": ("t1_sae.mlir", 1e-3, "t1_data"),
     "t2": ("t2_lm.mlir", 3e-3, "t2_data"),
 }
-ADAMW = dict(b1=0.9, b2=0.999, eps=1e-8, wd=0.01)  # docs/training.md defaults
 STEP_RE = re.compile(r"median step time ([0-9.]+) ms")
 LOSS_RE = re.compile(r"^step (\d+) loss (\S+)", re.M)
 GEMM_RE = re.compile(r"^weft: cpu gemm:.*$", re.M)
@@ -142,67 +142,7 @@ def parse_args():
 
 # ------------------------------------------------------------------ JAX models
 
-def t1_loss(jnp, p, batch):
-    x = batch["x"]
-    f = jnp.maximum(x @ p["W_enc"] + p["b_enc"], 0)
-    r = f @ p["W_dec"] + p["b_dec"] - x
-    return jnp.mean(r * r) + 1e-3 * jnp.mean(jnp.abs(f))
-
-
-def t2_loss(jnp, p, batch, layers=2):
-    tokens, labels = batch["tokens"], batch["labels"]
-    t = tokens.shape[1]
-
-    def rms(x):
-        return x * jnp.reciprocal(jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-5))
-
-    def gelu(x):
-        c = float((2 / 3.141592653589793) ** 0.5)
-        return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
-
-    x = p["E"][tokens] + p["P"][None]
-    pos = jnp.arange(t, dtype=jnp.float32)
-    mask = jnp.where(pos[:, None] >= pos[None, :], 0.0, -1e9).astype(jnp.float32)
-    for l in range(layers):
-        xa = rms(x)
-        q = jnp.einsum("btd,dhk->bhtk", xa, p[f"Wq_{l}"])
-        k = jnp.einsum("bsd,dhk->bhsk", xa, p[f"Wk_{l}"])
-        v = jnp.einsum("bsd,dhk->bhsk", xa, p[f"Wv_{l}"])
-        s = jnp.einsum("bhtk,bhsk->bhts", q, k) * (1.0 / q.shape[-1] ** 0.5) + mask
-        s = jnp.exp(s - jnp.max(s, -1, keepdims=True))
-        s = s / jnp.sum(s, -1, keepdims=True)
-        o = jnp.einsum("bhts,bhsk->bhtk", s, v)
-        x = x + jnp.einsum("bhtk,hkd->btd", o, p[f"Wo_{l}"])
-        x = x + gelu(rms(x) @ p[f"W1_{l}"]) @ p[f"W2_{l}"]
-    logits = rms(x) @ p["Wout"]
-    z = logits - jnp.max(logits, -1, keepdims=True)
-    lse = jnp.log(jnp.sum(jnp.exp(z), -1))
-    target = jnp.take_along_axis(z, labels[..., None], -1)[..., 0]
-    return jnp.mean(lse - target)
-
-
-def make_step(jax, jnp, loss_fn, lr, out_shardings=None):
-    """One jit'd AdamW step as docs/training.md states it: returns
-    (loss, params, m, v); params, m and v are donated."""
-    b1, b2, eps, wd = ADAMW["b1"], ADAMW["b2"], ADAMW["eps"], ADAMW["wd"]
-
-    def step(params, m, v, batch, t):
-        loss, g = jax.value_and_grad(lambda p: loss_fn(jnp, p, batch))(params)
-        bc1 = 1.0 - jnp.power(jnp.float32(b1), t)
-        bc2_sqrt = jnp.sqrt(1.0 - jnp.power(jnp.float32(b2), t))
-        step_size = lr / bc1
-        new_p, new_m, new_v = {}, {}, {}
-        for n in params:
-            p = params[n] * jnp.float32(1.0 - lr * wd)
-            mn = b1 * m[n] + (1.0 - b1) * g[n]
-            vn = b2 * v[n] + (1.0 - b2) * (g[n] * g[n])
-            new_p[n] = p - step_size * (mn / (jnp.sqrt(vn) / bc2_sqrt + eps))
-            new_m[n], new_v[n] = mn, vn
-        return loss, new_p, new_m, new_v
-
-    if out_shardings is None:
-        return jax.jit(step, donate_argnums=(0, 1, 2))
-    return jax.jit(step, donate_argnums=(0, 1, 2), out_shardings=out_shardings)
+from jax_models import make_step, t1_loss, t2_loss  # noqa: E402
 
 
 # The programs' input shardings (the #weft.sharding of every argument of

@@ -1,4 +1,5 @@
-//===- GraphedStep.h - The training step replayed as a CUDA graph -*- C++ -*-===//
+//===- GraphedStep.h - The training step replayed as a CUDA graph -*- C++
+//-*-===//
 //
 // `--cuda-graph` (docs/runtime.md, "CUDA graphs"). A small training step is
 // bound by launches (T2: about 300 ops of 5-20 us each on an H100), so the

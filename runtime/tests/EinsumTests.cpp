@@ -184,14 +184,19 @@ TEST_P(EinsumTest, GeneratedLayouts) {
       c.shapes[1].push_back(size[x]);
     std::string plan;
     double err = runCase(c, GetParam(), &plan);
-    // A half-type plan that sums out letters of both operands first rounds
-    // both (stored intermediates) before a GEMM whose cancellation can
-    // magnify that past tol(): those are checked to 4 roundings.
+    // A half-type plan that first sums out letters of an operand rounds
+    // that sum (a stored intermediate) before the GEMM, whose cancellation
+    // can magnify it past tol(): two roundings when one operand is summed
+    // first, four when both are (docs/precision.md). (The H200 run of
+    // 2026-11-26 measured 1.003 tol() for `VaWU,UOcaG->WcVG`, B summed.)
     const bool half = GetParam() == DType::BF16 || GetParam() == DType::F16;
-    const bool bothReduced = plan.find("reduce A") != std::string::npos &&
-                             plan.find("reduce B") != std::string::npos;
-    EXPECT_LE(err, half && bothReduced ? 4 * tol() : tol()) << c << "\n"
-                                                            << plan;
+    const bool reducedA = plan.find("reduce A") != std::string::npos;
+    const bool reducedB = plan.find("reduce B") != std::string::npos;
+    const double bound = !half ? tol()
+                               : tol() * (reducedA && reducedB   ? 4
+                                          : reducedA || reducedB ? 2
+                                                                 : 1);
+    EXPECT_LE(err, bound) << c << "\n" << plan;
     if (planEinsum(c.spec, c.shapes[0], c.shapes[1], GetParam())
             .gemm.outerBatch > 1)
       ++twoLevel;

@@ -56,12 +56,18 @@ TRAINING = {
     "t2_lm": {"data": "examples/training/t2_data.py",
               "reference": "test/training/t2_reference.py",
               "reference_kind": "step1",
+              "deterministic": False,
               "names": "E,P,Wout,Wq_0,Wk_0,Wv_0,Wo_0,W1_0,W2_0,"
                        "Wq_1,Wk_1,Wv_1,Wo_1,W1_1,W2_1"},
     # The Llama-style LM (llama-lm.test): step 1's loss against numpy.
+    # T2 and Llama sum their embedding gradient with atomicAdd on CUDA
+    # (scatter_add), in no fixed order: two cuda runs differ by rounding,
+    # so --cuda-graph is checked against op by op to the run's tolerance,
+    # not bit for bit ("deterministic": False).
     "llama_lm": {"data": "examples/training/llama_data.py",
                  "reference": "test/training/llama_reference.py",
                  "reference_kind": "step1",
+                 "deterministic": False,
                  "names": "E,gf,Wout," + ",".join(
                      "%s_%d" % (w, l) for l in range(2) for w in
                      ("g1", "wq", "wk", "wv", "wo", "g2", "w1", "w3", "w2"))},

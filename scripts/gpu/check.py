@@ -71,7 +71,9 @@ def check_training(a, name, steps, timings):
     tol = ["--rtol", str(rtol), "--param-tol", str(spec.get("param_tol", 1e-4))]
     # "cuda-graph": the cuda backend with --cuda-graph (docs/runtime.md),
     # which must give the op-by-op cuda run's losses and parameters bit for
-    # bit (the same kernels on the same buffers' values, replayed).
+    # bit (the same kernels on the same buffers' values, replayed), or to
+    # the run's tolerance for a program with an atomicAdd kernel
+    # ("deterministic": False in bundle.py).
     graph = spec.get("graph", True)
     for backend in ("cuda", "cuda-graph", "cpu") if graph else ("cuda", "cpu"):
         log = os.path.join(work, backend + ".log")
@@ -117,7 +119,8 @@ def check_training(a, name, steps, timings):
                    log_b, "--params", os.path.join(work, "out-" + x), dir_b,
                    "--names", spec["names"]] + (
                        ["--rtol", "0", "--param-tol", "0"]
-                       if x == "cuda-graph" else tol)
+                       if x == "cuda-graph" and spec.get("deterministic", True)
+                       else tol)
         rc, text = run(cmd)
         print("%s training: %s: %s" % (name, what, "ok" if rc == 0 else
                                         "FAILED\n" + text))

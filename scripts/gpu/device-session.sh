@@ -12,7 +12,7 @@
 #   python3 scripts/gpu/bundle.py --bin build/bin --out .gpu/bundle
 #   bash scripts/gpu/fetch-deps.sh .gpu/debs
 # then carry .gpu. Logs go to $OUT (the device tool's) or /tmp/weft-gpu.
-#   STAGE=tests|jax|all (default all), ITERS, JAX_STEPS, JAX_ROUNDS
+#   STAGE=tests|jax|all (default all), BUNDLE, ITERS, JAX_STEPS, JAX_ROUNDS
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-/tmp/weft-gpu}"
@@ -23,7 +23,7 @@ stage="${STAGE:-all}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
 if [ "$stage" != jax ]; then
-  BUNDLE=.gpu/bundle CUDA_ARCH=90 NP_LIST=1 ITERS="${ITERS:-20}" \
+  BUNDLE="${BUNDLE:-.gpu/bundle}" CUDA_ARCH=90 NP_LIST=1 ITERS="${ITERS:-20}" \
     scripts/run-gpu-tests.sh build-rt-cuda 2>&1 | tee "$out/gpu-tests.log"
   status=${PIPESTATUS[0]}
 fi
