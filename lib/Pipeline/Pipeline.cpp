@@ -43,9 +43,15 @@ static void addPrecision(OpPassManager &pm, const WeftPipelineOptions &o) {
 /// Training: gradients, accumulation, the precision policy, the optimizer
 /// step.
 static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
-  if (o.training == TrainingKind::None)
+  // weft-remat right after the gradients (before the micro-batch copies):
+  // it recomputes the layers weft-inline-calls marked, and removes the
+  // marks (in a forward program, that is all it does).
+  if (o.training == TrainingKind::None) {
+    pm.addNestedPass<func::FuncOp>(createWeftRemat());
     return addPrecision(pm, o);
+  }
   pm.addNestedPass<func::FuncOp>(createWeftAutodiff());
+  pm.addNestedPass<func::FuncOp>(createWeftRemat());
   if (o.microBatches != 1) {
     WeftAccumulateOptions accumulate;
     accumulate.microBatches = o.microBatches;
@@ -73,7 +79,7 @@ static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
                      FrontPart part) {
   if (part != FrontPart::Propagation) {
     // Calls first: every later pass sees one flat function (docs/calls.md).
-    pm.addPass(createWeftInlineCalls());
+    pm.addPass(createWeftInlineCalls(WeftInlineCallsOptions{o.rematLayers}));
     // The training passes see the mesh as declared (the optimizer's ZeRO-1
     // split picks a dimension the axis divides), then the mesh is
     // rewritten.

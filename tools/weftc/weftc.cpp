@@ -172,6 +172,15 @@ static cl::opt<bool> rematGathers(
              "for one more all-gather per reused weight"),
     cl::init(false), cl::cat(weftcCat));
 
+static cl::opt<bool> rematLayers(
+    "remat-layers",
+    cl::desc("Activation checkpointing: recompute each layer call's "
+             "activations in the backward pass instead of keeping them from "
+             "the forward pass (jax.checkpoint on each layer, Megatron's full "
+             "recompute; docs/calls.md). One call alone: mark it "
+             "`func.call ... {weft.remat}`"),
+    cl::init(false), cl::cat(weftcCat));
+
 static cl::opt<bool> fuse(
     "fuse",
     cl::desc("Fuse softmax and norms into one pass over each row "
@@ -493,6 +502,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.memoryBudget = memoryBudget;
   o.combineBytes = combineBytes;
   o.rematGathers = rematGathers;
+  o.rematLayers = rematLayers;
   // A memory budget's estimate is of the partitioner's order: starting
   // collectives earlier keeps buffers alive longer, so with a budget the
   // schedule runs only when asked for (--schedule).

@@ -103,6 +103,12 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("bf16-mixed: the type weight gradients are reduced in "
                      "(bf16 or f32)"),
       llvm::cl::init("bf16")};
+  Option<bool> rematLayers{
+      *this, "remat-layers",
+      llvm::cl::desc("Recompute every layer call of the entry in the "
+                     "backward pass (weft-inline-calls remat-all, "
+                     "weft-remat): activation checkpointing per layer"),
+      llvm::cl::init(false)};
   Option<int64_t> microBatches{
       *this, "micro-batches",
       llvm::cl::desc("Accumulate the gradients over K micro-batches "

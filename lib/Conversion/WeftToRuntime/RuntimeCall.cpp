@@ -145,6 +145,8 @@ std::string RuntimeCallBuilder::labelText(const std::string &what) const {
   s += what;
   if (auto reason = op_->getAttrOfType<StringAttr>(kReasonAttr))
     s += " (" + reason.getValue().str() + ")";
+  if (op_->hasAttr(kRecomputedAttr))
+    s += " [recomputed]"; // weft-remat: a layer's op run again.
   return s;
 }
 

@@ -38,6 +38,12 @@ inline constexpr llvm::StringLiteral kReasonAttr =
     WeftDialect::ReasonAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBytesPerDeviceAttr =
     WeftDialect::BytesPerDeviceAttrHelper::getNameStr();
+/// Activation checkpointing (docs/calls.md, "Rematerialization"): a call
+/// marked `weft.remat`, the group weft-inline-calls gives the ops inlined
+/// from it, and the copies weft-remat recomputes in the backward pass.
+inline constexpr llvm::StringLiteral kRematAttr = "weft.remat";
+inline constexpr llvm::StringLiteral kRematGroupAttr = "weft.remat_group";
+inline constexpr llvm::StringLiteral kRecomputedAttr = "weft.recomputed";
 /// `weft.param` marks an argument as a trained parameter (--weft-autodiff);
 /// `weft.grad_of = i` marks a result as the gradient of argument `i`.
 inline constexpr llvm::StringLiteral kParamAttr =

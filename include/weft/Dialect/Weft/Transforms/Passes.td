@@ -155,12 +155,51 @@ def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
     A recursive call and a call of a declaration (no body) are errors at
     the call.
 
+    Activation checkpointing: the ops inlined from a call that carries the
+    unit attribute `weft.remat` (or, with `remat-all`, from every call made
+    by a public function) get `weft.remat_group = N`, one N per inlined
+    call; `weft-remat` then recomputes them in the backward pass
+    (docs/calls.md, "Rematerialization").
+
     ```mlir
     func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>)
         -> tensor<8x16xf32> { ... }
     %h = func.call @layer(%x, %w0) : (...) -> tensor<8x16xf32>
+    %g = func.call @layer(%h, %w1) {weft.remat} : (...) -> tensor<8x16xf32>
     ```
   }];
+  let options = [
+    Option<"rematAll", "remat-all", "bool", /*default=*/"false",
+           "Mark every call of a public function for rematerialization "
+           "(weftc --remat-layers)">,
+  ];
+}
+
+def WeftRemat : Pass<"weft-remat", "::mlir::func::FuncOp"> {
+  let summary = "Recompute marked layers in the backward pass (activation "
+                "checkpointing)";
+  let description = [{
+    Runs after `weft-autodiff` on the ops `weft-inline-calls` marked with
+    `weft.remat_group` (a call marked `weft.remat`, or every layer call with
+    weftc's `--remat-layers`): like `jax.checkpoint` on a layer, or
+    Megatron's full recompute, the backward pass reads the layer's inputs
+    and outputs, which the forward pass keeps anyway, and recomputes
+    everything else the layer computed instead of keeping it alive from the
+    forward pass to the backward pass.
+
+    For each group: its *saved* values are those an op of the forward pass
+    outside the group reads (the call's results); every other value of the
+    group that a backward op reads is recomputed. The ops it takes are
+    cloned, in order, right before the first backward op that reads one of
+    them, from the saved values and the values defined outside the group;
+    each clone is marked `weft.recomputed` (which also keeps it distinct
+    from its original for any later folding), and the backward ops read
+    the clones. The forward values then die in the forward pass. The
+    forward pass is the loss's backward slice; a function without a group
+    is unchanged. Every `weft.remat_group` attribute is removed. Random
+    ops recompute the same numbers (counter-based, docs/interpreter.md).
+  }];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
 def WeftOutlineLayers : Pass<"weft-outline-layers", "::mlir::ModuleOp"> {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,6 +25,7 @@ namespace mlir::weft {
 } // namespace mlir::weft
 
 using namespace mlir;
+using namespace mlir::weft;
 
 namespace {
 
@@ -89,7 +91,11 @@ private:
 };
 
 /// Replaces `call` by a copy of `callee`'s body (already free of calls).
-void inlineCall(func::CallOp call, func::FuncOp callee) {
+/// With `remat`, every copied op joins a new rematerialization group;
+/// otherwise groups copied from the callee's own marked calls are
+/// renumbered, so each inlined instance has groups of its own.
+void inlineCall(func::CallOp call, func::FuncOp callee, bool remat,
+                int64_t &nextGroup) {
   Block &body = callee.getBody().front();
   IRMapping mapping;
   for (auto [arg, operand] :
@@ -97,10 +103,21 @@ void inlineCall(func::CallOp call, func::FuncOp callee) {
     mapping.map(arg, operand);
   OpBuilder builder(call);
   Location callLoc = call.getLoc();
+  IntegerAttr group = remat ? builder.getI64IntegerAttr(nextGroup++) : nullptr;
+  llvm::DenseMap<int64_t, IntegerAttr> renumbered;
   for (Operation &op : body.without_terminator()) {
     Operation *copy = builder.clone(op, mapping);
     copy->walk([&](Operation *nested) {
       nested->setLoc(CallSiteLoc::get(nested->getLoc(), callLoc));
+      if (group) {
+        nested->setAttr(kRematGroupAttr, group);
+      } else if (auto old =
+                     nested->getAttrOfType<IntegerAttr>(kRematGroupAttr)) {
+        IntegerAttr &fresh = renumbered[old.getInt()];
+        if (!fresh)
+          fresh = builder.getI64IntegerAttr(nextGroup++);
+        nested->setAttr(kRematGroupAttr, fresh);
+      }
     });
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
@@ -112,6 +129,7 @@ void inlineCall(func::CallOp call, func::FuncOp callee) {
 
 struct WeftInlineCalls
     : public weft::impl::WeftInlineCallsBase<WeftInlineCalls> {
+  using WeftInlineCallsBase::WeftInlineCallsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -121,6 +139,7 @@ struct WeftInlineCalls
 
     bool failedCall = false;
     unsigned inlined = 0;
+    int64_t nextGroup = 0;
     llvm::DenseSet<func::FuncOp> callees;
     for (func::FuncOp f : calls.order) {
       SmallVector<func::CallOp> sites;
@@ -141,7 +160,9 @@ struct WeftInlineCalls
           failedCall = true;
           continue;
         }
-        inlineCall(call, callee);
+        bool remat = call->hasAttr(kRematAttr) ||
+                     (rematAll && f.isPublic() && !f.isExternal());
+        inlineCall(call, callee, remat, nextGroup);
         callees.insert(callee);
         ++inlined;
       }
