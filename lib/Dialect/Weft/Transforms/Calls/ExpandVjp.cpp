@@ -40,21 +40,20 @@ static LogicalResult expandOne(func::FuncOp decl, SymbolTable &symbols) {
     return decl.emitError() << kVjpOfAttr << " names " << of
                             << ", which the module does not define";
   if (f.isExternal())
-    return decl.emitError() << kVjpOfAttr << " names " << of
-                            << ", a declaration without a body";
+    return decl.emitError()
+           << kVjpOfAttr << " names " << of << ", a declaration without a body";
   if (f.getNumResults() != 1)
-    return decl.emitError() << kVjpOfAttr << " names " << of << ", which returns "
-                            << f.getNumResults()
+    return decl.emitError() << kVjpOfAttr << " names " << of
+                            << ", which returns " << f.getNumResults()
                             << " values: a vjp is of a function of one result";
   SmallVector<Type> inputs(f.getArgumentTypes());
   inputs.push_back(f.getResultTypes()[0]);
-  auto expected = FunctionType::get(decl.getContext(), inputs,
-                                    f.getArgumentTypes());
+  auto expected =
+      FunctionType::get(decl.getContext(), inputs, f.getArgumentTypes());
   // A gradient's declared type may leave out its argument's layout (then
   // propagation picks it: a pipeline keeps each tick's partial sum).
   auto sameUpToLayout = [](TypeRange a, TypeRange b) {
-    return a.size() == b.size() &&
-           llvm::all_of(llvm::zip(a, b), [](auto p) {
+    return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto p) {
              return withoutSharding(std::get<0>(p)) ==
                     withoutSharding(std::get<1>(p));
            });
