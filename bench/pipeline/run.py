@@ -46,7 +46,10 @@ einsums of their kind in program order, as for GPipe.
 
 usage: run.py [--stages 2,4] [--micro 4,8,16] [--micro-batch 64]
               [--width 512] [--steps 8] [--bin BUILD/bin] [--work DIR]
-              [--json OUT] [--schedule gpipe|1f1b]
+              [--json OUT] [--schedule gpipe|1f1b] [--no-fuse]
+
+--no-fuse compiles with --fuse=false --fuse-epilogues=false: with fusion
+1F1B's peak memory grows with m (docs/pipeline.md, "1F1B").
 Prints one table row per (p, m) with the worst stage's numbers and the
 spread over stages.
 """
@@ -116,7 +119,8 @@ def tick_times(events, p, m, per, kinds):
 def halves_1f1b(p, m, per):
     """{einsum kind: [(tick, half) of each einsum of that kind, in program
     order]} of make_pipeline_1f1b.py's program: a tick's forward call,
-    then its vjp (the recomputed forward, then the reverse)."""
+    then its vjp (the recomputed forward, then the reverse; the last
+    tick's first-layer input cotangent is dead code, dropped)."""
     seq = {FWD: [], BWD_W: [], BWD_X: []}
     for t in range(m + 2 * p - 2):
         if t < m + p - 1:
@@ -124,7 +128,9 @@ def halves_1f1b(p, m, per):
         if t >= p - 1:
             seq[FWD] += [(t, "B")] * per
             seq[BWD_W] += [(t, "B")] * per
-            seq[BWD_X] += [(t, "B")] * per
+            # the last tick's input cotangent has no reader (dropped)
+            last = t == m + 2 * p - 3
+            seq[BWD_X] += [(t, "B")] * (per - 1 if last else per)
     return seq
 
 
@@ -220,6 +226,7 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="analyse the traces already in --work again")
     ap.add_argument("--schedule", choices=("gpipe", "1f1b"), default="gpipe")
+    ap.add_argument("--no-fuse", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     weftc = os.path.join(a.bin, "weftc")
@@ -234,6 +241,8 @@ def main():
             tag = "p%dm%d" % (p, m)
             if a.schedule == "1f1b":
                 tag += "-1f1b"
+            if a.no_fuse:
+                tag += "-nofuse"
             gen = ("make_pipeline_mlp.py" if a.schedule == "gpipe" else
                    "make_pipeline_1f1b.py")
             ticks = m + p - 1 if a.schedule == "gpipe" else m + 2 * p - 2
@@ -245,7 +254,9 @@ def main():
                      src, "--stages", str(p), "--layers", str(p), "--micro",
                      str(m), "--micro-batch", str(a.micro_batch), "--width",
                      str(a.width), "--lr", "0.01"])
-                run([weftc, "--train=sgd", "--lr", "0.01", src, "-o", exe])
+                run([weftc, "--train=sgd", "--lr", "0.01", src, "-o", exe] +
+                    (["--fuse=false", "--fuse-epilogues=false"]
+                     if a.no_fuse else []))
                 run(MPIRUN + ["-np", str(p), exe, "--steps", str(a.steps),
                               "--random-inputs", "1", "--trace", trace])
             rows = analyse(trace, p, m, 1, a.steps, a.schedule)
