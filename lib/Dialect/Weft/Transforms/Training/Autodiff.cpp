@@ -122,7 +122,8 @@ LogicalResult Differentiator::checkOwnGradients() {
   // the parameter has one and the program leaves the gradient's open.
   OpBuilder b(ret);
   SmallVector<Type> resultTypes(func.getResultTypes());
-  for (auto [i, r] : gradOf) {
+  for (unsigned r = 1; r < func.getNumResults(); ++r) {
+    unsigned i = func.getResultAttrOfType<IntegerAttr>(r, kGradOfAttr).getInt();
     auto type = cast<RankedTensorType>(func.getArgument(i).getType());
     Value g = ret.getOperand(r);
     if (!getSharding(type) || getSharding(g.getType()))
@@ -160,9 +161,9 @@ LogicalResult Differentiator::run() {
     if (!type || !isa<FloatType>(type.getElementType()))
       return func.emitError()
              << "argument #" << i
-             << (withCotangent ? " of a vjp's function"
-                               : " is marked weft.param")
-             << " but has type " << func.getArgument(i).getType()
+             << (withCotangent ? " of a vjp's function has type "
+                               : " is marked weft.param but has type ")
+             << func.getArgument(i).getType()
              << ": only float tensors have gradients";
   }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
