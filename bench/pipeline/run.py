@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPipe bubble and memory benchmark (issue 33; docs/performance.md,
+"""Pipeline (GPipe, 1F1B) bubble and memory benchmark (issue 33; docs/performance.md,
 "Pipeline bubble and activation memory"; docs/pipeline.md).
 
 For each stage count p and micro-batch count m it writes the pipeline
@@ -33,9 +33,23 @@ Chrome trace:
     the activations autodiff keeps for the backward pass (m + p - 1 ticks'
     under GPipe), the gradients and the temporaries.
 
+With --schedule 1f1b the program is make_pipeline_1f1b.py's (docs/
+pipeline.md, "1F1B"): each tick has a forward half (ticks 0 .. m+p-2)
+and a backward half (ticks p-1 .. m+2p-3), the backward half a vjp that
+recomputes the stage's forward from its saved input. Stage s's forward
+half of tick t holds a micro-batch when 0 <= t - s < m, its backward half
+when 0 <= t - 2(p-1) + s < m; the bubble is the share of the layer
+einsums' time (forward, recomputed forward and weight gradient; with the
+cotangent einsum in the JSON) spent in halves that hold none. The
+einsums are attributed to (tick, half) by their position among the
+einsums of their kind in program order, as for GPipe.
+
 usage: run.py [--stages 2,4] [--micro 4,8,16] [--micro-batch 64]
               [--width 512] [--steps 8] [--bin BUILD/bin] [--work DIR]
-              [--json OUT]
+              [--json OUT] [--schedule gpipe|1f1b] [--no-fuse]
+
+--no-fuse compiles with --fuse=false --fuse-epilogues=false: with fusion
+1F1B's peak memory grows with m (docs/pipeline.md, "1F1B").
 Prints one table row per (p, m) with the worst stage's numbers and the
 spread over stages.
 """
@@ -102,7 +116,47 @@ def tick_times(events, p, m, per, kinds):
     return out
 
 
-def analyse(trace, p, m, per, steps):
+def halves_1f1b(p, m, per):
+    """{einsum kind: [(tick, half) of each einsum of that kind, in program
+    order]} of make_pipeline_1f1b.py's program: a tick's forward call,
+    then its vjp (the recomputed forward, then the reverse; the last
+    tick's first-layer input cotangent is dead code, dropped)."""
+    seq = {FWD: [], BWD_W: [], BWD_X: []}
+    for t in range(m + 2 * p - 2):
+        if t < m + p - 1:
+            seq[FWD] += [(t, "F")] * per
+        if t >= p - 1:
+            seq[FWD] += [(t, "B")] * per
+            seq[BWD_W] += [(t, "B")] * per
+            # the last tick's input cotangent has no reader (dropped)
+            last = t == m + 2 * p - 3
+            seq[BWD_X] += [(t, "B")] * (per - 1 if last else per)
+    return seq
+
+
+def half_times(events, p, m, per, kinds):
+    """{(tick, half): microseconds} of one rank's layer einsums of `kinds`
+    in one step of the 1F1B program."""
+    seq = halves_1f1b(p, m, per)
+    fam = collections.defaultdict(list)
+    for e in events:
+        if e["cat"] != "einsum" or e["tid"] != 0:
+            continue
+        eq = einsum_eq(e["name"])
+        if eq in seq:
+            fam[eq].append((int(OPNUM.search(e["name"]).group(1)), e["dur"]))
+    out = collections.Counter()
+    for eq in kinds:
+        got = sorted(fam[eq])
+        if len(got) != len(seq[eq]):
+            sys.exit("run.py: %d '%s' einsums in a step, expected %d" %
+                     (len(got), eq, len(seq[eq])))
+        for where, (_, dur) in zip(seq[eq], got):
+            out[where] += dur
+    return out
+
+
+def analyse(trace, p, m, per, steps, schedule="gpipe"):
     with open(trace) as f:
         doc = json.load(f)["traceEvents"]
     rows = []
@@ -118,10 +172,10 @@ def analyse(trace, p, m, per, steps):
         for st in range(2, steps + 1):
             se = [e for e in xs if e["args"]["step"] == st]
             step = [e for e in se if e["cat"] == "step"][0]["dur"]
-            for t, d in tick_times(se, p, m, per, (FWD, BWD_W)).items():
+            times = tick_times if schedule == "gpipe" else half_times
+            for t, d in times(se, p, m, per, (FWD, BWD_W)).items():
                 per_tick[t].append(d)
-            for t, d in tick_times(se, p, m, per,
-                                   (FWD, BWD_W, BWD_X)).items():
+            for t, d in times(se, p, m, per, (FWD, BWD_W, BWD_X)).items():
                 per_tick_all[t].append(d)
             wait = sum(e["dur"] for e in se
                        if e["cat"] == "collective_permute" and e["tid"] == 0)
@@ -129,9 +183,16 @@ def analyse(trace, p, m, per, steps):
             waits += [e["dur"] for e in se if e["cat"] ==
                       "collective_permute" and e["tid"] == 0]
             step_ms.append(step / 1e3)
+        def holds(t):
+            if schedule == "gpipe":
+                return r <= t < r + m
+            tick, half = t
+            j = tick - r if half == "F" else tick - 2 * (p - 1) + r
+            return 0 <= j < m
+
         def bubble_share(samples):
             med = {t: statistics.median(v) for t, v in samples.items()}
-            return (sum(d for t, d in med.items() if not r <= t < r + m) /
+            return (sum(d for t, d in med.items() if not holds(t)) /
                     sum(med.values()), med)
         bubble, med = bubble_share(per_tick)
         rows.append({
@@ -139,6 +200,8 @@ def analyse(trace, p, m, per, steps):
             "bubble": bubble,
             "bubble_with_cotangent": bubble_share(per_tick_all)[0],
             "tick_us": [med[t] for t in sorted(med)],
+            "ticks": [list(t) if isinstance(t, tuple) else t
+                      for t in sorted(med)],
             "permute_share": statistics.median(permute_share),
             "permute_us_min": min(waits),
             "permute_us_median": statistics.median(waits),
@@ -162,6 +225,8 @@ def main():
     ap.add_argument("--json", help="write every rank's numbers here")
     ap.add_argument("--reuse", action="store_true",
                     help="analyse the traces already in --work again")
+    ap.add_argument("--schedule", choices=("gpipe", "1f1b"), default="gpipe")
+    ap.add_argument("--no-fuse", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     weftc = os.path.join(a.bin, "weftc")
@@ -174,25 +239,33 @@ def main():
     for p in [int(s) for s in a.stages.split(",")]:
         for m in [int(s) for s in a.micro.split(",")]:
             tag = "p%dm%d" % (p, m)
+            if a.schedule == "1f1b":
+                tag += "-1f1b"
+            if a.no_fuse:
+                tag += "-nofuse"
+            gen = ("make_pipeline_mlp.py" if a.schedule == "gpipe" else
+                   "make_pipeline_1f1b.py")
+            ticks = m + p - 1 if a.schedule == "gpipe" else m + 2 * p - 2
             src = os.path.join(a.work, tag + ".mlir")
             exe = os.path.join(a.work, tag)
             trace = os.path.join(a.work, tag + ".json")
             if not (a.reuse and os.path.exists(trace)):
-                run([sys.executable, os.path.join(HERE,
-                                                  "make_pipeline_mlp.py"),
+                run([sys.executable, os.path.join(HERE, gen),
                      src, "--stages", str(p), "--layers", str(p), "--micro",
                      str(m), "--micro-batch", str(a.micro_batch), "--width",
                      str(a.width), "--lr", "0.01"])
-                run([weftc, "--train=sgd", "--lr", "0.01", src, "-o", exe])
+                run([weftc, "--train=sgd", "--lr", "0.01", src, "-o", exe] +
+                    (["--fuse=false", "--fuse-epilogues=false"]
+                     if a.no_fuse else []))
                 run(MPIRUN + ["-np", str(p), exe, "--steps", str(a.steps),
                               "--random-inputs", "1", "--trace", trace])
-            rows = analyse(trace, p, m, 1, a.steps)
+            rows = analyse(trace, p, m, 1, a.steps, a.schedule)
             theory = (p - 1) / (m + p - 1)
             bub = [r["bubble"] for r in rows]
             act = [r["mem_peak"] - r["mem_start"] for r in rows]
             print("| %d | %d | %d | %.3f | %.3f (%.3f..%.3f) | %.3f | %.0f / "
                   "%.0f | %.0f (%.0f..%.0f) | %.0f | %.1f |" %
-                  (p, m, m + p - 1, theory, statistics.mean(bub), min(bub),
+                  (p, m, ticks, theory, statistics.mean(bub), min(bub),
                    max(bub), max(r["permute_share"] for r in rows),
                    min(r["permute_us_min"] for r in rows),
                    statistics.median(r["permute_us_median"] for r in rows),
@@ -200,7 +273,8 @@ def main():
                    max(r["mem_start"] for r in rows) / 1024,
                    statistics.median(r["step_ms"] for r in rows)),
                   flush=True)
-            results.append({"p": p, "m": m, "theory": theory, "ranks": rows})
+            results.append({"p": p, "m": m, "schedule": a.schedule,
+                            "theory": theory, "ranks": rows})
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -19,9 +19,11 @@
 #include "weft/Pipeline/Pipeline.h"
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/Transforms/Vjp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
@@ -70,9 +72,14 @@ func::FuncOp findEntry(ModuleOp module) {
 }
 
 /// A call whose first results have its first operands' types: the layer
-/// of a residual stream, elided by passing those operands on.
+/// of a residual stream, elided by passing those operands on. A vjp's call
+/// (its first result is its first operand's gradient) is none.
 bool elidable(func::CallOp call) {
   if (call.getNumResults() > call.getNumOperands())
+    return false;
+  if (auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      callee && callee->hasAttr(kVjpOfAttr))
     return false;
   for (auto [r, o] : llvm::zip(call.getResults(), call.getOperands()))
     if (r.getType() != o.getType())

@@ -16,6 +16,7 @@
 #include "weft/Dialect/Weft/IR/WeftDialect.h"
 #include "weft/Dialect/Weft/Transforms/MeshRewrites.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Vjp.h"
 #include "weft/Pipeline/Pipeline.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -405,6 +406,12 @@ LogicalResult selectEntry(ModuleOp module) {
         if (keep.insert(callee).second)
           work.push_back(callee);
     });
+    // A vjp's declaration keeps the function it differentiates.
+    if (auto of = f->getAttrOfType<FlatSymbolRefAttr>(mlir::weft::kVjpOfAttr))
+      if (auto target =
+              SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(module, of))
+        if (keep.insert(target).second)
+          work.push_back(target);
   }
   // The callees are there to be inlined: private, so weft-inline-calls
   // erases them once it has.

@@ -54,6 +54,9 @@ def Weft_Dialect : Dialect {
   //                     compile-time hyperparameters (kind, lr, beta1 ...)
   //   micro_batch       arg attr (--weft-accumulate): this data argument is
   //                     micro-batch k of the input of its weft.name
+  //   vjp_of            func attr of a declaration: its body is the
+  //                     vector-Jacobian product of the named function
+  //                     (weft-inline-calls writes it; docs/pipeline.md)
   let discardableAttrs = (ins
     "::mlir::TypeAttr":$global_type,
     "::mlir::StringAttr":$name,
@@ -68,7 +71,8 @@ def Weft_Dialect : Dialect {
     "::mlir::DictionaryAttr":$optimizer,
     "::mlir::IntegerAttr":$micro_batch,
     "::mlir::DenseI64ArrayAttr":$logical_shape,
-    "::mlir::IntegerAttr":$vocab_size
+    "::mlir::IntegerAttr":$vocab_size,
+    "::mlir::FlatSymbolRefAttr":$vjp_of
   );
   // `weft.global_type` on the arguments and results of partitioned functions.
   let hasRegionArgAttrVerify = 1;

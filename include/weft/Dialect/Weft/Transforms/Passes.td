@@ -24,6 +24,11 @@ def WeftAutodiff : Pass<"weft-autodiff", "::mlir::func::FuncOp"> {
     parameter that does not reach the loss gets a zero gradient and a
     warning; a loss that is not one scalar, a local-view function and an op
     without a gradient rule on the path are errors at their location.
+
+    A function that already returns its gradients (the loss, then one
+    result per `weft.param` argument marked `weft.grad_of = <argument
+    index>`: a 1F1B pipeline computes them itself, docs/pipeline.md) is
+    checked and not differentiated again.
   }];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
@@ -153,7 +158,12 @@ def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
     calls is unchanged.
 
     A recursive call and a call of a declaration (no body) are errors at
-    the call.
+    the call, except a declaration marked `weft.vjp_of = @f`: its body is
+    written here, after the other calls are flattened, as the
+    vector-Jacobian product of `@f` (the arguments of `@f` and the
+    cotangent of its one result in, one gradient per argument of `@f`
+    out), by the autodiff rules; its calls are then flattened like any
+    other (docs/pipeline.md, "1F1B").
 
     Activation checkpointing: the ops inlined from a call that carries the
     unit attribute `weft.remat` (or, with `remat-all`, from every call made

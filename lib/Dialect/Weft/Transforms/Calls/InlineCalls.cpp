@@ -9,6 +9,7 @@
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Vjp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -152,6 +153,8 @@ struct WeftInlineCalls
           failedCall = true;
           continue;
         }
+        if (isVjpDeclaration(callee))
+          continue; // once its body is written, below
         if (callee.isExternal()) {
           call.emitError()
               << "calls @" << callee.getSymName()
@@ -169,6 +172,32 @@ struct WeftInlineCalls
     }
     if (failedCall)
       return signalPassFailure();
+    // The vjps' functions are flat now: their bodies, then their calls
+    // (wherever inlining copied them).
+    llvm::DenseSet<func::FuncOp> vjps;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (!f->hasAttr(kVjpOfAttr))
+        continue;
+      vjps.insert(f);
+      if (auto of = f->getAttrOfType<FlatSymbolRefAttr>(kVjpOfAttr))
+        if (auto target = symbols.lookup<func::FuncOp>(of.getValue()))
+          callees.insert(target);
+    }
+    if (!vjps.empty()) {
+      if (failed(expandVjpDeclarations(module)))
+        return signalPassFailure();
+      SmallVector<std::pair<func::CallOp, func::FuncOp>> vjpCalls;
+      module.walk([&](func::CallOp call) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (vjps.contains(callee))
+          vjpCalls.emplace_back(call, callee);
+      });
+      for (auto [call, callee] : vjpCalls) {
+        inlineCall(call, callee, call->hasAttr(kRematAttr), nextGroup);
+        callees.insert(callee);
+        ++inlined;
+      }
+    }
 
     // The private callees nothing calls any more go (every call is gone, so
     // none is referenced); public functions stay: one of them is the entry.

@@ -15,6 +15,12 @@
 // all-reduced gradients) sinks to the end of the function, in order: the
 // rest of the step (the backward pass) then runs while the gradients move,
 // as in PyTorch DDP, where the optimizer steps after the backward pass.
+// Compute downstream of a pipeline transfer (a collective_permute) stays
+// where the program put it: in a 1F1B pipeline that is each tick's weight
+// gradient, and sinking it would keep its operands, activation slots,
+// alive to the end of the step (docs/pipeline.md, "1F1B"). Only the
+// permute: an all_to_all reshards inside a layer (T2's and MoE plans), and
+// everything after it would then stop sinking, losing DDP's overlap.
 //
 // Collectives start in the order their operands come to exist (all-gathers
 // in the order their results are needed, bounded as below), whatever order
@@ -58,6 +64,9 @@ bool isCommunication(Operation *op) {
   return collective && collective.communicates();
 }
 
+/// A pipeline transfer: a collective_permute (weft.shift's local form).
+bool isTransfer(Operation *op) { return isa<CollectivePermuteOp>(op); }
+
 /// An all-gather: a collective that concatenates the group's blocks.
 bool isGather(Operation *op) {
   auto collective = dyn_cast<CollectiveOpInterface>(op);
@@ -97,18 +106,27 @@ llvm::SmallPtrSet<Operation *, 32> sinkTail(Block &body) {
     if (ok)
       sinkable.insert(&op);
   }
-  // Dependents of a collective, in program order.
-  llvm::SmallPtrSet<Operation *, 32> dependent;
+  // Dependents of a collective, in program order; those of an activation
+  // transfer stay.
+  llvm::SmallPtrSet<Operation *, 32> dependent, afterTransfer;
   SmallVector<Operation *> toSink;
   for (Operation &op : body) {
-    bool reads = llvm::any_of(op.getOperands(), [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && (isCommunication(def) || dependent.contains(def));
-    });
-    if (!reads)
+    auto readsFrom = [&](auto pred) {
+      return llvm::any_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && pred(def);
+      });
+    };
+    if (readsFrom([&](Operation *def) {
+          return isTransfer(def) || afterTransfer.contains(def);
+        }))
+      afterTransfer.insert(&op);
+    if (!readsFrom([&](Operation *def) {
+          return isCommunication(def) || dependent.contains(def);
+        }))
       continue;
     dependent.insert(&op);
-    if (sinkable.contains(&op))
+    if (sinkable.contains(&op) && !afterTransfer.contains(&op))
       toSink.push_back(&op);
   }
   for (Operation *op : toSink)

@@ -4,7 +4,11 @@
 // each op on a path from a `weft.param` argument to the loss for its
 // DifferentiableOpInterface rule, accumulates the gradients of values used
 // more than once, and appends one gradient result per parameter. The rules
-// are in lib/Dialect/Weft/IR/WeftGradients.cpp; docs/autodiff.md.
+// are in lib/Dialect/Weft/IR/WeftGradients.cpp; docs/autodiff.md. The same
+// walk, seeded with a given cotangent instead of 1, writes the body of a
+// `weft.vjp_of` declaration (differentiateWithCotangent, Vjp.h). A function
+// that returns its own gradients (`weft.grad_of` results: a 1F1B pipeline,
+// docs/pipeline.md) is checked and left as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +17,7 @@
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/LossScaling.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/Vjp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -34,14 +39,22 @@ namespace {
 
 class Differentiator {
 public:
-  explicit Differentiator(func::FuncOp func) : func(func) {}
+  /// With `withCotangent`, the last argument is the cotangent of the one
+  /// result and every other argument is differentiated (a vjp body).
+  explicit Differentiator(func::FuncOp func, bool withCotangent = false)
+      : func(func), withCotangent(withCotangent) {}
   LogicalResult run();
 
 private:
+  /// The function already returns its gradients (`weft.grad_of` results):
+  /// checks that they are the loss's form and names them.
+  LogicalResult checkOwnGradients();
+
   /// Adds `g` to the gradient of `v` (a second use sums).
   void accumulate(OpBuilder &b, Location loc, Value v, Value g);
 
   func::FuncOp func;
+  bool withCotangent;
   llvm::DenseMap<Value, Value> grads;
 };
 
@@ -55,11 +68,88 @@ void Differentiator::accumulate(OpBuilder &b, Location loc, Value v, Value g) {
                              FloatAttr());
 }
 
+LogicalResult Differentiator::checkOwnGradients() {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  auto lossType = dyn_cast<RankedTensorType>(
+      func.getNumResults() ? func.getResultTypes()[0] : Type());
+  if (!lossType || lossType.getRank() != 0 ||
+      func.getResultAttr(0, kGradOfAttr))
+    return ret.emitError()
+           << "--weft-autodiff: a function that returns its own gradients "
+              "(weft.grad_of results) must return the scalar loss first";
+  llvm::DenseMap<unsigned, unsigned> gradOf; // argument -> result
+  SmallVector<DictionaryAttr> attrs;
+  func.getAllResultAttrs(attrs);
+  for (unsigned r = 1; r < func.getNumResults(); ++r) {
+    auto of = func.getResultAttrOfType<IntegerAttr>(r, kGradOfAttr);
+    if (!of)
+      return ret.emitError()
+             << "--weft-autodiff: result #" << r
+             << " is not marked weft.grad_of; a function that returns its "
+                "own gradients returns the loss and one gradient per "
+                "weft.param argument only";
+    int64_t i = of.getInt();
+    if (i < 0 || i >= static_cast<int64_t>(func.getNumArguments()) ||
+        !func.getArgAttr(i, kParamAttr))
+      return ret.emitError() << "--weft-autodiff: result #" << r
+                             << " is marked weft.grad_of = " << i
+                             << ", which is not a weft.param argument";
+    if (!gradOf.try_emplace(i, r).second)
+      return ret.emitError()
+             << "--weft-autodiff: results #" << gradOf[i] << " and #" << r
+             << " are both the gradient of argument #" << i;
+    Type argType = func.getArgument(i).getType();
+    if (withoutSharding(argType) != withoutSharding(func.getResultTypes()[r]))
+      return ret.emitError()
+             << "--weft-autodiff: result #" << r << " ("
+             << func.getResultTypes()[r] << ") is the gradient of argument #"
+             << i << ", of type " << argType;
+    if (!func.getResultAttr(r, kNameAttr)) {
+      NamedAttrList list(attrs[r] ? attrs[r]
+                                  : DictionaryAttr::get(func.getContext()));
+      list.set(kNameAttr, StringAttr::get(func.getContext(),
+                                          "grad_" + getArgNameOr(func, i)));
+      attrs[r] = list.getDictionary(func.getContext());
+    }
+  }
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kParamAttr) && !gradOf.count(i))
+      return ret.emitError()
+             << "--weft-autodiff: the function returns its own gradients "
+                "but none of argument #"
+             << i << " (" << getArgNameOr(func, i) << "), a weft.param";
+  // As --weft-autodiff does: a gradient takes its parameter's layout when
+  // the parameter has one and the program leaves the gradient's open.
+  OpBuilder b(ret);
+  SmallVector<Type> resultTypes(func.getResultTypes());
+  for (unsigned r = 1; r < func.getNumResults(); ++r) {
+    unsigned i = func.getResultAttrOfType<IntegerAttr>(r, kGradOfAttr).getInt();
+    auto type = cast<RankedTensorType>(func.getArgument(i).getType());
+    Value g = ret.getOperand(r);
+    if (!getSharding(type) || getSharding(g.getType()))
+      continue;
+    std::string what = "gradient of " + getArgNameOr(func, i);
+    g = ShardOp::create(b, NameLoc::get(b.getStringAttr(what), ret.getLoc()),
+                        type, g);
+    ret.setOperand(r, g);
+    resultTypes[r] = type;
+  }
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getArgumentTypes(), resultTypes));
+  func.setAllResultAttrs(attrs);
+  return verifyGlobalView(func, "--weft-autodiff");
+}
+
 LogicalResult Differentiator::run() {
   SmallVector<unsigned> params;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, kParamAttr))
+  unsigned numArgs = func.getNumArguments() - (withCotangent ? 1 : 0);
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (withCotangent || func.getArgAttr(i, kParamAttr))
       params.push_back(i);
+  if (!withCotangent)
+    for (unsigned r = 0; r < func.getNumResults(); ++r)
+      if (func.getResultAttr(r, kGradOfAttr))
+        return checkOwnGradients();
   if (params.empty())
     return success(); // Nothing is trained here.
   if (failed(verifyGlobalView(func, "--weft-autodiff")))
@@ -70,13 +160,24 @@ LogicalResult Differentiator::run() {
     auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
     if (!type || !isa<FloatType>(type.getElementType()))
       return func.emitError()
-             << "argument #" << i << " is marked weft.param but has type "
+             << "argument #" << i
+             << (withCotangent ? " of a vjp's function has type "
+                               : " is marked weft.param but has type ")
              << func.getArgument(i).getType()
              << ": only float tensors have gradients";
   }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  if (ret.getNumOperands() != 1 ||
-      cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() != 0) {
+  if (withCotangent) {
+    Value cotangent = func.getArguments().back();
+    if (ret.getNumOperands() != 1 ||
+        withoutSharding(ret.getOperand(0).getType()) !=
+            withoutSharding(cotangent.getType()))
+      return ret.emitError() << "a vjp needs a function of one result, of "
+                                "the cotangent's type "
+                             << cotangent.getType();
+  } else if (ret.getNumOperands() != 1 ||
+             cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() !=
+                 0) {
     InFlightDiagnostic diag =
         ret.emitError() << "--weft-autodiff needs the function to return one "
                            "scalar loss (a rank-0 tensor); it returns ";
@@ -117,7 +218,11 @@ LogicalResult Differentiator::run() {
 
   OpBuilder b(ret);
   Location loc = func.getLoc();
-  if (active.contains(loss)) {
+  if (withCotangent) {
+    // The seed is the given cotangent (a vjp).
+    if (active.contains(loss))
+      grads[loss] = func.getArguments().back();
+  } else if (active.contains(loss)) {
     // The seed, marked: dynamic loss scaling replaces it by the scale
     // (--weft-precision, LossScaling.h).
     auto seed =
@@ -155,7 +260,7 @@ LogicalResult Differentiator::run() {
     auto type = cast<RankedTensorType>(arg.getType());
     Value g = grads.lookup(arg);
     if (!g) {
-      if (!reachesLoss.contains(arg))
+      if (!reachesLoss.contains(arg) && !withCotangent)
         mlir::emitWarning(arg.getLoc())
             << "parameter #" << i
             << " does not reach the loss: its gradient is zero";
@@ -163,8 +268,10 @@ LogicalResult Differentiator::run() {
                              b.getF64FloatAttr(0.0));
     }
     // The gradient takes the parameter's layout when it has one; the
-    // constraint's location names the parameter (comm report reasons).
-    if (getSharding(type) && g.getType() != type) {
+    // constraint's location names the parameter (comm report reasons). A
+    // vjp's gradients are left to propagation: a pipeline sums one per
+    // tick, and a constraint on each would resolve each partial sum.
+    if (!withCotangent && getSharding(type) && g.getType() != type) {
       std::string what = "gradient of " + getArgNameOr(func, i);
       g = ShardOp::create(b, NameLoc::get(b.getStringAttr(what), loc), type, g);
     }
@@ -201,6 +308,16 @@ LogicalResult Differentiator::run() {
       op->erase();
   return success();
 }
+
+} // namespace
+
+LogicalResult mlir::weft::differentiateWithCotangent(func::FuncOp f) {
+  if (f.getNumArguments() == 0)
+    return f.emitError() << "a vjp needs the cotangent as the last argument";
+  return Differentiator(f, /*withCotangent=*/true).run();
+}
+
+namespace {
 
 struct WeftAutodiffPass
     : public mlir::weft::impl::WeftAutodiffBase<WeftAutodiffPass> {

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Writes a 1F1B-pipelined L-layer MLP training program (issue 33,
+docs/pipeline.md, "1F1B").
+
+The model is make_pipeline_mlp.py's: h_0 = x, h_i = relu(c h_{i-1} W_i),
+c = 1/sqrt(d), loss = sum((h_L - y)^2) / (B d), layer s*(L/S) + k - 1 is
+W_k[s] (weights stacked along a stage dimension split over "stage").
+
+The schedule, in lockstep ticks over two rolling buffers split over
+"stage": at tick t stage s runs the forward of micro-batch t - s and the
+backward of micro-batch t - 2(S-1) + s, each when it lies in [0, m).
+
+  forward (ticks 0 .. m+S-2): in_t = shift(h_{t-1}, +1) + x_t in slot 0;
+      h_t = call @stage(W, in_t); the last stage's loss term of
+      micro-batch t-S+1 and its cotangent 2 (h_t - y) / (B d), masked to
+      the last stage;
+  backward (ticks S-1 .. m+2S-3): g_t = shift(d_{t-1}, -1) + the loss
+      cotangent of tick t; saved_t = sum over the stages s whose backward
+      micro-batch is in [0, m) of onehot_s * in_{t-2(S-1-s)} (stage s's
+      own input of that micro-batch); (dW_t, d_t) = call @stage_vjp(W,
+      saved_t, g_t); dW += dW_t.
+
+@stage_vjp is a declaration marked weft.vjp_of = @stage: weft-inline-calls
+writes its body (the stage's forward recomputed from saved_t, then its
+reverse). The program returns the loss and its own gradients (weft.grad_of
+results), so weftc --train applies the optimizer without differentiating
+again. With --data Q the micro-batch rows are split over a "data" axis.
+
+usage: make_pipeline_1f1b.py OUT.mlir [--stages 4] [--layers 4]
+           [--micro 4] [--micro-batch 4] [--width 32] [--data 1] [--lr 1]
+"""
+import argparse
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--stages", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--micro", type=int, default=4, help="micro-batches m")
+    ap.add_argument("--micro-batch", type=int, default=4,
+                    help="rows per micro-batch b")
+    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--data", type=int, default=1)
+    ap.add_argument("--lr", type=float, default=1.0)
+    a = ap.parse_args()
+    S, L, m, b, d = a.stages, a.layers, a.micro, a.micro_batch, a.width
+    if L % S:
+        ap.error("--layers must be a multiple of --stages")
+    per = L // S
+    c = 1 / d ** 0.5
+
+    def ty(shape, dims):
+        t = "x".join(str(n) for n in shape)
+        t = (t + "xf32") if shape else "f32"
+        if not any(dims):
+            return "tensor<%s>" % t
+        sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
+        return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
+
+    act = ty([S, 1, b, d], ["stage", None, "data", None])
+    one = ty([1, b, d], [None, "data", None])
+    batch = ty([m, b, d], [None, "data", None])
+    w = ty([S, d, d], ["stage", None, None])
+    w_open = ty([S, d, d], [None, None, None])  # a gradient's, left open
+    vec = ty([S], ["stage"])
+    sb = ty([S, b], ["stage", "data"])
+    out = []
+    emit = out.append
+    emit("// weftc: --train=sgd --lr %g" % a.lr)
+    emit("// A %d-layer MLP trained with a 1F1B schedule over %d stages "
+         "(docs/pipeline.md, \"1F1B\"):" % (L, S))
+    emit("// %d micro-batches of %d rows, %d ticks. Written by "
+         "bench/pipeline/make_pipeline_1f1b.py" % (m, b, m + 2 * S - 2))
+    emit("// --stages %d --layers %d --micro %d --micro-batch %d --width %d "
+         "--data %d --lr %g." % (S, L, m, b, d, a.data, a.lr))
+    emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
+    emit("")
+    # One stage's layers, batched over the stage letter s.
+    wargs = ", ".join("%%W%d: %s" % (k, w) for k in range(1, per + 1))
+    emit("func.func private @stage(%s, %%in: %s) -> %s {" % (wargs, act, act))
+    cur = "%in"
+    for k in range(1, per + 1):
+        emit("  %%m%d = weft.einsum \"sjbd,sde->sjbe\" (%s, %%W%d) : "
+             "(%s, %s) -> %s" % (k, cur, k, act, w, act))
+        emit("  %%p%d = weft.map scale \"sjbd->sjbd\" (%%m%d) {scalar = %r : "
+             "f64} : (%s) -> %s" % (k, k, c, act, act))
+        emit("  %%h%d = weft.map relu \"sjbd->sjbd\" (%%p%d) : (%s) -> %s" %
+             (k, k, act, act))
+        cur = "%%h%d" % k
+    emit("  return %s : %s" % (cur, act))
+    emit("}")
+    emit("")
+    wtypes = ", ".join([w] * per)
+    emit("// Its vector-Jacobian product: weft-inline-calls writes the body.")
+    emit("func.func private @stage_vjp(%s, %s, %s) -> (%s, %s) attributes "
+         "{weft.vjp_of = @stage}" % (wtypes, act, act,
+                                     ", ".join([w_open] * per), act))
+    emit("")
+    args = ["    %%x: %s {weft.name = \"x\"}" % batch,
+            "    %%y: %s {weft.name = \"y\"}" % batch]
+    for k in range(1, per + 1):
+        args.append("    %%W%d: %s {weft.param, weft.name = \"W%d\"}" %
+                    (k, w, k))
+    res = ["tensor<f32> {weft.name = \"loss\"}"]
+    for k in range(1, per + 1):
+        res.append("%s {weft.grad_of = %d : i64, weft.name = \"grad_W%d\"}"
+                   % (w_open, k + 1, k))
+    emit("func.func @pipeline_mlp_1f1b(\n%s)\n    -> (%s) {" %
+         (",\n".join(args), ", ".join(res)))
+
+    def mapop(name, kind, spec, ops, tys, rty, scalar=None):
+        attr = " {scalar = %r : f64}" % scalar if scalar is not None else ""
+        emit("  %%%s = weft.map %s \"%s\" (%s)%s : (%s) -> %s" %
+             (name, kind, spec, ", ".join(ops), attr, ", ".join(tys), rty))
+
+    # Stage masks from positions: first, last, and one-hot per stage.
+    emit("  %%pos = weft.iota : %s" % vec)
+    mapop("npos", "neg", "s->s", ["%pos"], [vec], vec)
+    mapop("f0", "shift", "s->s", ["%npos"], [vec], vec, 0.5)
+    mapop("first", "step", "s->s", ["%f0"], [vec], vec)
+    mapop("l0", "shift", "s->s", ["%pos"], [vec], vec, -(S - 1.5))
+    mapop("last", "step", "s->s", ["%l0"], [vec], vec)
+    for s in range(S):
+        mapop("ge%d" % s, "shift", "s->s", ["%pos"], [vec], vec, -(s - 0.5))
+        mapop("a%d" % s, "step", "s->s", ["%%ge%d" % s], [vec], vec)
+        mapop("le%d" % s, "shift", "s->s", ["%npos"], [vec], vec, s + 0.5)
+        mapop("b%d" % s, "step", "s->s", ["%%le%d" % s], [vec], vec)
+        mapop("oh%d" % s, "mul", "s,s->s", ["%%a%d" % s, "%%b%d" % s],
+              [vec, vec], vec)
+    wops = ", ".join("%%W%d" % k for k in range(1, per + 1))
+    fwd_ticks = m + S - 1
+    acc = None  # the loss terms
+    dW = [None] * per
+    prev_h = prev_d = None
+    ins = {}  # tick -> the stage input buffer of that tick
+    for t in range(m + 2 * S - 2):
+        emit("  // tick %d" % t)
+        gl = None
+        if t < fwd_ticks:
+            # Forward half.
+            cur = None
+            if t < m:
+                emit("  %%xs%d = weft.slice %%x dim 0 start %d : %s -> %s" %
+                     (t, t, batch, one))
+                mapop("inj%d" % t, "mul", "s,jbd->sjbd",
+                      ["%first", "%%xs%d" % t], [vec, one], act)
+                cur = "%%inj%d" % t
+            if prev_h is not None:
+                emit("  %%sh%d = weft.shift %s dim 0 by 1 : %s -> %s" %
+                     (t, prev_h, act, act))
+                if cur:
+                    mapop("in%d" % t, "add", "sjbd,sjbd->sjbd",
+                          ["%%sh%d" % t, cur], [act, act], act)
+                    cur = "%%in%d" % t
+                else:
+                    cur = "%%sh%d" % t
+            emit("  %%h%d = func.call @stage(%s, %s) : (%s, %s) -> %s" %
+                 (t, wops, cur, wtypes, act, act))
+            ins[t] = cur  # stage inputs, read again by the backward half
+            prev_h = "%%h%d" % t
+            j = t - S + 1
+            if 0 <= j < m:
+                emit("  %%ys%d = weft.slice %%y dim 0 start %d : %s -> %s" %
+                     (j, j, batch, one))
+                mapop("e%d" % t, "sub", "sjbd,jbd->sjbd",
+                      [prev_h, "%%ys%d" % j], [act, one], act)
+                mapop("q%d" % t, "square", "sjbd->sjbd", ["%%e%d" % t],
+                      [act], act)
+                emit("  %%lt%d = weft.einsum \"s,sjbd->sb\" (%%last, %%q%d) : "
+                     "(%s, %s) -> %s" % (t, t, vec, act, sb))
+                if acc is None:
+                    acc = "%%lt%d" % t
+                else:
+                    mapop("acc%d" % t, "add", "sb,sb->sb", [acc, "%%lt%d" % t],
+                          [sb, sb], sb)
+                    acc = "%%acc%d" % t
+                # d loss / d h_t: 2 e / (B d), on the last stage only.
+                mapop("el%d" % t, "mul", "s,sjbd->sjbd", ["%last", "%%e%d" % t],
+                      [vec, act], act)
+                mapop("gl%d" % t, "scale", "sjbd->sjbd", ["%%el%d" % t],
+                      [act], act, 2.0 / (m * b * d))
+                gl = "%%gl%d" % t
+        if t >= S - 1:
+            # Backward half: the cotangents, the saved inputs, the vjp.
+            g = None
+            if prev_d is not None:
+                emit("  %%gs%d = weft.shift %s dim 0 by -1 : %s -> %s" %
+                     (t, prev_d, act, act))
+                g = "%%gs%d" % t
+            if gl:
+                if g:
+                    mapop("g%d" % t, "add", "sjbd,sjbd->sjbd", [g, gl],
+                          [act, act], act)
+                    g = "%%g%d" % t
+                else:
+                    g = gl
+            saved = None
+            for s in range(S):
+                jb = t - 2 * (S - 1) + s
+                if not 0 <= jb < m:
+                    continue
+                src = ins[t - 2 * (S - 1 - s)]
+                mapop("sv%d_%d" % (t, s), "mul", "s,sjbd->sjbd",
+                      ["%%oh%d" % s, src], [vec, act], act)
+                if saved is None:
+                    saved = "%%sv%d_%d" % (t, s)
+                else:
+                    mapop("sa%d_%d" % (t, s), "add", "sjbd,sjbd->sjbd",
+                          [saved, "%%sv%d_%d" % (t, s)], [act, act], act)
+                    saved = "%%sa%d_%d" % (t, s)
+            names = ", ".join(["%%dW%d_%d" % (t, k) for k in range(1, per + 1)]
+                              + ["%%d%d" % t])
+            emit("  %s = func.call @stage_vjp(%s, %s, %s) : (%s, %s, %s) -> "
+                 "(%s, %s)" % (names, wops, saved, g, wtypes, act, act,
+                               ", ".join([w_open] * per), act))
+            for k in range(per):
+                new = "%%dW%d_%d" % (t, k + 1)
+                if dW[k] is None:
+                    dW[k] = new
+                else:
+                    mapop("gW%d_%d" % (t, k + 1), "add", "sde,sde->sde",
+                          [dW[k], new], [w_open, w_open], w_open)
+                    dW[k] = "%%gW%d_%d" % (t, k + 1)
+            prev_d = "%%d%d" % t
+    emit("  %%sum = weft.reduce sum \"sb->\" (%s) : (%s) -> tensor<f32>" %
+         (acc, sb))
+    mapop("loss", "scale", "->", ["%sum"], ["tensor<f32>"], "tensor<f32>",
+          1.0 / (m * b * d))
+    emit("  return %%loss, %s : tensor<f32>, %s" %
+         (", ".join(dW), ", ".join([w_open] * per)))
+    emit("}")
+    with open(a.out, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
