@@ -166,7 +166,9 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createWeftFuseRows());
     pm.addNestedPass<func::FuncOp>(createWeftFuseElementwise());
   }
-  pm.addPass(createWeftLowerToRuntime());
+  WeftLowerToRuntimeOptions lowering;
+  lowering.callLoops = o.callLoops;
+  pm.addPass(createWeftLowerToRuntime(lowering));
 }
 
 void mlir::weft::registerWeftPipeline() {

@@ -221,6 +221,12 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
                      "copies of a layer call become one function "
                      "(docs/calls.md)"),
       llvm::cl::init(true)};
+  Option<bool> callLoops{
+      *this, "call-loops",
+      llvm::cl::desc("Lower runs of equal calls of outlined functions to "
+                     "loops over an array of tensors (weft-lower-to-runtime's "
+                     "call-loops, docs/calls.md)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the compile pipeline to `pm` (anchored on builtin.module), in the

@@ -12,6 +12,7 @@
 //                           weft.reduce_scatter, weft.all_to_all,
 //                           weft.slice_shard -> one call each
 //   ReleaseDeadValues.cpp   release(v) after the last use of every tensor
+//   CallLoops.cpp           runs of equal calls -> loops over weft_slots
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,14 @@ bool isCollectiveOp(Operation *op);
 /// tensor operand), so the runtime may write the result into such an
 /// operand's buffer when nothing else holds it (docs/runtime.md).
 void releaseDeadValues(emitc::FuncOp step, const RuntimeTypeConverter &types);
+
+/// Turns each maximal run of adjacent call blocks (a call of an outlined
+/// function, its takeResults and releases) that repeats with a period into
+/// one loop over `weft_slots`, an array of tensors holding the values the
+/// loops read and write; inputs and outputs held in slots are read and
+/// written by range (CallLoops.cpp, docs/calls.md). Leaves a step without
+/// such a run unchanged. Runs after releaseDeadValues.
+void formCallLoops(emitc::FuncOp step);
 
 } // namespace mlir::weft::lowering
 

@@ -124,6 +124,8 @@ struct WeftLowerToRuntimePass
       releaseDeadValues(module.lookupSymbol<emitc::FuncOp>(name), types);
     auto step = module.lookupSymbol<emitc::FuncOp>(info->getStepName());
     releaseDeadValues(step, types);
+    if (callLoops)
+      formCallLoops(step);
 
     // The module is now one C++ translation unit: drop everything weft.
     for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
