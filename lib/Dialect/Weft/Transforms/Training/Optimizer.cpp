@@ -193,6 +193,16 @@ LogicalResult TrainStepBuilder::run() {
              << params[0].first << " is "
              << func.getArgument(params[0].first).getType();
 
+  // step and lr are rank-0 inputs of the parameters' type, which the
+  // harness supplies in f32 or f64 only: a half-precision parameter is an
+  // error here, not at run time (docs/precision.md).
+  if (!elementType.isF32() && !elementType.isF64())
+    return mlir::emitError(func.getArgument(params[0].first).getLoc())
+           << "--weft-optimizer: the parameters are " << elementType
+           << "; the optimizer state and its step and lr inputs must be f32 "
+              "or f64 (keep the parameters f32 and compute in bf16 with "
+              "weftc --precision=bf16-mixed)";
+
   // The harness reads the loss as f32 or f64 (a half-precision loss would
   // fail at run time) and the update mixes each parameter with its
   // gradient elementwise: a dtype the precision policy or the program got
@@ -214,16 +224,6 @@ LogicalResult TrainStepBuilder::run() {
              << "; a gradient has its parameter's type (under weftc "
                 "--precision the policy converts it back)";
   }
-
-  // step and lr are rank-0 inputs of the parameters' type, which the
-  // harness supplies in f32 or f64 only: a half-precision parameter is an
-  // error here, not at run time (docs/precision.md).
-  if (!elementType.isF32() && !elementType.isF64())
-    return mlir::emitError(func.getArgument(params[0].first).getLoc())
-           << "--weft-optimizer: the parameters are " << elementType
-           << "; the optimizer state and its step and lr inputs must be f32 "
-              "or f64 (keep the parameters f32 and compute in bf16 with "
-              "weftc --precision=bf16-mixed)";
 
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
