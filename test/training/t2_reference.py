@@ -3,6 +3,7 @@
 (examples/training/t2_lm.mlir): the loss of a set of parameters on one batch.
 
     t2_reference.py --params DIR --data DIR --step T [--layers L]
+                    [--bf16-mixed]
 
 reads DIR/NAME.npy for every parameter (E, P, Wq_l, Wk_l, Wv_l, Wo_l, W1_l,
 W2_l, Wout) and the batch the training harness uses at step T (1-based):
@@ -10,7 +11,8 @@ tokens[(T-1) % S], labels[(T-1) % S] of --data. Prints `step T loss L`.
 It shares no code with Weft: the model is written out here from its
 description (pre-norm blocks with a non-parametric RMSNorm, eps 1e-5; causal
 softmax attention; a tanh-approximated GELU MLP; cross-entropy of the next
-token).
+token). --bf16-mixed rounds every GEMM's operands and result to bf16, as
+`weftc --precision=bf16-mixed` does (loss_reference_cli.py).
 """
 import os
 import sys
@@ -19,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import loss_reference_cli  # noqa: E402
+from loss_reference_cli import gemm  # noqa: E402
 
 
 def rms(x):
@@ -35,16 +38,17 @@ def loss(p, tokens, labels, layers):
     mask = np.where(np.arange(t)[:, None] >= np.arange(t)[None, :], 0.0, -1e9)
     for l in range(layers):
         xa = rms(x)
-        q = np.einsum("btd,dhk->bhtk", xa, p[f"Wq_{l}"])
-        k = np.einsum("bsd,dhk->bhsk", xa, p[f"Wk_{l}"])
-        v = np.einsum("bsd,dhk->bhsk", xa, p[f"Wv_{l}"])
-        s = np.einsum("bhtk,bhsk->bhts", q, k) / np.sqrt(q.shape[-1]) + mask
+        q = gemm("btd,dhk->bhtk", xa, p[f"Wq_{l}"])
+        k = gemm("bsd,dhk->bhsk", xa, p[f"Wk_{l}"])
+        v = gemm("bsd,dhk->bhsk", xa, p[f"Wv_{l}"])
+        s = gemm("bhtk,bhsk->bhts", q, k) / np.sqrt(q.shape[-1]) + mask
         s = np.exp(s - s.max(-1, keepdims=True))
         s /= s.sum(-1, keepdims=True)
-        o = np.einsum("bhts,bhsk->bhtk", s, v)
-        x = x + np.einsum("bhtk,hkd->btd", o, p[f"Wo_{l}"])
-        x = x + gelu(rms(x) @ p[f"W1_{l}"]) @ p[f"W2_{l}"]
-    logits = rms(x) @ p["Wout"]
+        o = gemm("bhts,bhsk->bhtk", s, v)
+        x = x + gemm("bhtk,hkd->btd", o, p[f"Wo_{l}"])
+        x = x + gemm("btf,fd->btd", gelu(gemm("btd,df->btf", rms(x),
+                                               p[f"W1_{l}"])), p[f"W2_{l}"])
+    logits = gemm("btd,dv->btv", rms(x), p["Wout"])
     m = logits.max(-1, keepdims=True)
     lse = np.log(np.exp(logits - m).sum(-1)) + m[..., 0]
     target = np.take_along_axis(logits, labels[..., None], -1)[..., 0]

@@ -3,7 +3,9 @@
 // A partitioned function keeps the global type of each argument and result
 // in a `weft.global_type` attribute. It must be a statically shaped tensor
 // type with the local type's element type and rank, each global dimension a
-// multiple of the local one.
+// multiple of the local one. The same hooks check the other attributes of
+// arguments and results: `weft.logical_shape`, and `weft.finite_grads` (a
+// rank-0 float result; `weft.loss_seed`, an op's, is refused here).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,10 +73,38 @@ static LogicalResult verifyGlobalType(Operation *op, Type local,
   return success();
 }
 
+/// `weft.finite_grads` (dynamic loss scaling, --weft-optimizer): a unit
+/// attribute on a rank-0 float result, the step's overflow verdict.
+static LogicalResult verifyFiniteGrads(Operation *op, Type type,
+                                       NamedAttribute attr, const Twine &what) {
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitOpError()
+           << what << ": " << attr.getName().getValue()
+           << " must be a unit attribute, got " << attr.getValue();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() != 0 ||
+      !isa<FloatType>(tensor.getElementType()))
+    return op->emitOpError()
+           << what << ": " << attr.getName().getValue()
+           << " marks the step's overflow check (1 or 0), a rank-0 float "
+              "tensor, not "
+           << type;
+  return success();
+}
+
 LogicalResult WeftDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == FiniteGradsAttrHelper::getNameStr() ||
+      attr.getName() == LossSeedAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "argument #" << argIndex << ": " << attr.getName().getValue()
+           << " marks "
+           << (attr.getName() == LossSeedAttrHelper::getNameStr()
+                   ? "the backward's seed, an op"
+                   : "a result")
+           << ", not an argument";
   Region &region = op->getRegion(regionIndex);
   if (region.empty() || argIndex >= region.getNumArguments())
     return success();
@@ -97,6 +127,13 @@ LogicalResult WeftDialect::verifyRegionResultAttribute(Operation *op,
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func || resultIndex >= func.getResultTypes().size())
     return success();
+  if (attr.getName() == LossSeedAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "result #" << resultIndex << ": " << attr.getName().getValue()
+           << " marks the backward's seed, an op, not a result";
+  if (attr.getName() == FiniteGradsAttrHelper::getNameStr())
+    return verifyFiniteGrads(op, func.getResultTypes()[resultIndex], attr,
+                             "result #" + Twine(resultIndex));
   if (attr.getName() == kLogicalShapeAttr)
     return verifyLogicalShape(
         op, func.getResultTypes()[resultIndex],

@@ -1,11 +1,15 @@
 //===- OperationAttrVerification.cpp - Weft attributes on ops -------------===//
 //
-// The dialect's check of its discardable attributes on operations. Only
-// `weft.vocab_size` has one: it bounds the ids that randomly drawn inputs
-// use (lib/Interpreter/IdBound.cpp), so a value outside the table would
-// draw ids that index past it. The other attributes are informational
-// (weft.reason, weft.bytes_per_device) or checked by the pass that reads
-// them.
+// The dialect's check of its discardable attributes on operations.
+// `weft.vocab_size` bounds the ids that randomly drawn inputs use
+// (lib/Interpreter/IdBound.cpp), so a value outside the table would draw
+// ids that index past it. `weft.loss_seed` marks the backward's seed, which
+// --weft-precision=policy=f16-mixed replaces by the loss scale: on any other
+// op, or on a seed other than 1, the scaled gradients would be wrong
+// without an error. `weft.finite_grads` belongs on a function result
+// (GlobalTypeVerification.cpp), never on an op. The other attributes are
+// informational (weft.reason, weft.bytes_per_device) or checked by the pass
+// that reads them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +20,36 @@
 using namespace mlir;
 using namespace mlir::weft;
 
+/// `weft.loss_seed`: a unit attribute on a rank-0 float weft.constant 1.0.
+static LogicalResult verifyLossSeed(Operation *op, NamedAttribute attr) {
+  StringRef name = WeftDialect::LossSeedAttrHelper::getNameStr();
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitOpError()
+           << name << " must be a unit attribute, got " << attr.getValue();
+  auto constant = dyn_cast<ConstantOp>(op);
+  auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                       : RankedTensorType();
+  if (!type || type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+    return op->emitOpError()
+           << name
+           << " marks the seed of the backward (d loss / d loss), a rank-0 "
+              "float weft.constant; it is not for this op";
+  if (constant.getValue().convertToDouble() != 1.0)
+    return op->emitOpError()
+           << name << " marks the seed d loss / d loss, which is 1, not "
+           << constant.getValue().convertToDouble();
+  return success();
+}
+
 LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == LossSeedAttrHelper::getNameStr())
+    return verifyLossSeed(op, attr);
+  if (attr.getName() == FiniteGradsAttrHelper::getNameStr())
+    return op->emitOpError()
+           << attr.getName().getValue()
+           << " marks a function result (the step's overflow check), not "
+              "an op";
   if (attr.getName() != kVocabSizeAttr)
     return success();
   auto block = dyn_cast<BlockIndexedOpInterface>(op);

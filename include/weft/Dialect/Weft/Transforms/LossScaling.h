@@ -13,18 +13,26 @@
 #ifndef WEFT_DIALECT_WEFT_TRANSFORMS_LOSSSCALING_H
 #define WEFT_DIALECT_WEFT_TRANSFORMS_LOSSSCALING_H
 
+#include "weft/Dialect/Weft/IR/WeftDialect.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::weft {
 
 /// A unit attribute on the rank-0 `weft.constant 1.0` that --weft-autodiff
 /// seeds the backward with (one per micro-batch after --weft-accumulate).
-inline constexpr llvm::StringLiteral kLossSeedAttr = "weft.loss_seed";
+/// Declared in the dialect's ODS and verified there
+/// (OperationAttrVerification.cpp).
+inline constexpr llvm::StringLiteral kLossSeedAttr =
+    WeftDialect::LossSeedAttrHelper::getNameStr();
 /// The `weft.hyperparam` value of the loss-scale input.
 inline constexpr llvm::StringLiteral kLossScaleHyperparam = "loss_scale";
 /// A unit attribute on the rank-0 result that is 1 where every gradient of
 /// the step is finite and 0 where one is not (the step overflowed).
-inline constexpr llvm::StringLiteral kFiniteGradsAttr = "weft.finite_grads";
+/// Declared in the dialect's ODS and verified there
+/// (GlobalTypeVerification.cpp).
+inline constexpr llvm::StringLiteral kFiniteGradsAttr =
+    WeftDialect::FiniteGradsAttrHelper::getNameStr();
 
 } // namespace mlir::weft
 

@@ -203,6 +203,28 @@ LogicalResult TrainStepBuilder::run() {
               "or f64 (keep the parameters f32 and compute in bf16 with "
               "weftc --precision=bf16-mixed)";
 
+  // The harness reads the loss as f32 or f64 (a half-precision loss would
+  // fail at run time) and the update mixes each parameter with its
+  // gradient elementwise: a dtype the precision policy or the program got
+  // wrong is an error here, at the value, not at an op the optimizer builds
+  // or at run time (docs/precision.md).
+  if (!lossType.getElementType().isF32() && !lossType.getElementType().isF64())
+    return mlir::emitError(loss.getLoc())
+           << "--weft-optimizer: the loss is " << lossType.getElementType()
+           << "; the training harness reads an f32 or f64 loss (convert it "
+              "to f32 before its last reduction: weft.convert)";
+  for (auto [r, g] : llvm::enumerate(params)) {
+    Type paramType = withoutSharding(func.getArgument(g.first).getType());
+    Type gradType = withoutSharding(g.second.getType());
+    if (paramType != gradType)
+      return mlir::emitError(g.second.getLoc())
+             << "--weft-optimizer: the gradient of argument #" << g.first
+             << " (result #" << r + 1 << ") is " << gradType
+             << " but the parameter is " << paramType
+             << "; a gradient has its parameter's type (under weftc "
+                "--precision the policy converts it back)";
+  }
+
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   OpBuilder b(ret);
@@ -265,9 +287,16 @@ LogicalResult TrainStepBuilder::run() {
   std::optional<unsigned> existingStep, lossScale;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (auto h = func.getArgAttrOfType<StringAttr>(i, kHyperparamAttr)) {
-      // Dynamic loss scaling's input (--weft-precision=f16-mixed).
+      // Dynamic loss scaling's input (--weft-precision=f16-mixed): the
+      // harness feeds it like lr, in the parameters' type.
       if (h.getValue() == kLossScaleHyperparam && !lossScale &&
-          func.getArgument(i).getType() == scalarType) {
+          func.getArgument(i).getType() != scalarType)
+        return mlir::emitError(func.getArgument(i).getLoc())
+               << "--weft-optimizer: the loss_scale argument #" << i << " is "
+               << func.getArgument(i).getType() << "; it must be " << scalarType
+               << " (the parameters' element type: the harness feeds it "
+                  "like lr)";
+      if (h.getValue() == kLossScaleHyperparam && !lossScale) {
         lossScale = i;
         continue;
       }
