@@ -36,6 +36,7 @@
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -144,6 +145,10 @@ struct Step {
   /// Choice kGreedyChoice is greedy propagation's.
   std::vector<Choice> choices;
   std::vector<int> dying;
+  /// Whether the emitted program computes nothing of it: an op free of
+  /// side effects whose result no live step reads and the function does
+  /// not return (weft-partition drops it). Priced as nothing.
+  bool dead = false;
 };
 
 struct Entry {
@@ -157,6 +162,25 @@ struct Entry {
 using State = SmallVector<Entry, 8>;
 constexpr uint32_t kPermVal = UINT32_MAX - 1;
 constexpr uint32_t kPeakVal = UINT32_MAX;
+
+/// A multiply-xorshift mix of one entry. A state's hash is the sum of its
+/// entries' (wrapping), so a transition updates it by the entries it
+/// changes instead of rehashing every live value (that was a fifth of
+/// T2's compile).
+uint64_t entryHash(const Entry &e) {
+  uint64_t x = (uint64_t(e.val) << 32 | e.id) * 0x9e3779b97f4a7c15ull ^
+               (e.mask * 0xff51afd7ed558ccdull);
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 29;
+  return x;
+}
+uint64_t stateHash(const State &st) {
+  uint64_t h = 0;
+  for (const Entry &e : st)
+    h += entryHash(e);
+  return h;
+}
 
 std::string mapKey(const LetterMap &map) {
   std::vector<std::pair<char, std::string>> items;
@@ -355,8 +379,9 @@ public:
   /// Applies choice `c` of step `k` to `st`, adding its seconds to `cost`.
   /// False when the choice has no plan from `st`. `resultId` receives the
   /// layout id of the value the step defines.
+  /// With `hash`, stateHash(st) on entry, updated to the new state's.
   bool apply(State &st, unsigned k, unsigned c, double &cost,
-             int *resultId = nullptr) {
+             int *resultId = nullptr, uint64_t *hash = nullptr) {
     Step &step = steps[k];
     const Choice &ch = step.choices[c];
     // Entries are sorted by value index.
@@ -372,8 +397,15 @@ public:
       resId = ch.natural;
     } else {
       const ShardingRule &rule = *step.rule;
-      if (!ch.asRecorded || (keepAnnotations && !ch.keepsAnnotations))
+      if (refused(step, ch))
         return false;
+      if (step.dead) {
+        // No work, nothing live: only its layout for the write-back.
+        const SValue &res = values[step.result];
+        if (resultId)
+          *resultId = res.fixedId >= 0 ? res.fixedId : ch.natural;
+        return true;
+      }
       cost += ch.compute;
       // Which operand stays partial (if any) depends on the operands'
       // current layouts.
@@ -421,8 +453,13 @@ public:
         // A value with a padded dimension is not shared between readers:
         // weft-pad-uneven may clear its pads differently for each (0 for a
         // sum, -inf for a max), and each then reshards its own copy.
-        if (want < int(kMaskBits) && !isUneven(val, e->id))
+        if (want < int(kMaskBits) && !isUneven(val, e->id)) {
+          if (hash)
+            *hash -= entryHash(*e);
           e->mask |= uint64_t(1) << want;
+          if (hash)
+            *hash += entryHash(*e);
+        }
       }
       resId = ch.natural;
       if (accepted >= 0) {
@@ -477,13 +514,37 @@ public:
                                   }),
                 e);
     }
-    if (memoryBudget > 0 && !withinBudget(st, step, resId, resultLive))
-      return false;
-    if (!step.dying.empty())
+    if (resultLive && hash)
+      *hash += entryHash({unsigned(step.result), unsigned(resId), 0});
+    if (memoryBudget > 0) {
+      if (!withinBudget(st, step, resId, resultLive))
+        return false;
+      if (hash)
+        *hash = stateHash(st); // The budget's entries changed.
+    }
+    if (!step.dying.empty()) {
+      // Both sorted by value index: one pass with a cursor into `dying`.
+      const int *d = step.dying.data(), *dEnd = d + step.dying.size();
       llvm::erase_if(st, [&](const Entry &e) {
-        return llvm::is_contained(step.dying, int(e.val));
+        while (d != dEnd && unsigned(*d) < e.val)
+          ++d;
+        if (d == dEnd || unsigned(*d) != e.val)
+          return false;
+        if (hash)
+          *hash -= entryHash(e);
+        return true;
       });
+    }
     return true;
+  }
+
+  /// Whether apply() refuses choice `ch` of `step` whatever the state: a
+  /// letter map other than the one a previous run recorded, or one that
+  /// reads an annotated value in another layout while annotations are
+  /// kept. The DP skips these before copying a state.
+  bool refused(const Step &step, const Choice &ch) const {
+    return step.op &&
+           (!ch.asRecorded || (keepAnnotations && !ch.keepsAnnotations));
   }
 
   /// The memory side of a step (with a budget): the bytes live while it
@@ -571,24 +632,15 @@ public:
     std::vector<State> cur{initialState()};
     std::vector<int> curNode{-1};
     std::vector<double> curCost{0};
+    std::vector<uint64_t> curHash{stateHash(cur[0])};
     Result r;
     // States of the next layer by content: hash -> first index, then a
-    // chain through `sameHash`.
+    // chain through `sameHash`. Hashes are stateHash's, kept per state and
+    // updated by apply(); the top bit cleared: DenseMap reserves ~0 and
+    // ~0 - 1.
     llvm::DenseMap<uint64_t, unsigned> seen;
     std::vector<int> sameHash;
-    // A multiply-xorshift mix per entry (hash_combine over the bytes was
-    // an eighth of the search on big states); the top bit cleared:
-    // DenseMap reserves ~0 and ~0 - 1.
-    auto hashOf = [](const State &st) -> uint64_t {
-      uint64_t h = 0x9e3779b97f4a7c15ull ^ st.size();
-      for (const Entry &e : st) {
-        uint64_t x =
-            (uint64_t(e.val) << 32 | e.id) ^ (e.mask * 0xff51afd7ed558ccdull);
-        h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
-        h ^= h >> 29;
-      }
-      return h >> 1;
-    };
+    std::vector<uint64_t> nextHash;
     auto sameState = [](const State &a, const State &b) {
       return a.size() == b.size() &&
              std::memcmp(a.data(), b.data(), a.size() * sizeof(Entry)) == 0;
@@ -596,6 +648,16 @@ public:
     std::vector<State> next;
     std::vector<Node> nodes;
     State st;
+    // States no layer holds any more, kept for their heap buffers (states
+    // of more than 8 live values): a new state of the next layer reuses
+    // one instead of allocating (allocation was a sixth of T2's compile).
+    std::vector<State> spare;
+    auto recycle = [&](std::vector<State> &states) {
+      for (State &x : states)
+        if (x.capacity() > 8)
+          spare.push_back(std::move(x));
+      states.clear();
+    };
     uint64_t transitionsLeft = uint64_t(limits.maxTransitions);
     // The nodes kept for the trace back bound every layer's states.
     beam = std::min<int64_t>(
@@ -619,29 +681,36 @@ public:
         std::vector<State> keptStates;
         std::vector<int> keptNodes;
         std::vector<double> keptCosts;
+        std::vector<uint64_t> keptHashes;
         for (unsigned i : order) {
           keptStates.push_back(std::move(cur[i]));
           keptNodes.push_back(curNode[i]);
           keptCosts.push_back(curCost[i]);
+          keptHashes.push_back(curHash[i]);
         }
         cur = std::move(keptStates);
         curNode = std::move(keptNodes);
         curCost = std::move(keptCosts);
+        curHash = std::move(keptHashes);
       }
       uint64_t work = cur.size() * steps[k].choices.size();
       transitionsLeft -= std::min(transitionsLeft, work);
-      next.clear();
+      recycle(next);
       nodes.clear();
       sameHash.clear();
+      nextHash.clear();
       for (unsigned s = 0; s < cur.size(); ++s) {
         for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
+          if (refused(steps[k], steps[k].choices[c]))
+            continue;
           // A scratch state: its heap buffer (states of more than 8 live
           // values) is reused across transitions.
           st.assign(cur[s].begin(), cur[s].end());
           double cost = curCost[s];
-          if (!apply(st, k, c, cost))
+          uint64_t hash = curHash[s];
+          if (!apply(st, k, c, cost, nullptr, &hash))
             continue;
-          auto [it, inserted] = seen.try_emplace(hashOf(st), next.size());
+          auto [it, inserted] = seen.try_emplace(hash >> 1, next.size());
           int found = -1;
           if (!inserted) {
             int last = it->second;
@@ -656,9 +725,16 @@ public:
               sameHash[last] = next.size();
           }
           if (found < 0) {
-            next.push_back(st);
+            if (spare.empty()) {
+              next.push_back(st);
+            } else {
+              next.push_back(std::move(spare.back()));
+              spare.pop_back();
+              next.back() = st;
+            }
             nodes.push_back({cost, curNode[s], c});
             sameHash.push_back(-1);
+            nextHash.push_back(hash);
           } else if (cost < nodes[found].cost -
                                 1e-12 * std::max(1.0, std::abs(cost))) {
             nodes[found] = {cost, curNode[s], c};
@@ -692,13 +768,15 @@ public:
           keep.resize(beam);
         }
       }
-      cur.clear();
+      recycle(cur);
       curNode.clear();
       curCost.clear();
+      curHash.clear();
       for (unsigned i : keep) {
         cur.push_back(std::move(next[i]));
         curNode.push_back(layers[k].size());
         curCost.push_back(nodes[i].cost);
+        curHash.push_back(nextHash[i]);
         layers[k].push_back(nodes[i]);
       }
     }
@@ -1120,10 +1198,32 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     step.result = addValue(rule.getTensor(rule.getResultIndex()));
     search.steps.push_back(std::move(step));
   }
-  // Last uses.
+  // Dead steps, by one pass backwards over the canonical order (every
+  // reader of a value comes after its definition): a result the function
+  // returns is live, and so is every operand of a live step or of an op
+  // with side effects. The emitted program has no dead op
+  // (weft-partition's rewrite drops them), so the search prices them as
+  // nothing (docs/propagation.md, "Pricing what is emitted").
+  {
+    std::vector<char> live(search.values.size(), 0);
+    for (Value v : ret->getOperands())
+      if (search.valueIndex.count(v))
+        live[search.valueIndex[v]] = 1;
+    for (Step &step : llvm::reverse(search.steps)) {
+      if (step.op && !live[step.result] && isMemoryEffectFree(step.op)) {
+        step.dead = true;
+        continue;
+      }
+      for (int val : step.operands)
+        live[val] = 1;
+    }
+  }
+  // Last uses (by live steps).
   for (auto [k, step] : llvm::enumerate(search.steps))
-    for (int val : step.operands)
-      search.values[val].lastUse = std::max(search.values[val].lastUse, int(k));
+    if (!step.dead)
+      for (int val : step.operands)
+        search.values[val].lastUse =
+            std::max(search.values[val].lastUse, int(k));
   for (Value v : ret->getOperands())
     if (search.valueIndex.count(v))
       search.values[search.valueIndex[v]].lastUse =
@@ -1133,6 +1233,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     for (int val : step.operands)
       if (search.values[val].lastUse == int(k) && done.insert(val).second)
         step.dying.push_back(val);
+    // Sorted as a state's entries are (apply erases them in one pass).
+    llvm::sort(step.dying);
   }
 
   // Op choices: every letter map (the greedy one first among equals).
