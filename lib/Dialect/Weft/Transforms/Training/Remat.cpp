@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
