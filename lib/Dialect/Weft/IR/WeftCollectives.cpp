@@ -95,6 +95,8 @@ std::optional<int64_t> ScatterFromOp::getRootPosition() {
 
 // collective_permute: a rank that sends, sends its operand once (a pair
 // from a position to itself is a local copy).
+bool CollectivePermuteOp::isPointToPoint() { return true; }
+
 double CollectivePermuteOp::getBytesPerDevice(int64_t p) {
   if (p <= 1)
     return 0;

@@ -172,6 +172,13 @@ def Weft_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       weft.slice_shard, which keeps the rank's block.
     }], "bool", "communicates", (ins), [{}], [{ return true; }]>,
     InterfaceMethod<[{
+      Whether the op sends each rank's block, unchanged, to another rank (a
+      point-to-point transfer: weft.collective_permute, a pipeline's
+      boundary activations), as opposed to combining or redistributing the
+      group's blocks. The schedule keeps compute after such a transfer in
+      place (docs/overlap.md).
+    }], "bool", "isPointToPoint", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
       How the op combines the group's values (all_reduce, reduce_scatter);
       std::nullopt for one that only moves them.
     }], "std::optional<::mlir::weft::ReductionKind>", "getReduction",

@@ -1205,7 +1205,7 @@ def Weft_ScatterFromOp : Weft_CollectiveOp<"scatter_from", [], ["getRootPosition
 //===----------------------------------------------------------------------===//
 
 def Weft_CollectivePermuteOp : Weft_CollectiveOp<"collective_permute",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>], ["isPointToPoint"]> {
   let summary = "send each rank's value to another rank of its group";
   let description = [{
     `pairs` lists source-target pairs of group positions over `axes`

@@ -64,8 +64,12 @@ bool isCommunication(Operation *op) {
   return collective && collective.communicates();
 }
 
-/// A pipeline transfer: a collective_permute (weft.shift's local form).
-bool isTransfer(Operation *op) { return isa<CollectivePermuteOp>(op); }
+/// A pipeline transfer: a point-to-point collective (collective_permute,
+/// weft.shift's local form).
+bool isTransfer(Operation *op) {
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  return collective && collective.isPointToPoint();
+}
 
 /// An all-gather: a collective that concatenates the group's blocks.
 bool isGather(Operation *op) {

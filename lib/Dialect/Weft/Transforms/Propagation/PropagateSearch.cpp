@@ -36,7 +36,6 @@
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -145,10 +144,6 @@ struct Step {
   /// Choice kGreedyChoice is greedy propagation's.
   std::vector<Choice> choices;
   std::vector<int> dying;
-  /// Whether the emitted program computes nothing of it: an op free of
-  /// side effects whose result no live step reads and the function does
-  /// not return (weft-partition drops it). Priced as nothing.
-  bool dead = false;
 };
 
 struct Entry {
@@ -399,13 +394,6 @@ public:
       const ShardingRule &rule = *step.rule;
       if (refused(step, ch))
         return false;
-      if (step.dead) {
-        // No work, nothing live: only its layout for the write-back.
-        const SValue &res = values[step.result];
-        if (resultId)
-          *resultId = res.fixedId >= 0 ? res.fixedId : ch.natural;
-        return true;
-      }
       cost += ch.compute;
       // Which operand stays partial (if any) depends on the operands'
       // current layouts.
@@ -1198,32 +1186,10 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     step.result = addValue(rule.getTensor(rule.getResultIndex()));
     search.steps.push_back(std::move(step));
   }
-  // Dead steps, by one pass backwards over the canonical order (every
-  // reader of a value comes after its definition): a result the function
-  // returns is live, and so is every operand of a live step or of an op
-  // with side effects. The emitted program has no dead op
-  // (weft-partition's rewrite drops them), so the search prices them as
-  // nothing (docs/propagation.md, "Pricing what is emitted").
-  {
-    std::vector<char> live(search.values.size(), 0);
-    for (Value v : ret->getOperands())
-      if (search.valueIndex.count(v))
-        live[search.valueIndex[v]] = 1;
-    for (Step &step : llvm::reverse(search.steps)) {
-      if (step.op && !live[step.result] && isMemoryEffectFree(step.op)) {
-        step.dead = true;
-        continue;
-      }
-      for (int val : step.operands)
-        live[val] = 1;
-    }
-  }
-  // Last uses (by live steps).
+  // Last uses.
   for (auto [k, step] : llvm::enumerate(search.steps))
-    if (!step.dead)
-      for (int val : step.operands)
-        search.values[val].lastUse =
-            std::max(search.values[val].lastUse, int(k));
+    for (int val : step.operands)
+      search.values[val].lastUse = std::max(search.values[val].lastUse, int(k));
   for (Value v : ret->getOperands())
     if (search.valueIndex.count(v))
       search.values[search.valueIndex[v]].lastUse =
