@@ -30,6 +30,12 @@ usage: make_pipeline_1f1b.py OUT.mlir [--stages 4] [--layers 4]
            [--micro 4] [--micro-batch 4] [--width 32] [--data 1] [--lr 1]
 """
 import argparse
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_pipeline_mlp import ty  # noqa: E402
 
 
 def main():
@@ -49,14 +55,6 @@ def main():
         ap.error("--layers must be a multiple of --stages")
     per = L // S
     c = 1 / d ** 0.5
-
-    def ty(shape, dims):
-        t = "x".join(str(n) for n in shape)
-        t = (t + "xf32") if shape else "f32"
-        if not any(dims):
-            return "tensor<%s>" % t
-        sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
-        return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
 
     act = ty([S, 1, b, d], ["stage", None, "data", None])
     one = ty([1, b, d], [None, "data", None])

@@ -41,6 +41,17 @@ usage: make_pipeline_mlp.py OUT.mlir [--stages 4] [--layers 4]
 import argparse
 
 
+def ty(shape, dims):
+    """An f32 tensor type of `shape`, split over the mesh axes `dims` (one
+    axis name or None per dimension) on @mesh."""
+    t = "x".join(str(n) for n in shape)
+    t = (t + "xf32") if shape else "f32"
+    if not any(dims):
+        return "tensor<%s>" % t
+    sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
+    return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -60,14 +71,6 @@ def main():
         ap.error("--layers must be a multiple of --stages")
     per = L // S
     c = 1 / d ** 0.5
-
-    def ty(shape, dims):
-        t = "x".join(str(n) for n in shape)
-        t = (t + "xf32") if shape else "f32"
-        if not any(dims):
-            return "tensor<%s>" % t
-        sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
-        return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
 
     dat = "data"
     act = ty([S, 1, b, d], ["stage", None, dat, None])

@@ -54,15 +54,14 @@ std::string GraphedStep::capture() {
     } catch (const std::exception &e) {
       why = e.what();
     }
-  } else {
-    be_.abortGraphCapture();
   }
-  // Nothing ran: drop what the interrupted recording left behind.
+  // Nothing ran: end the recording if it is still open, and drop what the
+  // interrupted step left behind.
+  be_.abortGraphCapture();
   try {
     ctx_.finishAllPending();
   } catch (const std::exception &) {
   }
-  be_.abortGraphCapture();
   ctx_.clearOutputs();
   return why;
 }

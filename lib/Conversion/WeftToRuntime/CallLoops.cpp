@@ -652,6 +652,14 @@ void CallLoopBuilder::run() {
   Operation *firstOutput = nullptr;
   SmallVector<Operation *> erase;
   SetVector<Operation *> users;
+  // `weft_slots[k] = std::move(v);` right after v's definition.
+  auto moveIntoSlot = [&](Value v, Operation *def, int64_t slot) {
+    b.setInsertionPointAfter(def);
+    Fmt f;
+    f << slotRef(slot) << " = std::move(";
+    f.value(v) << ");";
+    f.emit(b, def->getLoc());
+  };
   for (Value v : slotted) {
     int64_t slot = slots_.of.lookup(v);
     Operation *def = v.getDefiningOp();
@@ -666,18 +674,10 @@ void CallLoopBuilder::run() {
         inputs.push_back({*index, slot});
         erase.push_back(def);
       } else {
-        b.setInsertionPointAfter(def);
-        Fmt f;
-        f << slotRef(slot) << " = std::move(";
-        f.value(v) << ");";
-        f.emit(b, def->getLoc());
+        moveIntoSlot(v, def, slot);
       }
     } else {
-      b.setInsertionPointAfter(def);
-      Fmt f;
-      f << slotRef(slot) << " = std::move(";
-      f.value(v) << ");";
-      f.emit(b, def->getLoc());
+      moveIntoSlot(v, def, slot);
     }
     for (Operation *user : v.getUsers()) {
       if (inLoop.contains(user) || isa<emitc::VerbatimOp>(user))

@@ -109,8 +109,7 @@ unsigned rematGroup(ArrayRef<Operation *> group,
     Value copy = clones.lookup(v);
     v.replaceUsesWithIf(copy, [&](OpOperand &use) {
       Operation *user = use.getOwner();
-      return !members.contains(user) && !forward.contains(user) &&
-             !user->hasAttr(kRecomputedAttr);
+      return !members.contains(user) && !forward.contains(user);
     });
   }
   return count;
