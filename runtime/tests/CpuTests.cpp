@@ -555,6 +555,12 @@ TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
   if (onednn::available() && !std::getenv("WEFT_CPU_GEMM")) {
     EXPECT_EQ(cpu::f32GemmLibrary(), cpu::GemmLibrary::OneDnn);
   }
+  // Both GEMM kinds are named, whichever library runs the f32 ones.
+  EXPECT_NE(b.find("f32 on "), std::string::npos) << b;
+  EXPECT_NE(b.find("f64 on "), std::string::npos) << b;
+  if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OpenBlas) {
+    EXPECT_NE(b.find("f32 on OpenBLAS"), std::string::npos) << b;
+  }
 }
 
 TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {

@@ -8,12 +8,34 @@ from a fixed seed. Prints one line per program and a summary; exits 1 if any
 program fails.
 
   gradcheck.py --weft-opt BIN --weft-interp BIN --work DIR [--seed N]
+
+With --dtype bf16 (or f16) every program is also built in that type, as
+`weftc --precision=bf16-mixed` builds one: its float arguments are f32
+(master weights and inputs), converted to the low type on entry
+(weft.convert), every op computes and stores the low type, and the loss is
+converted back to f32. A finite difference cannot check such a gradient
+(the rounded loss is piecewise constant in the weights), so the check is
+two-step: the f64 program's gradient is the one checked against finite
+differences above, and the low-precision program's gradient, evaluated by
+`weft-interp --round-half-results` (every stored value rounded as the
+runtime rounds it), must agree with it on the same inputs (the f32 inputs
+the low program drew, widened) to --tolerance, a fraction of the largest
+|gradient element| (default 8 units of the type's epsilon: bf16 8 x 2^-8
+= 0.031, f16 8 x 2^-11 = 0.0039; a few roundings along the chain, see
+gradcheck-bf16-f16.test for the measured worst). The worst error of each
+gradient is printed.
 """
 import argparse
 import os
 import random
+import re
 import subprocess
 import sys
+
+try:
+    import numpy as np
+except ImportError:  # only --dtype needs it
+    np = None
 
 UNARY = ["neg", "exp", "log", "sqrt", "rsqrt", "square", "tanh", "relu",
          "gelu", "silu", "softplus", "abs", "sign", "step", "sigmoid", "sin", "cos", "scale",
@@ -287,13 +309,152 @@ def pad_fill(rng):
     return p.text(p.loss(p.map("square", [(y, "ab")], "ab")))
 
 
+FLOAT = re.compile(r"x?f64(?=[,>])")
+
+
+def lower_precision(text, dt):
+    """The program of TEXT (f64) with every f64 tensor in DT, f32 float
+    arguments converted to DT on entry and the loss converted back to f32
+    (the shape weftc --precision=DT-mixed gives a program)."""
+    head, rest = text.split("func.func @f(", 1)
+    sig, body = rest.split(") -> tensor<f64> {\n", 1)
+    body = body.rsplit("  return ", 1)[0]
+    low = lambda t: FLOAT.sub(lambda m: m.group(0).replace("f64", dt), t)  # noqa
+    args, entry = [], []
+    for m in re.finditer(r"%arg(\d+): (tensor<[^>]*>)( \{[^}]*\})?", sig):
+        i, ty, attrs = m.group(1), m.group(2), m.group(3) or ""
+        if "f64" not in ty:
+            args.append("%%arg%s: %s%s" % (i, ty, attrs))
+            continue
+        t32 = ty.replace("f64", "f32")
+        args.append("%%in%s: %s%s" % (i, t32, attrs))
+        entry.append("  %%arg%s = weft.convert %%in%s : %s -> %s"
+                     % (i, i, t32, low(ty)))
+    loss = re.search(r"  return (%\w+) : tensor<f64>", text).group(1)
+    lines = entry
+    for line in body.rstrip("\n").split("\n"):
+        # weft.iota and weft.random make f32 or f64 only: made in f32 and
+        # converted, as the precision policy leaves them.
+        m = re.match(r"  (%\w+) = (weft\.(?:iota|random)\b.*) : "
+                     r"(tensor<[^>]*>)$", line)
+        if m and "f64" in m.group(3):
+            t32 = m.group(3).replace("f64", "f32")
+            lines.append("  %s_f32 = %s : %s" % (m.group(1), m.group(2), t32))
+            lines.append("  %s = weft.convert %s_f32 : %s -> %s" % (
+                m.group(1), m.group(1), t32, low(m.group(3))))
+        else:
+            lines.append(low(line))
+    lines.append("  %%loss32 = weft.convert %s : tensor<%s> -> tensor<f32>"
+                 % (loss, dt))
+    return (head + "func.func @f(%s) -> tensor<f32> {\n%s\n  return "
+            "%%loss32 : tensor<f32>\n}\n" % (", ".join(args),
+                                               "\n".join(lines)))
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def grad_results(path):
+    """{result index: name} of the results marked weft.grad_of in the
+    autodiff output PATH (its function signature)."""
+    with open(path) as f:
+        text = f.read()
+    sig = text[text.index("func.func"):]
+    sig = sig[sig.index(") -> (") + 6:]
+    out, depth, cur = [], 0, ""
+    for ch in sig:
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return {i: re.search(r"weft.grad_of = ([^,}]+)", r).group(1).split(
+        " : ")[0] for i, r in enumerate(out) if "weft.grad_of" in r}
+
+
+def check_low(a, i, name, src_text, work):
+    """The low-precision check of case I: returns (ok, lines)."""
+    low_src = os.path.join(work, "case%d.%s.mlir" % (i, a.dtype))
+    low_ad = os.path.join(work, "case%d.%s.ad.mlir" % (i, a.dtype))
+    with open(low_src, "w") as f:
+        f.write(lower_precision(src_text, a.dtype))
+    r = run([a.weft_opt, low_src, "--weft-autodiff", "-o", low_ad])
+    if r.returncode != 0:
+        return False, ["%s: weft-opt --weft-autodiff failed:" % low_src,
+                       r.stdout + r.stderr]
+    low_dir = os.path.join(work, "case%d.%s.out" % (i, a.dtype))
+    r = run([a.weft_interp, low_ad, "--round-half-results", "--seed",
+             str(a.seed + i), "--output-dir", low_dir])
+    if r.returncode != 0:
+        return False, ["%s: weft-interp failed:" % low_ad, r.stdout + r.stderr]
+    # The f64 program on the same inputs, widened.
+    f64_ad = os.path.join(work, "case%d.ad.mlir" % i)
+    f64_dir = os.path.join(work, "case%d.f64.out" % i)
+    os.makedirs(f64_dir, exist_ok=True)
+    inputs = []
+    k = 0
+    while os.path.exists(os.path.join(low_dir, "arg%d.npy" % k)):
+        x = np.load(os.path.join(low_dir, "arg%d.npy" % k))
+        if x.dtype.kind == "f":
+            x = x.astype(np.float64)
+        path = os.path.join(f64_dir, "in%d.npy" % k)
+        np.save(path, x)
+        inputs += ["--input", "%d=%s" % (k, path)]
+        k += 1
+    r = run([a.weft_interp, f64_ad, "--output-dir", f64_dir] + inputs)
+    if r.returncode != 0:
+        return False, ["%s: weft-interp (f64) failed:" % f64_ad,
+                       r.stdout + r.stderr]
+    grads = grad_results(low_ad)
+    if grads != grad_results(f64_ad):
+        return False, ["the gradients of %s and %s differ: %s vs %s" % (
+            low_ad, f64_ad, grads, grad_results(f64_ad))]
+    ok, lines = True, []
+    for j, of in sorted(grads.items()):
+        got = np.load(os.path.join(low_dir, "result%d.npy" % j))
+        want = np.load(os.path.join(f64_dir, "result%d.npy" % j))
+        scale = float(np.max(np.abs(want))) if want.size else 0.0
+        err = float(np.max(np.abs(got.astype(np.float64) - want))) \
+            if want.size else 0.0
+        rel = err / scale if scale > 0 else (0.0 if err == 0 else np.inf)
+        good = got.shape == want.shape and rel <= a.tolerance
+        ok &= good
+        lines.append("  grad of %s (result #%d): %s, max error %.3e of "
+                     "max |grad| %.3e = %.4f: %s" % (
+                         of, j, list(want.shape), err, scale, rel,
+                         "ok" if good else "MISMATCH"))
+        a.worst = max(a.worst, rel)
+    return ok, lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weft-opt", required=True)
     ap.add_argument("--weft-interp", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dtype", choices=["bf16", "f16"],
+                    help="also check every program built in this type "
+                    "against its f64 gradient")
+    ap.add_argument("--tolerance", type=float,
+                    help="--dtype's bound, a fraction of the largest "
+                    "|gradient| (default 8 epsilons: 0.031 bf16, "
+                    "0.0039 f16)")
     a = ap.parse_args()
+    if a.dtype and np is None:
+        sys.exit("gradcheck.py: error: --dtype needs numpy")
+    if a.tolerance is None:
+        a.tolerance = {"bf16": 8 * 2.0 ** -8,
+                       "f16": 8 * 2.0 ** -11}.get(a.dtype, 0.0)
+    a.worst = 0.0
     rng = random.Random(a.seed)
     cases = [("map-" + k, unary(rng, k)) for k in UNARY]
     cases += [("map-" + k, binary(rng, k)) for k in BINARY]
@@ -339,13 +500,21 @@ def main():
         ok = r.returncode == 0 and lines and all(l.endswith(": ok")
                                                  for l in lines)
         gradients += len(lines)
+        low = []
+        if ok and a.dtype:
+            ok, low = check_low(a, i, name, text, a.work)
         print("%s %s (%s, %d gradient(s))" % ("ok" if ok else "FAIL", name,
                                                src, len(lines)))
+        for l in low:
+            print(l)
         if not ok:
             failed += 1
             sys.stdout.write(r.stdout + r.stderr)
     print("gradcheck: %d program(s), %d gradient(s), %d failed"
           % (len(cases), gradients, failed))
+    if a.dtype:
+        print("gradcheck: %s against f64: worst error %.4f of the largest "
+              "|gradient| (tolerance %g)" % (a.dtype, a.worst, a.tolerance))
     return 1 if failed else 0
 
 

@@ -197,10 +197,8 @@ std::string gemmBanner() {
     os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
        << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
        << " per rank), f64 on " << f64Desc;
-  } else if (f64Blocked()) {
+  } else {
     os << "f32 on " << blasDesc << ", f64 on " << f64Desc;
-    if (!onednn::available())
-      os << "; this build has no oneDNN";
     if (!onednn::available())
       os << "; this build has no oneDNN";
     else

@@ -43,6 +43,9 @@ public:
       sizes[c] = shape[i];
   }
 
+  /// The element type of the values built from here on.
+  void setElementType(Type type) { elementType = type; }
+
   RankedTensorType typeOf(StringRef letters) const {
     SmallVector<int64_t> shape;
     for (char c : letters)
@@ -440,12 +443,15 @@ LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
                                      SmallVectorImpl<Value> &grads) {
   // The cotangent goes to the selected positions: sel = top_k(x, payload =
   // positions), hot[.., j, .., i] = (sel_j == i), dx = einsum(gy, hot). A
-  // payload form routes it to the payload (x only chooses).
+  // payload form routes it to the payload (x only chooses). Positions are
+  // an iota, exact in f32 and f64 but not in bf16 (above 256) or f16 (above
+  // 2048): a bf16 or f16 input is widened to f32 (exactly, so the same
+  // elements are chosen, ties included) to choose the positions, and the
+  // one-hot (0 and 1, exact in any type) is narrowed back for the einsum.
   auto in = cast<RankedTensorType>(getInput().getType());
   Type elt = in.getElementType();
-  if (!elt.isF32() && !elt.isF64())
-    return emitOpError() << "has no gradient rule for " << elt
-                         << " (positions are an f32 or f64 iota)";
+  const bool narrow = !elt.isF32() && !elt.isF64();
+  Type posElt = narrow ? Type(b.getF32Type()) : elt;
   int64_t d = getDim();
   GradBuilder g(b, *this);
   std::string x = placeholderLetters(in);
@@ -454,13 +460,20 @@ LogicalResult TopKOp::buildGradients(OpBuilder &b, Value gy,
   std::string line(1, x[d]);
   g.addSizes(x, in);
   g.addSizes(sel, getType());
+  g.setElementType(posElt);
+  Value input = getInput();
+  if (narrow)
+    input = ConvertOp::create(b, getLoc(), g.typeOf(x), input);
   Value iota = IotaOp::create(b, getLoc(), g.typeOf(line), FlatSymbolRefAttr(),
                               ArrayAttr());
   Value positions = g.broadcastTo({iota, line}, x);
-  Value chosen = TopKOp::create(b, getLoc(), g.typeOf(sel), getInput(),
-                                positions, getDimAttr(), getKAttr());
+  Value chosen = TopKOp::create(b, getLoc(), g.typeOf(sel), input, positions,
+                                getDimAttr(), getKAttr());
   std::string hot = sel + line;
   Value oneHot = g.map(MapKind::Eq, {{chosen, sel}, {iota, line}}, hot);
+  g.setElementType(elt);
+  if (narrow)
+    oneHot = ConvertOp::create(b, getLoc(), g.typeOf(hot), oneHot);
   Value dx = g.einsum({{gy, sel}, {oneHot, hot}}, x);
   if (getPayload())
     grads.push_back(Value()); // x only chooses: piecewise constant.
