@@ -12,8 +12,8 @@ shapes (b=4) and 4x larger (b=16, make_variant.py --batch-scale 4):
   3. builds a JAX function from the JSON graph with jax.numpy (einsum with
      the graph's spec, the maps, the reductions; an op kind it does not
      know is an error), jit-compiled, float32. XLA runs single-threaded:
-     XLA_FLAGS gets "--xla_cpu_multi_thread_eigen=false
-     intra_op_parallelism_threads=1" and this process is pinned to one CPU
+     XLA_FLAGS gets "--xla_cpu_multi_thread_eigen=false" and this process
+     is pinned to one CPU
      (--cpu) before jax is imported. The Weft executable runs with
      OPENBLAS_NUM_THREADS=1 (one BLAS thread; its f32 GEMMs run on oneDNN,
      one thread per rank, and the `weft: cpu gemm:` line it prints at start
@@ -71,7 +71,9 @@ from make_variant import make_variant  # noqa: E402
 NAMES = {"p1": "P1 MLP", "p6": "P6 attention", "p9": "P9 block"}
 TARGETS = {"p1": 1.00, "p6": 0.95, "p9": 0.95}  # weft/jax, issue 14
 TOLERANCE = 1e-4  # max|weft - jax| / max|jax|
-XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+# Not "intra_op_parallelism_threads=1": it is no XLA flag, and XLA stops
+# reading XLA_FLAGS at it. The one-CPU pinning keeps XLA on one core.
+XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false"
 MPIRUN = ["mpirun", "--allow-run-as-root", "--mca", "pml", "ob1", "--bind-to", "none",
           "-np", "1"]
 STEP_RE = re.compile(r"step time: median ([0-9.]+) ms, min ([0-9.]+) ms, max ([0-9.]+) ms")

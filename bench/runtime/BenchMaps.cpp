@@ -9,9 +9,11 @@
 // sqrt, rsqrt: [0.01, 100]; the others [-4, 4]). Uses only the CpuBackend
 // and Backend API of before issue 32, so the same source builds against an
 // older runtime for a before/after comparison (docs/performance.md,
-// section 10). Not a test.
+// section 10). Not a test. An optional argument sets log2 of the element
+// count (default 16; bench/runtime/jax_maps.py runs it at the sizes it
+// times XLA at).
 //
-//   taskset -c 1 build/runtime/bench/weft-rt-bench-maps
+//   taskset -c 1 build/runtime/bench/weft-rt-bench-maps [LOG2N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,14 +77,24 @@ Ns nsPerElement(Backend &be, MapKind kind, DType dt, int64_t n) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  int log2n = 16;
+  if (argc > 1) {
+    char *end = nullptr;
+    long v = std::strtol(argv[1], &end, 10);
+    if (argc > 2 || !end || *end || v < 4 || v > 28) {
+      std::fprintf(stderr, "usage: weft-rt-bench-maps [LOG2N] (4..28)\n");
+      return 2;
+    }
+    log2n = static_cast<int>(v);
+  }
   auto be = std::make_unique<CpuBackend>(Mesh({{"x", 1}}), 0);
-  const int64_t n = 1 << 16;
+  const int64_t n = int64_t(1) << log2n;
   std::printf("ns per element, contiguous, %lld elements, median and min "
               "of 15 rounds\n%-8s %8s %8s %8s %8s\n",
               static_cast<long long>(n), "kind", "f32 med", "f32 min",
               "f64 med", "f64 min");
-  for (int k = 0; k <= static_cast<int>(MapKind::Shift); ++k) {
+  for (int k = 0; k < kNumMapKinds; ++k) {
     MapKind kind = static_cast<MapKind>(k);
     Ns f = nsPerElement<float>(*be, kind, DType::F32, n);
     Ns d = nsPerElement<double>(*be, kind, DType::F64, n);
