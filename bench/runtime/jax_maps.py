@@ -163,10 +163,8 @@ def main():
     except ValueError:
         sys.exit("jax_maps.py: error: --log2n wants integers, got %r"
                  % args.log2n)
-    if not os.path.isfile(args.bench):
-        sys.exit("jax_maps.py: error: no %s (build the target "
-                 "weft-rt-bench-maps)" % args.bench)
-
+    if any(not 4 <= x <= 28 for x in sizes):
+        sys.exit("jax_maps.py: error: --log2n values must be in 4..28")
     os.sched_setaffinity(0, {args.cpu})
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " +
                                XLA_SINGLE_THREAD).strip()
@@ -177,6 +175,9 @@ def main():
     except ImportError:
         print("JAX not installed: skipped (pip install jax)")
         return 0
+    if not os.path.isfile(args.bench):
+        sys.exit("jax_maps.py: error: no %s (build the target "
+                 "weft-rt-bench-maps)" % args.bench)
     jax.config.update("jax_enable_x64", True)
     fns = functions(jnp, jax)
 
