@@ -12,6 +12,7 @@ compiles once (docs/calls.md).
 
 Usage: gen_lm.py [--calls] L OUT.mlir
 """
+import argparse
 import pathlib
 import re
 import sys
@@ -41,11 +42,15 @@ def calls(layers):
 
 
 def main():
-    args = sys.argv[1:]
-    with_calls = bool(args) and args[0] == "--calls"
-    if with_calls:
-        args = args[1:]
-    layers, out = int(args[0]), pathlib.Path(args[1])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\nUsage:")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--calls", action="store_true",
+                    help="the layer as a function, called L times")
+    ap.add_argument("layers", type=int, metavar="L")
+    ap.add_argument("out", type=pathlib.Path, metavar="OUT.mlir")
+    a = ap.parse_args()
+    with_calls, layers, out = a.calls, a.layers, a.out
     if layers < 1 or (with_calls and layers < 2):
         sys.exit("gen_lm.py: L must be at least 1 (2 with --calls)")
     if with_calls:

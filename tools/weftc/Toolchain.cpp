@@ -27,16 +27,19 @@ LogicalResult compileProgram(const std::string &cppFile,
     }
     compiler = *found;
   }
-  // The configured flags, then -O1 (which overrides their -O3), then
-  // --cxx-flag (which may override it). A generated program is plans as
-  // data and calls into the runtime (whose kernels are compiled at the
-  // build's level); -O1 compiles it 2-3x faster than -O3 at the same step
-  // time (docs/weftc.md, "Building the executable").
+  // The configured flags, then weftc's (-O1, which overrides their -O3,
+  // and with GCC -fno-tree-pta), then --cxx-flag (which may override them).
+  // A generated program is plans as data and calls into the runtime (whose
+  // kernels are compiled at the build's level); -O1 compiles it 2-3x faster
+  // than -O3 at the same step time, and without GCC's points-to analysis
+  // (superlinear in the step function's size) a 48-layer step compiles 4x
+  // faster (docs/weftc.md, "Building the executable").
   std::vector<std::string> args = {compiler, "-std=c++20"};
   for (const char *flag : kWeftcCxxFlags)
     if (*flag)
       args.push_back(flag);
-  args.push_back("-O1");
+  for (const char *flag : kWeftcOptFlags)
+    args.push_back(flag);
   for (const char *dir : kWeftcIncludeDirs)
     args.push_back(std::string("-I") + dir);
   for (const std::string &f : extraFlags)

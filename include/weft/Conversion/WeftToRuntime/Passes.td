@@ -45,7 +45,7 @@ def WeftLowerToRuntime : Pass<"weft-lower-to-runtime", "::mlir::ModuleOp"> {
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "The function to lower (default: the module's only func.func)">,
-    Option<"callLoops", "call-loops", "bool", /*default=*/"false",
+    Option<"callLoops", "call-loops", "bool", /*default=*/"true",
            "Lower each run of adjacent calls of outlined functions that "
            "repeats with a period to one loop over an array of tensors "
            "(docs/calls.md, \"The call loop\")">
