@@ -1,11 +1,14 @@
 """Test helper: every configured compile and link flag of the build
 (CMakeCache.txt: CMAKE_CXX_FLAGS, CMAKE_EXE_LINKER_FLAGS and their build-type
-variants) appears in the C++ command `weftc -v` prints (read from stdin).
+variants) appears in the C++ command `weftc -v` prints (read from stdin),
+and weftc's own optimization flags follow them: -O1, and -fno-tree-pta when
+the compiler is GCC (docs/weftc.md, "Why -fno-tree-pta").
 
   check_flags.py BUILD_DIR < weftc-v-output
 """
 import os
 import shlex
+import subprocess
 import sys
 
 
@@ -33,6 +36,17 @@ def main(argv):
         print("missing configured flags: %s" % " ".join(missing))
         return 1
     print("configured flags: %d, all in the command" % len(expected))
+    version = subprocess.run([words[0], "--version"], capture_output=True,
+                             text=True).stdout
+    gcc = "Free Software Foundation" in version and "clang" not in version
+    want = ["-O1", "-fno-tree-pta"] if gcc else ["-O1"]
+    at = [i for i in range(len(words)) if words[i:i + len(want)] == want]
+    if not at:
+        print("weftc's flags %s not in the command (%s)" % (
+            " ".join(want), "GCC" if gcc else "not GCC"))
+        return 1
+    print("weftc's optimization flags: %s (%s)" % (" ".join(want),
+                                                 "GCC" if gcc else "not GCC"))
     return 0
 
 
