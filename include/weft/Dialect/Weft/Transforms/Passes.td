@@ -620,9 +620,13 @@ def WeftFuseElementwise : Pass<"weft-fuse-elementwise",
       elements; a broadcast operand, such as a bias `d` of `btd`, stays an
       operand of the fused op: computing it per output element would
       repeat its work),
-    * and the group stays within 8 operands and 16 steps (the runtime's
+    * the group stays within 8 operands and 16 steps (the runtime's
       kernel limits; producers are taken breadth-first from the root and
-      the last taken are dropped first).
+      the last taken are dropped first),
+    * and moving the producer to the root does not raise the peak memory:
+      the operands whose lives it extends past an op outside the group
+      that allocates hold at most its result's bytes and a sixteenth
+      (docs/fusion.md, "Lifetimes").
 
     A group of two or more maps becomes one `weft.fused_map` at the root's
     position. Never fused: reductions, einsums, collectives and the index

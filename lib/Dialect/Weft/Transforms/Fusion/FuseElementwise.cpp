@@ -10,6 +10,17 @@
 // runtime's limits (8 operands, 16 steps) by dropping the last producers
 // taken. Operands keep their own letters, renamed into the root's.
 //
+// The fused op is built at the root's position, so a producer taken into
+// it is computed there, and its operands live until then instead of its
+// result. A producer is taken only if the operands whose lives that
+// extends across an op outside the group that allocates a tensor (not read
+// at or after the root anyway) hold no more bytes than its result (and a
+// sixteenth), which the fused op no longer makes: an elementwise chain
+// fuses as before, but a producer of two full-size operands is not moved
+// past other work. Without
+// the rule an unrolled 1F1B pipeline's peak grew with its micro-batch
+// count (docs/pipeline.md, "1F1B").
+//
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/Debug.h"
@@ -66,6 +77,22 @@ bool canAbsorb(MapOp producer,
       return false;
   }
   return true;
+}
+
+/// Bytes of a tensor value (0 for any other type).
+int64_t bytesOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         static_cast<int64_t>((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Whether `op` makes a tensor (an allocation the runtime keeps until its
+/// last use).
+bool allocates(Operation *op) {
+  return llvm::any_of(op->getResultTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); });
 }
 
 /// A group under construction: its members (the root first, then
@@ -146,13 +173,69 @@ struct Group {
   }
 };
 
+/// Program order of a function's ops (per block), kept as groups fuse:
+/// a fused op takes its root's place, erased members are skipped.
+struct Order {
+  llvm::DenseMap<Operation *, unsigned> position;
+  llvm::SmallPtrSet<Operation *, 32> erased;
+
+  explicit Order(func::FuncOp func) {
+    func.walk([&](Block *block) {
+      unsigned i = 0;
+      for (Operation &op : *block)
+        position[&op] = i++;
+    });
+  }
+
+  /// Whether moving `producer` to `root`, the group's place, would keep
+  /// operands of it alive across an op outside the group that allocates,
+  /// more bytes of them than the producer's result.
+  bool extendsLives(MapOp producer, MapOp root, const Group &g) const {
+    unsigned at = position.lookup(producer), end = position.lookup(root);
+    int64_t extended = 0;
+    llvm::SmallPtrSet<Value, 2> seen;
+    for (Value v : producer->getOperands()) {
+      if (!seen.insert(v).second)
+        continue;
+      unsigned last = at;
+      bool liveAtRoot = false;
+      for (Operation *user : v.getUsers()) {
+        if (user == producer || g.inGroup.contains(user))
+          continue;
+        auto it = position.find(user);
+        if (user->getBlock() != root->getBlock() || it == position.end() ||
+            it->second >= end) {
+          liveAtRoot = true;
+          break;
+        }
+        last = std::max(last, it->second);
+      }
+      if (liveAtRoot)
+        continue;
+      for (Operation *op = producer->getNextNode();
+           op && op != root.getOperation(); op = op->getNextNode()) {
+        if (position.lookup(op) <= last || g.inGroup.contains(op))
+          continue;
+        if (allocates(op)) {
+          extended += bytesOf(v);
+          break;
+        }
+      }
+    }
+    // A sixteenth of slack: a broadcast operand (a row's statistic, a
+    // scalar) beside a full-size one is not worth a pass over memory.
+    return extended * 16 > bytesOf(producer.getResult()) * 17;
+  }
+};
+
 struct FuseElementwisePass
     : public mlir::weft::impl::WeftFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<MapOp> maps;
     func.walk([&](MapOp op) { maps.push_back(op); });
-    llvm::SmallPtrSet<Operation *, 32> erased;
+    Order order(func);
+    llvm::SmallPtrSet<Operation *, 32> &erased = order.erased;
     for (MapOp root : llvm::reverse(maps)) {
       if (erased.contains(root))
         continue;
@@ -165,7 +248,8 @@ struct FuseElementwisePass
           auto p = operand.getDefiningOp<MapOp>();
           if (p && !g.inGroup.contains(p) && canAbsorb(p, g.inGroup) &&
               g.members.size() <
-                  static_cast<size_t>(::weft::rt::kMaxFusedSteps)) {
+                  static_cast<size_t>(::weft::rt::kMaxFusedSteps) &&
+              !order.extendsLives(p, root, g)) {
             g.members.push_back(p);
             g.inGroup.insert(p);
           }
@@ -210,6 +294,7 @@ struct FuseElementwisePass
       WEFT_DEBUG(llvm::dbgs() << "[weft-fuse-elementwise] " << g.members.size()
                               << " maps -> weft.fused_map \"" << spec
                               << "\" at " << root.getLoc() << "\n");
+      order.position[fused] = order.position.lookup(root);
       root.getResult().replaceAllUsesWith(fused.getResult());
       // Every member's users are members: drop their uses, then erase.
       for (MapOp m : g.members) {
