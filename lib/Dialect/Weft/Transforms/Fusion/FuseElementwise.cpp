@@ -17,9 +17,8 @@
 // at or after the root anyway) hold no more bytes than its result (and a
 // sixteenth), which the fused op no longer makes: an elementwise chain
 // fuses as before, but a producer of two full-size operands is not moved
-// past other work. Without
-// the rule an unrolled 1F1B pipeline's peak grew with its micro-batch
-// count (docs/pipeline.md, "1F1B").
+// past other work. Without the rule an unrolled 1F1B pipeline's peak grew
+// with its micro-batch count (docs/pipeline.md, "1F1B").
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,11 +172,11 @@ struct Group {
   }
 };
 
-/// Program order of a function's ops (per block), kept as groups fuse:
-/// a fused op takes its root's place, erased members are skipped.
+/// Program order of a function's ops (per block), kept as groups fuse: a
+/// fused op takes its root's place (erased members are no longer in the
+/// block, so the walks below do not meet them).
 struct Order {
   llvm::DenseMap<Operation *, unsigned> position;
-  llvm::SmallPtrSet<Operation *, 32> erased;
 
   explicit Order(func::FuncOp func) {
     func.walk([&](Block *block) {
@@ -235,7 +234,7 @@ struct FuseElementwisePass
     SmallVector<MapOp> maps;
     func.walk([&](MapOp op) { maps.push_back(op); });
     Order order(func);
-    llvm::SmallPtrSet<Operation *, 32> &erased = order.erased;
+    llvm::SmallPtrSet<Operation *, 32> erased;
     for (MapOp root : llvm::reverse(maps)) {
       if (erased.contains(root))
         continue;
