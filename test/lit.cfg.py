@@ -36,6 +36,11 @@ llvm_config.add_tool_substitutions(
 # UNSUPPORTED, never as a silent pass.
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# A build under AddressSanitizer (scripts/sanitize.sh): its allocator
+# reports an impossible allocation as an error and exits instead of
+# letting `new` throw, so the tests of that path do not apply there.
+if "-fsanitize=address" in getattr(config, "weft_cxx_flags", ""):
+    config.available_features.add("asan")
 if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
 # Mounting a small tmpfs (a full disk on demand): root, and a kernel that
