@@ -36,6 +36,7 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "test", "numpy"))
 # Not "intra_op_parallelism_threads=1": it is no XLA flag, and XLA stops
 # reading XLA_FLAGS at it (a --xla_force_host_platform_device_count after it
 # was ignored). The one-CPU pinning keeps XLA on one core.
@@ -89,31 +90,13 @@ def functions(jnp, jax):
 
 
 def reference(kind, a, b, np):
-    """numpy float64 of each kind (MapKinds.def's expressions)."""
+    """numpy float64 of each kind: test/numpy/weft_numpy.py's formulas (the
+    e2e tests' oracle, written from WeftOps.td)."""
+    import weft_numpy
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    sigmoid = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
-    table = {
-        "add": lambda: a64 + b64, "sub": lambda: a64 - b64,
-        "mul": lambda: a64 * b64, "div": lambda: a64 / b64,
-        "max": lambda: np.maximum(a64, b64),
-        "min": lambda: np.minimum(a64, b64),
-        "gt": lambda: (a64 > b64) * 1.0, "ge": lambda: (a64 >= b64) * 1.0,
-        "lt": lambda: (a64 < b64) * 1.0, "le": lambda: (a64 <= b64) * 1.0,
-        "eq": lambda: (a64 == b64) * 1.0, "ne": lambda: (a64 != b64) * 1.0,
-        "neg": lambda: -a64, "exp": lambda: np.exp(a64),
-        "log": lambda: np.log(a64), "sqrt": lambda: np.sqrt(a64),
-        "rsqrt": lambda: 1 / np.sqrt(a64), "square": lambda: a64 * a64,
-        "tanh": lambda: np.tanh(a64), "relu": lambda: np.maximum(a64, 0),
-        "gelu": lambda: 0.5 * a64 * (1 + np.tanh(
-            0.7978845608028654 * (a64 + 0.044715 * a64 ** 3))),
-        "silu": lambda: a64 * sigmoid(a64), "abs": lambda: np.abs(a64),
-        "sign": lambda: np.sign(a64), "step": lambda: (a64 > 0) * 1.0,
-        "sigmoid": lambda: sigmoid(a64), "sin": lambda: np.sin(a64),
-        "cos": lambda: np.cos(a64), "scale": lambda: a64 * SCALAR,
-        "shift": lambda: a64 + SCALAR,
-        "softplus": lambda: np.logaddexp(0, a64),
-    }
-    return table[kind]()
+    if kind in weft_numpy.BINARY:
+        return weft_numpy.BINARY[kind](a64, b64)
+    return weft_numpy.UNARY[kind](a64, SCALAR)
 
 
 def time_call(call, rounds):

@@ -503,12 +503,10 @@ def main():
         out = os.path.join(a.work, "case%d.ad.mlir" % i)
         with open(src, "w") as f:
             f.write(text)
-        r = subprocess.run([a.weft_opt, src, "--weft-autodiff", "-o", out],
-                           capture_output=True, text=True)
+        r = run([a.weft_opt, src, "--weft-autodiff", "-o", out])
         if r.returncode == 0:
-            r = subprocess.run([a.weft_interp, out, "--check-gradients",
-                                "--seed", str(a.seed + i)],
-                               capture_output=True, text=True)
+            r = run([a.weft_interp, out, "--check-gradients", "--seed",
+                     str(a.seed + i)])
         lines = [l for l in r.stdout.splitlines() if l.strip()]
         ok = r.returncode == 0 and lines and all(l.endswith(": ok")
                                                  for l in lines)

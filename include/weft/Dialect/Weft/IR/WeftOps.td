@@ -606,7 +606,8 @@ def Weft_TopKOp : Weft_Op<"top_k", [Pure,
     per rank, never the whole letter) and selected again. The result's `k`
     dimension is computed whole. Gradient: the cotangent goes to the
     selected positions (of `x`, or of the payload; a payload form gives `x`
-    none).
+    none); a bf16 or f16 `x` is widened to f32 to choose them (an iota of
+    positions is exact in f32, not in bf16 above 256).
   }];
   let arguments = (ins Weft_FloatTensor:$input,
                        Optional<Weft_FloatTensor>:$payload, I64Attr:$dim,

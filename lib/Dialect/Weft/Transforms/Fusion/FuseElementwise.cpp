@@ -298,6 +298,7 @@ struct FuseElementwisePass
       // Every member's users are members: drop their uses, then erase.
       for (MapOp m : g.members) {
         erased.insert(m);
+        order.position.erase(m); // A new op may take its address.
         m->dropAllUses();
       }
       for (MapOp m : g.members)
