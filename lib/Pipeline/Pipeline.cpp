@@ -100,6 +100,7 @@ static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
   propagate.profile = resolvedProfile(o);
   propagate.memoryBudget = o.memoryBudget;
   propagate.reshardAnnotated = o.reshardAnnotated;
+  propagate.combineBytes = o.combineBytes;
   pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
 }
 

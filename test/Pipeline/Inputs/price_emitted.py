@@ -19,22 +19,30 @@ and checks that they agree within --tolerance (relative). Prints one line
 per disagreement (DIFF) and a summary line for FileCheck; exits non-zero
 when any function disagrees.
 
+weft-propagate gets the same --combine-bytes. Since it prices the program
+its plan emits (price-emitted, its default), the two must agree; with
+--no-search-emitted it reports its own objective instead, which the
+combiner and dead ops make disagree (the test's negative control).
+
 Usage: price_emitted.py --weft-opt PATH [--profile SPEC] [--grad]
                         [--tolerance 0.01] [--combine-bytes N] [--verbose]
-                        MODULE...
+                        [--no-search-emitted] MODULE...
 """
 import argparse
 import re
 import subprocess
 import sys
 
-PLAN = re.compile(r"^plan taken: objective (\S+) s$")
+PLAN = re.compile(r"^plan taken: objective (\S+) s( \(as emitted\))?$")
 PRICE = re.compile(r"^weft-price-local: @(\S+): .* total (\S+) s$")
 
 
 def run(args, module, grad):
     profile = args.profile
-    propagate = "weft-propagate{explain=true profile=%s}" % profile
+    propagate = ("weft-propagate{explain=true profile=%s combine-bytes=%d "
+                 "price-emitted=%s}" %
+                 (profile, args.combine_bytes,
+                  "false" if args.no_search_emitted else "true"))
     front = "weft-inline-calls,"
     if grad:
         front += "func.func(weft-autodiff),"
@@ -76,6 +84,10 @@ def main():
     ap.add_argument("--combine-bytes", type=int, default=1 << 20,
                     help="weft-combine-collectives' max-bytes (weftc's "
                     "default; 0: the pass does not run)")
+    ap.add_argument("--no-search-emitted", action="store_true",
+                    help="weft-propagate price-emitted=false: the search "
+                    "reports its own objective of the plan (the test's "
+                    "negative control)")
     ap.add_argument("modules", nargs="+")
     args = ap.parse_args()
     funcs = agree = 0

@@ -306,6 +306,14 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
        (`free-boundary` lets the search choose those too).
        `search=exhaustive` enumerates every plan instead (the tests' oracle;
        small functions only).
+    5. *Pricing what is emitted* (`price-emitted`, on by default): the
+       search's plan and its runner-up (greedy's plan, or the DP's when
+       greedy's was kept) are each written into a copy of the function,
+       partitioned and run through weft-optimize-collectives and
+       weft-combine-collectives (`combine-bytes`, weftc's value), and the
+       copy is priced with weft-price-local's model; the cheaper emitted
+       program's plan is taken, and its price is the estimate the remark
+       reports (docs/propagation.md, "Pricing what is emitted").
 
     Greedy ties are broken by, in order: fewer user-annotated values
     resharded, more mesh axes used (less replicated compute), then the first
@@ -372,7 +380,15 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
            "Let the global search read annotated values in another layout "
            "than their annotation (by default an op that reads an annotated "
            "value reads it as annotated, and the search says so when "
-           "another layout would be much cheaper; docs/propagation.md)">
+           "another layout would be much cheaper; docs/propagation.md)">,
+    Option<"priceEmitted", "price-emitted", "bool", /*default=*/"true",
+           "Compare the search's plan and its runner-up by the program each "
+           "emits (partitioned, collectives optimized and combined, on a "
+           "copy) and take the cheaper; the estimate reported is that "
+           "program's price">,
+    Option<"combineBytes", "combine-bytes", "int64_t", /*default=*/"1048576",
+           "weft-combine-collectives' max-bytes in the emitted copy "
+           "(weftc passes its --combine-bytes; 0: no combiner)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Dialect/Weft/Transforms/PriceLocal.h"
 #include "weft/Dialect/Weft/IR/MeshLayout.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
@@ -62,6 +63,46 @@ double opSeconds(const ShardingRule &rule, const MachineProfile &profile) {
   return profile.computeSeconds(bytes, flops, elem);
 }
 
+} // namespace
+
+FailureOr<LocalPrice>
+mlir::weft::priceLocalFunction(func::FuncOp func, const MachineProfile &machine,
+                               SymbolTableCollection &tables) {
+  LocalPrice price;
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
+      // A local slice (slice_shard) is free, as the search prices it.
+      if (!collective.communicates())
+        return WalkResult::advance();
+      FailureOr<MeshOp> mesh = lookupMesh(op, collective.getMeshAttr(), tables);
+      if (failed(mesh))
+        return WalkResult::interrupt();
+      SmallVector<StringRef> axes;
+      for (StringRef a : collective.getAxisNames())
+        axes.push_back(a);
+      int64_t p = Mesh(*mesh).getGroupSize(axes);
+      if (p == 1)
+        return WalkResult::advance();
+      price.commSeconds +=
+          machine.collectiveSeconds(collective.getBytesPerDevice(p), axes);
+      ++price.collectives;
+      return WalkResult::advance();
+    }
+    if (isa<ShardOp>(op))
+      return WalkResult::advance();
+    if (std::optional<ShardingRule> rule = ShardingRule::get(op)) {
+      price.computeSeconds += opSeconds(*rule, machine);
+      ++price.ops;
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return price;
+}
+
+namespace {
+
 struct WeftPriceLocalPass
     : public mlir::weft::impl::WeftPriceLocalBase<WeftPriceLocalPass> {
   using WeftPriceLocalBase::WeftPriceLocalBase;
@@ -83,43 +124,15 @@ struct WeftPriceLocalPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      double compute = 0, comm = 0;
-      int64_t ops = 0, collectives = 0;
-      WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
-        if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-          // A local slice (slice_shard) is free, as the search prices it.
-          if (!collective.communicates())
-            return WalkResult::advance();
-          FailureOr<MeshOp> mesh =
-              lookupMesh(op, collective.getMeshAttr(), tables);
-          if (failed(mesh))
-            return WalkResult::interrupt();
-          SmallVector<StringRef> axes;
-          for (StringRef a : collective.getAxisNames())
-            axes.push_back(a);
-          int64_t p = Mesh(*mesh).getGroupSize(axes);
-          if (p == 1)
-            return WalkResult::advance();
-          comm +=
-              machine.collectiveSeconds(collective.getBytesPerDevice(p), axes);
-          ++collectives;
-          return WalkResult::advance();
-        }
-        if (isa<ShardOp>(op))
-          return WalkResult::advance();
-        if (std::optional<ShardingRule> rule = ShardingRule::get(op)) {
-          compute += opSeconds(*rule, machine);
-          ++ops;
-        }
-        return WalkResult::advance();
-      });
-      if (walk.wasInterrupted())
+      FailureOr<LocalPrice> price = priceLocalFunction(func, machine, tables);
+      if (failed(price))
         return signalPassFailure();
       file->os() << llvm::formatv("weft-price-local: @{0}: {1} op(s) {2:e3} "
                                   "s, {3} collective(s) {4:e3} s, total "
                                   "{5:e9} s\n",
-                                  func.getSymName(), ops, compute, collectives,
-                                  comm, compute + comm);
+                                  func.getSymName(), price->ops,
+                                  price->computeSeconds, price->collectives,
+                                  price->commSeconds, price->totalSeconds());
     }
     file->keep();
     markAllAnalysesPreserved();

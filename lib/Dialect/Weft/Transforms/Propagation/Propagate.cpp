@@ -103,6 +103,10 @@ struct WeftPropagatePass
              << "weft-propagate: search must be global, greedy or "
                 "exhaustive, got '"
              << search << "'";
+    if (combineBytes < 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "weft-propagate: combine-bytes must be >= 0, got "
+             << int64_t(combineBytes);
     if (memoryBudget < 0)
       return emitError(UnknownLoc::get(ctx))
              << "weft-propagate: memory-budget must be >= 0, got "
@@ -153,8 +157,12 @@ struct WeftPropagatePass
     limits.maxTransitions = maxTransitions;
     limits.localSearchBudget = localSearchBudget;
     limits.exhaustiveLimit = exhaustiveLimit;
+    EmittedPricing emitted;
+    emitted.enabled = priceEmitted;
+    emitted.combineBytes = combineBytes;
     Propagator propagator(func, info, weights, explain, search, machine, beam,
-                          freeBoundary, memoryBudget, reshardAnnotated, limits);
+                          freeBoundary, memoryBudget, reshardAnnotated, limits,
+                          emitted);
     if (failed(propagator.run()))
       return signalPassFailure();
   }

@@ -1478,6 +1478,102 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
             .str();
   }
 
+  // Writes `plan`'s layouts into the value states (and the letter maps of
+  // ops that record them); false when the plan does not replay. `bytes`
+  // receives the bytes it sends per device.
+  auto applyPlan = [&](ArrayRef<unsigned> p, double *bytes) {
+    SmallVector<int> resultIds;
+    search.bytesSent = bytes;
+    bool replayed = search.evaluate(p, &resultIds).has_value();
+    search.bytesSent = nullptr;
+    if (!replayed)
+      return false;
+    for (auto [k, step] : llvm::enumerate(search.steps)) {
+      const SValue &res = search.values[step.result];
+      ValueState &s = states[res.value];
+      s.layout = store(*res.layouts[resultIds[k]]);
+      if (step.op) {
+        if (ShardingRule::hasSplit(step.op))
+          step.rule->writeSplit(*step.choices[p[k]].map);
+        s.origin = {Origin::Computed, step.op};
+      }
+    }
+    return true;
+  };
+
+  // Price what is emitted (docs/propagation.md, "Pricing what is
+  // emitted"): the plan above and its runner-up (greedy's plan, or the
+  // DP's where greedy's was kept) are each written into the function,
+  // emitted on a copy (partition, collective passes, combiner) and priced;
+  // the cheaper emitted program wins, ties to the plan above. The DP
+  // prices every all-reduce with its own latency; the combiner merges
+  // independent ones, so the DP's order of two plans can be wrong.
+  std::string emittedSummary;
+  std::optional<double> emittedSeconds;
+  // A plan the objective refuses (no plan keeps every annotation, and
+  // greedy's is kept) is still emitted: it is priced too.
+  if (emitted.enabled && memoryBudget == 0) {
+    std::vector<std::vector<unsigned>> candidates{plan};
+    if (plan != greedyPlan && greedyAllowed)
+      candidates.push_back(greedyPlan);
+    else if (plan == greedyPlan && found.cost != kInf && found.plan != plan)
+      candidates.push_back(found.plan);
+    // Greedy's layouts are the states as they stand; a trial overwrites
+    // them and the letter maps, so both are restored after each.
+    llvm::DenseMap<Value, ValueState> greedyStates = states;
+    SmallVector<std::pair<Operation *, DictionaryAttr>> savedAttrs;
+    for (const Step &step : search.steps)
+      if (step.op && ShardingRule::hasSplit(step.op))
+        savedAttrs.push_back({step.op, step.op->getAttrDictionary()});
+    std::vector<std::optional<LocalPrice>> prices;
+    for (const std::vector<unsigned> &c : candidates) {
+      std::optional<LocalPrice> price;
+      if (c == greedyPlan || applyPlan(c, nullptr)) {
+        writeBack();
+        FailureOr<LocalPrice> p =
+            priceEmitted(func, profile, emitted.combineBytes);
+        if (succeeded(p))
+          price = *p;
+      }
+      states = greedyStates;
+      for (auto [op, attrs] : savedAttrs)
+        op->setAttrs(attrs);
+      prices.push_back(price);
+    }
+    if (prices[0]) {
+      unsigned best = 0;
+      if (prices.size() > 1 && prices[1] &&
+          prices[1]->totalSeconds() <
+              prices[0]->totalSeconds() * (1 - 1e-6) - kMinGainSeconds)
+        best = 1;
+      auto describe = [&](unsigned i) -> std::string {
+        StringRef who = candidates[i] == greedyPlan ? "greedy's plan"
+                        : candidates[i] == found.plan
+                            ? "the search's plan"
+                            : "the search's plan after the local search";
+        if (!prices[i])
+          return (who + " not emitted").str();
+        return llvm::formatv("{0} {1} ({2} collective(s))", who,
+                             formatSeconds(prices[i]->totalSeconds()),
+                             prices[i]->collectives)
+            .str();
+      };
+      emittedSummary = "emitted (partitioned, collectives combined up to " +
+                       std::to_string(emitted.combineBytes) +
+                       " bytes): " + describe(0);
+      if (prices.size() > 1)
+        emittedSummary += ", " + describe(1);
+      emittedSummary +=
+          "; took " + std::string(best == 0 ? "the first" : "the second");
+      if (best == 1) {
+        plan = candidates[1];
+        useFound = plan != greedyPlan;
+        planCostSeconds = search.evaluate(plan).value_or(kInf);
+      }
+      emittedSeconds = prices[best]->totalSeconds();
+    }
+  }
+
   // Annotations are kept; say so when reading annotated values in other
   // layouts would be much cheaper. The probe is the search without the
   // rule, with a smaller beam: its plan is a real one, so the saving it
@@ -1564,26 +1660,12 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
   }
 
   if (useFound) {
-    SmallVector<int> resultIds;
     double bytes = 0;
-    search.bytesSent = &bytes;
-    bool replayed = search.evaluate(plan, &resultIds).has_value();
-    search.bytesSent = nullptr;
-    if (!replayed)
+    if (!applyPlan(plan, &bytes))
       return func.emitOpError("weft-propagate: the global plan does not "
                               "replay (internal error)");
     // The function's remark reports the plan taken.
     totalCost = bytes;
-    for (auto [k, step] : llvm::enumerate(search.steps)) {
-      const SValue &res = search.values[step.result];
-      ValueState &s = states[res.value];
-      s.layout = store(*res.layouts[resultIds[k]]);
-      if (step.op) {
-        if (ShardingRule::hasSplit(step.op))
-          step.rule->writeSplit(*step.choices[plan[k]].map);
-        s.origin = {Origin::Computed, step.op};
-      }
-    }
   }
 
   if (explain) {
@@ -1654,7 +1736,10 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                 : "")
         << (localSummary.empty() ? "" : "\n" + localSummary)
         << (annotationSummary.empty() ? "" : "\nnote: " + annotationSummary)
-        << llvm::formatv("\nplan taken: objective {0:e9} s", planCostSeconds)
+        << (emittedSummary.empty() ? "" : "\n" + emittedSummary)
+        << llvm::formatv("\nplan taken: objective {0:e9} s{1}",
+                         emittedSeconds.value_or(planCostSeconds),
+                         emittedSeconds ? " (as emitted)" : "")
                .str();
   }
   return success();

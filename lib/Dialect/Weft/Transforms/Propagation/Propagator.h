@@ -7,6 +7,8 @@
 //   PropagateCost.cpp        the cost model: pricing a letter map
 //   PropagateConflicts.cpp   deciding an op: enumerate, price, choose
 //   PropagateExplain.cpp     explanations (--weft-propagate=explain)
+//   PropagateSearch.cpp      the global search over whole plans
+//   PriceEmitted.cpp         what a plan costs once partitioned and combined
 //   Propagate.cpp            the driver and the pass
 // Private to lib/Dialect/Weft/Transforms.
 //
@@ -17,6 +19,7 @@
 
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
+#include "weft/Dialect/Weft/Transforms/PriceLocal.h"
 #include "weft/Dialect/Weft/Transforms/Reshard.h"
 #include "weft/Dialect/Weft/Transforms/ShardingRule.h"
 
@@ -88,17 +91,35 @@ struct SearchLimits {
   int64_t exhaustiveLimit = 20000000;
 };
 
+/// Whether the search compares its candidate plans by the program they emit
+/// (PriceEmitted.cpp), and the combiner's threshold weftc runs with.
+struct EmittedPricing {
+  bool enabled = false;
+  /// weft-combine-collectives' max-bytes (0: the combiner does not run).
+  int64_t combineBytes = 1 << 20;
+};
+
+/// The price, under `profile`, of the program weftc emits from `func` as
+/// its types now stand: weft-pad-uneven, weft-partition,
+/// weft-optimize-collectives and weft-combine-collectives run on a copy.
+/// Fails (silently) where the copy cannot be emitted alone: a function with
+/// calls, or one the passes refuse.
+FailureOr<LocalPrice> priceEmitted(func::FuncOp func,
+                                   const MachineProfile &profile,
+                                   int64_t combineBytes);
+
 class Propagator {
 public:
   /// `search`: "greedy", "global" or "exhaustive" (PropagateSearch.cpp).
   Propagator(func::FuncOp func, const Mesh &mesh, const AxisWeights &weights,
              bool explain, StringRef search, const MachineProfile &profile,
              int64_t beam, bool freeBoundary, int64_t memoryBudget,
-             bool reshardAnnotated, const SearchLimits &limits = {})
+             bool reshardAnnotated, const SearchLimits &limits = {},
+             const EmittedPricing &emitted = {})
       : func(func), mesh(mesh), weights(weights), explain(explain),
         searchMode(search), profile(profile), beam(beam),
         freeBoundary(freeBoundary), memoryBudget(memoryBudget),
-        reshardAnnotated(reshardAnnotated), limits(limits),
+        reshardAnnotated(reshardAnnotated), limits(limits), emitted(emitted),
         asmState(explain ? std::make_unique<AsmState>(func) : nullptr) {}
 
   LogicalResult run();
@@ -151,6 +172,7 @@ private:
   /// intent").
   bool reshardAnnotated;
   SearchLimits limits;
+  EmittedPricing emitted;
   /// With `explain`: the global search's summary, appended to the
   /// function's remark.
   std::string searchSummary;
