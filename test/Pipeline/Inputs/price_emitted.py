@@ -26,7 +26,8 @@ combiner and dead ops make disagree (the test's negative control).
 
 Usage: price_emitted.py --weft-opt PATH [--profile SPEC] [--grad]
                         [--tolerance 0.01] [--combine-bytes N] [--verbose]
-                        [--no-search-emitted] MODULE...
+                        [--optimizer adamw|sgd] [--no-search-emitted]
+                        MODULE...
 """
 import argparse
 import re
@@ -46,6 +47,8 @@ def run(args, module, grad):
     front = "weft-inline-calls,"
     if grad:
         front += "func.func(weft-autodiff),"
+    if args.optimizer:
+        front += "func.func(weft-optimizer{kind=%s})," % args.optimizer
     pipeline = (
         "builtin.module(" + front + "func.func(" + propagate + "),"
         "func.func(weft-pad-uneven,weft-partition),"
@@ -84,6 +87,9 @@ def main():
     ap.add_argument("--combine-bytes", type=int, default=1 << 20,
                     help="weft-combine-collectives' max-bytes (weftc's "
                     "default; 0: the pass does not run)")
+    ap.add_argument("--optimizer", default="",
+                    help="with --grad: the training step as weftc --train "
+                    "builds it (weft-optimizer kind=adamw or sgd)")
     ap.add_argument("--no-search-emitted", action="store_true",
                     help="weft-propagate price-emitted=false: the search "
                     "reports its own objective of the plan (the test's "
