@@ -25,10 +25,8 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-FailureOr<LocalPrice>
-mlir::weft::propagate::priceEmitted(func::FuncOp func,
-                                    const MachineProfile &profile,
-                                    int64_t combineBytes) {
+FailureOr<LocalPrice> mlir::weft::propagate::priceEmitted(
+    func::FuncOp func, const MachineProfile &profile, int64_t combineBytes) {
   auto parent = dyn_cast_or_null<ModuleOp>(func->getParentOp());
   if (!parent)
     return failure();

@@ -80,6 +80,9 @@ constexpr int64_t kProbeBeam = 256;
 /// The note appears when the probe's plan is cheaper by more than this
 /// fraction of the kept plan's estimate.
 constexpr double kNoteSaving = 0.10;
+/// ... and by at least this many seconds (0.1 us): savings below it are
+/// below what the profile's figures can tell apart.
+constexpr double kNoteMinSeconds = 1e-7;
 
 /// A value the search gives a layout. Most values have a few layouts: the
 /// per-id vectors keep four inline, and the map back from global ids is
@@ -1586,7 +1589,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     Search::Result probe =
         search.dynamicProgram(std::min<int64_t>(beam, kProbeBeam));
     search.keepAnnotations = true;
-    if (probe.cost < planCostSeconds * (1 - kNoteSaving)) {
+    if (probe.cost < planCostSeconds * (1 - kNoteSaving) &&
+        planCostSeconds - probe.cost >= kNoteMinSeconds) {
       std::vector<std::string> names;
       llvm::SmallDenseSet<int> listed;
       for (auto [k, step] : llvm::enumerate(search.steps)) {
@@ -1607,29 +1611,33 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
             listed.insert(step.result).second)
           names.push_back(describeValue(res.value));
       }
-      std::string list;
-      for (auto [i, n] : llvm::enumerate(names)) {
-        if (i == 4) {
-          list += llvm::formatv(" and {0} more", names.size() - 4).str();
-          break;
+      // A probe whose plan reads every annotated value as annotated (it
+      // differs elsewhere) names nothing to allow: no note.
+      if (!names.empty()) {
+        std::string list;
+        for (auto [i, n] : llvm::enumerate(names)) {
+          if (i == 4) {
+            list += llvm::formatv(" and {0} more", names.size() - 4).str();
+            break;
+          }
+          list += (i ? ", " : "") + n;
         }
-        list += (i ? ", " : "") + n;
+        annotationSummary =
+            llvm::formatv(
+                "computing with annotated values in other layouts ({0}) would "
+                "lower "
+                "the estimated step time from {1} to {2} (-{3:F0}%)",
+                list, formatSeconds(planCostSeconds), formatSeconds(probe.cost),
+                100 * (1 - probe.cost / planCostSeconds))
+                .str();
+        mlir::emitRemark(func.getLoc())
+            << "weft-propagate: note: @" << func.getSymName()
+            << " keeps its annotated layouts where it computes with them; "
+            << annotationSummary
+            << ": allow it with weftc --reshard-annotated "
+               "(--weft-propagate=reshard-annotated=true), or change those "
+               "annotations";
       }
-      annotationSummary =
-          llvm::formatv(
-              "computing with annotated values in other layouts ({0}) would "
-              "lower "
-              "the estimated step time from {1} to {2} (-{3:F0}%)",
-              list, formatSeconds(planCostSeconds), formatSeconds(probe.cost),
-              100 * (1 - probe.cost / planCostSeconds))
-              .str();
-      mlir::emitRemark(func.getLoc())
-          << "weft-propagate: note: @" << func.getSymName()
-          << " keeps its annotated layouts where it computes with them; "
-          << annotationSummary
-          << ": allow it with weftc --reshard-annotated "
-             "(--weft-propagate=reshard-annotated=true), or change those "
-             "annotations";
     }
   }
   if (memoryBudget > 0) {
