@@ -22,10 +22,12 @@ using namespace mlir::weft::propagate;
 /// its operands split its reduced letters (weft-propagate's own plan for
 /// T1's b1 gradient, re-propagated: x split b on data, the sum over b
 /// annotated partial over data and model). No proposal names the extra
-/// axes (a partial tensor proposes its dims only), so each reduced letter's
-/// proposal is extended by the result's partial axes it lacks: the operand
-/// then reaches its required layout by a local slice (free) and the op's
-/// natural result is the annotated partial sum.
+/// axes (a partial tensor proposes its dims only), so the result's partial
+/// axes that no reduced letter's proposal holds are added to the reduced
+/// letters: every way of placing them is priced (with one reduced letter
+/// there is one), and the cheapest valid one taken. The operands then reach
+/// their required layouts by local slices where they held the axes
+/// nowhere, and the op's natural result is the annotated partial sum.
 const Candidate *Propagator::decideFinerReduced(
     const ShardingRule &rule,
     llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> &props,
@@ -45,32 +47,72 @@ const Candidate *Propagator::decideFinerReduced(
     for (StringRef a : axes)
       if (!used.insert(a).second)
         return nullptr;
-  char reduced = 0;
-  for (char c : rule.getLetters()) {
-    if (!rule.isReduced(c) || !rule.canSplit(c))
-      continue;
-    if (reduced)
-      return nullptr; // One reduced letter only: where the axes go is clear.
-    reduced = c;
-  }
-  if (!reduced)
+  SmallVector<char> reduced;
+  for (char c : rule.getLetters())
+    if (rule.isReduced(c) && rule.canSplit(c))
+      reduced.push_back(c);
+  if (reduced.empty())
     return nullptr;
-  AxisList axes;
-  auto it = props.find(reduced);
-  if (it != props.end())
-    axes = it->second.front();
-  for (StringRef a : axes)
-    if (!used.insert(a).second)
-      return nullptr;
-  for (StringRef a : res.layout->partialAxes)
-    if (!llvm::is_contained(axes, a)) {
+  for (char c : reduced) {
+    auto it = props.find(c);
+    if (it == props.end())
+      continue;
+    for (StringRef a : it->second.front())
       if (!used.insert(a).second)
         return nullptr;
-      axes.push_back(a);
+    map[c] = it->second.front();
+  }
+  SmallVector<StringRef> missing;
+  for (StringRef a : res.layout->partialAxes)
+    if (!used.contains(a))
+      missing.push_back(a);
+  // Every placement of the missing axes on the reduced letters (at most
+  // letters^axes, a handful; bounded like decide()'s enumeration).
+  size_t first = candidates.size();
+  std::function<void(unsigned)> place = [&](unsigned k) {
+    if (candidates.size() - first >= 512)
+      return;
+    if (k == missing.size()) {
+      candidates.push_back(price(rule, map));
+      return;
     }
-  map[reduced] = axes;
-  candidates.push_back(price(rule, map));
-  return candidates.back().valid ? &candidates.back() : nullptr;
+    for (char c : reduced) {
+      map[c].push_back(missing[k]);
+      place(k + 1);
+      map[c].pop_back();
+      if (map[c].empty())
+        map.erase(c);
+    }
+  };
+  place(0);
+  // Placements whose splits divide every dimension first: an uneven one
+  // costs padding (weft-pad-uneven) for the same sum.
+  auto divides = [&](const LetterMap &m) {
+    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+      auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
+      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
+        auto it = m.find(c);
+        if (it != m.end() && !it->second.empty() &&
+            type.getDimSize(d) % mesh.getGroupSize(it->second) != 0)
+          return false;
+      }
+    }
+    return true;
+  };
+  const Candidate *best = nullptr;
+  bool bestDivides = false;
+  for (size_t i = first; i < candidates.size(); ++i) {
+    const Candidate &c = candidates[i];
+    if (!c.valid)
+      continue;
+    bool even = divides(c.letters);
+    if (!best || (even && !bestDivides) ||
+        (even == bestDivides && better(c, *best))) {
+      best = &c;
+      bestDivides = even;
+    }
+  }
+  return best;
 }
 
 void Propagator::decide(Operation *op) {
