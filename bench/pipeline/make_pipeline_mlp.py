@@ -52,7 +52,6 @@ def ty(shape, dims):
     return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
 
 
-
 def stage_layer_types(S, b, d, per, tp):
     """(weight type, result type) of each of a stage's `per` layers, in
     order (layer k = 1..per), for the stacked [S, d, d] weights and the
@@ -81,6 +80,7 @@ def mesh_line(S, data, model):
         return 'weft.mesh @mesh ["stage" = %d, "data" = %d, "model" = %d]' % (
             S, data, model)
     return 'weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, data)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
