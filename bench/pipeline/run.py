@@ -48,12 +48,8 @@ usage: run.py [--stages 2,4] [--micro 4,8,16] [--micro-batch 64]
               [--width 512] [--steps 8] [--bin BUILD/bin] [--work DIR]
               [--json OUT] [--schedule gpipe|1f1b] [--no-fuse]
 
---no-fuse compiles with --fuse=false --fuse-epilogues=false (the figures
-before weft-fuse-elementwise's lifetime rule: with fusion 1F1B's peak
-memory grew with m; docs/pipeline.md, "1F1B"). With fusion (the default)
-the epilogue fusion folds einsums into fused ops, so a step's einsums no
-longer match the schedule's: the bubble columns read n/a and only the
-memory, permute and step columns are measured.
+--no-fuse compiles with --fuse=false --fuse-epilogues=false: with fusion
+1F1B's peak memory grows with m (docs/pipeline.md, "1F1B").
 Prints one table row per (p, m) with the worst stage's numbers and the
 spread over stages.
 """
@@ -75,11 +71,6 @@ FWD = "sjbd,sde->sjbe"   # a layer's forward einsum
 BWD_X = "sjbe,sde->sjbd"  # its activation cotangent
 BWD_W = "sjbe,sjbd->sde"  # its weight gradient
 OPNUM = re.compile(r"#(\d+)")
-
-
-class Unattributable(Exception):
-    """A step's layer einsums do not match the schedule (a fused build):
-    no bubble."""
 
 
 def run(cmd, **kw):
@@ -117,8 +108,8 @@ def tick_times(events, p, m, per, kinds):
             continue
         got = sorted(fam[eq])
         if len(got) != n:
-            raise Unattributable("%d '%s' einsums in a step, expected %d" %
-                                 (len(got), eq, n))
+            sys.exit("run.py: %d '%s' einsums in a step, expected %d" %
+                     (len(got), eq, n))
         for i, (_, dur) in enumerate(got):
             t = i // per if eq == FWD else ticks - 1 - i // per
             out[t] += dur
@@ -158,14 +149,14 @@ def half_times(events, p, m, per, kinds):
     for eq in kinds:
         got = sorted(fam[eq])
         if len(got) != len(seq[eq]):
-            raise Unattributable("%d '%s' einsums in a step, expected %d" %
-                                 (len(got), eq, len(seq[eq])))
+            sys.exit("run.py: %d '%s' einsums in a step, expected %d" %
+                     (len(got), eq, len(seq[eq])))
         for where, (_, dur) in zip(seq[eq], got):
             out[where] += dur
     return out
 
 
-def analyse(trace, p, m, per, steps, schedule="gpipe", fused=False):
+def analyse(trace, p, m, per, steps, schedule="gpipe"):
     with open(trace) as f:
         doc = json.load(f)["traceEvents"]
     rows = []
@@ -182,16 +173,10 @@ def analyse(trace, p, m, per, steps, schedule="gpipe", fused=False):
             se = [e for e in xs if e["args"]["step"] == st]
             step = [e for e in se if e["cat"] == "step"][0]["dur"]
             times = tick_times if schedule == "gpipe" else half_times
-            try:
-                for t, d in times(se, p, m, per, (FWD, BWD_W)).items():
-                    per_tick[t].append(d)
-                for t, d in times(se, p, m, per, (FWD, BWD_W, BWD_X)).items():
-                    per_tick_all[t].append(d)
-            except Unattributable as e:
-                if not fused:
-                    sys.exit("run.py: " + str(e))
-                per_tick.clear()
-                per_tick_all.clear()
+            for t, d in times(se, p, m, per, (FWD, BWD_W)).items():
+                per_tick[t].append(d)
+            for t, d in times(se, p, m, per, (FWD, BWD_W, BWD_X)).items():
+                per_tick_all[t].append(d)
             wait = sum(e["dur"] for e in se
                        if e["cat"] == "collective_permute" and e["tid"] == 0)
             permute_share.append(wait / step)
@@ -207,8 +192,6 @@ def analyse(trace, p, m, per, steps, schedule="gpipe", fused=False):
 
         def bubble_share(samples):
             med = {t: statistics.median(v) for t, v in samples.items()}
-            if not med:  # a fused build: not attributable
-                return None, med
             return (sum(d for t, d in med.items() if not holds(t)) /
                     sum(med.values()), med)
         bubble, med = bubble_share(per_tick)
@@ -276,18 +259,14 @@ def main():
                      if a.no_fuse else []))
                 run(MPIRUN + ["-np", str(p), exe, "--steps", str(a.steps),
                               "--random-inputs", "1", "--trace", trace])
-            rows = analyse(trace, p, m, 1, a.steps, a.schedule,
-                           fused=not a.no_fuse)
+            rows = analyse(trace, p, m, 1, a.steps, a.schedule)
             theory = (p - 1) / (m + p - 1)
             bub = [r["bubble"] for r in rows]
             act = [r["mem_peak"] - r["mem_start"] for r in rows]
-            bub_s = ("%.3f (%.3f..%.3f)" % (statistics.mean(bub), min(bub),
-                                            max(bub))
-                     if None not in bub else "n/a (fused)")
-            print("| %d | %d | %d | %.3f | %s | %.3f | %.0f / "
+            print("| %d | %d | %d | %.3f | %.3f (%.3f..%.3f) | %.3f | %.0f / "
                   "%.0f | %.0f (%.0f..%.0f) | %.0f | %.1f |" %
-                  (p, m, ticks, theory, bub_s,
-                   max(r["permute_share"] for r in rows),
+                  (p, m, ticks, theory, statistics.mean(bub), min(bub),
+                   max(bub), max(r["permute_share"] for r in rows),
                    min(r["permute_us_min"] for r in rows),
                    statistics.median(r["permute_us_median"] for r in rows),
                    max(act) / 1024, min(act) / 1024, max(act) / 1024,
