@@ -25,9 +25,16 @@ writes its body (the stage's forward recomputed from saved_t, then its
 reverse). The program returns the loss and its own gradients (weft.grad_of
 results), so weftc --train applies the optimizer without differentiating
 again. With --data Q the micro-batch rows are split over a "data" axis.
+With --model Q > 1 the mesh gets a third axis "model" = Q and each stage's
+layers are Megatron pairs, exactly as make_pipeline_mlp.py --model writes
+them (its stage_layer_types): @stage and @stage_vjp take the split weights,
+the stage boundary (in_t, h_t, g_t, d_t) stays whole over "model", and the
+weight gradients are left open (propagation gives them their parameters'
+layouts).
 
 usage: make_pipeline_1f1b.py OUT.mlir [--stages 4] [--layers 4]
-           [--micro 4] [--micro-batch 4] [--width 32] [--data 1] [--lr 1]
+           [--micro 4] [--micro-batch 4] [--width 32] [--data 1]
+           [--model 1] [--lr 1]
 """
 import argparse
 import os
@@ -35,7 +42,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_pipeline_mlp import ty  # noqa: E402
+from make_pipeline_mlp import mesh_line, stage_layer_types, ty  # noqa: E402
 
 
 def main():
@@ -48,6 +55,8 @@ def main():
                     help="rows per micro-batch b")
     ap.add_argument("--width", type=int, default=32)
     ap.add_argument("--data", type=int, default=1)
+    ap.add_argument("--model", type=int, default=1,
+                    help="tensor parallelism inside each stage")
     ap.add_argument("--lr", type=float, default=1.0)
     a = ap.parse_args()
     S, L, m, b, d = a.stages, a.layers, a.micro, a.micro_batch, a.width
@@ -59,7 +68,7 @@ def main():
     act = ty([S, 1, b, d], ["stage", None, "data", None])
     one = ty([1, b, d], [None, "data", None])
     batch = ty([m, b, d], [None, "data", None])
-    w = ty([S, d, d], ["stage", None, None])
+    layer_types = stage_layer_types(S, b, d, per, a.model > 1)
     w_open = ty([S, d, d], [None, None, None])  # a gradient's, left open
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", "data"])
@@ -71,25 +80,29 @@ def main():
     emit("// %d micro-batches of %d rows, %d ticks. Written by "
          "bench/pipeline/make_pipeline_1f1b.py" % (m, b, m + 2 * S - 2))
     emit("// --stages %d --layers %d --micro %d --micro-batch %d --width %d "
-         "--data %d --lr %g." % (S, L, m, b, d, a.data, a.lr))
-    emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
+         "--data %d%s --lr %g." % (S, L, m, b, d, a.data,
+                                   " --model %d" % a.model if a.model > 1
+                                   else "", a.lr))
+    emit(mesh_line(S, a.data, a.model))
     emit("")
     # One stage's layers, batched over the stage letter s.
-    wargs = ", ".join("%%W%d: %s" % (k, w) for k in range(1, per + 1))
+    wargs = ", ".join("%%W%d: %s" % (k, layer_types[k - 1][0])
+                      for k in range(1, per + 1))
     emit("func.func private @stage(%s, %%in: %s) -> %s {" % (wargs, act, act))
-    cur = "%in"
+    cur, cur_ty = "%in", act
     for k in range(1, per + 1):
+        wk, rk = layer_types[k - 1]
         emit("  %%m%d = weft.einsum \"sjbd,sde->sjbe\" (%s, %%W%d) : "
-             "(%s, %s) -> %s" % (k, cur, k, act, w, act))
+             "(%s, %s) -> %s" % (k, cur, k, cur_ty, wk, rk))
         emit("  %%p%d = weft.map scale \"sjbd->sjbd\" (%%m%d) {scalar = %r : "
-             "f64} : (%s) -> %s" % (k, k, c, act, act))
+             "f64} : (%s) -> %s" % (k, k, c, rk, rk))
         emit("  %%h%d = weft.map relu \"sjbd->sjbd\" (%%p%d) : (%s) -> %s" %
-             (k, k, act, act))
-        cur = "%%h%d" % k
-    emit("  return %s : %s" % (cur, act))
+             (k, k, rk, rk))
+        cur, cur_ty = "%%h%d" % k, rk
+    emit("  return %s : %s" % (cur, cur_ty))
     emit("}")
     emit("")
-    wtypes = ", ".join([w] * per)
+    wtypes = ", ".join(wk for wk, _ in layer_types)
     emit("// Its vector-Jacobian product: weft-inline-calls writes the body.")
     emit("func.func private @stage_vjp(%s, %s, %s) -> (%s, %s) attributes "
          "{weft.vjp_of = @stage}" % (wtypes, act, act,
@@ -99,7 +112,7 @@ def main():
             "    %%y: %s {weft.name = \"y\"}" % batch]
     for k in range(1, per + 1):
         args.append("    %%W%d: %s {weft.param, weft.name = \"W%d\"}" %
-                    (k, w, k))
+                    (k, layer_types[k - 1][0], k))
     res = ["tensor<f32> {weft.name = \"loss\"}"]
     for k in range(1, per + 1):
         res.append("%s {weft.grad_of = %d : i64, weft.name = \"grad_W%d\"}"

@@ -52,6 +52,36 @@ def ty(shape, dims):
     return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
 
 
+def stage_layer_types(S, b, d, per, tp):
+    """(weight type, result type) of each of a stage's `per` layers, in
+    order (layer k = 1..per), for the stacked [S, d, d] weights and the
+    [S, 1, b, d] activation slots (rows split over "data"). Without tensor
+    parallelism every weight is split over "stage" only. With it (`tp`),
+    Megatron pairs: layer k = 1, 3, ... has its output features split over
+    "model" (its activations stay split), layer k + 1 its input features
+    (its result is a partial sum, whole once all-reduced over "model"); an
+    unpaired last layer is column split with its result gathered. Shared
+    by make_pipeline_1f1b.py."""
+    act = ty([S, 1, b, d], ["stage", None, "data", None])
+    if not tp:
+        w = ty([S, d, d], ["stage", None, None])
+        return [(w, act)] * per
+    w_col = ty([S, d, d], ["stage", None, "model"])
+    w_row = ty([S, d, d], ["stage", "model", None])
+    act_split = ty([S, 1, b, d], ["stage", None, "data", "model"])
+    return [(w_col, act_split if k < per else act) if k % 2 == 1 else
+            (w_row, act) for k in range(1, per + 1)]
+
+
+def mesh_line(S, data, model):
+    """The weft.mesh line: ["stage", "data"], plus "model" when model > 1
+    (a program without tensor parallelism has no "model" axis)."""
+    if model > 1:
+        return 'weft.mesh @mesh ["stage" = %d, "data" = %d, "model" = %d]' % (
+            S, data, model)
+    return 'weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, data)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -76,22 +106,8 @@ def main():
     act = ty([S, 1, b, d], ["stage", None, dat, None])
     one = ty([1, b, d], [None, dat, None])
     batch = ty([m, b, d], [None, dat, None])
-    w = ty([S, d, d], ["stage", None, None])
     tp = a.model > 1
-    if tp:
-        # Megatron pairs: (column split, row split); an unpaired last layer
-        # is column split with its result gathered.
-        w_col = ty([S, d, d], ["stage", None, "model"])
-        w_row = ty([S, d, d], ["stage", "model", None])
-        act_split = ty([S, 1, b, d], ["stage", None, dat, "model"])
-
-    def layer_types(k):
-        """(weight type, result type) of layer k (1-based) in a stage."""
-        if not tp:
-            return w, act
-        if k % 2 == 1:
-            return w_col, (act_split if k < per else act)
-        return w_row, act
+    layer_types = stage_layer_types(S, b, d, per, tp)
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", dat])
     out = []
@@ -105,17 +121,13 @@ def main():
          "--data %d%s --lr %g." % (S, L, m, b, d, a.data,
                                    " --model %d" % a.model if tp else "",
                                    a.lr))
-    if tp:
-        emit('weft.mesh @mesh ["stage" = %d, "data" = %d, "model" = %d]' %
-             (S, a.data, a.model))
-    else:
-        emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
+    emit(mesh_line(S, a.data, a.model))
     emit("")
     args = ["    %%x: %s {weft.name = \"x\"}" % batch,
             "    %%y: %s {weft.name = \"y\"}" % batch]
     for k in range(1, per + 1):
         args.append("    %%W%d: %s {weft.param, weft.name = \"W%d\"}" %
-                    (k, layer_types(k)[0], k))
+                    (k, layer_types[k - 1][0], k))
     emit("func.func @pipeline_mlp(\n%s)\n    -> (tensor<f32> {weft.name = "
          "\"loss\"}) {" % ",\n".join(args))
     # Masks of the first and the last stage, from positions.
@@ -149,7 +161,7 @@ def main():
                 cur = "%%in%d" % t
         cur_ty = act
         for k in range(1, per + 1):
-            wk, rk = layer_types(k)
+            wk, rk = layer_types[k - 1]
             emit("  %%m%d_%d = weft.einsum \"sjbd,sde->sjbe\" (%s, %%W%d) : "
                  "(%s, %s) -> %s" % (t, k, cur, k, cur_ty, wk, rk))
             emit("  %%p%d_%d = weft.map scale \"sjbd->sjbd\" (%%m%d_%d) "

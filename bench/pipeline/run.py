@@ -48,8 +48,11 @@ usage: run.py [--stages 2,4] [--micro 4,8,16] [--micro-batch 64]
               [--width 512] [--steps 8] [--bin BUILD/bin] [--work DIR]
               [--json OUT] [--schedule gpipe|1f1b] [--no-fuse]
 
---no-fuse compiles with --fuse=false --fuse-epilogues=false: with fusion
-1F1B's peak memory grows with m (docs/pipeline.md, "1F1B").
+--no-fuse compiles with --fuse=false --fuse-epilogues=false (with fusion
+1F1B's peak memory grew with m until weft-fuse-elementwise's lifetime
+rule; docs/pipeline.md, "1F1B"). With fusion an einsum whose epilogue is
+fused (a weight gradient and its accumulation) counts as its einsum; its
+time includes the epilogue's.
 Prints one table row per (p, m) with the worst stage's numbers and the
 spread over stages.
 """
@@ -84,8 +87,10 @@ def run(cmd, **kw):
 
 
 def einsum_eq(name):
-    # "einsum #5 einsum sjbd,sde->sjbe"
-    return name.split()[-1]
+    # "#5 einsum sjbd,sde->sjbe", or with its epilogue fused (the default
+    # --fuse-epilogues: a weight gradient and its accumulation)
+    # "#33 einsum+add sjbe,sjbd->sde then sde,sde->sde": the einsum's own
+    return name.split(" then ")[0].split()[-1]
 
 
 def tick_times(events, p, m, per, kinds):

@@ -93,15 +93,32 @@ bool isCompute(Operation *op) {
 }
 
 /// Moves before the terminator, in order, every compute op that depends on
-/// a collective's result and whose users are all such ops or the
-/// terminator; returns them.
+/// a collective's result, not on a transfer's, and whose users are all such
+/// ops or the terminator; returns them.
 llvm::SmallPtrSet<Operation *, 32> sinkTail(Block &body) {
   Operation *terminator = body.getTerminator();
-  // Sinkable: compute whose every user is sinkable or the terminator
-  // (decided from the end, so users are decided first).
+  auto readsFrom = [](Operation &op, auto pred) {
+    return llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && pred(def);
+    });
+  };
+  // Downstream of an activation transfer: stays where it is.
+  llvm::SmallPtrSet<Operation *, 32> afterTransfer;
+  for (Operation &op : body)
+    if (readsFrom(op, [&](Operation *def) {
+          return isTransfer(def) || afterTransfer.contains(def);
+        }))
+      afterTransfer.insert(&op);
+  // Sinkable: compute not downstream of a transfer whose every user is
+  // sinkable or the terminator (decided from the end, so users are decided
+  // first). An op read by one that stays must stay too: it would otherwise
+  // move below its reader (a 1F1B tick's all-gathered activation read,
+  // with the permuted cotangent, by the tick's next op).
   llvm::SmallPtrSet<Operation *, 32> sinkable;
   for (Operation &op : llvm::reverse(body)) {
-    if (!isCompute(&op) || op.getNumRegions() != 0)
+    if (!isCompute(&op) || op.getNumRegions() != 0 ||
+        afterTransfer.contains(&op))
       continue;
     bool ok = llvm::all_of(op.getUsers(), [&](Operation *user) {
       Operation *u = ancestorInBlock(body, user);
@@ -110,27 +127,17 @@ llvm::SmallPtrSet<Operation *, 32> sinkTail(Block &body) {
     if (ok)
       sinkable.insert(&op);
   }
-  // Dependents of a collective, in program order; those of an activation
-  // transfer stay.
-  llvm::SmallPtrSet<Operation *, 32> dependent, afterTransfer;
+  // Dependents of a collective, in program order. A user of a dependent
+  // is dependent, so every user of a sunk op is sunk or the terminator.
+  llvm::SmallPtrSet<Operation *, 32> dependent;
   SmallVector<Operation *> toSink;
   for (Operation &op : body) {
-    auto readsFrom = [&](auto pred) {
-      return llvm::any_of(op.getOperands(), [&](Value v) {
-        Operation *def = v.getDefiningOp();
-        return def && pred(def);
-      });
-    };
-    if (readsFrom([&](Operation *def) {
-          return isTransfer(def) || afterTransfer.contains(def);
-        }))
-      afterTransfer.insert(&op);
-    if (!readsFrom([&](Operation *def) {
+    if (!readsFrom(op, [&](Operation *def) {
           return isCommunication(def) || dependent.contains(def);
         }))
       continue;
     dependent.insert(&op);
-    if (sinkable.contains(&op) && !afterTransfer.contains(&op))
+    if (sinkable.contains(&op))
       toSink.push_back(&op);
   }
   for (Operation *op : toSink)
@@ -219,7 +226,12 @@ struct Collective {
 /// starts no earlier than the previous all-gather's first reader); ties
 /// keep program order. Moving collectives and adding waits keeps each
 /// one's `firstUser`, not its operand's definition: a collective reading
-/// another one's result reads that one's weft.wait once it is placed.
+/// another one's result reads that one's weft.wait once it is placed. So
+/// such a collective's operand is defined where that wait goes, right
+/// before the other's first reader (a permute of an all-reduced cotangent:
+/// its start is as late as that reader, and a collective ordered after it
+/// by the all-reduce's earlier position would have to start after its own
+/// first reader).
 SmallVector<Collective> startOrder(Block &body) {
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t next = 0;
@@ -227,6 +239,7 @@ SmallVector<Collective> startOrder(Block &body) {
     position[&op] = next++;
   const int64_t never = next; // no reader
   SmallVector<Collective> gathers, others;
+  llvm::DenseMap<Operation *, int64_t> firstUseOf; // of each collective
   for (Operation &op : body) {
     if (!isCommunication(&op))
       continue;
@@ -234,8 +247,10 @@ SmallVector<Collective> startOrder(Block &body) {
     e.firstUseAt = never;
     e.order = position.lookup(&op);
     if (Operation *def =
-            ancestorInBlock(body, op.getOperand(0).getDefiningOp()))
-      e.defAt = position.lookup(def);
+            ancestorInBlock(body, op.getOperand(0).getDefiningOp())) {
+      auto it = firstUseOf.find(def);
+      e.defAt = it != firstUseOf.end() ? it->second - 1 : position.lookup(def);
+    }
     for (Operation *user : op.getResult(0).getUsers()) {
       Operation *u = ancestorInBlock(body, user);
       if (u && position.lookup(u) < e.firstUseAt) {
@@ -243,6 +258,7 @@ SmallVector<Collective> startOrder(Block &body) {
         e.firstUseAt = position.lookup(u);
       }
     }
+    firstUseOf[&op] = e.firstUseAt;
     (isGather(&op) ? gathers : others).push_back(e);
   }
   llvm::stable_sort(gathers, [](const Collective &a, const Collective &b) {
@@ -310,6 +326,11 @@ struct ScheduleCollectivesPass
         gatherFloor = firstUser->getPrevNode() ? firstUser->getPrevNode() : c;
       if (!firstUser)
         continue; // Unused: nothing to wait for.
+      // No window (the earliest start is not before the first reader):
+      // synchronous where it is. startOrder's order should prevent it;
+      // this keeps the walk below inside the block if it does not.
+      if (after && !after->isBeforeInBlock(firstUser))
+        continue;
       int64_t overlap = 0;
       Operation *from = after ? after->getNextNode() : &body.front();
       for (Operation *op = from; op != firstUser; op = op->getNextNode())
