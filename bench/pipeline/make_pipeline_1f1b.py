@@ -35,7 +35,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_pipeline_mlp import ty  # noqa: E402
+from pipeline_common import (Writer, add_loss, finish_loss,  # noqa: E402
+                             stage_masks, tick_input, ty)
 
 
 def main():
@@ -63,8 +64,8 @@ def main():
     w_open = ty([S, d, d], [None, None, None])  # a gradient's, left open
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", "data"])
-    out = []
-    emit = out.append
+    wr = Writer()
+    emit, mapop = wr.emit, wr.mapop
     emit("// weftc: --train=sgd --lr %g" % a.lr)
     emit("// A %d-layer MLP trained with a 1F1B schedule over %d stages "
          "(docs/pipeline.md, \"1F1B\"):" % (L, S))
@@ -107,18 +108,8 @@ def main():
     emit("func.func @pipeline_mlp_1f1b(\n%s)\n    -> (%s) {" %
          (",\n".join(args), ", ".join(res)))
 
-    def mapop(name, kind, spec, ops, tys, rty, scalar=None):
-        attr = " {scalar = %r : f64}" % scalar if scalar is not None else ""
-        emit("  %%%s = weft.map %s \"%s\" (%s)%s : (%s) -> %s" %
-             (name, kind, spec, ", ".join(ops), attr, ", ".join(tys), rty))
-
     # Stage masks from positions: first, last, and one-hot per stage.
-    emit("  %%pos = weft.iota : %s" % vec)
-    mapop("npos", "neg", "s->s", ["%pos"], [vec], vec)
-    mapop("f0", "shift", "s->s", ["%npos"], [vec], vec, 0.5)
-    mapop("first", "step", "s->s", ["%f0"], [vec], vec)
-    mapop("l0", "shift", "s->s", ["%pos"], [vec], vec, -(S - 1.5))
-    mapop("last", "step", "s->s", ["%l0"], [vec], vec)
+    stage_masks(wr, S, vec)
     for s in range(S):
         mapop("ge%d" % s, "shift", "s->s", ["%pos"], [vec], vec, -(s - 0.5))
         mapop("a%d" % s, "step", "s->s", ["%%ge%d" % s], [vec], vec)
@@ -137,22 +128,8 @@ def main():
         gl = None
         if t < fwd_ticks:
             # Forward half.
-            cur = None
-            if t < m:
-                emit("  %%xs%d = weft.slice %%x dim 0 start %d : %s -> %s" %
-                     (t, t, batch, one))
-                mapop("inj%d" % t, "mul", "s,jbd->sjbd",
-                      ["%first", "%%xs%d" % t], [vec, one], act)
-                cur = "%%inj%d" % t
-            if prev_h is not None:
-                emit("  %%sh%d = weft.shift %s dim 0 by 1 : %s -> %s" %
-                     (t, prev_h, act, act))
-                if cur:
-                    mapop("in%d" % t, "add", "sjbd,sjbd->sjbd",
-                          ["%%sh%d" % t, cur], [act, act], act)
-                    cur = "%%in%d" % t
-                else:
-                    cur = "%%sh%d" % t
+            cur = tick_input(wr, t, m, prev_h, "%x", batch, one, act, vec,
+                             "bd")
             emit("  %%h%d = func.call @stage(%s, %s) : (%s, %s) -> %s" %
                  (t, wops, cur, wtypes, act, act))
             ins[t] = cur  # stage inputs, read again by the backward half
@@ -165,14 +142,7 @@ def main():
                       [prev_h, "%%ys%d" % j], [act, one], act)
                 mapop("q%d" % t, "square", "sjbd->sjbd", ["%%e%d" % t],
                       [act], act)
-                emit("  %%lt%d = weft.einsum \"s,sjbd->sb\" (%%last, %%q%d) : "
-                     "(%s, %s) -> %s" % (t, t, vec, act, sb))
-                if acc is None:
-                    acc = "%%lt%d" % t
-                else:
-                    mapop("acc%d" % t, "add", "sb,sb->sb", [acc, "%%lt%d" % t],
-                          [sb, sb], sb)
-                    acc = "%%acc%d" % t
+                acc = add_loss(wr, t, acc, "%%q%d" % t, act, vec, "bd", sb)
                 # d loss / d h_t: 2 e / (B d), on the last stage only.
                 mapop("el%d" % t, "mul", "s,sjbd->sjbd", ["%last", "%%e%d" % t],
                       [vec, act], act)
@@ -221,15 +191,11 @@ def main():
                           [dW[k], new], [w_open, w_open], w_open)
                     dW[k] = "%%gW%d_%d" % (t, k + 1)
             prev_d = "%%d%d" % t
-    emit("  %%sum = weft.reduce sum \"sb->\" (%s) : (%s) -> tensor<f32>" %
-         (acc, sb))
-    mapop("loss", "scale", "->", ["%sum"], ["tensor<f32>"], "tensor<f32>",
-          1.0 / (m * b * d))
+    finish_loss(wr, acc, sb, 1.0 / (m * b * d))
     emit("  return %%loss, %s : tensor<f32>, %s" %
          (", ".join(dW), ", ".join([w_open] * per)))
     emit("}")
-    with open(a.out, "w") as f:
-        f.write("\n".join(out) + "\n")
+    wr.write(a.out)
 
 
 if __name__ == "__main__":

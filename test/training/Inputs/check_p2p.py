@@ -1,13 +1,13 @@
 """Checks that a pipeline's point-to-point bytes are exactly its boundary
 activations' (docs/pipeline.md), for test/training/pipeline-mlp.test.
 
-usage: check_p2p.py REPORT.json --ticks T --slot B,D --data Q
+usage: check_p2p.py REPORT.json --ticks T --slot B,D[,...] --data Q
 
 REPORT.json is weftc --comm-report=json of a program written by
-bench/pipeline/make_pipeline_mlp.py: T ticks move T - 1 boundary slots
-forward and T - 1 cotangent slots backward; a slot is one micro-batch's
-activation [1, 1, B/Q, D] f32 on each rank (B rows split over Q data
-ranks). The expected bytes come from those sizes, not from the report.
+bench/pipeline/make_pipeline_mlp.py (or make_pipeline_lm.py): T ticks move
+T - 1 boundary slots forward and T - 1 cotangent slots backward; a slot is
+one micro-batch's activation [1, 1, B/Q, D, ...] f32 on each rank (B rows
+split over Q data ranks; the LM's is [1, 1, B/Q, t, d]). The expected bytes come from those sizes, not from the report.
 Prints the permutes' count and bytes and the other collectives' kinds.
 """
 import argparse
@@ -20,11 +20,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("report")
     ap.add_argument("--ticks", type=int, required=True)
-    ap.add_argument("--slot", required=True, help="B,D")
+    ap.add_argument("--slot", required=True, help="B,D[,...]")
     ap.add_argument("--data", type=int, default=1)
     a = ap.parse_args()
-    b, d = (int(v) for v in a.slot.split(","))
-    slot = b // a.data * d * 4
+    dims = [int(v) for v in a.slot.split(",")]
+    slot = dims[0] // a.data * 4
+    for n in dims[1:]:
+        slot *= n
     with open(a.report) as f:
         rep = json.load(f)
     perms = [c for c in rep["collectives"] if c["kind"] == "collective_permute"]

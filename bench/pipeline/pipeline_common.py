@@ -1,0 +1,116 @@
+"""What the pipeline generators share (make_pipeline_mlp.py,
+make_pipeline_1f1b.py, make_pipeline_lm.py; docs/pipeline.md): tensor
+types with layouts, a writer of weft ops, the masks of the first and the
+last stage, a tick's input to the rolling buffer, and the loss sum masked
+to the last stage.
+
+Every activation buffer is [S, 1, ...] over the letters "sj" + the
+micro-batch's own letters: s the stage (split over "stage"), j the
+micro-batch's size-1 dimension (kept: a reshape that drops it cannot split
+the merged rows over "data").
+"""
+
+
+def ty(shape, dims, elem="f32"):
+    """An `elem` tensor type of `shape`, split over the mesh axes `dims`
+    (one axis name or None per dimension) on @mesh."""
+    t = "x".join(str(n) for n in shape)
+    t = (t + "x" + elem) if shape else elem
+    if not any(dims):
+        return "tensor<%s>" % t
+    sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
+    return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
+
+
+def mlir_float(x):
+    """`x` as an MLIR float literal: Python's repr, with the ".0" MLIR needs
+    before an exponent (1e-05 -> 1.0e-05)."""
+    r = repr(float(x))
+    if "e" in r and "." not in r:
+        r = r.replace("e", ".0e")
+    return r
+
+
+class Writer:
+    """Collects the program's lines."""
+
+    def __init__(self):
+        self.lines = []
+
+    def emit(self, line):
+        self.lines.append(line)
+
+    def mapop(self, name, kind, spec, ops, tys, rty, scalar=None):
+        attr = (" {scalar = %s : f64}" % mlir_float(scalar)
+                if scalar is not None else "")
+        self.emit("  %%%s = weft.map %s \"%s\" (%s)%s : (%s) -> %s" %
+                  (name, kind, spec, ", ".join(ops), attr, ", ".join(tys),
+                   rty))
+        return "%" + name
+
+    def einsum(self, name, spec, ops, tys, rty):
+        self.emit("  %%%s = weft.einsum \"%s\" (%s) : (%s) -> %s" %
+                  (name, spec, ", ".join(ops), ", ".join(tys), rty))
+        return "%" + name
+
+    def reduce(self, name, kind, spec, op, oty, rty):
+        self.emit("  %%%s = weft.reduce %s \"%s\" (%s) : (%s) -> %s" %
+                  (name, kind, spec, op, oty, rty))
+        return "%" + name
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def stage_masks(w, S, vec):
+    """%first and %last: 0/1 masks over the stage positions (from
+    weft.iota), 1 at stage 0 and at stage S - 1."""
+    w.emit("  %%pos = weft.iota : %s" % vec)
+    w.mapop("npos", "neg", "s->s", ["%pos"], [vec], vec)
+    w.mapop("f0", "shift", "s->s", ["%npos"], [vec], vec, 0.5)
+    w.mapop("first", "step", "s->s", ["%f0"], [vec], vec)
+    w.mapop("l0", "shift", "s->s", ["%pos"], [vec], vec, -(S - 1.5))
+    w.mapop("last", "step", "s->s", ["%l0"], [vec], vec)
+
+
+def tick_input(w, t, m, prev, src, src_ty, one, act, vec, letters):
+    """Tick t's input buffer: the previous tick's buffer `prev` moved one
+    stage on (weft.shift; None at tick 0) plus micro-batch t of `src`
+    ([m, ...] of type `src_ty`, its slice of type `one`) in stage 0's slot
+    (t < m); `vec` is the masks' type. `letters` are a micro-batch's letters after j ("bd" for
+    [1, b, d]). Returns the buffer's name."""
+    inj = None
+    if t < m:
+        w.emit("  %%xs%d = weft.slice %s dim 0 start %d : %s -> %s" %
+               (t, src, t, src_ty, one))
+        inj = w.mapop("inj%d" % t, "mul", "s,j%s->sj%s" % (letters, letters),
+                      ["%first", "%%xs%d" % t], [vec, one], act)
+    if prev is None:
+        return inj
+    w.emit("  %%sh%d = weft.shift %s dim 0 by 1 : %s -> %s" %
+           (t, prev, act, act))
+    cur = "%%sh%d" % t
+    if inj:
+        spec = "sj%s,sj%s->sj%s" % (letters, letters, letters)
+        cur = w.mapop("in%d" % t, "add", spec, [cur, inj], [act, act], act)
+    return cur
+
+
+def add_loss(w, t, acc, term, term_ty, vec, letters, sb):
+    """Adds the last stage's slot of the per-slot loss `term` (letters
+    "sj" + `letters`, reduced to [S, b] (type `sb`) by an einsum with
+    %last) to the running sum `acc` (None at first). Returns the sum."""
+    w.einsum("lt%d" % t, "s,sj%s->sb" % letters, ["%last", term],
+             [vec, term_ty], sb)
+    if acc is None:
+        return "%%lt%d" % t
+    return w.mapop("acc%d" % t, "add", "sb,sb->sb", [acc, "%%lt%d" % t],
+                   [sb, sb], sb)
+
+
+def finish_loss(w, acc, sb, scale):
+    """%loss = `scale` times the sum of `acc` over [S, b]."""
+    w.reduce("sum", "sum", "sb->", acc, sb, "tensor<f32>")
+    w.mapop("loss", "scale", "->", ["%sum"], ["tensor<f32>"], "tensor<f32>",
+            scale)
