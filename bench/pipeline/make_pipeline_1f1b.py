@@ -35,8 +35,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pipeline_common import (Writer, add_loss, finish_loss,  # noqa: E402
-                             stage_masks, tick_input, ty)
+from pipeline_common import (Writer, add_grad, add_loss,  # noqa: E402
+                             finish_loss, saved_input, stage_masks,
+                             stage_onehots, tick_input, ty)
 
 
 def main():
@@ -110,13 +111,7 @@ def main():
 
     # Stage masks from positions: first, last, and one-hot per stage.
     stage_masks(wr, S, vec)
-    for s in range(S):
-        mapop("ge%d" % s, "shift", "s->s", ["%pos"], [vec], vec, -(s - 0.5))
-        mapop("a%d" % s, "step", "s->s", ["%%ge%d" % s], [vec], vec)
-        mapop("le%d" % s, "shift", "s->s", ["%npos"], [vec], vec, s + 0.5)
-        mapop("b%d" % s, "step", "s->s", ["%%le%d" % s], [vec], vec)
-        mapop("oh%d" % s, "mul", "s,s->s", ["%%a%d" % s, "%%b%d" % s],
-              [vec, vec], vec)
+    stage_onehots(wr, S, vec)
     wops = ", ".join("%%W%d" % k for k in range(1, per + 1))
     fwd_ticks = m + S - 1
     acc = None  # the loss terms
@@ -163,33 +158,15 @@ def main():
                     g = "%%g%d" % t
                 else:
                     g = gl
-            saved = None
-            for s in range(S):
-                jb = t - 2 * (S - 1) + s
-                if not 0 <= jb < m:
-                    continue
-                src = ins[t - 2 * (S - 1 - s)]
-                mapop("sv%d_%d" % (t, s), "mul", "s,sjbd->sjbd",
-                      ["%%oh%d" % s, src], [vec, act], act)
-                if saved is None:
-                    saved = "%%sv%d_%d" % (t, s)
-                else:
-                    mapop("sa%d_%d" % (t, s), "add", "sjbd,sjbd->sjbd",
-                          [saved, "%%sv%d_%d" % (t, s)], [act, act], act)
-                    saved = "%%sa%d_%d" % (t, s)
+            saved = saved_input(wr, t, S, m, ins, act, vec, "bd")
             names = ", ".join(["%%dW%d_%d" % (t, k) for k in range(1, per + 1)]
                               + ["%%d%d" % t])
             emit("  %s = func.call @stage_vjp(%s, %s, %s) : (%s, %s, %s) -> "
                  "(%s, %s)" % (names, wops, saved, g, wtypes, act, act,
                                ", ".join([w_open] * per), act))
             for k in range(per):
-                new = "%%dW%d_%d" % (t, k + 1)
-                if dW[k] is None:
-                    dW[k] = new
-                else:
-                    mapop("gW%d_%d" % (t, k + 1), "add", "sde,sde->sde",
-                          [dW[k], new], [w_open, w_open], w_open)
-                    dW[k] = "%%gW%d_%d" % (t, k + 1)
+                dW[k] = add_grad(wr, "gW%d_%d" % (t, k + 1), dW[k],
+                                 "%%dW%d_%d" % (t, k + 1), "sde", w_open)
             prev_d = "%%d%d" % t
     finish_loss(wr, acc, sb, 1.0 / (m * b * d))
     emit("  return %%loss, %s : tensor<f32>, %s" %

@@ -32,10 +32,19 @@ tick each way.
 With --data Q the micro-batch rows b are split over a "data" axis (data
 parallelism inside each stage).
 
+With --schedule 1f1b the schedule is make_pipeline_1f1b.py's (docs/
+pipeline.md, "1F1B"): @stage holds a stage's L/S blocks and @stage_vjp,
+a weft.vjp_of declaration, its backward; @head_vjp the head's, called at
+the loss ticks with the loss's cotangent (1/(m b t) on the last stage).
+The program returns its own gradients: the blocks' and Wout's from the
+vjps, E's and P's written out (stage 0's input cotangent of each
+micro-batch scattered into dE through the one-hot of its tokens, summed
+over the rows into dP).
+
 usage: make_pipeline_lm.py OUT.mlir [--stages 4] [--layers 4] [--micro 4]
            [--micro-batch 2] [--seq 16] [--width 32] [--heads 2]
            [--hidden 64] [--vocab 64] [--data 1] [--train sgd] [--lr 0.5]
-           [--search greedy]
+           [--search greedy] [--schedule gpipe|1f1b]
 """
 import argparse
 import os
@@ -43,8 +52,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pipeline_common import (Writer, add_loss, finish_loss,  # noqa: E402
-                             stage_masks, tick_input, ty)
+from pipeline_common import (Writer, add_grad, add_loss,  # noqa: E402
+                             finish_loss, saved_input, stage_masks,
+                             stage_onehots, tick_input, ty)
 
 BLOCK_WEIGHTS = ("Wq", "Wk", "Wv", "Wo", "W1", "W2")
 
@@ -65,6 +75,8 @@ def main():
     ap.add_argument("--data", type=int, default=1)
     ap.add_argument("--train", default="sgd", help="weftc --train=")
     ap.add_argument("--lr", type=float, default=0.5)
+    ap.add_argument("--schedule", choices=["gpipe", "1f1b"],
+                    default="gpipe")
     ap.add_argument("--search", default="greedy",
                     help="weftc --search= (greedy: the global search "
                     "finds the same plan here, much slower)")
@@ -103,6 +115,12 @@ def main():
            "W1": ty([S, d, f], ["stage", None, None]),
            "W2": ty([S, f, d], ["stage", None, None])}
     wty["Wk"] = wty["Wv"] = wty["Wq"]
+    # 1F1B's gradients of them, their layouts left to propagation.
+    open_ty = {"Wq": ty([S, d, H, e], [None] * 4),
+               "Wo": ty([S, H, e, d], [None] * 4),
+               "W1": ty([S, d, f], [None] * 3),
+               "W2": ty([S, f, d], [None] * 3)}
+    open_ty["Wk"] = open_ty["Wv"] = open_ty["Wq"]
     rep = lambda shape: ty(shape, [None] * len(shape))
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", dat])
@@ -112,15 +130,18 @@ def main():
     emit, mapop, einsum, reduce = w.emit, w.mapop, w.einsum, w.reduce
     emit("// weftc: --train=%s --lr %g --search=%s" % (a.train, a.lr,
                                                      a.search))
+    f1b = a.schedule == "1f1b"
     emit("// A %d-block transformer LM (examples/training/t2_lm.mlir's model) "
-         "trained with a GPipe" % L)
+         "trained with a %s" % (L, "1F1B" if f1b else "GPipe"))
     emit("// schedule over %d stages (docs/pipeline.md): %d micro-batches of "
          "%d sequences of %d tokens," % (S, m, b, T))
     emit("// %d ticks. Written by bench/pipeline/make_pipeline_lm.py "
-         "--stages %d --layers %d --micro %d" % (m + S - 1, S, L, m))
+         "--stages %d --layers %d --micro %d" %
+         (m + 2 * S - 2 if f1b else m + S - 1, S, L, m))
     emit("// --micro-batch %d --seq %d --width %d --heads %d --hidden %d "
          "--vocab %d --data %d" % (b, T, d, H, f, V, a.data))
-    emit("// --train %s --lr %g --search %s." % (a.train, a.lr, a.search))
+    emit("// --train %s --lr %g --search %s%s." %
+         (a.train, a.lr, a.search, " --schedule 1f1b" if f1b else ""))
     emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
     emit("")
 
@@ -136,46 +157,87 @@ def main():
         return mapop(p + "n", "mul", "sjbtd,sjbt->sjbtd", [x, "%" + p + "r"],
                      [act, row], act)
 
-    # One block of every stage, batched over s: a layer function (docs/
-    # calls.md), called once per block and tick, so weftc propagates three
-    # calls (--plan-layers) and emits one C++ body (weft-outline-layers).
+    def block_ops(p, x, W, cmv):
+        """One block of every stage on buffer `x`, batched over s (names
+        prefixed by `p`, block weight n read as W(n), the causal mask
+        `cmv`); returns its output."""
+        xa = rms(p + "a", x)
+        q = einsum(p + "q", "sjbtd,sdhe->sjbhte", [xa, W("Wq")],
+                   [act, wty["Wq"]], heads)
+        kk = einsum(p + "k", "sjbud,sdhe->sjbhue", [xa, W("Wk")],
+                    [act, wty["Wk"]], heads)
+        v = einsum(p + "v", "sjbud,sdhe->sjbhue", [xa, W("Wv")],
+                   [act, wty["Wv"]], heads)
+        s0 = einsum(p + "s0", "sjbhte,sjbhue->sjbhtu", [q, kk],
+                    [heads, heads], scores)
+        s1 = mapop(p + "s1", "scale", "sjbhtu->sjbhtu", [s0], [scores],
+                   scores, 1 / e ** 0.5)
+        s2 = mapop(p + "s2", "add", "sjbhtu,tu->sjbhtu", [s1, cmv],
+                   [scores, cm], scores)
+        mx = reduce(p + "mx", "max", "sjbhtu->sjbht", s2, scores, hrow)
+        s3 = mapop(p + "s3", "sub", "sjbhtu,sjbht->sjbhtu", [s2, mx],
+                   [scores, hrow], scores)
+        s4 = mapop(p + "s4", "exp", "sjbhtu->sjbhtu", [s3], [scores], scores)
+        z = reduce(p + "z", "sum", "sjbhtu->sjbht", s4, scores, hrow)
+        pr = mapop(p + "pr", "div", "sjbhtu,sjbht->sjbhtu", [s4, z],
+                   [scores, hrow], scores)
+        o = einsum(p + "o", "sjbhtu,sjbhue->sjbhte", [pr, v], [scores, heads],
+                   heads)
+        ao = einsum(p + "ao", "sjbhte,shed->sjbtd", [o, W("Wo")],
+                    [heads, wty["Wo"]], act)
+        x1 = mapop(p + "x1", "add", "sjbtd,sjbtd->sjbtd", [x, ao], [act, act],
+                   act)
+        xm = rms(p + "m", x1)
+        f1 = einsum(p + "f1", "sjbtd,sdf->sjbtf", [xm, W("W1")],
+                    [act, wty["W1"]], hid)
+        g = mapop(p + "g", "gelu", "sjbtf->sjbtf", [f1], [hid], hid)
+        f2 = einsum(p + "f2", "sjbtf,sfd->sjbtd", [g, W("W2")],
+                    [hid, wty["W2"]], act)
+        return mapop(p + "x2", "add", "sjbtd,sjbtd->sjbtd", [x1, f2],
+                     [act, act], act)
+
+    def causal_mask(p):
+        """The causal mask [t, u]: 0 where u <= t, -1e9 elsewhere."""
+        tv = rep([T])
+        emit("  %%%stpos = weft.iota : %s" % (p, tv))
+        mapop(p + "cm0", "ge", "t,u->tu", ["%" + p + "tpos"] * 2, [tv, tv],
+              cm)
+        mapop(p + "cm1", "shift", "tu->tu", ["%" + p + "cm0"], [cm], cm, -1.0)
+        return mapop(p + "cm", "scale", "tu->tu", ["%" + p + "cm1"], [cm], cm,
+                     1e9)
+
     btys = [wty[n] for n in BLOCK_WEIGHTS]
-    emit("func.func private @block(%%x: %s, %%cm: %s, %s) -> %s {" %
-         (act, cm, ", ".join("%%%s: %s" % (n, t)
-                             for n, t in zip(BLOCK_WEIGHTS, btys)), act))
-    xa = rms("a", "%x")
-    q = einsum("q", "sjbtd,sdhe->sjbhte", [xa, "%Wq"], [act, wty["Wq"]],
-               heads)
-    kk = einsum("k", "sjbud,sdhe->sjbhue", [xa, "%Wk"], [act, wty["Wk"]],
-                heads)
-    v = einsum("v", "sjbud,sdhe->sjbhue", [xa, "%Wv"], [act, wty["Wv"]],
-               heads)
-    s0 = einsum("s0", "sjbhte,sjbhue->sjbhtu", [q, kk], [heads, heads],
-                scores)
-    s1 = mapop("s1", "scale", "sjbhtu->sjbhtu", [s0], [scores], scores,
-               1 / e ** 0.5)
-    s2 = mapop("s2", "add", "sjbhtu,tu->sjbhtu", [s1, "%cm"], [scores, cm],
-               scores)
-    mx = reduce("mx", "max", "sjbhtu->sjbht", s2, scores, hrow)
-    s3 = mapop("s3", "sub", "sjbhtu,sjbht->sjbhtu", [s2, mx], [scores, hrow],
-               scores)
-    s4 = mapop("s4", "exp", "sjbhtu->sjbhtu", [s3], [scores], scores)
-    z = reduce("z", "sum", "sjbhtu->sjbht", s4, scores, hrow)
-    pr = mapop("pr", "div", "sjbhtu,sjbht->sjbhtu", [s4, z], [scores, hrow],
-               scores)
-    o = einsum("o", "sjbhtu,sjbhue->sjbhte", [pr, v], [scores, heads], heads)
-    ao = einsum("ao", "sjbhte,shed->sjbtd", [o, "%Wo"], [heads, wty["Wo"]],
-                act)
-    x1 = mapop("x1", "add", "sjbtd,sjbtd->sjbtd", ["%x", ao], [act, act],
-               act)
-    xm = rms("m", x1)
-    f1 = einsum("f1", "sjbtd,sdf->sjbtf", [xm, "%W1"], [act, wty["W1"]], hid)
-    g = mapop("g", "gelu", "sjbtf->sjbtf", [f1], [hid], hid)
-    f2 = einsum("f2", "sjbtf,sfd->sjbtd", [g, "%W2"], [hid, wty["W2"]], act)
-    x2 = mapop("x2", "add", "sjbtd,sjbtd->sjbtd", [x1, f2], [act, act], act)
-    emit("  return %s : %s" % (x2, act))
-    emit("}")
-    emit("")
+    if a.schedule == "gpipe":
+        # One block of every stage: a layer function (docs/calls.md),
+        # called once per block and tick, so weftc propagates three calls
+        # (--plan-layers) and emits one C++ body (weft-outline-layers).
+        emit("func.func private @block(%%x: %s, %%cm: %s, %s) -> %s {" %
+             (act, cm, ", ".join("%%%s: %s" % (n, t)
+                                 for n, t in zip(BLOCK_WEIGHTS, btys)), act))
+        x2 = block_ops("", "%x", lambda n: "%" + n, "%cm")
+        emit("  return %s : %s" % (x2, act))
+        emit("}")
+        emit("")
+    else:
+        # A stage's L/S blocks, and its vjp (weft-inline-calls writes it).
+        wargs = ", ".join("%%%s_%d: %s" % (n, k, wty[n]) for k in range(per)
+                          for n in BLOCK_WEIGHTS)
+        emit("func.func private @stage(%s, %%x: %s) -> %s {" %
+             (wargs, act, act))
+        cmv = causal_mask("")
+        cur = "%x"
+        for k in range(per):
+            cur = block_ops("b%d_" % k, cur,
+                            lambda n, k=k: "%%%s_%d" % (n, k), cmv)
+        emit("  return %s : %s" % (cur, act))
+        emit("}")
+        emit("")
+        emit("func.func private @stage_vjp(%s, %s, %s) -> (%s, %s) "
+             "attributes {weft.vjp_of = @stage}" %
+             (", ".join(btys * per), act, act,
+              ", ".join(open_ty[n] for k in range(per)
+                        for n in BLOCK_WEIGHTS), act))
+        emit("")
     # The head on every slot: the per-position cross-entropy of each slot
     # against one micro-batch's labels (one-hot); the caller keeps the
     # last stage's.
@@ -197,6 +259,116 @@ def main():
     emit("  return %s : %s" % (ce, row))
     emit("}")
     emit("")
+    if a.schedule == "1f1b":
+        emit("func.func private @head_vjp(%s, %s, %s, %s) -> (%s, %s, %s) "
+             "attributes {weft.vjp_of = @head}" %
+             (act, wout, oneh, row, act, wout, oneh))
+        emit("")
+    def one_f_one_b(grads, gtys):
+        """The entry's ticks under 1F1B (make_pipeline_1f1b.py's schedule):
+        at tick t stage s forwards micro-batch t - s and backwards
+        t - 2(S-1) + s. The head's cotangent comes from @head_vjp at the
+        loss ticks; the embedding's gradients are written out: at the
+        ticks where stage 0 backwards micro-batch j, its input cotangent
+        (masked to stage 0) is scattered into dE through the one-hot of
+        j's tokens, and summed over the rows into dP."""
+        stage_masks(w, S, vec)
+        stage_onehots(w, S, vec)
+        wops = ", ".join("%%%s_%d" % (n, k) for k in range(per)
+                         for n in BLOCK_WEIGHTS)
+        wtys = ", ".join(btys * per)
+        dtys = [open_ty[n] for k in range(per) for n in BLOCK_WEIGHTS]
+        bspec = {"Wq": "sdhe", "Wk": "sdhe", "Wv": "sdhe", "Wo": "shed",
+                 "W1": "sdf", "W2": "sfd"}
+        acc = None
+        dW = {n: None for n in grads}
+        prev_h = prev_d = None
+        ins = {}
+        for t in range(m + 2 * S - 2):
+            emit("  // tick %d" % t)
+            gl = None
+            if t < m + S - 1:
+                # Forward half.
+                cur = tick_input(w, t, m, prev_h, "%emb", emb, one, act, vec,
+                                 "btd")
+                emit("  %%h%d = func.call @stage(%s, %s) : (%s, %s) -> %s" %
+                     (t, wops, cur, wtys, act, act))
+                ins[t] = cur
+                prev_h = "%%h%d" % t
+                j = t - S + 1
+                if 0 <= j < m:
+                    emit("  %%lab%d = weft.slice %%labels dim 0 start %d : "
+                         "%s -> %s" % (j, j, toks, tok1))
+                    emit("  %%loh%d = weft.one_hot \"jbt->jbtv\" (%%lab%d) : "
+                         "(%s) -> %s" % (j, j, tok1, oneh))
+                    emit("  %%ce%d = func.call @head(%s, %%Wout, %%loh%d) : "
+                         "(%s, %s, %s) -> %s" % (t, prev_h, j, act, wout,
+                                                  oneh, row))
+                    acc = add_loss(w, t, acc, "%%ce%d" % t, row, vec, "bt",
+                                   sb)
+                    # The loss's cotangent of each slot's cross-entropy:
+                    # 1/(m b t) on the last stage (the one-hot's sum over v
+                    # is a [1, b, t] of ones).
+                    ones = reduce("ones%d" % t, "sum", "jbtv->jbt",
+                                  "%%loh%d" % j, oneh, tok1.replace("i32",
+                                                                    "f32"))
+                    cl = mapop("cl%d" % t, "mul", "s,jbt->sjbt",
+                               ["%last", ones], [vec, tok1.replace("i32",
+                                                                   "f32")],
+                               row)
+                    cs = mapop("cs%d" % t, "scale", "sjbt->sjbt", [cl], [row],
+                               row, 1.0 / (m * b * T))
+                    emit("  %%gl%d, %%dWout%d, %%doh%d = func.call @head_vjp("
+                         "%s, %%Wout, %%loh%d, %s) : (%s, %s, %s, %s) -> "
+                         "(%s, %s, %s)" % (t, t, t, prev_h, j, cs, act, wout,
+                                           oneh, row, act, wout, oneh))
+                    gl = "%%gl%d" % t
+                    dW["Wout"] = add_grad(w, "gWout%d" % t, dW["Wout"],
+                                          "%%dWout%d" % t, "dv", wout)
+            if t < S - 1:
+                continue
+            # Backward half: the cotangents, the saved inputs, the vjp.
+            g = None
+            if prev_d is not None:
+                emit("  %%gs%d = weft.shift %s dim 0 by -1 : %s -> %s" %
+                     (t, prev_d, act, act))
+                g = "%%gs%d" % t
+            if gl:
+                g = gl if g is None else mapop(
+                    "g%d" % t, "add", "sjbtd,sjbtd->sjbtd", [g, gl],
+                    [act, act], act)
+            saved = saved_input(w, t, S, m, ins, act, vec, "btd")
+            names = ["%%d%s_%d" % (n, t) for n in grads[2:-1]]
+            emit("  %s, %%d%d = func.call @stage_vjp(%s, %s, %s) : (%s, %s, "
+                 "%s) -> (%s, %s)" % (", ".join(names), t, wops, saved, g,
+                                      wtys, act, act, ", ".join(dtys), act))
+            for n, new, gt in zip(grads[2:-1], names, dtys):
+                dW[n] = add_grad(w, "g%s_%d" % (n, t), dW[n], new,
+                                 bspec[n.split("_")[0]], gt)
+            prev_d = "%%d%d" % t
+            jb = t - 2 * (S - 1)
+            if 0 <= jb < m:
+                # Stage 0's input cotangent of micro-batch jb: the
+                # embedding's.
+                ge = einsum("ge%d" % t, "s,sjbtd->jbtd", ["%first", prev_d],
+                            [vec, act], one)
+                emit("  %%tok%d = weft.slice %%tokens dim 0 start %d : %s -> "
+                     "%s" % (jb, jb, toks, tok1))
+                emit("  %%toh%d = weft.one_hot \"jbt->jbtv\" (%%tok%d) : "
+                     "(%s) -> %s" % (jb, jb, tok1, oneh))
+                dE = einsum("dE%d" % t, "jbtv,jbtd->vd", ["%%toh%d" % jb, ge],
+                            [oneh, one], rep([V, d]))
+                dP = reduce("dP%d" % t, "sum", "jbtd->td", ge, one,
+                            rep([T, d]))
+                dW["E"] = add_grad(w, "gE%d" % t, dW["E"], dE, "vd",
+                                   rep([V, d]))
+                dW["P"] = add_grad(w, "gP%d" % t, dW["P"], dP, "td",
+                                   rep([T, d]))
+        finish_loss(w, acc, sb, 1.0 / (m * b * T))
+        emit("  return %%loss, %s : tensor<f32>, %s" %
+             (", ".join(dW[n] for n in grads), ", ".join(gtys)))
+        emit("}")
+
     args = ["    %%tokens: %s {weft.name = \"tokens\"}" % toks,
             "    %%labels: %s {weft.name = \"labels\"}" % toks,
             "    %%E: %s {weft.param, weft.name = \"E\"}" % rep([V, d]),
@@ -207,20 +379,34 @@ def main():
                         % (n, k, wty[n], n, k))
     args.append("    %%Wout: %s {weft.param, weft.name = \"Wout\"}" %
                 rep([d, V]))
-    emit("func.func @pipeline_lm(\n%s)\n    -> (tensor<f32> {weft.name = "
-         "\"loss\"}) {" % ",\n".join(args))
+    res = ["tensor<f32> {weft.name = \"loss\"}"]
+    if a.schedule == "1f1b":
+        # The program returns its own gradients (docs/pipeline.md, "1F1B"):
+        # one per parameter, in the arguments' order (argument 2 is E).
+        grads = (["E", "P"] + ["%s_%d" % (n, k) for k in range(per)
+                               for n in BLOCK_WEIGHTS] + ["Wout"])
+        gtys = ([rep([V, d]), rep([T, d])] +
+                [open_ty[n] for k in range(per) for n in BLOCK_WEIGHTS] +
+                [rep([d, V])])
+        for i, (n, gt) in enumerate(zip(grads, gtys)):
+            res.append("%s {weft.grad_of = %d : i64, weft.name = "
+                       "\"grad_%s\"}" % (gt, i + 2, n))
+    emit("func.func @pipeline_lm%s(\n%s)\n    -> (%s) {" %
+         ("_1f1b" if a.schedule == "1f1b" else "", ",\n".join(args),
+          ",\n        ".join(res) if len(res) > 1 else res[0]))
 
     emit("  // The embedding of every micro-batch, on every stage.")
     emit("  %%emb0 = weft.embed \"nbt,vd->nbtd\" (%%tokens, %%E) : (%s, %s) "
          "-> %s" % (toks, rep([V, d]), emb))
     mapop("emb", "add", "nbtd,td->nbtd", ["%emb0", "%P"], [emb, rep([T, d])],
           emb)
+    if a.schedule == "1f1b":
+        one_f_one_b(grads, gtys)
+        w.write(a.out)
+        return
+
     emit("  // The causal mask: 0 where u <= t, -1e9 elsewhere.")
-    tv = rep([T])
-    emit("  %%tpos = weft.iota : %s" % tv)
-    mapop("cm0", "ge", "t,u->tu", ["%tpos", "%tpos"], [tv, tv], cm)
-    mapop("cm1", "shift", "tu->tu", ["%cm0"], [cm], cm, -1.0)
-    mapop("cm", "scale", "tu->tu", ["%cm1"], [cm], cm, 1e9)
+    causal_mask("")
     stage_masks(w, S, vec)
 
     acc = None

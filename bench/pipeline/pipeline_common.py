@@ -114,3 +114,46 @@ def finish_loss(w, acc, sb, scale):
     w.reduce("sum", "sum", "sb->", acc, sb, "tensor<f32>")
     w.mapop("loss", "scale", "->", ["%sum"], ["tensor<f32>"], "tensor<f32>",
             scale)
+
+
+def stage_onehots(w, S, vec):
+    """%oh0 .. %oh<S-1>: 0/1 masks over the stage positions, 1 at stage s
+    alone (1F1B's selection of each stage's saved input)."""
+    for s in range(S):
+        w.mapop("ge%d" % s, "shift", "s->s", ["%pos"], [vec], vec, -(s - 0.5))
+        w.mapop("a%d" % s, "step", "s->s", ["%%ge%d" % s], [vec], vec)
+        w.mapop("le%d" % s, "shift", "s->s", ["%npos"], [vec], vec, s + 0.5)
+        w.mapop("b%d" % s, "step", "s->s", ["%%le%d" % s], [vec], vec)
+        w.mapop("oh%d" % s, "mul", "s,s->s", ["%%a%d" % s, "%%b%d" % s],
+                [vec, vec], vec)
+
+
+def saved_input(w, t, S, m, ins, act, vec, letters):
+    """1F1B's saved input of tick t's backward half: the sum over the
+    stages s whose backward micro-batch t - 2(S-1) + s lies in [0, m) of
+    %oh<s> times `ins`[t - 2(S-1-s)] (stage s's own input of that
+    micro-batch, from the tick that forwarded it). Returns its name."""
+    spec = "sj%s" % letters
+    saved = None
+    for s in range(S):
+        jb = t - 2 * (S - 1) + s
+        if not 0 <= jb < m:
+            continue
+        src = ins[t - 2 * (S - 1 - s)]
+        sv = w.mapop("sv%d_%d" % (t, s), "mul", "s,%s->%s" % (spec, spec),
+                     ["%%oh%d" % s, src], [vec, act], act)
+        if saved is None:
+            saved = sv
+        else:
+            saved = w.mapop("sa%d_%d" % (t, s), "add", "%s,%s->%s" %
+                            (spec, spec, spec), [saved, sv], [act, act], act)
+    return saved
+
+
+def add_grad(w, name, acc, new, spec, gty):
+    """`acc` + `new` (a gradient of type `gty` accumulated over ticks, its
+    letters `spec`) as %`name`; `new` itself when `acc` is None."""
+    if acc is None:
+        return new
+    return w.mapop(name, "add", "%s,%s->%s" % (spec, spec, spec), [acc, new],
+                   [gty, gty], gty)
