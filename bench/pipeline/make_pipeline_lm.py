@@ -209,8 +209,9 @@ def main():
     btys = [wty[n] for n in BLOCK_WEIGHTS]
     if a.schedule == "gpipe":
         # One block of every stage: a layer function (docs/calls.md),
-        # called once per block and tick, so weftc propagates three calls
-        # (--plan-layers) and emits one C++ body (weft-outline-layers).
+        # called once per block and tick, so weftc emits shared C++ bodies
+        # for the calls (weft-outline-layers; --plan-layers falls back
+        # here: docs/pipeline.md, "The language model").
         emit("func.func private @block(%%x: %s, %%cm: %s, %s) -> %s {" %
              (act, cm, ", ".join("%%%s: %s" % (n, t)
                                  for n, t in zip(BLOCK_WEIGHTS, btys)), act))
