@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a GPipe-pipelined T2-style transformer language model training
-program (issue 33, docs/pipeline.md, "The language model").
+"""Writes a pipelined (GPipe or 1F1B) T2-style transformer language model
+training program (issue 33, docs/pipeline.md, "The language model").
 
 The model is examples/training/t2_lm.mlir's (test/training/t2_reference.py
 computes its loss in numpy): x = E[tokens] + P; L pre-norm blocks, each
@@ -24,10 +24,11 @@ and tick t injects micro-batch t's into stage 0's slot; at the loss ticks
 every stage applies the head (final RMSNorm, logits, cross-entropy) to its
 own slot and the sum takes the last stage's, masked as the MLP's loss. So
 the embedding is computed S times and the head S times over (on slots
-whose loss is masked away), and the gradients of E, P and Wout are partial
-sums over "stage" (nonzero on one stage), all-reduced over "stage" with
-the data-parallel all-reduce; the boundary transfers stay one slot per
-tick each way.
+whose loss is masked away), and the replicated weights' gradients come
+from sums over "stage" of terms nonzero on one stage (weftc all-reduces
+the injected slots' cotangents over "stage", then every stage computes
+E's and P's gradients; Wout's over "stage" and "data"); the boundary
+transfers stay one slot per tick each way.
 
 With --data Q the micro-batch rows b are split over a "data" axis (data
 parallelism inside each stage).
@@ -109,6 +110,7 @@ def main():
     emb = ty([m, b, T, d], [None, dat, None, None])
     one = ty([1, b, T, d], [None, dat, None, None])
     oneh = ty([1, b, T, V], [None, dat, None, None])
+    one_row = ty([1, b, T], [None, dat, None])
     # The weights: the blocks' stacked over "stage", the rest replicated.
     wty = {"Wq": ty([S, d, H, e], ["stage", None, None, None]),
            "Wo": ty([S, H, e, d], ["stage", None, None, None]),
@@ -311,12 +313,9 @@ def main():
                     # 1/(m b t) on the last stage (the one-hot's sum over v
                     # is a [1, b, t] of ones).
                     ones = reduce("ones%d" % t, "sum", "jbtv->jbt",
-                                  "%%loh%d" % j, oneh, tok1.replace("i32",
-                                                                    "f32"))
+                                  "%%loh%d" % j, oneh, one_row)
                     cl = mapop("cl%d" % t, "mul", "s,jbt->sjbt",
-                               ["%last", ones], [vec, tok1.replace("i32",
-                                                                   "f32")],
-                               row)
+                               ["%last", ones], [vec, one_row], row)
                     cs = mapop("cs%d" % t, "scale", "sjbt->sjbt", [cl], [row],
                                row, 1.0 / (m * b * T))
                     emit("  %%gl%d, %%dWout%d, %%doh%d = func.call @head_vjp("

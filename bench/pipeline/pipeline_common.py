@@ -78,8 +78,8 @@ def tick_input(w, t, m, prev, src, src_ty, one, act, vec, letters):
     """Tick t's input buffer: the previous tick's buffer `prev` moved one
     stage on (weft.shift; None at tick 0) plus micro-batch t of `src`
     ([m, ...] of type `src_ty`, its slice of type `one`) in stage 0's slot
-    (t < m); `vec` is the masks' type. `letters` are a micro-batch's letters after j ("bd" for
-    [1, b, d]). Returns the buffer's name."""
+    (t < m); `vec` is the masks' type. `letters` are a micro-batch's
+    letters after j ("bd" for [1, b, d]). Returns the buffer's name."""
     inj = None
     if t < m:
         w.emit("  %%xs%d = weft.slice %s dim 0 start %d : %s -> %s" %

@@ -1,5 +1,5 @@
 """Checks that a pipeline's point-to-point bytes are exactly its boundary
-activations' (docs/pipeline.md), for test/training/pipeline-mlp.test.
+activations' (docs/pipeline.md), for test/training/pipeline-*.test.
 
 usage: check_p2p.py REPORT.json --ticks T --slot B,D[,...] --data Q
 
@@ -7,8 +7,8 @@ REPORT.json is weftc --comm-report=json of a program written by
 bench/pipeline/make_pipeline_mlp.py (or make_pipeline_lm.py): T ticks move
 T - 1 boundary slots forward and T - 1 cotangent slots backward; a slot is
 one micro-batch's activation [1, 1, B/Q, D, ...] f32 on each rank (B rows
-split over Q data ranks; the LM's is [1, 1, B/Q, t, d]). The expected bytes come from those sizes, not from the report.
-Prints the permutes' count and bytes and the other collectives' kinds.
+split over Q data ranks; the LM's is [1, 1, B/Q, t, d]). The expected
+bytes come from those sizes, not from the report. Prints the permutes' count and bytes and the other collectives' kinds.
 """
 import argparse
 import collections
