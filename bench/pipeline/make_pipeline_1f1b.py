@@ -42,7 +42,10 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_pipeline_mlp import mesh_line, stage_layer_types, ty  # noqa: E402
+from pipeline_common import (Writer, add_grad, add_loss,  # noqa: E402
+                             finish_loss, mesh_line, saved_input,
+                             stage_layer_types, stage_masks, stage_onehots,
+                             tick_input, ty)
 
 
 def main():
@@ -72,8 +75,8 @@ def main():
     w_open = ty([S, d, d], [None, None, None])  # a gradient's, left open
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", "data"])
-    out = []
-    emit = out.append
+    wr = Writer()
+    emit, mapop = wr.emit, wr.mapop
     emit("// weftc: --train=sgd --lr %g" % a.lr)
     emit("// A %d-layer MLP trained with a 1F1B schedule over %d stages "
          "(docs/pipeline.md, \"1F1B\"):" % (L, S))
@@ -120,25 +123,9 @@ def main():
     emit("func.func @pipeline_mlp_1f1b(\n%s)\n    -> (%s) {" %
          (",\n".join(args), ", ".join(res)))
 
-    def mapop(name, kind, spec, ops, tys, rty, scalar=None):
-        attr = " {scalar = %r : f64}" % scalar if scalar is not None else ""
-        emit("  %%%s = weft.map %s \"%s\" (%s)%s : (%s) -> %s" %
-             (name, kind, spec, ", ".join(ops), attr, ", ".join(tys), rty))
-
     # Stage masks from positions: first, last, and one-hot per stage.
-    emit("  %%pos = weft.iota : %s" % vec)
-    mapop("npos", "neg", "s->s", ["%pos"], [vec], vec)
-    mapop("f0", "shift", "s->s", ["%npos"], [vec], vec, 0.5)
-    mapop("first", "step", "s->s", ["%f0"], [vec], vec)
-    mapop("l0", "shift", "s->s", ["%pos"], [vec], vec, -(S - 1.5))
-    mapop("last", "step", "s->s", ["%l0"], [vec], vec)
-    for s in range(S):
-        mapop("ge%d" % s, "shift", "s->s", ["%pos"], [vec], vec, -(s - 0.5))
-        mapop("a%d" % s, "step", "s->s", ["%%ge%d" % s], [vec], vec)
-        mapop("le%d" % s, "shift", "s->s", ["%npos"], [vec], vec, s + 0.5)
-        mapop("b%d" % s, "step", "s->s", ["%%le%d" % s], [vec], vec)
-        mapop("oh%d" % s, "mul", "s,s->s", ["%%a%d" % s, "%%b%d" % s],
-              [vec, vec], vec)
+    stage_masks(wr, S, vec)
+    stage_onehots(wr, S, vec)
     wops = ", ".join("%%W%d" % k for k in range(1, per + 1))
     fwd_ticks = m + S - 1
     acc = None  # the loss terms
@@ -150,22 +137,8 @@ def main():
         gl = None
         if t < fwd_ticks:
             # Forward half.
-            cur = None
-            if t < m:
-                emit("  %%xs%d = weft.slice %%x dim 0 start %d : %s -> %s" %
-                     (t, t, batch, one))
-                mapop("inj%d" % t, "mul", "s,jbd->sjbd",
-                      ["%first", "%%xs%d" % t], [vec, one], act)
-                cur = "%%inj%d" % t
-            if prev_h is not None:
-                emit("  %%sh%d = weft.shift %s dim 0 by 1 : %s -> %s" %
-                     (t, prev_h, act, act))
-                if cur:
-                    mapop("in%d" % t, "add", "sjbd,sjbd->sjbd",
-                          ["%%sh%d" % t, cur], [act, act], act)
-                    cur = "%%in%d" % t
-                else:
-                    cur = "%%sh%d" % t
+            cur = tick_input(wr, t, m, prev_h, "%x", batch, one, act, vec,
+                             "bd")
             emit("  %%h%d = func.call @stage(%s, %s) : (%s, %s) -> %s" %
                  (t, wops, cur, wtypes, act, act))
             ins[t] = cur  # stage inputs, read again by the backward half
@@ -178,14 +151,7 @@ def main():
                       [prev_h, "%%ys%d" % j], [act, one], act)
                 mapop("q%d" % t, "square", "sjbd->sjbd", ["%%e%d" % t],
                       [act], act)
-                emit("  %%lt%d = weft.einsum \"s,sjbd->sb\" (%%last, %%q%d) : "
-                     "(%s, %s) -> %s" % (t, t, vec, act, sb))
-                if acc is None:
-                    acc = "%%lt%d" % t
-                else:
-                    mapop("acc%d" % t, "add", "sb,sb->sb", [acc, "%%lt%d" % t],
-                          [sb, sb], sb)
-                    acc = "%%acc%d" % t
+                acc = add_loss(wr, t, acc, "%%q%d" % t, act, vec, "bd", sb)
                 # d loss / d h_t: 2 e / (B d), on the last stage only.
                 mapop("el%d" % t, "mul", "s,sjbd->sjbd", ["%last", "%%e%d" % t],
                       [vec, act], act)
@@ -206,43 +172,21 @@ def main():
                     g = "%%g%d" % t
                 else:
                     g = gl
-            saved = None
-            for s in range(S):
-                jb = t - 2 * (S - 1) + s
-                if not 0 <= jb < m:
-                    continue
-                src = ins[t - 2 * (S - 1 - s)]
-                mapop("sv%d_%d" % (t, s), "mul", "s,sjbd->sjbd",
-                      ["%%oh%d" % s, src], [vec, act], act)
-                if saved is None:
-                    saved = "%%sv%d_%d" % (t, s)
-                else:
-                    mapop("sa%d_%d" % (t, s), "add", "sjbd,sjbd->sjbd",
-                          [saved, "%%sv%d_%d" % (t, s)], [act, act], act)
-                    saved = "%%sa%d_%d" % (t, s)
+            saved = saved_input(wr, t, S, m, ins, act, vec, "bd")
             names = ", ".join(["%%dW%d_%d" % (t, k) for k in range(1, per + 1)]
                               + ["%%d%d" % t])
             emit("  %s = func.call @stage_vjp(%s, %s, %s) : (%s, %s, %s) -> "
                  "(%s, %s)" % (names, wops, saved, g, wtypes, act, act,
                                ", ".join([w_open] * per), act))
             for k in range(per):
-                new = "%%dW%d_%d" % (t, k + 1)
-                if dW[k] is None:
-                    dW[k] = new
-                else:
-                    mapop("gW%d_%d" % (t, k + 1), "add", "sde,sde->sde",
-                          [dW[k], new], [w_open, w_open], w_open)
-                    dW[k] = "%%gW%d_%d" % (t, k + 1)
+                dW[k] = add_grad(wr, "gW%d_%d" % (t, k + 1), dW[k],
+                                 "%%dW%d_%d" % (t, k + 1), "sde", w_open)
             prev_d = "%%d%d" % t
-    emit("  %%sum = weft.reduce sum \"sb->\" (%s) : (%s) -> tensor<f32>" %
-         (acc, sb))
-    mapop("loss", "scale", "->", ["%sum"], ["tensor<f32>"], "tensor<f32>",
-          1.0 / (m * b * d))
+    finish_loss(wr, acc, sb, 1.0 / (m * b * d))
     emit("  return %%loss, %s : tensor<f32>, %s" %
          (", ".join(dW), ", ".join([w_open] * per)))
     emit("}")
-    with open(a.out, "w") as f:
-        f.write("\n".join(out) + "\n")
+    wr.write(a.out)
 
 
 if __name__ == "__main__":

@@ -39,47 +39,14 @@ usage: make_pipeline_mlp.py OUT.mlir [--stages 4] [--layers 4]
            [--model 1]
 """
 import argparse
+import os
+import sys
 
-
-def ty(shape, dims):
-    """An f32 tensor type of `shape`, split over the mesh axes `dims` (one
-    axis name or None per dimension) on @mesh."""
-    t = "x".join(str(n) for n in shape)
-    t = (t + "xf32") if shape else "f32"
-    if not any(dims):
-        return "tensor<%s>" % t
-    sh = ", ".join("{%s}" % ("\"%s\"" % x if x else "") for x in dims)
-    return "tensor<%s, #weft.sharding<@mesh, [%s]>>" % (t, sh)
-
-
-def stage_layer_types(S, b, d, per, tp):
-    """(weight type, result type) of each of a stage's `per` layers, in
-    order (layer k = 1..per), for the stacked [S, d, d] weights and the
-    [S, 1, b, d] activation slots (rows split over "data"). Without tensor
-    parallelism every weight is split over "stage" only. With it (`tp`),
-    Megatron pairs: layer k = 1, 3, ... has its output features split over
-    "model" (its activations stay split), layer k + 1 its input features
-    (its result is a partial sum, whole once all-reduced over "model"); an
-    unpaired last layer is column split with its result gathered. Shared
-    by make_pipeline_1f1b.py."""
-    act = ty([S, 1, b, d], ["stage", None, "data", None])
-    if not tp:
-        w = ty([S, d, d], ["stage", None, None])
-        return [(w, act)] * per
-    w_col = ty([S, d, d], ["stage", None, "model"])
-    w_row = ty([S, d, d], ["stage", "model", None])
-    act_split = ty([S, 1, b, d], ["stage", None, "data", "model"])
-    return [(w_col, act_split if k < per else act) if k % 2 == 1 else
-            (w_row, act) for k in range(1, per + 1)]
-
-
-def mesh_line(S, data, model):
-    """The weft.mesh line: ["stage", "data"], plus "model" when model > 1
-    (a program without tensor parallelism has no "model" axis)."""
-    if model > 1:
-        return 'weft.mesh @mesh ["stage" = %d, "data" = %d, "model" = %d]' % (
-            S, data, model)
-    return 'weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, data)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pipeline_common import (Writer, add_loss, finish_loss,  # noqa: E402
+                             mesh_line, stage_layer_types, stage_masks,
+                             tick_input, ty)
 
 
 def main():
@@ -110,8 +77,8 @@ def main():
     layer_types = stage_layer_types(S, b, d, per, tp)
     vec = ty([S], ["stage"])
     sb = ty([S, b], ["stage", dat])
-    out = []
-    emit = out.append
+    w = Writer()
+    emit = w.emit
     emit("// weftc: --train=sgd --lr %g" % a.lr)
     emit("// A %d-layer MLP trained with a GPipe schedule over %d stages "
          "(docs/pipeline.md):" % (L, S))
@@ -130,35 +97,11 @@ def main():
                     (k, layer_types[k - 1][0], k))
     emit("func.func @pipeline_mlp(\n%s)\n    -> (tensor<f32> {weft.name = "
          "\"loss\"}) {" % ",\n".join(args))
-    # Masks of the first and the last stage, from positions.
-    emit("  %%pos = weft.iota : %s" % vec)
-    emit("  %%npos = weft.map neg \"s->s\" (%%pos) : (%s) -> %s" % (vec, vec))
-    emit("  %%f0 = weft.map shift \"s->s\" (%%npos) {scalar = 0.5 : f64} : "
-         "(%s) -> %s" % (vec, vec))
-    emit("  %%first = weft.map step \"s->s\" (%%f0) : (%s) -> %s" % (vec, vec))
-    emit("  %%l0 = weft.map shift \"s->s\" (%%pos) {scalar = %r : f64} : "
-         "(%s) -> %s" % (-(S - 1.5), vec, vec))
-    emit("  %%last = weft.map step \"s->s\" (%%l0) : (%s) -> %s" % (vec, vec))
+    stage_masks(w, S, vec)
     acc = None
     prev = None
     for t in range(m + S - 1):
-        inj = None
-        if t < m:
-            emit("  %%xs%d = weft.slice %%x dim 0 start %d : %s -> %s" %
-                 (t, t, batch, one))
-            emit("  %%inj%d = weft.map mul \"s,jbd->sjbd\" (%%first, %%xs%d) : "
-                 "(%s, %s) -> %s" % (t, t, vec, one, act))
-            inj = "%%inj%d" % t
-        if prev is None:
-            cur = inj
-        else:
-            emit("  %%sh%d = weft.shift %s dim 0 by 1 : %s -> %s" %
-                 (t, prev, act, act))
-            cur = "%%sh%d" % t
-            if inj:
-                emit("  %%in%d = weft.map add \"sjbd,sjbd->sjbd\" (%s, %s) : "
-                     "(%s, %s) -> %s" % (t, cur, inj, act, act, act))
-                cur = "%%in%d" % t
+        cur = tick_input(w, t, m, prev, "%x", batch, one, act, vec, "bd")
         cur_ty = act
         for k in range(1, per + 1):
             wk, rk = layer_types[k - 1]
@@ -178,22 +121,11 @@ def main():
                  "(%s, %s) -> %s" % (t, cur, j, act, one, act))
             emit("  %%q%d = weft.map square \"sjbd->sjbd\" (%%e%d) : (%s) -> %s"
                  % (t, t, act, act))
-            emit("  %%lt%d = weft.einsum \"s,sjbd->sb\" (%%last, %%q%d) : "
-                 "(%s, %s) -> %s" % (t, t, vec, act, sb))
-            if acc is None:
-                acc = "%%lt%d" % t
-            else:
-                emit("  %%acc%d = weft.map add \"sb,sb->sb\" (%s, %%lt%d) : "
-                     "(%s, %s) -> %s" % (t, acc, t, sb, sb, sb))
-                acc = "%%acc%d" % t
-    emit("  %%sum = weft.reduce sum \"sb->\" (%s) : (%s) -> tensor<f32>" %
-         (acc, sb))
-    emit("  %%loss = weft.map scale \"->\" (%%sum) {scalar = %r : f64} : "
-         "(tensor<f32>) -> tensor<f32>" % (1.0 / (m * b * d)))
+            acc = add_loss(w, t, acc, "%%q%d" % t, act, vec, "bd", sb)
+    finish_loss(w, acc, sb, 1.0 / (m * b * d))
     emit("  return %loss : tensor<f32>")
     emit("}")
-    with open(a.out, "w") as f:
-        f.write("\n".join(out) + "\n")
+    w.write(a.out)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,19 @@
 """Checks that a pipeline's point-to-point bytes are exactly its boundary
 activations' (docs/pipeline.md), for test/training/pipeline-*.test.
 
-usage: check_p2p.py REPORT.json --ticks T --slot B,D --data Q [--model-slots K]
+usage: check_p2p.py REPORT.json --ticks T --slot B,D[,...] --data Q
+                    [--model-slots K]
 
 REPORT.json is weftc --comm-report=json of a program written by
-bench/pipeline/make_pipeline_mlp.py: T ticks move T - 1 boundary slots
-forward and T - 1 cotangent slots backward; a slot is one micro-batch's
-activation [1, 1, B/Q, D] f32 on each rank (B rows split over Q data
-ranks). The expected bytes come from those sizes, not from the report.
-With --model-slots K (tensor parallelism inside the stages), the
-all-reduces over ["model"] must move exactly K slots in all (each a whole
-number of slots: the partitioner may combine two into one), i.e. K x slot
-bytes per device (a ring over 2 ranks moves the buffer once).
+bench/pipeline/make_pipeline_mlp.py (or make_pipeline_1f1b.py,
+make_pipeline_lm.py): T ticks move T - 1 boundary slots forward and T - 1
+cotangent slots backward; a slot is one micro-batch's activation
+[1, 1, B/Q, D, ...] f32 on each rank (B rows split over Q data ranks; the
+LM's is [1, 1, B/Q, t, d]). The expected bytes come from those sizes, not
+from the report. With --model-slots K (tensor parallelism inside the
+stages), the all-reduces over ["model"] must move exactly K slots in all
+(each a whole number of slots: the partitioner may combine two into one),
+i.e. K x slot bytes per device (a ring over 2 ranks moves the buffer once).
 Prints the permutes' count and bytes, the model all-reduces' bytes (with
 --model-slots) and the other collectives' kinds.
 """
@@ -25,12 +27,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("report")
     ap.add_argument("--ticks", type=int, required=True)
-    ap.add_argument("--slot", required=True, help="B,D")
+    ap.add_argument("--slot", required=True, help="B,D[,...]")
     ap.add_argument("--data", type=int, default=1)
     ap.add_argument("--model-slots", type=int, default=None)
     a = ap.parse_args()
-    b, d = (int(v) for v in a.slot.split(","))
-    slot = b // a.data * d * 4
+    dims = [int(v) for v in a.slot.split(",")]
+    slot = dims[0] // a.data * 4
+    for n in dims[1:]:
+        slot *= n
     with open(a.report) as f:
         rep = json.load(f)
     perms = [c for c in rep["collectives"] if c["kind"] == "collective_permute"]
