@@ -117,6 +117,12 @@ const Candidate *Propagator::decideFinerReduced(
 
 void Propagator::decide(Operation *op) {
   const ShardingRule &rule = ruleOf(op);
+  // A letter map recorded by an earlier run (weft.split) wins ties, so
+  // propagating a propagated program keeps it (docs/propagation.md, "Known
+  // limits": idempotent).
+  FailureOr<LetterMap> prior = failure();
+  if (ShardingRule::hasSplit(op))
+    prior = ShardingRule::readSplit(op);
   llvm::SmallDenseMap<char, SmallVector<AxisList, 2>> props;
   bool compatible = proposals(rule, props);
 
@@ -181,6 +187,15 @@ void Propagator::decide(Operation *op) {
   }
   if (!best)
     best = decideFinerReduced(rule, props, candidates);
+  if (best && succeeded(prior)) {
+    std::string key = letterMapStr(rule, *prior);
+    for (const Candidate &c : candidates)
+      if (c.valid && &c != best && !better(*best, c) &&
+          letterMapStr(rule, c.letters) == key) {
+        best = &c;
+        break;
+      }
+  }
   if (!best) {
     op->emitOpError() << "weft-propagate found no letter map with a valid "
                          "resharding plan for this op (internal error; "
