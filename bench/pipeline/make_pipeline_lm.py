@@ -33,6 +33,15 @@ transfers stay one slot per tick each way.
 With --data Q the micro-batch rows b are split over a "data" axis (data
 parallelism inside each stage).
 
+With --model N (GPipe only) the mesh gets a third axis "model" and the
+blocks are split over it as examples/training/t2_lm.mlir splits T2's
+(Megatron): the heads h of Wq, Wk, Wv and Wo, the MLP width f of W1 and
+W2, so the attention's and the MLP's outputs are partial sums over
+"model" (all-reduced into the residual stream, which, like the boundary
+slot, stays whole over "model"). The embedding and the head stay
+replicated, computed on every model rank (docs/pipeline.md, "Tensor
+parallelism inside the LM's stages").
+
 With --schedule 1f1b the schedule is make_pipeline_1f1b.py's (docs/
 pipeline.md, "1F1B"): @stage holds a stage's L/S blocks and @stage_vjp,
 a weft.vjp_of declaration, its backward; @head_vjp the head's, called at
@@ -44,8 +53,8 @@ over the rows into dP).
 
 usage: make_pipeline_lm.py OUT.mlir [--stages 4] [--layers 4] [--micro 4]
            [--micro-batch 2] [--seq 16] [--width 32] [--heads 2]
-           [--hidden 64] [--vocab 64] [--data 1] [--train sgd] [--lr 0.5]
-           [--search greedy] [--schedule gpipe|1f1b]
+           [--hidden 64] [--vocab 64] [--data 1] [--model 1] [--train sgd]
+           [--lr 0.5] [--search greedy] [--schedule gpipe|1f1b]
 """
 import argparse
 import os
@@ -54,8 +63,8 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pipeline_common import (Writer, add_grad, add_loss,  # noqa: E402
-                             finish_loss, saved_input, stage_masks,
-                             stage_onehots, tick_input, ty)
+                             finish_loss, mesh_line, saved_input,
+                             stage_masks, stage_onehots, tick_input, ty)
 
 BLOCK_WEIGHTS = ("Wq", "Wk", "Wv", "Wo", "W1", "W2")
 
@@ -74,6 +83,9 @@ def main():
     ap.add_argument("--hidden", type=int, default=64, help="MLP width f")
     ap.add_argument("--vocab", type=int, default=64)
     ap.add_argument("--data", type=int, default=1)
+    ap.add_argument("--model", type=int, default=1,
+                    help="tensor parallelism inside the stages: heads and "
+                    "MLP width split over a \"model\" axis (GPipe only)")
     ap.add_argument("--train", default="sgd", help="weftc --train=")
     ap.add_argument("--lr", type=float, default=0.5)
     ap.add_argument("--schedule", choices=["gpipe", "1f1b"],
@@ -84,7 +96,7 @@ def main():
     a = ap.parse_args()
     S, L, m, b, T = a.stages, a.layers, a.micro, a.micro_batch, a.seq
     d, H, f, V = a.width, a.heads, a.hidden, a.vocab
-    if min(S, L, m, b, T, d, H, f, V, a.data) < 1:
+    if min(S, L, m, b, T, d, H, f, V, a.data, a.model) < 1:
         ap.error("every size must be at least 1")
     if L % S:
         ap.error("--layers must be a multiple of --stages")
@@ -92,17 +104,26 @@ def main():
         ap.error("--width must be a multiple of --heads")
     if b % a.data:
         ap.error("--micro-batch must be a multiple of --data")
+    if a.model > 1 and a.schedule == "1f1b":
+        # The vjp declaration's results would need the heads' and f's
+        # splits too; not built (docs/pipeline.md, "Not built").
+        ap.error("--model is supported with --schedule gpipe only")
+    if H % a.model or f % a.model:
+        ap.error("--heads and --hidden must be multiples of --model")
     per = L // S
     e = d // H
 
     dat = "data"
+    # Tensor parallelism inside the stages: the heads and the MLP width
+    # split over "model" (None: whole).
+    mdl = "model" if a.model > 1 else None
     # The rolling buffer and the per-slot values, batched over the stage s.
     act = ty([S, 1, b, T, d], ["stage", None, dat, None, None])
     row = ty([S, 1, b, T], ["stage", None, dat, None])
-    hid = ty([S, 1, b, T, f], ["stage", None, dat, None, None])
-    heads = ty([S, 1, b, H, T, e], ["stage", None, dat, None, None, None])
-    scores = ty([S, 1, b, H, T, T], ["stage", None, dat, None, None, None])
-    hrow = ty([S, 1, b, H, T], ["stage", None, dat, None, None])
+    hid = ty([S, 1, b, T, f], ["stage", None, dat, None, mdl])
+    heads = ty([S, 1, b, H, T, e], ["stage", None, dat, mdl, None, None])
+    scores = ty([S, 1, b, H, T, T], ["stage", None, dat, mdl, None, None])
+    hrow = ty([S, 1, b, H, T], ["stage", None, dat, mdl, None])
     logit = ty([S, 1, b, T, V], ["stage", None, dat, None, None])
     # The micro-batches, their embeddings, one micro-batch's.
     toks = ty([m, b, T], [None, dat, None], "i32")
@@ -111,11 +132,12 @@ def main():
     one = ty([1, b, T, d], [None, dat, None, None])
     oneh = ty([1, b, T, V], [None, dat, None, None])
     one_row = ty([1, b, T], [None, dat, None])
-    # The weights: the blocks' stacked over "stage", the rest replicated.
-    wty = {"Wq": ty([S, d, H, e], ["stage", None, None, None]),
-           "Wo": ty([S, H, e, d], ["stage", None, None, None]),
-           "W1": ty([S, d, f], ["stage", None, None]),
-           "W2": ty([S, f, d], ["stage", None, None])}
+    # The weights: the blocks' stacked over "stage" (and their heads and
+    # MLP width split over "model"), the rest replicated.
+    wty = {"Wq": ty([S, d, H, e], ["stage", None, mdl, None]),
+           "Wo": ty([S, H, e, d], ["stage", mdl, None, None]),
+           "W1": ty([S, d, f], ["stage", None, mdl]),
+           "W2": ty([S, f, d], ["stage", mdl, None])}
     wty["Wk"] = wty["Wv"] = wty["Wq"]
     # 1F1B's gradients of them, their layouts left to propagation.
     open_ty = {"Wq": ty([S, d, H, e], [None] * 4),
@@ -141,10 +163,12 @@ def main():
          "--stages %d --layers %d --micro %d" %
          (m + 2 * S - 2 if f1b else m + S - 1, S, L, m))
     emit("// --micro-batch %d --seq %d --width %d --heads %d --hidden %d "
-         "--vocab %d --data %d" % (b, T, d, H, f, V, a.data))
+         "--vocab %d --data %d%s" % (b, T, d, H, f, V, a.data,
+                                     " --model %d" % a.model
+                                     if a.model > 1 else ""))
     emit("// --train %s --lr %g --search %s%s." %
          (a.train, a.lr, a.search, " --schedule 1f1b" if f1b else ""))
-    emit('weft.mesh @mesh ["stage" = %d, "data" = %d]' % (S, a.data))
+    emit(mesh_line(S, a.data, a.model))
     emit("")
 
     def rms(p, x):
