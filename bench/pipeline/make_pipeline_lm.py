@@ -33,14 +33,16 @@ transfers stay one slot per tick each way.
 With --data Q the micro-batch rows b are split over a "data" axis (data
 parallelism inside each stage).
 
-With --model N (GPipe only) the mesh gets a third axis "model" and the
+With --model N the mesh gets a third axis "model" and the
 blocks are split over it as examples/training/t2_lm.mlir splits T2's
 (Megatron): the heads h of Wq, Wk, Wv and Wo, the MLP width f of W1 and
 W2, so the attention's and the MLP's outputs are partial sums over
 "model" (all-reduced into the residual stream, which, like the boundary
 slot, stays whole over "model"). The embedding and the head stay
 replicated, computed on every model rank (docs/pipeline.md, "Tensor
-parallelism inside the LM's stages").
+parallelism inside the LM's stages"). Under 1F1B the same splits sit in
+@stage's arguments, and @stage_vjp's gradient results keep their layouts
+open, as without --model.
 
 With --schedule 1f1b the schedule is make_pipeline_1f1b.py's (docs/
 pipeline.md, "1F1B"): @stage holds a stage's L/S blocks and @stage_vjp,
@@ -85,7 +87,7 @@ def main():
     ap.add_argument("--data", type=int, default=1)
     ap.add_argument("--model", type=int, default=1,
                     help="tensor parallelism inside the stages: heads and "
-                    "MLP width split over a \"model\" axis (GPipe only)")
+                    "MLP width split over a \"model\" axis")
     ap.add_argument("--train", default="sgd", help="weftc --train=")
     ap.add_argument("--lr", type=float, default=0.5)
     ap.add_argument("--schedule", choices=["gpipe", "1f1b"],
@@ -104,10 +106,6 @@ def main():
         ap.error("--width must be a multiple of --heads")
     if b % a.data:
         ap.error("--micro-batch must be a multiple of --data")
-    if a.model > 1 and a.schedule == "1f1b":
-        # The vjp declaration's results would need the heads' and f's
-        # splits too; not built (docs/pipeline.md, "Not built").
-        ap.error("--model is supported with --schedule gpipe only")
     if H % a.model or f % a.model:
         ap.error("--heads and --hidden must be multiples of --model")
     per = L // S
