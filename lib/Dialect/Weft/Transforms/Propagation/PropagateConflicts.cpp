@@ -87,25 +87,13 @@ const Candidate *Propagator::decideFinerReduced(
   place(0);
   // Placements whose splits divide every dimension first: an uneven one
   // costs padding (weft-pad-uneven) for the same sum.
-  auto divides = [&](const LetterMap &m) {
-    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
-      auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
-      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
-        auto it = m.find(c);
-        if (it != m.end() && !it->second.empty() &&
-            type.getDimSize(d) % mesh.getGroupSize(it->second) != 0)
-          return false;
-      }
-    }
-    return true;
-  };
   const Candidate *best = nullptr;
   bool bestDivides = false;
   for (size_t i = first; i < candidates.size(); ++i) {
     const Candidate &c = candidates[i];
     if (!c.valid)
       continue;
-    bool even = divides(c.letters);
+    bool even = splitsEvenly(rule, c.letters, mesh);
     if (!best || (even && !bestDivides) ||
         (even == bestDivides && better(c, *best))) {
       best = &c;

@@ -136,3 +136,18 @@ bool mlir::weft::propagate::better(const Candidate &a, const Candidate &b) {
     return a.fixedResharded < b.fixedResharded;
   return a.axesUsed > b.axesUsed;
 }
+
+bool mlir::weft::propagate::splitsEvenly(const ShardingRule &rule,
+                                         const LetterMap &map,
+                                         const Mesh &mesh) {
+  for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
+    auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
+    for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
+      auto it = map.find(c);
+      if (it != map.end() && !it->second.empty() &&
+          type.getDimSize(d) % mesh.getGroupSize(it->second) != 0)
+        return false;
+    }
+  }
+  return true;
+}

@@ -926,16 +926,7 @@ public:
 
   /// Whether every dimension `map` splits divides evenly.
   bool divides(const ShardingRule &rule, const LetterMap &map) {
-    for (unsigned i = 0; i <= rule.getNumOperands(); ++i) {
-      auto type = cast<RankedTensorType>(rule.getTensor(i).getType());
-      for (auto [d, c] : llvm::enumerate(rule.getTensorLetters(i))) {
-        auto it = map.find(c);
-        if (it != map.end() && !it->second.empty() &&
-            type.getDimSize(d) % mesh.getGroupSize(it->second) != 0)
-          return false;
-      }
-    }
-    return true;
+    return splitsEvenly(rule, map, mesh);
   }
 
   /// One letter map of an op signature with what the search needs of it.

@@ -72,6 +72,10 @@ struct Candidate {
 
 /// Whether candidate `a` is strictly better than `b` (PropagateCost.cpp).
 bool better(const Candidate &a, const Candidate &b);
+/// Whether every dimension `map` splits divides evenly over its axes (an
+/// uneven split needs weft-pad-uneven's padding).
+bool splitsEvenly(const ShardingRule &rule, const LetterMap &map,
+                  const Mesh &mesh);
 /// `1.5 MiB`, `24 B`: bytes for explanations.
 std::string formatBytes(double bytes);
 /// `{f = {"model"}}` or `{} (nothing split)`, letters named by `rule`.
