@@ -6,7 +6,9 @@ build="${WEFT_BUILD_DIR:-$root/build}"
 
 "$root/scripts/setup.sh"
 start=$(date +%s)
-if [ ! -f "$build/CMakeCache.txt" ]; then
+# build.ninja, not CMakeCache.txt: a configure that failed leaves the cache
+# but no build file, and must run again.
+if [ ! -f "$build/build.ninja" ]; then
   echo "build: configuring $build"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi

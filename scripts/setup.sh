@@ -8,6 +8,7 @@ pkgs=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools   # MLIR 22, lit, FileCheck
   libopenblas-dev openmpi-bin libopenmpi-dev                # CPU backend
   libdnnl-dev                                               # CPU backend: f32 GEMMs (oneDNN)
+  ocl-icd-opencl-dev                                        # Debian's dnnl-config.cmake requires OpenCL
   libgtest-dev                                              # runtime unit tests
   python3 python3-numpy                                     # numpy reference in tests
   python3-pytest                                            # python/tests (the Python front end)

@@ -78,6 +78,11 @@ static void addTraining(OpPassManager &pm, const WeftPipelineOptions &o) {
 static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
                      FrontPart part) {
   if (part != FrontPart::Propagation) {
+    // A pipeline from the layer calls, while they are calls
+    // (docs/pipeline.md, "Stages from layer calls").
+    if (o.pipelineStages > 0)
+      pm.addPass(createWeftStageCalls(WeftStageCallsOptions{
+          o.pipelineStages, o.pipelineMicroBatches, "stage"}));
     // Calls first: every later pass sees one flat function (docs/calls.md).
     pm.addPass(createWeftInlineCalls(WeftInlineCallsOptions{o.rematLayers}));
     // The training passes see the mesh as declared (the optimizer's ZeRO-1
@@ -108,8 +113,10 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
                                    const WeftPipelineOptions &o) {
   // With layer calls, one plan per layer (docs/calls.md, "One plan per
   // layer"): propagation sees three calls of a layer. Not under a memory
-  // budget, which bounds the whole program's footprint.
-  if (o.planLayers && o.inputView == InputView::Global && o.memoryBudget == 0)
+  // budget, which bounds the whole program's footprint, nor when the calls
+  // become pipeline stages (weft-stage-calls leaves no call to plan).
+  if (o.planLayers && o.inputView == InputView::Global && o.memoryBudget == 0 &&
+      o.pipelineStages == 0)
     pm.addPass(createPlanLayersPass(
         [&o](OpPassManager &p, FrontPart part) { addFront(p, o, part); }));
   else

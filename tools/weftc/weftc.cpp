@@ -209,6 +209,20 @@ static cl::opt<bool> fuseEpilogues(
              "alone"),
     cl::init(true), cl::cat(weftcCat));
 
+static cl::opt<int64_t> pipelineStages(
+    "pipeline-stages",
+    cl::desc("Pipeline the entry's chain of layer calls over N stages of the "
+             "mesh axis \"stage\" (GPipe; --weft-stage-calls, "
+             "docs/pipeline.md \"Stages from layer calls\"): the weights of "
+             "each stage's k-th layer become one argument stacked over the "
+             "stages, named <stage 0's name>.stages. 0: off"),
+    cl::init(0), cl::value_desc("N"), cl::cat(weftcCat));
+static cl::opt<int64_t> pipelineMicroBatches(
+    "pipeline-micro-batches",
+    cl::desc("With --pipeline-stages: the number of micro-batches M the "
+             "batch (dimension 0 of the chain's input) is split into "
+             "(default 2N)"),
+    cl::init(0), cl::value_desc("M"), cl::cat(weftcCat));
 static cl::opt<bool> outlineLayers(
     "outline-layers",
     cl::desc("Compile each layer function's equal copies once: the local "
@@ -520,6 +534,8 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.combineBytes = combineBytes;
   o.rematGathers = rematGathers;
   o.rematLayers = rematLayers;
+  o.pipelineStages = pipelineStages;
+  o.pipelineMicroBatches = pipelineMicroBatches;
   // A memory budget's estimate is of the partitioner's order: starting
   // collectives earlier keeps buffers alive longer, so with a budget the
   // schedule runs only when asked for (--schedule).

@@ -109,6 +109,15 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
                      "backward pass (weft-inline-calls remat-all, "
                      "weft-remat): activation checkpointing per layer"),
       llvm::cl::init(false)};
+  Option<int64_t> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("Pipeline the entry's layer calls over N stages "
+                     "(weft-stage-calls; 0: off)"),
+      llvm::cl::init(0)};
+  Option<int64_t> pipelineMicroBatches{
+      *this, "pipeline-micro-batches",
+      llvm::cl::desc("With pipeline-stages: micro-batches (0: 2N)"),
+      llvm::cl::init(0)};
   Option<int64_t> microBatches{
       *this, "micro-batches",
       llvm::cl::desc("Accumulate the gradients over K micro-batches "

@@ -6,8 +6,9 @@
 // the window. The scheduled program computes what the global one does.
 // RUN: weft-opt %s --weft-propagate --weft-partition -o %t.local.mlir
 // RUN: weft-opt %t.local.mlir --weft-schedule-collectives -o %t.sched.mlir
-// -debug-only=weft-schedule-collectives traces its decisions (docs/design.md, "Tracing").
-// RUN: weft-opt %t.local.mlir --weft-schedule-collectives -debug-only=weft-schedule-collectives -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
+// -debug-only=weft-schedule-collectives traces its decisions (docs/design.md, "Tracing");
+// one thread, or the functions' traces (scheduled in parallel) interleave.
+// RUN: weft-opt %t.local.mlir --weft-schedule-collectives -debug-only=weft-schedule-collectives -mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
 // TRACE: [weft-schedule-collectives] weft.{{[a-z_]+}} at loc({{.*}}) starts {{[0-9]+}} compute op(s) before its wait
 // RUN: FileCheck %s < %t.sched.mlir
 // RUN: weft-interp %s --func=grads --compare %t.sched.mlir --local-func=grads | FileCheck %s --check-prefix=CMP

@@ -31,6 +31,11 @@ void mlir::weft::registerDebugOptions() {
   options() = std::make_unique<DebugOptions>();
 }
 
+std::recursive_mutex &mlir::weft::debugOutputMutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
 bool mlir::weft::isDebugEnabled(StringRef type) {
   const std::unique_ptr<DebugOptions> &opts = options();
   if (!opts) // LLVM's own options (or none registered: off).

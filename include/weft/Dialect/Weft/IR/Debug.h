@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Debug.h"
 
+#include <mutex>
+
 namespace mlir::weft {
 
 /// Whether tracing of `type` is on (-debug, or -debug-only naming it).
@@ -26,11 +28,18 @@ bool isDebugEnabled(llvm::StringRef type);
 /// Call before llvm::cl::ParseCommandLineOptions.
 void registerDebugOptions();
 
+/// Held while one WEFT_DEBUG statement writes: function passes run on
+/// several threads, and without it their traces interleave character by
+/// character on the unbuffered dbgs().
+std::recursive_mutex &debugOutputMutex();
+
 } // namespace mlir::weft
 
 #define WEFT_DEBUG(X)                                                          \
   do {                                                                         \
     if (::mlir::weft::isDebugEnabled(DEBUG_TYPE)) {                            \
+      std::lock_guard<std::recursive_mutex> weftDebugLock(                     \
+          ::mlir::weft::debugOutputMutex());                                   \
       X;                                                                       \
     }                                                                          \
   } while (false)

@@ -145,6 +145,53 @@ def WeftPrecision : Pass<"weft-precision", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }
 
+def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
+  let summary = "Pipeline a chain of layer calls over a stage axis (GPipe)";
+  let description = [{
+    weftc's `--pipeline-stages=N --pipeline-micro-batches=M`
+    (docs/pipeline.md, "Stages from layer calls"). The entry's K calls of
+    one layer function, each reading the previous call's result, are
+    assigned to N stages of K/N consecutive calls each (the calls are of
+    one function, so every stage costs the same: the balanced split is the
+    equal one), and the chain is rewritten as the GPipe rolling buffer of
+    docs/pipeline.md ("The model"): the layer's ops run once per tick on
+    a buffer `[N, b, ...]` whose leading dimension is split over the stage
+    axis (einsum, map and reduce get a leading letter, `weft.shard` a
+    leading `{"stage"}`), each weight of local layer k of every stage is
+    one stacked argument `[N, ...]` split over the stage axis, named
+    `<name of stage 0's weight>.stages`, and `weft.shift` moves each
+    stage's result to the next stage between ticks (a point-to-point
+    permute once partitioned).
+
+    The chain's input (dimension 0: the batch, B rows) is split into M
+    micro-batches of B / M rows (micro-batch i: rows i, i + M, i + 2M, ...,
+    so a batch split over "data" stays split), injected into stage 0's slot
+    at ticks 0 .. M - 1; the last stage's slot is read at ticks N - 1 ..
+    M + N - 2, and the M results are put back into the batch the calls'
+    last result had, so the ops after the chain (the loss) are unchanged.
+    The program computes what the unpipelined one does (bubble slots hold
+    values that reach no result). Autodiff then gives the backward
+    pipeline (reverse shifts), as for a hand-written one.
+
+    Errors, at the call or the op: calls of more than one function, calls
+    that do not form one chain, K not divisible by N, B not divisible by
+    M, a weight argument used twice or of another type in another layer,
+    a value passed to every call that depends on the function's arguments
+    (it would need micro-batching), and an op of the layer that cannot run
+    once per stage (other than einsum, map, reduce, shard, or one that
+    reads no stacked value). Off (N = 0) by default.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Number of pipeline stages N (0: off)">,
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"0",
+           "Number of micro-batches M (0: 2N)">,
+    Option<"axis", "axis", "std::string", /*default=*/"\"stage\"",
+           "The mesh axis the stages are split over">,
+  ];
+  let dependentDialects = ["::mlir::weft::WeftDialect"];
+}
+
 def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
   let summary = "Flatten calls between weft functions into their callers";
   let description = [{

@@ -1,0 +1,520 @@
+//===- StageCalls.cpp - the weft-stage-calls pass -------------------------===//
+//
+// Pipeline parallelism from layer calls (weftc --pipeline-stages=N,
+// docs/pipeline.md "Stages from layer calls"). The entry's chain of K calls
+// of one layer function becomes the GPipe rolling buffer that
+// bench/pipeline/make_pipeline_*.py write by hand:
+//
+//   1. The chain: every call of the entry is of one function @f with one
+//      result; call i + 1 reads call i's result at one operand position a
+//      (the activation). Every other operand position is either the same
+//      value at every call (shared: it must not depend on the entry's
+//      arguments, so it is the same for every micro-batch) or a distinct
+//      entry argument per call, used once (a weight).
+//   2. Stages: stage s runs calls s*K/N .. (s+1)*K/N - 1 (the calls are of
+//      one function, so the equal split is the balanced one). The weights
+//      of local layer k become one entry argument stacked over the stages,
+//      [N, ...] split over the stage axis, named "<stage 0's name>.stages".
+//   3. Ticks: the chain's input [B, ...] is reshaped into M micro-batches
+//      of B / M rows (rows i, i + M, ...: a split of B over "data" stays on
+//      the micro-batch's rows); tick t (0 .. M + N - 2) shifts the buffer
+//      one stage on, injects micro-batch t into stage 0's slot (t < M),
+//      runs @f's ops once per stage (stacked: a leading letter on einsum,
+//      map and reduce specs, a leading axis on weft.shard's layout), and
+//      reads the last stage's slot (t >= N - 1). The M results are put back
+//      into the batch, which replaces the last call's result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/WeftBuilders.h"
+#include "weft/Dialect/Weft/IR/WeftOps.h"
+#include "weft/Dialect/Weft/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+
+namespace mlir::weft {
+#define GEN_PASS_DEF_WEFTSTAGECALLS
+#include "weft/Dialect/Weft/Transforms/Passes.h.inc"
+} // namespace mlir::weft
+
+using namespace mlir;
+using namespace mlir::weft;
+
+namespace {
+
+/// `type` with a leading dimension of size `n`; split over `axis` of `mesh`
+/// if `type` has a layout or `annotate` is set (then the other dimensions
+/// keep theirs, or are replicated).
+RankedTensorType stackedType(Type type, int64_t n, FlatSymbolRefAttr mesh,
+                             StringRef axis, bool annotate) {
+  auto t = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape{n};
+  llvm::append_range(shape, t.getShape());
+  ShardingAttr old = getSharding(t);
+  if (!old && !annotate)
+    return RankedTensorType::get(shape, t.getElementType());
+  SmallVector<SmallVector<StringRef>> dims{{axis}};
+  ReductionKind kind = ReductionKind::Sum;
+  SmallVector<StringRef> partial;
+  if (old) {
+    for (unsigned d = 0; d < old.getRank(); ++d)
+      dims.push_back(old.getDimAxes(d));
+    kind = old.getPartialKind();
+    partial = old.getPartialAxisNames();
+  } else {
+    dims.append(t.getRank(), {});
+  }
+  auto enc = ShardingAttr::get(old ? old.getMesh() : mesh, dims, kind, partial);
+  return RankedTensorType::get(shape, t.getElementType(), enc);
+}
+
+/// A letter not in `spec`.
+char freshLetter(StringRef spec) {
+  for (char c = 'a'; c <= 'z'; ++c)
+    if (!spec.contains(c))
+      return c;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    if (!spec.contains(c))
+      return c;
+  return 0;
+}
+
+/// `spec` ("in,in->out") with `letter` before the operands marked in
+/// `stacked` and before the result.
+std::string stackSpec(StringRef spec, char letter, ArrayRef<bool> stacked) {
+  auto [ins, out] = spec.split("->");
+  SmallVector<StringRef> parts;
+  ins.split(parts, ',');
+  std::string s;
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    if (i)
+      s += ",";
+    if (i < stacked.size() && stacked[i])
+      s += letter;
+    s += p.str();
+  }
+  return s + "->" + letter + out.str();
+}
+
+/// `count` letters for the dimensions after the batch, avoiding the ones
+/// the pass's own specs use (s, b, j, m).
+std::string restLetters(int64_t count) {
+  std::string s;
+  for (char c : StringRef("cdefghiklnopqrtuvwxyz"))
+    if ((int64_t)s.size() < count)
+      s += c;
+  return s;
+}
+
+struct StageCallsPass
+    : public weft::impl::WeftStageCallsBase<StageCallsPass> {
+  using WeftStageCallsBase::WeftStageCallsBase;
+
+  void runOnOperation() override {
+    if (stages <= 0)
+      return;
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> entry =
+        selectFunction(module, "", "weft-stage-calls", "weftc --entry NAME");
+    if (failed(entry) || failed(run(*entry, module)))
+      signalPassFailure();
+  }
+
+  LogicalResult run(func::FuncOp entry, ModuleOp module);
+};
+
+LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
+  const int64_t n = stages;
+  const int64_t m = microBatches > 0 ? int64_t(microBatches) : 2 * n;
+  SmallVector<func::CallOp> calls;
+  entry.walk([&](func::CallOp c) { calls.push_back(c); });
+  auto fail = [&](Operation *at) {
+    return at->emitError() << "weft-stage-calls: ";
+  };
+  if (calls.empty())
+    return entry.emitError()
+           << "weft-stage-calls: --pipeline-stages=" << n << " needs layer "
+           << "calls: @" << entry.getSymName()
+           << " calls no function (docs/pipeline.md, \"Stages from layer "
+              "calls\")";
+  StringRef calleeName = calls.front().getCallee();
+  for (func::CallOp c : calls) {
+    if (c->getBlock() != &entry.getBody().front())
+      return fail(c) << "a layer call inside a region cannot be pipelined";
+    if (c.getCallee() != calleeName)
+      return fail(c) << "the entry calls @" << calleeName << " and @"
+                     << c.getCallee()
+                     << "; a pipeline's stages are calls of one layer "
+                        "function";
+  }
+  SymbolTable symbols(module);
+  auto callee = symbols.lookup<func::FuncOp>(calleeName);
+  if (!callee || callee.isExternal())
+    return fail(calls.front())
+           << "@" << calleeName << " has no body to run in the stages";
+  if (callee.getNumResults() != 1)
+    return fail(calls.front())
+           << "@" << calleeName << " returns " << callee.getNumResults()
+           << " values; a stage passes one activation to the next";
+  int64_t k = calls.size();
+  if (k < n || k % n != 0)
+    return fail(calls.front())
+           << k << " calls of @" << calleeName << " do not divide into " << n
+           << " stages of equal length";
+
+  // 1. The activation's position: the operand of call i + 1 that is call
+  //    i's result.
+  int64_t act = -1;
+  unsigned numArgs = callee.getNumArguments();
+  if (k == 1)
+    return fail(calls.front()) << "one call is not a pipeline";
+  for (unsigned j = 0; j < numArgs; ++j)
+    if (calls[1].getOperand(j) == calls[0].getResult(0)) {
+      if (act >= 0)
+        return fail(calls[1]) << "reads the previous call's result twice";
+      act = j;
+    }
+  if (act < 0)
+    return fail(calls[1]) << "does not read the previous call's result: the "
+                             "calls of @"
+                          << calleeName << " must form one chain";
+  for (int64_t i = 1; i < k; ++i) {
+    if (calls[i].getOperand(act) != calls[i - 1].getResult(0))
+      return fail(calls[i]) << "operand " << act
+                            << " is not the previous call's result: the "
+                               "calls must form one chain";
+    if (!calls[i - 1].getResult(0).hasOneUse())
+      return fail(calls[i - 1])
+             << "its result is read outside the chain; only the last "
+                "call's result may be (the stages hold the others)";
+  }
+
+  // Weights (a distinct entry argument per call) and shared values.
+  Block &body = entry.getBody().front();
+  SmallVector<bool> isWeight(numArgs, false);
+  for (unsigned j = 0; j < numArgs; ++j) {
+    if ((int64_t)j == act)
+      continue;
+    Value first = calls[0].getOperand(j);
+    bool same = llvm::all_of(
+        calls, [&](func::CallOp c) { return c.getOperand(j) == first; });
+    if (same) {
+      // Shared: must not depend on the entry's arguments.
+      SmallVector<Value> work{first};
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        if (isa<BlockArgument>(v))
+          return fail(calls[0])
+                 << "operand " << j
+                 << " is passed to every call and depends on the function's "
+                    "argument "
+                 << getArgNameOr(entry, cast<BlockArgument>(v).getArgNumber())
+                 << "; a pipeline passes a layer only the activation, its "
+                    "own weights and values computed from constants";
+        if (Operation *def = v.getDefiningOp())
+          llvm::append_range(work, def->getOperands());
+      }
+      continue;
+    }
+    isWeight[j] = true;
+    Type t0 = calls[0].getOperand(j).getType();
+    for (func::CallOp c : calls) {
+      auto arg = dyn_cast<BlockArgument>(c.getOperand(j));
+      if (!arg || arg.getOwner() != &body || !arg.hasOneUse())
+        return fail(c) << "operand " << j
+                       << " differs between calls, so it is a layer's "
+                          "weight, and must be an argument of @"
+                       << entry.getSymName() << " used by this call alone";
+      if (arg.getType() != t0)
+        return fail(c) << "operand " << j << " has type " << arg.getType()
+                       << " but the first call's has " << t0
+                       << "; stacked weights have one type";
+    }
+  }
+
+  // The batch.
+  Value h0 = calls[0].getOperand(act);
+  auto h0Type = cast<RankedTensorType>(h0.getType());
+  if (h0Type.getRank() < 1 || !isa<Float32Type, Float64Type>(
+                                   h0Type.getElementType()))
+    return fail(calls[0]) << "the activation " << h0Type
+                          << " is not an f32 or f64 tensor with a batch "
+                             "dimension";
+  int64_t batch = h0Type.getDimSize(0);
+  if (m < 1 || batch % m != 0)
+    return fail(calls[0]) << "the batch (dimension 0 of the activation, "
+                          << batch << " rows) does not divide into " << m
+                          << " micro-batches";
+  int64_t rows = batch / m;
+
+  FailureOr<MeshOp> meshOp = [&]() -> FailureOr<MeshOp> {
+    SymbolTableCollection tables;
+    return getFunctionMesh(entry, tables);
+  }();
+  if (failed(meshOp))
+    return failure();
+  if (!*meshOp || !meshOp->getAxisSize(axis))
+    return entry.emitError()
+           << "weft-stage-calls: the mesh has no axis \"" << axis
+           << "\" to split the stages over (weft.mesh @mesh [\"" << axis
+           << "\" = " << n << ", ...])";
+  if (n % *meshOp->getAxisSize(axis) != 0)
+    return entry.emitError()
+           << "weft-stage-calls: " << n << " stages do not divide over the "
+           << "mesh axis \"" << axis << "\" of size "
+           << *meshOp->getAxisSize(axis);
+  auto mesh = FlatSymbolRefAttr::get(meshOp->getSymNameAttr());
+
+  // 2. Stacked weight arguments, at the first weight's position.
+  int64_t per = k / n;
+  MLIRContext *ctx = module.getContext();
+  // weights[j][kk]: the stacked argument of position j, local layer kk.
+  SmallVector<SmallVector<Value>> weights(numArgs);
+  llvm::BitVector erase(entry.getNumArguments());
+  unsigned insertAt = entry.getNumArguments();
+  for (unsigned j = 0; j < numArgs; ++j)
+    if (isWeight[j])
+      for (func::CallOp c : calls) {
+        auto arg = cast<BlockArgument>(c.getOperand(j));
+        erase.set(arg.getArgNumber());
+        insertAt = std::min(insertAt, arg.getArgNumber());
+      }
+  {
+    unsigned pos = insertAt;
+    for (int64_t kk = 0; kk < per; ++kk)
+      for (unsigned j = 0; j < numArgs; ++j) {
+        if (!isWeight[j])
+          continue;
+        auto first = cast<BlockArgument>(calls[kk].getOperand(j));
+        unsigned firstIndex = first.getArgNumber();
+        NamedAttrList attrs(entry.getArgAttrDict(firstIndex));
+        std::string name = getArgNameOr(entry, firstIndex) + ".stages";
+        attrs.set(kNameAttr, StringAttr::get(ctx, name));
+        Type t = stackedType(first.getType(), n, mesh, axis, true);
+        if (failed(entry.insertArgument(pos, t,
+                                        attrs.getDictionary(ctx),
+                                        first.getLoc())))
+          return failure();
+        // The old arguments at or after pos moved one on.
+        llvm::BitVector moved(erase.size() + 1);
+        for (unsigned e = 0; e < erase.size(); ++e)
+          if (erase.test(e))
+            moved.set(e < pos ? e : e + 1);
+        erase = moved;
+        weights[j].push_back(entry.getArgument(pos));
+        ++pos;
+      }
+  }
+
+  // 3. The ticks, at the first call.
+  OpBuilder b(calls[0]);
+  Location loc = calls[0].getLoc();
+  Type elt = h0Type.getElementType();
+  auto vecType = RankedTensorType::get(
+      {n}, elt,
+      ShardingAttr::get(mesh, SmallVector<SmallVector<StringRef>>{{axis}}));
+  auto kindOf = [](StringRef name) { return *symbolizeMapKind(name); };
+  auto map1 = [&](StringRef kind, Value x, double scalar) -> Value {
+    return MapOp::create(b, loc, vecType, kindOf(kind), "s->s", ValueRange{x},
+                         b.getF64FloatAttr(scalar));
+  };
+  Value pos =
+      IotaOp::create(b, loc, vecType, FlatSymbolRefAttr(), ArrayAttr());
+  Value npos = MapOp::create(b, loc, vecType, kindOf("neg"), "s->s",
+                             ValueRange{pos}, FloatAttr());
+  auto step = [&](Value x) -> Value {
+    return MapOp::create(b, loc, vecType, kindOf("step"), "s->s",
+                         ValueRange{x}, FloatAttr());
+  };
+  Value firstMask = step(map1("shift", npos, 0.5));
+  Value lastMask = step(map1("shift", pos, -(double(n) - 1.5)));
+
+  std::string x = restLetters(h0Type.getRank() - 1);
+  SmallVector<int64_t> restShape(h0Type.getShape().drop_front());
+  auto tensorOf = [&](ArrayRef<int64_t> lead) {
+    SmallVector<int64_t> shape(lead);
+    llvm::append_range(shape, restShape);
+    return RankedTensorType::get(shape, elt);
+  };
+  Value h0r = ReshapeOp::create(b, loc, tensorOf({rows, m}),
+                                "(bm)" + x + "->bm" + x, h0);
+  RankedTensorType bufType = tensorOf({n, rows});
+
+  // The layer's ops once per stage.
+  auto stackedLayer = [&](Value in, int64_t kk) -> FailureOr<Value> {
+    IRMapping map;
+    DenseSet<Value> isStacked;
+    Location site = calls[kk].getLoc();
+    for (unsigned j = 0; j < numArgs; ++j) {
+      Value arg = callee.getArgument(j);
+      if ((int64_t)j == act)
+        map.map(arg, in);
+      else if (isWeight[j])
+        map.map(arg, weights[j][kk]);
+      else
+        map.map(arg, calls[0].getOperand(j));
+      if ((int64_t)j == act || isWeight[j])
+        isStacked.insert(map.lookup(arg));
+    }
+    for (Operation &op : callee.getBody().front()) {
+      if (op.hasTrait<OpTrait::IsTerminator>()) {
+        Value r = map.lookup(op.getOperand(0));
+        if (!isStacked.contains(r))
+          return fail(&op) << "@" << calleeName
+                           << "'s result does not depend on its input or "
+                              "weights";
+        return r;
+      }
+      SmallVector<bool> stacked;
+      for (Value v : op.getOperands())
+        stacked.push_back(isStacked.contains(map.lookupOrDefault(v)));
+      Operation *copy = b.clone(op, map);
+      copy->setLoc(CallSiteLoc::get(op.getLoc(), site));
+      if (!llvm::is_contained(stacked, true))
+        continue;
+      if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+          !isa<EinsumOp, MapOp, ReduceOp, ShardOp>(op)) {
+        copy->erase();
+        return fail(&op)
+               << "cannot run once per pipeline stage: weft-stage-calls "
+                  "stacks weft.einsum, weft.map, weft.reduce and weft.shard "
+                  "(and copies ops that read no activation or weight)";
+      }
+      if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
+        char letter = freshLetter(spec.getValue());
+        if (!letter) {
+          copy->erase();
+          return fail(&op) << "no free letter for the stage dimension";
+        }
+        copy->setAttr("spec", StringAttr::get(ctx, stackSpec(spec.getValue(),
+                                                              letter, stacked)));
+      }
+      // The result's shape from the operands' (the micro-batch's rows, not
+      // the whole batch the layer was written for): each result letter's
+      // extent where an operand has it; weft.shard keeps its operand's.
+      Value res = copy->getResult(0);
+      RankedTensorType stackedRes =
+          stackedType(res.getType(), n, mesh, axis, false);
+      SmallVector<int64_t> shape;
+      if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
+        auto [ins, out] = spec.getValue().split("->");
+        SmallVector<StringRef> parts;
+        ins.split(parts, ',');
+        llvm::DenseMap<char, int64_t> extent;
+        for (auto [p, v] : llvm::zip(parts, copy->getOperands())) {
+          auto t = cast<RankedTensorType>(v.getType());
+          for (auto [d, c] : llvm::enumerate(p))
+            if ((int64_t)d < t.getRank())
+              extent[c] = t.getDimSize(d);
+        }
+        for (char c : out) {
+          if (!extent.count(c)) {
+            copy->erase();
+            return fail(&op) << "result letter '" << c
+                             << "' is not an operand's: no per-stage form";
+          }
+          shape.push_back(extent[c]);
+        }
+      } else {
+        llvm::append_range(
+            shape, cast<RankedTensorType>(copy->getOperand(0).getType())
+                       .getShape());
+      }
+      res.setType(RankedTensorType::get(shape, stackedRes.getElementType(),
+                                        stackedRes.getEncoding()));
+      isStacked.insert(res);
+    }
+    return fail(callee) << "has no return";
+  };
+
+  Value buf;
+  SmallVector<Value> outs;
+  for (int64_t t = 0; t < m + n - 1; ++t) {
+    Value in;
+    if (t < m) {
+      Value xs = SliceOp::create(b, loc, tensorOf({rows, 1}), h0r,
+                                 b.getI64IntegerAttr(1),
+                                 b.getI64IntegerAttr(t));
+      Value xt = ReshapeOp::create(b, loc, tensorOf({rows}),
+                                   "bj" + x + "->(bj)" + x, xs);
+      in = MapOp::create(b, loc, bufType, kindOf("mul"),
+                         "s,b" + x + "->sb" + x, ValueRange{firstMask, xt},
+                         FloatAttr());
+    }
+    if (buf) {
+      Value sh = ShiftOp::create(b, loc, bufType, buf, b.getI64IntegerAttr(0),
+                                 b.getI64IntegerAttr(1));
+      in = in ? MapOp::create(b, loc, bufType, kindOf("add"),
+                              "sb" + x + ",sb" + x + "->sb" + x,
+                              ValueRange{sh, in}, FloatAttr())
+                    .getResult()
+              : sh;
+    }
+    for (int64_t kk = 0; kk < per; ++kk) {
+      FailureOr<Value> r = stackedLayer(in, kk);
+      if (failed(r))
+        return failure();
+      in = *r;
+    }
+    buf = in;
+    if (t >= n - 1) {
+      Value y = EinsumOp::create(b, loc, tensorOf({rows}),
+                                 "s,sb" + x + "->b" + x,
+                                 ValueRange{lastMask, buf});
+      outs.push_back(ReshapeOp::create(b, loc, tensorOf({rows, 1}),
+                                       "(bj)" + x + "->bj" + x, y));
+    }
+  }
+  // Concatenate in groups of at most the op's operand limit.
+  unsigned maxOps = getMaxConcatOperands();
+  SmallVector<Value> parts(outs);
+  while (parts.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < parts.size(); i += maxOps) {
+      size_t e = std::min(parts.size(), i + maxOps);
+      if (e - i == 1) {
+        next.push_back(parts[i]);
+        continue;
+      }
+      int64_t len = 0;
+      for (size_t q = i; q < e; ++q)
+        len += cast<RankedTensorType>(parts[q].getType()).getDimSize(1);
+      SmallVector<Value> group(parts.begin() + i, parts.begin() + e);
+      next.push_back(
+          buildConcat(b, loc, tensorOf({rows, len}), group, /*dim=*/1));
+    }
+    parts = next;
+  }
+  Value hk = ReshapeOp::create(b, loc, h0Type, "bm" + x + "->(bm)" + x,
+                               parts.front());
+  calls.back().getResult(0).replaceAllUsesWith(hk);
+  for (func::CallOp c : llvm::reverse(calls))
+    c.erase();
+  if (failed(entry.eraseArguments(erase)))
+    return failure();
+  if (symbols.symbolKnownUseEmpty(callee, module) && callee.isPrivate())
+    callee.erase();
+  // At the first call's line, with no op attached (an op's remark would
+  // print the whole rewritten function after it).
+  mlir::emitRemark(loc) << "weft-stage-calls: " << k << " calls of @"
+                     << calleeName << " over " << n << " stages (\"" << axis
+                     << "\"), " << per << " per stage (calls of one function "
+                     << "cost the same: the equal split is the balanced one); "
+                     << m << " micro-batches of " << rows << " rows, "
+                     << (m + n - 1) << " ticks, bubble " << (n - 1) << "/"
+                     << (m + n - 1);
+  return success();
+}
+
+} // namespace

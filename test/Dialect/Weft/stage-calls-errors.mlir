@@ -1,0 +1,109 @@
+// RUN: weft-opt %s --weft-stage-calls="stages=2 micro-batches=2" -split-input-file -verify-diagnostics
+
+// 3 calls do not divide into 2 stages.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>, %w2: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{3 calls of @layer do not divide into 2 stages of equal length}}
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %c = func.call @layer(%b, %w2) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
+
+// -----
+
+// The calls do not form a chain.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{does not read the previous call's result: the calls of @layer must form one chain}}
+  %b = func.call @layer(%x, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %c = weft.map add "bd,bd->bd" (%a, %b) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
+
+// -----
+
+// A value passed to every call that depends on the batch.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %r: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %o = weft.map add "be,be->be" (%h, %r) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32> {weft.name = "x"}, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{operand 2 is passed to every call and depends on the function's argument x}}
+  %a = func.call @layer(%x, %w0, %x) : (tensor<8x16xf32>, tensor<16x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1, %x) : (tensor<8x16xf32>, tensor<16x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// The batch does not divide into the micro-batches.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<7x16xf32>, %w: tensor<16x16xf32>) -> tensor<7x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<7x16xf32>, tensor<16x16xf32>) -> tensor<7x16xf32>
+  return %h : tensor<7x16xf32>
+}
+func.func @f(%x: tensor<7x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<7x16xf32> {
+  // expected-error @+1 {{the batch (dimension 0 of the activation, 7 rows) does not divide into 2 micro-batches}}
+  %a = func.call @layer(%x, %w0) : (tensor<7x16xf32>, tensor<16x16xf32>) -> tensor<7x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<7x16xf32>, tensor<16x16xf32>) -> tensor<7x16xf32>
+  return %b : tensor<7x16xf32>
+}
+
+// -----
+
+// No "stage" axis.
+weft.mesh @mesh ["data" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+// expected-error @+1 {{the mesh has no axis "stage" to split the stages over}}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// An op of the layer that has no per-stage form.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{cannot run once per pipeline stage}}
+  %s = weft.slice %h dim 1 start 0 : tensor<8x16xf32> -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// A weight read outside its call (a stage holds it alone).
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> (tensor<8x16xf32>, tensor<16x16xf32>) {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{operand 1 differs between calls, so it is a layer's weight, and must be an argument of @f used by this call alone}}
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %t = weft.map scale "de->de" (%w1) {scalar = 2.0 : f64} : (tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %b, %t : tensor<8x16xf32>, tensor<16x16xf32>
+}
