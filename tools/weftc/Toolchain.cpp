@@ -40,6 +40,11 @@ LogicalResult compileProgram(const std::string &cppFile,
       args.push_back(flag);
   for (const char *flag : kWeftcOptFlags)
     args.push_back(flag);
+  // The precompiled runtime header, only for the flags it was built with
+  // (tools/weftc/CMakeLists.txt): a .gch that GCC accepts under other
+  // optimization flags can crash it.
+  if (*WEFTC_PCH_DIR && cxx.empty() && extraFlags.empty())
+    args.push_back(std::string("-I") + WEFTC_PCH_DIR);
   for (const char *dir : kWeftcIncludeDirs)
     args.push_back(std::string("-I") + dir);
   for (const std::string &f : extraFlags)
