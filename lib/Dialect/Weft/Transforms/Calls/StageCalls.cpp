@@ -114,8 +114,7 @@ std::string restLetters(int64_t count) {
   return s;
 }
 
-struct StageCallsPass
-    : public weft::impl::WeftStageCallsBase<StageCallsPass> {
+struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
   using WeftStageCallsBase::WeftStageCallsBase;
 
   void runOnOperation() override {
@@ -246,8 +245,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   // The batch.
   Value h0 = calls[0].getOperand(act);
   auto h0Type = cast<RankedTensorType>(h0.getType());
-  if (h0Type.getRank() < 1 || !isa<Float32Type, Float64Type>(
-                                   h0Type.getElementType()))
+  if (h0Type.getRank() < 1 ||
+      !isa<Float32Type, Float64Type>(h0Type.getElementType()))
     return fail(calls[0]) << "the activation " << h0Type
                           << " is not an f32 or f64 tensor with a batch "
                              "dimension";
@@ -302,8 +301,7 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
         std::string name = getArgNameOr(entry, firstIndex) + ".stages";
         attrs.set(kNameAttr, StringAttr::get(ctx, name));
         Type t = stackedType(first.getType(), n, mesh, axis, true);
-        if (failed(entry.insertArgument(pos, t,
-                                        attrs.getDictionary(ctx),
+        if (failed(entry.insertArgument(pos, t, attrs.getDictionary(ctx),
                                         first.getLoc())))
           return failure();
         // The old arguments at or after pos moved one on.
@@ -329,13 +327,12 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     return MapOp::create(b, loc, vecType, kindOf(kind), "s->s", ValueRange{x},
                          b.getF64FloatAttr(scalar));
   };
-  Value pos =
-      IotaOp::create(b, loc, vecType, FlatSymbolRefAttr(), ArrayAttr());
+  Value pos = IotaOp::create(b, loc, vecType, FlatSymbolRefAttr(), ArrayAttr());
   Value npos = MapOp::create(b, loc, vecType, kindOf("neg"), "s->s",
                              ValueRange{pos}, FloatAttr());
   auto step = [&](Value x) -> Value {
-    return MapOp::create(b, loc, vecType, kindOf("step"), "s->s",
-                         ValueRange{x}, FloatAttr());
+    return MapOp::create(b, loc, vecType, kindOf("step"), "s->s", ValueRange{x},
+                         FloatAttr());
   };
   Value firstMask = step(map1("shift", npos, 0.5));
   Value lastMask = step(map1("shift", pos, -(double(n) - 1.5)));
@@ -398,7 +395,7 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
           return fail(&op) << "no free letter for the stage dimension";
         }
         copy->setAttr("spec", StringAttr::get(ctx, stackSpec(spec.getValue(),
-                                                              letter, stacked)));
+                                                             letter, stacked)));
       }
       // The result's shape from the operands' (the micro-batch's rows, not
       // the whole batch the layer was written for): each result letter's
@@ -428,8 +425,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
         }
       } else {
         llvm::append_range(
-            shape, cast<RankedTensorType>(copy->getOperand(0).getType())
-                       .getShape());
+            shape,
+            cast<RankedTensorType>(copy->getOperand(0).getType()).getShape());
       }
       res.setType(RankedTensorType::get(shape, stackedRes.getElementType(),
                                         stackedRes.getEncoding()));
@@ -443,14 +440,13 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   for (int64_t t = 0; t < m + n - 1; ++t) {
     Value in;
     if (t < m) {
-      Value xs = SliceOp::create(b, loc, tensorOf({rows, 1}), h0r,
-                                 b.getI64IntegerAttr(1),
-                                 b.getI64IntegerAttr(t));
+      Value xs =
+          SliceOp::create(b, loc, tensorOf({rows, 1}), h0r,
+                          b.getI64IntegerAttr(1), b.getI64IntegerAttr(t));
       Value xt = ReshapeOp::create(b, loc, tensorOf({rows}),
                                    "bj" + x + "->(bj)" + x, xs);
-      in = MapOp::create(b, loc, bufType, kindOf("mul"),
-                         "s,b" + x + "->sb" + x, ValueRange{firstMask, xt},
-                         FloatAttr());
+      in = MapOp::create(b, loc, bufType, kindOf("mul"), "s,b" + x + "->sb" + x,
+                         ValueRange{firstMask, xt}, FloatAttr());
     }
     if (buf) {
       Value sh = ShiftOp::create(b, loc, bufType, buf, b.getI64IntegerAttr(0),
@@ -469,9 +465,9 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     }
     buf = in;
     if (t >= n - 1) {
-      Value y = EinsumOp::create(b, loc, tensorOf({rows}),
-                                 "s,sb" + x + "->b" + x,
-                                 ValueRange{lastMask, buf});
+      Value y =
+          EinsumOp::create(b, loc, tensorOf({rows}), "s,sb" + x + "->b" + x,
+                           ValueRange{lastMask, buf});
       outs.push_back(ReshapeOp::create(b, loc, tensorOf({rows, 1}),
                                        "(bj)" + x + "->bj" + x, y));
     }
@@ -496,8 +492,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     }
     parts = next;
   }
-  Value hk = ReshapeOp::create(b, loc, h0Type, "bm" + x + "->(bm)" + x,
-                               parts.front());
+  Value hk =
+      ReshapeOp::create(b, loc, h0Type, "bm" + x + "->(bm)" + x, parts.front());
   calls.back().getResult(0).replaceAllUsesWith(hk);
   for (func::CallOp c : llvm::reverse(calls))
     c.erase();
@@ -507,13 +503,13 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     callee.erase();
   // At the first call's line, with no op attached (an op's remark would
   // print the whole rewritten function after it).
-  mlir::emitRemark(loc) << "weft-stage-calls: " << k << " calls of @"
-                     << calleeName << " over " << n << " stages (\"" << axis
-                     << "\"), " << per << " per stage (calls of one function "
-                     << "cost the same: the equal split is the balanced one); "
-                     << m << " micro-batches of " << rows << " rows, "
-                     << (m + n - 1) << " ticks, bubble " << (n - 1) << "/"
-                     << (m + n - 1);
+  mlir::emitRemark(loc)
+      << "weft-stage-calls: " << k << " calls of @" << calleeName << " over "
+      << n << " stages (\"" << axis << "\"), " << per
+      << " per stage (calls of one function "
+      << "cost the same: the equal split is the balanced one); " << m
+      << " micro-batches of " << rows << " rows, " << (m + n - 1)
+      << " ticks, bubble " << (n - 1) << "/" << (m + n - 1);
   return success();
 }
 
