@@ -21,7 +21,8 @@ build="${WEFT_ASAN_BUILD_DIR:-$root/build-asan}"
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 "$root/scripts/setup.sh"
-if [ ! -f "$build/CMakeCache.txt" ]; then
+# build.ninja: a configure that failed leaves a cache but no build file.
+if [ ! -f "$build/build.ninja" ]; then
   echo "sanitize: configuring $build"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
