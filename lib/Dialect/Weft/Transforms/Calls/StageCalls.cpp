@@ -114,6 +114,131 @@ std::string restLetters(int64_t count) {
   return s;
 }
 
+/// @<callee>.stages: `callee`'s ops once per stage, on a leading stage
+/// dimension of size `n` (split over `axis`): the activation (argument
+/// `act`) as `bufType`, each weight (isWeight) stacked like `weights[j][0]`,
+/// the other arguments as they are. einsum, map and reduce get a leading
+/// letter on the stacked operands and the result, weft.shard a leading
+/// axis; an op that reads no stacked value is copied; any other op is an
+/// error at the op. Result shapes follow the operands' (a micro-batch has
+/// fewer rows than the batch the layer was written for).
+FailureOr<func::FuncOp> buildStackedLayer(func::FuncOp callee, int64_t act,
+                                          ArrayRef<bool> isWeight,
+                                          ArrayRef<SmallVector<Value>> weights,
+                                          RankedTensorType bufType, int64_t n,
+                                          FlatSymbolRefAttr mesh,
+                                          StringRef axis, ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  auto fail = [&](Operation *at) {
+    return at->emitError() << "weft-stage-calls: ";
+  };
+  unsigned numArgs = callee.getNumArguments();
+  SmallVector<Type> argTypes;
+  for (unsigned j = 0; j < numArgs; ++j)
+    argTypes.push_back((int64_t)j == act ? Type(bufType)
+                       : isWeight[j]     ? weights[j][0].getType()
+                                         : callee.getArgumentTypes()[j]);
+  OpBuilder mb(ctx);
+  mb.setInsertionPointAfter(callee);
+  auto fn = func::FuncOp::create(mb, callee.getLoc(),
+                                 (callee.getSymName() + ".stages").str(),
+                                 FunctionType::get(ctx, argTypes, {bufType}));
+  fn.setPrivate();
+  SymbolTable(module).insert(fn);
+  Block *body = fn.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(body);
+  IRMapping map;
+  DenseSet<Value> isStacked;
+  for (unsigned j = 0; j < numArgs; ++j) {
+    map.map(callee.getArgument(j), body->getArgument(j));
+    if ((int64_t)j == act || isWeight[j])
+      isStacked.insert(body->getArgument(j));
+  }
+  auto abandon = [&]() {
+    fn.erase();
+    return failure();
+  };
+  for (Operation &op : callee.getBody().front()) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      Value r = map.lookup(op.getOperand(0));
+      if (!isStacked.contains(r)) {
+        fail(&op) << "@" << callee.getSymName()
+                  << "'s result does not depend on its input or "
+                     "weights";
+        return abandon();
+      }
+      if (r.getType() != bufType) {
+        fail(&op) << "@" << callee.getSymName() << "'s result, stacked, "
+                  << "is " << r.getType() << ", not the buffer's " << bufType;
+        return abandon();
+      }
+      func::ReturnOp::create(b, op.getLoc(), r);
+      return fn;
+    }
+    SmallVector<bool> stacked;
+    for (Value v : op.getOperands())
+      stacked.push_back(isStacked.contains(map.lookupOrDefault(v)));
+    if (!llvm::is_contained(stacked, true)) {
+      b.clone(op, map);
+      continue;
+    }
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !isa<EinsumOp, MapOp, ReduceOp, ShardOp>(op)) {
+      fail(&op) << "cannot run once per pipeline stage: "
+                   "weft-stage-calls stacks weft.einsum, weft.map, "
+                   "weft.reduce and weft.shard (and copies ops that "
+                   "read no activation or weight)";
+      return abandon();
+    }
+    Operation *copy = b.clone(op, map);
+    if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
+      char letter = freshLetter(spec.getValue());
+      if (!letter) {
+        fail(&op) << "no free letter for the stage dimension";
+        return abandon();
+      }
+      copy->setAttr("spec", StringAttr::get(ctx, stackSpec(spec.getValue(),
+                                                           letter, stacked)));
+    }
+    // The result's shape from the operands' (the micro-batch's rows, not
+    // the whole batch the layer was written for): each result letter's
+    // extent where an operand has it; weft.shard keeps its operand's.
+    Value res = copy->getResult(0);
+    RankedTensorType stackedRes =
+        stackedType(res.getType(), n, mesh, axis, false);
+    SmallVector<int64_t> shape;
+    if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
+      auto [ins, out] = spec.getValue().split("->");
+      SmallVector<StringRef> parts;
+      ins.split(parts, ',');
+      llvm::DenseMap<char, int64_t> extent;
+      for (auto [p, v] : llvm::zip(parts, copy->getOperands())) {
+        auto t = cast<RankedTensorType>(v.getType());
+        for (auto [d, c] : llvm::enumerate(p))
+          if ((int64_t)d < t.getRank())
+            extent[c] = t.getDimSize(d);
+      }
+      for (char c : out) {
+        if (!extent.count(c)) {
+          fail(&op) << "result letter '" << c
+                    << "' is not an operand's: no per-stage form";
+          return abandon();
+        }
+        shape.push_back(extent[c]);
+      }
+    } else {
+      llvm::append_range(
+          shape,
+          cast<RankedTensorType>(copy->getOperand(0).getType()).getShape());
+    }
+    res.setType(RankedTensorType::get(shape, stackedRes.getElementType(),
+                                      stackedRes.getEncoding()));
+    isStacked.insert(res);
+  }
+  fail(callee) << "has no return";
+  return abandon();
+}
+
 struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
   using WeftStageCallsBase::WeftStageCallsBase;
 
@@ -346,93 +471,38 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   };
   Value h0r = ReshapeOp::create(b, loc, tensorOf({rows, m}),
                                 "(bm)" + x + "->bm" + x, h0);
-  RankedTensorType bufType = tensorOf({n, rows});
+  // The buffer: the activation's type with the stage dimension in front
+  // and a micro-batch's rows (its layout, if the layer's signature gives
+  // one, with the stage axis in front).
+  RankedTensorType actType =
+      cast<RankedTensorType>(callee.getArgumentTypes()[act]);
+  RankedTensorType bufType = [&] {
+    RankedTensorType t = stackedType(actType, n, mesh, axis, false);
+    SmallVector<int64_t> shape(t.getShape());
+    shape[1] = rows;
+    return RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
+  }();
 
-  // The layer's ops once per stage.
-  auto stackedLayer = [&](Value in, int64_t kk) -> FailureOr<Value> {
-    IRMapping map;
-    DenseSet<Value> isStacked;
-    Location site = calls[kk].getLoc();
-    for (unsigned j = 0; j < numArgs; ++j) {
-      Value arg = callee.getArgument(j);
-      if ((int64_t)j == act)
-        map.map(arg, in);
-      else if (isWeight[j])
-        map.map(arg, weights[j][kk]);
-      else
-        map.map(arg, calls[0].getOperand(j));
-      if ((int64_t)j == act || isWeight[j])
-        isStacked.insert(map.lookup(arg));
-    }
-    for (Operation &op : callee.getBody().front()) {
-      if (op.hasTrait<OpTrait::IsTerminator>()) {
-        Value r = map.lookup(op.getOperand(0));
-        if (!isStacked.contains(r))
-          return fail(&op) << "@" << calleeName
-                           << "'s result does not depend on its input or "
-                              "weights";
-        return r;
-      }
-      SmallVector<bool> stacked;
-      for (Value v : op.getOperands())
-        stacked.push_back(isStacked.contains(map.lookupOrDefault(v)));
-      Operation *copy = b.clone(op, map);
-      copy->setLoc(CallSiteLoc::get(op.getLoc(), site));
-      if (!llvm::is_contained(stacked, true))
-        continue;
-      if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
-          !isa<EinsumOp, MapOp, ReduceOp, ShardOp>(op)) {
-        copy->erase();
-        return fail(&op)
-               << "cannot run once per pipeline stage: weft-stage-calls "
-                  "stacks weft.einsum, weft.map, weft.reduce and weft.shard "
-                  "(and copies ops that read no activation or weight)";
-      }
-      if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
-        char letter = freshLetter(spec.getValue());
-        if (!letter) {
-          copy->erase();
-          return fail(&op) << "no free letter for the stage dimension";
-        }
-        copy->setAttr("spec", StringAttr::get(ctx, stackSpec(spec.getValue(),
-                                                             letter, stacked)));
-      }
-      // The result's shape from the operands' (the micro-batch's rows, not
-      // the whole batch the layer was written for): each result letter's
-      // extent where an operand has it; weft.shard keeps its operand's.
-      Value res = copy->getResult(0);
-      RankedTensorType stackedRes =
-          stackedType(res.getType(), n, mesh, axis, false);
-      SmallVector<int64_t> shape;
-      if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
-        auto [ins, out] = spec.getValue().split("->");
-        SmallVector<StringRef> parts;
-        ins.split(parts, ',');
-        llvm::DenseMap<char, int64_t> extent;
-        for (auto [p, v] : llvm::zip(parts, copy->getOperands())) {
-          auto t = cast<RankedTensorType>(v.getType());
-          for (auto [d, c] : llvm::enumerate(p))
-            if ((int64_t)d < t.getRank())
-              extent[c] = t.getDimSize(d);
-        }
-        for (char c : out) {
-          if (!extent.count(c)) {
-            copy->erase();
-            return fail(&op) << "result letter '" << c
-                             << "' is not an operand's: no per-stage form";
-          }
-          shape.push_back(extent[c]);
-        }
-      } else {
-        llvm::append_range(
-            shape,
-            cast<RankedTensorType>(copy->getOperand(0).getType()).getShape());
-      }
-      res.setType(RankedTensorType::get(shape, stackedRes.getElementType(),
-                                        stackedRes.getEncoding()));
-      isStacked.insert(res);
-    }
-    return fail(callee) << "has no return";
+  // The layer once per stage: a private function @<f>.stages of the buffer,
+  // the local layer's stacked weights and the shared values, called once
+  // per tick and local layer, so weft-inline-calls flattens it as any
+  // layer call (locations through the user's call, --remat-layers).
+  FailureOr<func::FuncOp> stagesFn = buildStackedLayer(
+      callee, act, isWeight, weights, bufType, n, mesh, axis, module);
+  if (failed(stagesFn))
+    return failure();
+  auto stackedLayer = [&](Value in, int64_t kk) -> Value {
+    SmallVector<Value> operands;
+    for (unsigned j = 0; j < numArgs; ++j)
+      operands.push_back((int64_t)j == act ? in
+                         : isWeight[j]     ? weights[j][kk]
+                                           : calls[0].getOperand(j));
+    auto call =
+        func::CallOp::create(b, calls[kk].getLoc(), *stagesFn, operands);
+    // A layer the user marked for recomputation stays marked.
+    if (Attribute remat = calls[kk]->getAttr("weft.remat"))
+      call->setAttr("weft.remat", remat);
+    return call.getResult(0);
   };
 
   Value buf;
@@ -457,12 +527,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
                     .getResult()
               : sh;
     }
-    for (int64_t kk = 0; kk < per; ++kk) {
-      FailureOr<Value> r = stackedLayer(in, kk);
-      if (failed(r))
-        return failure();
-      in = *r;
-    }
+    for (int64_t kk = 0; kk < per; ++kk)
+      in = stackedLayer(in, kk);
     buf = in;
     if (t >= n - 1) {
       Value y =
