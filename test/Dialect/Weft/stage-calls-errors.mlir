@@ -1,4 +1,10 @@
 // RUN: weft-opt %s --weft-stage-calls="stages=2 micro-batches=2" -split-input-file -verify-diagnostics
+// Errors name a line and dump no function: weft-opt prints the op an
+// error is attached to, and these are attached to the call or the op at
+// fault (one line), or to none (the function's line).
+// RUN: not weft-opt %s --weft-stage-calls="stages=2 micro-batches=2" -split-input-file 2>&1 | FileCheck %s --check-prefix=NODUMP
+// NODUMP: error: weft-stage-calls: 3 calls of @layer
+// NODUMP-NOT: "func.func"
 
 // 3 calls do not divide into 2 stages.
 weft.mesh @mesh ["stage" = 2]

@@ -264,7 +264,7 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     return at->emitError() << "weft-stage-calls: ";
   };
   if (calls.empty())
-    return entry.emitError()
+    return mlir::emitError(entry.getLoc())
            << "weft-stage-calls: --pipeline-stages=" << n << " needs layer "
            << "calls: @" << entry.getSymName()
            << " calls no function (docs/pipeline.md, \"Stages from layer "
@@ -389,12 +389,12 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   if (failed(meshOp))
     return failure();
   if (!*meshOp || !meshOp->getAxisSize(axis))
-    return entry.emitError()
+    return mlir::emitError(entry.getLoc())
            << "weft-stage-calls: the mesh has no axis \"" << axis
            << "\" to split the stages over (weft.mesh @mesh [\"" << axis
            << "\" = " << n << ", ...])";
   if (n % *meshOp->getAxisSize(axis) != 0)
-    return entry.emitError()
+    return mlir::emitError(entry.getLoc())
            << "weft-stage-calls: " << n << " stages do not divide over the "
            << "mesh axis \"" << axis << "\" of size "
            << *meshOp->getAxisSize(axis);
