@@ -387,6 +387,20 @@ static bool checkTrainingOptions() {
     llvm::errs() << "weftc: error: --micro-batches needs --train or --grad\n";
     return false;
   }
+  if (pipelineStages < 0) {
+    llvm::errs() << "weftc: error: --pipeline-stages=" << pipelineStages
+                 << ": the number of stages is 1 or more (0: off)\n";
+    return false;
+  }
+  if (pipelineMicroBatches.getNumOccurrences() &&
+      (pipelineStages == 0 || pipelineMicroBatches < 1)) {
+    llvm::errs() << "weftc: error: --pipeline-micro-batches="
+                 << pipelineMicroBatches
+                 << (pipelineStages == 0 ? " needs --pipeline-stages"
+                                         : ": at least 1 micro-batch")
+                 << "\n";
+    return false;
+  }
   return true;
 }
 
