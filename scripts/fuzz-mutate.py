@@ -185,6 +185,10 @@ def main(argv):
     p.add_argument("--timeout", type=float, default=20,
                    help="per tool call (a hang is a failure)")
     p.add_argument("--keep", default=None)
+    p.add_argument("--weftc-flag", action="append", default=[],
+                   help="an extra weftc flag (repeat), e.g. "
+                        "--weftc-flag=--pipeline-stages=2 to fuzz "
+                        "weft-stage-calls")
     p.add_argument("--no-weftc", action="store_true")
     p.add_argument("corpus", nargs="*")
     a = p.parse_args(argv[1:])
