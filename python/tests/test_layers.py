@@ -81,3 +81,41 @@ def test_call_result_sharded_by_out_spec_gets_a_shard_op():
     assert re.search(r"= weft\.shard %x\d+ : tensor<4x8xf32> -> "
                      r"tensor<4x8xf32, #weft.sharding<@mesh, "
                      r"\[\{\"data\"\}, \{\}\]>>", text), text
+
+
+# Pipeline stages from layer calls (docs/pipeline.md, "Stages from layer
+# calls"): the calls of one @weft.layer function, compiled with
+# pipeline_stages, become a GPipe pipeline over the mesh axis "stage".
+STAGE_MESH = weft.Mesh({"stage": 2, "data": 1})
+
+
+@weft.layer
+def residual(x, w):
+    return x + weft.relu(weft.einsum("bd,df->bf", x, w))
+
+
+def four_layers(x, y, w0, w1, w2, w3):
+    h = x
+    for w in (w0, w1, w2, w3):
+        h = residual(h, w)
+    d = h - y
+    return weft.sum(d * d)
+
+
+def test_pipeline_stages(tmp_path, weft_bin):
+    inputs = ([weft.Input("x", (8, 16)), weft.Input("y", (8, 16))] +
+              [weft.Param("w%d" % i, (16, 16)) for i in range(4)])
+    program = weft.trace(four_layers, STAGE_MESH, inputs)
+    out = program.compile(str(tmp_path / "local.mlir"), train="sgd", lr=0.1,
+                          emit="local", pipeline_stages=2,
+                          pipeline_micro_batches=4, weftc=weft_bin)
+    text = open(out).read()
+    # Stage s's k-th layer is layer 2s + k: two stacked weights, split
+    # over "stage" (one slot per rank), and the point-to-point shifts.
+    assert '"w0.stages"' in text and '"w1.stages"' in text
+    assert '"w2"' not in text and '"w3"' not in text
+    assert "weft.collective_permute" in text
+    # Without the option the same program has no permute.
+    plain = program.compile(str(tmp_path / "plain.mlir"), train="sgd",
+                            lr=0.1, emit="local", weftc=weft_bin)
+    assert "weft.collective_permute" not in open(plain).read()

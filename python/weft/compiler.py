@@ -53,11 +53,17 @@ def run_tool(name, args, tool=None):
 
 
 def compile(program, out, train=None, lr=None, emit=None, weftc=None,
-            extra_args=(), source=None):
+            extra_args=(), source=None, pipeline_stages=None,
+            pipeline_micro_batches=None):
     """Compiles `program` with weftc to `out` and returns `out`.
 
     `train="adamw"` (with `lr`) builds the training executable; `emit`
     ("global", "local", "cpp") writes that stage instead of an executable.
+    `pipeline_stages=N` (with `pipeline_micro_batches=M`) pipelines the
+    program's calls of one `@weft.layer` function over the mesh axis
+    "stage" (weftc --pipeline-stages; docs/pipeline.md, "Stages from layer
+    calls"); each stage's weights are then named `<name>.stages`
+    (`python3 -m weft.restack` converts files).
     The program's MLIR text is written to `source` (default: `out` +
     ".mlir"), which weftc reads.
     """
@@ -72,6 +78,10 @@ def compile(program, out, train=None, lr=None, emit=None, weftc=None,
         args += ["--lr", repr(float(lr))]
     if emit:
         args.append("--emit=%s" % emit)
+    if pipeline_stages is not None:
+        args.append("--pipeline-stages=%d" % pipeline_stages)
+    if pipeline_micro_batches is not None:
+        args.append("--pipeline-micro-batches=%d" % pipeline_micro_batches)
     args += list(extra_args)
     run_tool("weftc", args, weftc)
     return out
