@@ -5,6 +5,10 @@
 // RUN: not weft-opt %s --weft-stage-calls="stages=2 micro-batches=2" -split-input-file 2>&1 | FileCheck %s --check-prefix=NODUMP
 // NODUMP: error: weft-stage-calls: 3 calls of @layer
 // NODUMP-NOT: "func.func"
+// Negative options are errors, not "off".
+// RUN: not weft-opt %s --weft-stage-calls="stages=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not weft-opt %s --weft-stage-calls="stages=2 micro-batches=-3" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: weft-stage-calls: stages={{-?[0-9]+}} micro-batches={{-?[0-9]+}}: neither may be negative
 
 // 3 calls do not divide into 2 stages.
 weft.mesh @mesh ["stage" = 2]

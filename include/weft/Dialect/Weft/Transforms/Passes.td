@@ -179,7 +179,8 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
     a value passed to every call that depends on the function's arguments
     (it would need micro-batching), and an op of the layer that cannot run
     once per stage (other than einsum, map, reduce, shard, or one that
-    reads no stacked value). Off (N = 0) by default.
+    reads no stacked value). Off (N = 0) by default; a negative N or M is
+    an error.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",

@@ -19,14 +19,16 @@
 //      of B / M rows (rows i, i + M, ...: a split of B over "data" stays on
 //      the micro-batch's rows); tick t (0 .. M + N - 2) shifts the buffer
 //      one stage on, injects micro-batch t into stage 0's slot (t < M),
-//      runs @f's ops once per stage (stacked: a leading letter on einsum,
-//      map and reduce specs, a leading axis on weft.shard's layout), and
-//      reads the last stage's slot (t >= N - 1). The M results are put back
-//      into the batch, which replaces the last call's result.
+//      calls @f.stages once per local layer (@f's ops once per stage: a
+//      leading letter on einsum, map and reduce specs, a leading axis on
+//      weft.shard's layout), and reads the last stage's slot (t >= N - 1). The
+//      M results are put back into the batch, which replaces the last call's
+//      result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
+#include "weft/Dialect/Weft/IR/IndexSpec.h"
 #include "weft/Dialect/Weft/IR/WeftBuilders.h"
 #include "weft/Dialect/Weft/IR/WeftOps.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
@@ -76,32 +78,53 @@ RankedTensorType stackedType(Type type, int64_t n, FlatSymbolRefAttr mesh,
   return RankedTensorType::get(shape, t.getElementType(), enc);
 }
 
-/// A letter not in `spec`.
-char freshLetter(StringRef spec) {
-  for (char c = 'a'; c <= 'z'; ++c)
-    if (!spec.contains(c))
-      return c;
-  for (char c = 'A'; c <= 'Z'; ++c)
-    if (!spec.contains(c))
-      return c;
-  return 0;
-}
-
-/// `spec` ("in,in->out") with `letter` before the operands marked in
-/// `stacked` and before the result.
-std::string stackSpec(StringRef spec, char letter, ArrayRef<bool> stacked) {
-  auto [ins, out] = spec.split("->");
-  SmallVector<StringRef> parts;
-  ins.split(parts, ',');
-  std::string s;
-  for (auto [i, p] : llvm::enumerate(parts)) {
-    if (i)
-      s += ",";
-    if (i < stacked.size() && stacked[i])
-      s += letter;
-    s += p.str();
+/// Puts a fresh letter in front of the letter spec of `copy` (an einsum,
+/// map or reduce, parsed with IndexSpec, the verifiers' parser) on the
+/// operands marked in `stacked` and on the result, and returns the
+/// result's shape in `shape`: each result letter's extent where an operand
+/// has it (a micro-batch has fewer rows than the batch the layer was
+/// written for). On failure, `error` says why.
+LogicalResult stackLetterSpec(Operation *copy, ArrayRef<bool> stacked,
+                              SmallVectorImpl<int64_t> &shape,
+                              std::string &error) {
+  auto attr = copy->getAttrOfType<StringAttr>("spec");
+  FailureOr<IndexSpec> spec =
+      IndexSpec::parse(attr.getValue(), error, /*allowBroadcast=*/true);
+  if (failed(spec))
+    return failure();
+  std::string used = spec->allLetters();
+  char letter = 0;
+  for (char c :
+       StringRef("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    if (!StringRef(used).contains(c)) {
+      letter = c;
+      break;
+    }
+  if (!letter) {
+    error = "no free letter for the stage dimension";
+    return failure();
   }
-  return s + "->" + letter + out.str();
+  for (auto [i, in] : llvm::enumerate(spec->inputs))
+    if (i < stacked.size() && stacked[i])
+      in.insert(in.begin(), letter);
+  spec->result.insert(spec->result.begin(), letter);
+  copy->setAttr("spec", StringAttr::get(copy->getContext(), spec->str()));
+  llvm::DenseMap<char, int64_t> extent;
+  for (auto [in, v] : llvm::zip(spec->inputs, copy->getOperands())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    for (auto [d, c] : llvm::enumerate(in))
+      if ((int64_t)d < t.getRank())
+        extent[c] = t.getDimSize(d);
+  }
+  for (char c : spec->result) {
+    if (!extent.count(c)) {
+      error = std::string("result letter '") + c +
+              "' is not an operand's: no per-stage form";
+      return failure();
+    }
+    shape.push_back(extent[c]);
+  }
+  return success();
 }
 
 /// `count` letters for the dimensions after the batch, avoiding the ones
@@ -190,41 +213,18 @@ FailureOr<func::FuncOp> buildStackedLayer(func::FuncOp callee, int64_t act,
                    "read no activation or weight)";
       return abandon();
     }
+    // weft.shard keeps its operand's shape; the others' follows their
+    // stacked spec.
     Operation *copy = b.clone(op, map);
-    if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
-      char letter = freshLetter(spec.getValue());
-      if (!letter) {
-        fail(&op) << "no free letter for the stage dimension";
-        return abandon();
-      }
-      copy->setAttr("spec", StringAttr::get(ctx, stackSpec(spec.getValue(),
-                                                           letter, stacked)));
-    }
-    // The result's shape from the operands' (the micro-batch's rows, not
-    // the whole batch the layer was written for): each result letter's
-    // extent where an operand has it; weft.shard keeps its operand's.
     Value res = copy->getResult(0);
     RankedTensorType stackedRes =
         stackedType(res.getType(), n, mesh, axis, false);
     SmallVector<int64_t> shape;
-    if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
-      auto [ins, out] = spec.getValue().split("->");
-      SmallVector<StringRef> parts;
-      ins.split(parts, ',');
-      llvm::DenseMap<char, int64_t> extent;
-      for (auto [p, v] : llvm::zip(parts, copy->getOperands())) {
-        auto t = cast<RankedTensorType>(v.getType());
-        for (auto [d, c] : llvm::enumerate(p))
-          if ((int64_t)d < t.getRank())
-            extent[c] = t.getDimSize(d);
-      }
-      for (char c : out) {
-        if (!extent.count(c)) {
-          fail(&op) << "result letter '" << c
-                    << "' is not an operand's: no per-stage form";
-          return abandon();
-        }
-        shape.push_back(extent[c]);
+    if (copy->hasAttr("spec")) {
+      std::string error;
+      if (failed(stackLetterSpec(copy, stacked, shape, error))) {
+        fail(&op) << error;
+        return abandon();
       }
     } else {
       llvm::append_range(
@@ -243,9 +243,18 @@ struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
   using WeftStageCallsBase::WeftStageCallsBase;
 
   void runOnOperation() override {
-    if (stages <= 0)
-      return;
     ModuleOp module = getOperation();
+    if (stages < 0 || microBatches < 0) {
+      // At the module's location with no op attached: nothing is dumped.
+      mlir::emitError(module.getLoc())
+          << "weft-stage-calls: stages=" << int64_t(stages)
+          << " micro-batches=" << int64_t(microBatches)
+          << ": neither may be negative (stages=0: off, "
+             "micro-batches=0: 2 x stages)";
+      return signalPassFailure();
+    }
+    if (stages == 0)
+      return;
     FailureOr<func::FuncOp> entry =
         selectFunction(module, "", "weft-stage-calls", "weftc --entry NAME");
     if (failed(entry) || failed(run(*entry, module)))
