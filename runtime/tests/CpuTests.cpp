@@ -19,8 +19,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -405,6 +407,79 @@ TEST(FloatLog1p, SpecialValues) {
   EXPECT_TRUE(std::isnan(ops::flog1p(kNaN)));
 }
 
+/// sigmoid 1 / (1 + exp(-x)) and silu x / (1 + exp(-x)) in f32 (MapKinds.def,
+/// the CPU's sigmoidSpan), against the double formula rounded to float:
+/// every 61st float of the whole line, both signs. Below x = -88.72 exp(-x)
+/// overflows to inf and both flush (sigmoid to +0, silu to -0) where the
+/// exact value is still a denormal (sigmoid, |error| < 2^-126) or a tiny
+/// normal (silu, |error| < 2^-121): the ulp bound holds from -88.7 up, and
+/// the flush region is checked by absolute error.
+TEST(FloatSigmoidSilu, WithinTwoUlpOverTheWholeRange) {
+  for (bool silu : {false, true}) {
+    auto got = [&](float x) {
+      return silu ? ops::Map<MapKind::Silu, float>::apply(x, 0, 0)
+                  : ops::Map<MapKind::Sigmoid, float>::apply(x, 0, 0);
+    };
+    auto want = [&](double x) {
+      return (silu ? x : 1.0) / (1.0 + std::exp(-x));
+    };
+    float at;
+    int64_t worst = worstUlps(
+        61, -88.7f, kInf,
+        {-88.7f, -87.33654f, -87.3f, -86.0f, std::nextafter(-86.0f, 0.0f),
+         88.0f, 17.0f, 16.6f, 1e-45f, -1e-45f, 1e-30f, -1e-30f, 3.4028235e38f},
+        got, want, at);
+    std::printf("%s f32: worst %lld ulp at x = %.9g (x >= -88.7)\n",
+                silu ? "silu" : "sigmoid", static_cast<long long>(worst), at);
+    EXPECT_LE(worst, 2) << (silu ? "silu" : "sigmoid") << " at x = " << at;
+    // The flush region and beyond: 0 of the right sign, off by less than
+    // the smallest normal float (sigmoid) or 2^-122 (silu).
+    double worstAbs = 0;
+    const float from = -88.8f;
+    uint32_t bits;
+    std::memcpy(&bits, &from, 4);
+    int64_t flushed = 0;
+    for (; bits < 0xff800000u; bits += 61) {
+      float x;
+      std::memcpy(&x, &bits, 4);
+      float g = got(x);
+      flushed += g == 0.0f && std::signbit(g) == silu;
+      worstAbs = std::max(worstAbs, std::fabs(want(x) - g));
+    }
+    for (float x : {-88.8f, -90.0f, -103.97f, -104.0f, -1e30f, -kInf}) {
+      float g = got(x);
+      if (!(silu && x == -kInf)) { // silu(-inf) = -inf / inf: NaN
+        EXPECT_TRUE(g == 0.0f && std::signbit(g) == silu) << x << " " << g;
+      }
+    }
+    EXPECT_GT(flushed, 8000000);
+    EXPECT_LT(worstAbs, silu ? 0x1p-121 : 0x1p-126);
+  }
+}
+
+TEST(FloatSigmoidSilu, SpecialValues) {
+  using Sig = ops::Map<MapKind::Sigmoid, float>;
+  using Silu = ops::Map<MapKind::Silu, float>;
+  EXPECT_EQ(Sig::apply(0.0f, 0, 0), 0.5f);
+  EXPECT_EQ(Sig::apply(-0.0f, 0, 0), 0.5f);
+  EXPECT_EQ(Sig::apply(kInf, 0, 0), 1.0f);
+  EXPECT_EQ(Sig::apply(-kInf, 0, 0), 0.0f);
+  EXPECT_EQ(Sig::apply(100.0f, 0, 0), 1.0f);
+  EXPECT_EQ(Sig::apply(-100.0f, 0, 0), 0.0f);
+  EXPECT_EQ(Sig::apply(3e38f, 0, 0), 1.0f);
+  EXPECT_EQ(Sig::apply(-3e38f, 0, 0), 0.0f);
+  EXPECT_TRUE(std::isnan(Sig::apply(kNaN, 0, 0)));
+  EXPECT_EQ(Silu::apply(0.0f, 0, 0), 0.0f);
+  EXPECT_TRUE(std::signbit(Silu::apply(-0.0f, 0, 0)));
+  EXPECT_EQ(Silu::apply(kInf, 0, 0), kInf);
+  EXPECT_EQ(Silu::apply(100.0f, 0, 0), 100.0f);
+  EXPECT_EQ(Silu::apply(3e38f, 0, 0), 3e38f);
+  EXPECT_EQ(Silu::apply(-100.0f, 0, 0), 0.0f);
+  EXPECT_TRUE(std::signbit(Silu::apply(-100.0f, 0, 0)));
+  EXPECT_TRUE(std::isnan(Silu::apply(kNaN, 0, 0)));
+  EXPECT_TRUE(std::isnan(Silu::apply(-kInf, 0, 0))); // -inf / inf
+}
+
 TEST(FloatSinCos, WithinOneUlpOverTheWholeRange) {
   // Every 127th float of the whole line: the fast path up to 2^19 (the
   // reduction near multiples of pi/2 included) and libm beyond.
@@ -485,7 +560,7 @@ void expectMapLoopBits(MapKind kind) {
 TEST(FloatMaps, MapLoopsGiveTheFunctionsBits) {
   for (MapKind k :
        {MapKind::Log, MapKind::Sin, MapKind::Cos, MapKind::Rsqrt, MapKind::Sqrt,
-        MapKind::Sigmoid, MapKind::Silu, MapKind::Gelu})
+        MapKind::Sigmoid, MapKind::Silu, MapKind::Gelu, MapKind::Softplus})
     expectMapLoopBits(k);
 }
 

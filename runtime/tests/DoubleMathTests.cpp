@@ -1,6 +1,7 @@
-//===- DoubleMathTests.cpp - f64 exp, log and tanh (DoubleMath.h) ---------===//
+//===- DoubleMathTests.cpp - f64 exp, log, log1p, tanh (DoubleMath.h) ----===//
 //
-// The branch-free f64 exp, log and tanh the CPU's map loops vectorize,
+// The branch-free f64 exp, log, log1p and tanh the CPU's map loops
+// vectorize (and sigmoid and silu built on exp),
 // against the long double functions rounded to double (a reference more
 // precise than the result), over the whole range; their special values;
 // and the backend's f64 map loops giving their bits element for element.
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -158,9 +160,146 @@ TEST(DoubleTanh, SpecialValues) {
   EXPECT_TRUE(std::isnan(ops::ftanh(-kNaN)));
 }
 
-/// The backend's f64 exp, log, tanh and gelu loops (vectorized per ISA,
-/// CpuKernels.cpp) give the scalar functions' bits, special values among
-/// ordinary ones included.
+/// dexpNormal, the form the CPU's f64 exp, sigmoid and silu loops run on
+/// blocks in dexpNormalRange, gives dexp's bits there; the range ends at
+/// |x| = 708.
+TEST(DoubleExp, NormalFormIsDexpInItsRange) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(-708.0, 708.0);
+  std::uniform_int_distribution<uint64_t> pattern(0, 0x4086200000000000ull);
+  for (int i = 0; i < kSamples; ++i) {
+    double x = uniform(rng);
+    uint64_t b = pattern(rng) | (i % 2 ? 1ull << 63 : 0);
+    double y;
+    std::memcpy(&y, &b, 8);
+    for (double v : {x, y}) {
+      ASSERT_TRUE(ops::dexpNormalRange(v)) << v;
+      double a = ops::dexp(v), n = ops::dexpNormal(v);
+      ASSERT_EQ(std::memcmp(&a, &n, 8), 0) << "x = " << v;
+    }
+  }
+  for (double x : {708.0, -708.0, 0.0, -0.0})
+    EXPECT_TRUE(ops::dexpNormalRange(x)) << x;
+  for (double x :
+       {std::nextafter(708.0, 709.0), -708.5, 709.0, kInf, -kInf, kNaN, -kNaN})
+    EXPECT_FALSE(ops::dexpNormalRange(x)) << x;
+}
+
+TEST(DoubleLog1p, WithinOneUlpOverTheWholeRange) {
+  const double dmax = std::numeric_limits<double>::max();
+  const std::initializer_list<double> edges = {-1.0,
+                                               std::nextafter(-1.0, 0.0),
+                                               -0.5,
+                                               std::nextafter(-0.5, 0.0),
+                                               -0.2928932188134524,
+                                               0.41421356237309503,
+                                               0.4142135623730951,
+                                               1.0,
+                                               1.1102230246251565e-16,
+                                               -1.1102230246251565e-16,
+                                               5.551115123125783e-17,
+                                               -5.551115123125783e-17,
+                                               2.220446049250313e-16,
+                                               4.9406564584124654e-324,
+                                               -4.9406564584124654e-324,
+                                               2.2250738585072014e-308,
+                                               9007199254740992.0,
+                                               9007199254740993.0,
+                                               1e300,
+                                               dmax};
+  double at;
+  // Bit patterns over [-1, DBL_MAX]: every binade of (-1, 0) and (0, max].
+  int64_t worst = worstUlps(
+      kSamples, -1.0, dmax, edges, [](double x) { return ops::flog1p(x); },
+      [](long double x) { return std::log1p(x); }, at);
+  std::printf("log1p f64: worst %lld ulp at x = %.17g (whole range)\n",
+              static_cast<long long>(worst), at);
+  EXPECT_LE(worst, 1) << "at x = " << at;
+  // Where log1p is most used (softplus: log1p(e^-|x|), x in (0, 1]) and
+  // the switch of the reduction at sqrt(2) - 1 and sqrt(1/2) - 1.
+  worst = worstUlps(
+      kSamples, -0.5, 2.0, {}, [](double x) { return ops::flog1p(x); },
+      [](long double x) { return std::log1p(x); }, at);
+  std::printf("log1p f64: worst %lld ulp at x = %.17g ([-0.5, 2])\n",
+              static_cast<long long>(worst), at);
+  EXPECT_LE(worst, 1) << "at x = " << at;
+}
+
+TEST(DoubleLog1p, SpecialValues) {
+  EXPECT_EQ(ops::flog1p(0.0), 0.0);
+  EXPECT_FALSE(std::signbit(ops::flog1p(0.0)));
+  EXPECT_EQ(ops::flog1p(-0.0), 0.0);
+  EXPECT_TRUE(std::signbit(ops::flog1p(-0.0)));
+  EXPECT_EQ(ops::flog1p(-1.0), -kInf);
+  EXPECT_EQ(ops::flog1p(kInf), kInf);
+  EXPECT_EQ(ops::flog1p(1e-30), 1e-30);
+  EXPECT_EQ(ops::flog1p(-1e-30), -1e-30);
+  EXPECT_EQ(ops::flog1p(4.9406564584124654e-324), 4.9406564584124654e-324);
+  EXPECT_EQ(ops::flog1p(std::numeric_limits<double>::max()),
+            std::log1p(std::numeric_limits<double>::max()));
+  EXPECT_EQ(ops::flog1p(std::nextafter(-1.0, 0.0)),
+            std::log1p(std::nextafter(-1.0, 0.0)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(-1.5)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(std::nextafter(-1.0, -2.0))));
+  EXPECT_TRUE(std::isnan(ops::flog1p(-kInf)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(kNaN)));
+  EXPECT_TRUE(std::isnan(ops::flog1p(-kNaN)));
+}
+
+/// f64 sigmoid 1 / (1 + exp(-x)) and silu x / (1 + exp(-x)) (MapKinds.def,
+/// with dexp) against the long double formula rounded to double, from
+/// -709 up (below, exp(-x) overflows and both flush to 0 / -0 where the
+/// exact value is below 2^-1022 (sigmoid) or 2^-1012 (silu)), and their
+/// special values.
+TEST(DoubleSigmoidSilu, WithinThreeUlpAndSpecialValues) {
+  for (bool silu : {false, true}) {
+    auto got = [&](double x) {
+      return silu ? ops::Map<MapKind::Silu, double>::apply(x, 0, 0)
+                  : ops::Map<MapKind::Sigmoid, double>::apply(x, 0, 0);
+    };
+    auto want = [&](long double x) {
+      return (silu ? x : 1.0L) / (1.0L + std::exp(-x));
+    };
+    double at;
+    int64_t worst =
+        worstUlps(kSamples, -709.0, std::numeric_limits<double>::max(),
+                  {-709.0, -708.0, 708.0, 37.0, 36.7, 1e-300, -1e-300,
+                   4.9406564584124654e-324},
+                  got, want, at);
+    std::printf("%s f64: worst %lld ulp at x = %.17g (x >= -709)\n",
+                silu ? "silu" : "sigmoid", static_cast<long long>(worst), at);
+    EXPECT_LE(worst, 3) << (silu ? "silu" : "sigmoid") << " at x = " << at;
+    worst = worstUlps(kSamples, -40.0, 40.0, {}, got, want, at);
+    std::printf("%s f64: worst %lld ulp at x = %.17g ([-40, 40])\n",
+                silu ? "silu" : "sigmoid", static_cast<long long>(worst), at);
+    EXPECT_LE(worst, 3) << (silu ? "silu" : "sigmoid") << " at x = " << at;
+    for (double x : {-709.8, -745.2, -1e300}) {
+      double g = got(x);
+      EXPECT_TRUE(g == 0.0 && std::signbit(g) == silu) << x << " " << g;
+      EXPECT_LT(std::fabs(static_cast<double>(want(x)) - g),
+                silu ? 0x1p-1012 : 0x1p-1022)
+          << x;
+    }
+    EXPECT_TRUE(std::isnan(got(kNaN)));
+  }
+  using Sig = ops::Map<MapKind::Sigmoid, double>;
+  using Silu = ops::Map<MapKind::Silu, double>;
+  EXPECT_EQ(Sig::apply(0.0, 0, 0), 0.5);
+  EXPECT_EQ(Sig::apply(-0.0, 0, 0), 0.5);
+  EXPECT_EQ(Sig::apply(kInf, 0, 0), 1.0);
+  EXPECT_EQ(Sig::apply(-kInf, 0, 0), 0.0);
+  EXPECT_EQ(Sig::apply(1e300, 0, 0), 1.0);
+  EXPECT_EQ(Silu::apply(0.0, 0, 0), 0.0);
+  EXPECT_TRUE(std::signbit(Silu::apply(-0.0, 0, 0)));
+  EXPECT_EQ(Silu::apply(kInf, 0, 0), kInf);
+  EXPECT_EQ(Silu::apply(1e300, 0, 0), 1e300);
+  EXPECT_TRUE(std::isnan(Silu::apply(-kInf, 0, 0))); // -inf / inf
+}
+
+/// The backend's f64 exp, log, tanh, gelu, sigmoid, silu and softplus
+/// loops (vectorized per ISA, CpuKernels.cpp; exp, sigmoid and silu with
+/// dexpNormal on blocks of 256 in its range) give the scalar functions'
+/// bits, special values among ordinary ones included.
 TEST(DoubleMath, MapLoopsGiveTheScalarBits) {
   CpuBackend be(Mesh({{"x", 1}}), 0);
   const int64_t n = 1000;
@@ -175,7 +314,8 @@ TEST(DoubleMath, MapLoopsGiveTheScalarBits) {
   px[50] = 4.9406564584124654e-324;
   px[60] = -745.0;
   px[70] = 709.7;
-  for (MapKind k : {MapKind::Exp, MapKind::Log, MapKind::Tanh, MapKind::Gelu}) {
+  for (MapKind k : {MapKind::Exp, MapKind::Log, MapKind::Tanh, MapKind::Gelu,
+                    MapKind::Sigmoid, MapKind::Silu, MapKind::Softplus}) {
     be.map(k, planMap("i->i", {{n}}), x, nullptr, y);
     for (int64_t i = 0; i < n; ++i) {
       double want = ops::dispatchMap(k, [&]<MapKind K>() {

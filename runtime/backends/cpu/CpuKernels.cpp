@@ -60,21 +60,21 @@ template <int N> struct Odometer {
   }
 };
 
-/// f over a contiguous span of floats, in chunks of 256: a chunk whose
-/// every element satisfies `fastRange` runs `fast`, other chunks run `slow`;
-/// both give the same bits for in-range elements. The check is one
-/// vectorized pass over the chunk (an or-reduction), and both loops
-/// vectorize; a chunk is long enough to pipeline, short enough that one
-/// out-of-range entry costs little.
-template <typename InRange, typename Fast, typename Slow>
-WEFT_ALWAYS_INLINE inline void chunkedSpan(int64_t n, const float *a, float *o,
+/// f over a contiguous span of floats or doubles, in chunks of 256: a
+/// chunk whose every element satisfies `fastRange` runs `fast`, other
+/// chunks run `slow`; both give the same bits for in-range elements. The
+/// check is one vectorized pass over the chunk (an or-reduction), and both
+/// loops vectorize; a chunk is long enough to pipeline, short enough that
+/// one out-of-range entry costs little.
+template <typename T, typename InRange, typename Fast, typename Slow>
+WEFT_ALWAYS_INLINE inline void chunkedSpan(int64_t n, const T *a, T *o,
                                            InRange fastRange, Fast fast,
                                            Slow slow) {
   constexpr int64_t kChunk = 256;
   for (int64_t c = 0; c < n; c += kChunk) {
     const int64_t len = std::min(kChunk, n - c);
-    const float *x = a + c;
-    float *y = o + c;
+    const T *x = a + c;
+    T *y = o + c;
     uint32_t outside = 0;
     for (int64_t i = 0; i < len; ++i)
       outside |= static_cast<uint32_t>(!fastRange(x[i]));
@@ -90,12 +90,71 @@ WEFT_ALWAYS_INLINE inline void chunkedSpan(int64_t n, const float *a, float *o,
 /// Exp: a chunk in ops::fexpNormalRange (softmax's x - max away from masked
 /// entries, any moderate argument) runs ops::fexpNormal, the same
 /// operations as ops::fexp without its special cases' blends (about half
-/// the work); other chunks run ops::fexp.
+/// the work); other chunks run ops::fexp. f64 likewise with
+/// ops::dexpNormalRange and ops::dexpNormal.
 WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
   chunkedSpan(
       n, a, o, [](float x) { return ops::fexpNormalRange(x); },
       [](float x) { return ops::fexpNormal(x); },
       [](float x) { return ops::fexp(x); });
+}
+WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const double *a, double *o) {
+  chunkedSpan(
+      n, a, o, [](double x) { return ops::dexpNormalRange(x); },
+      [](double x) { return ops::dexpNormal(x); },
+      [](double x) { return ops::fexp(x); });
+}
+
+/// Sigmoid, 1 / (1 + exp(-x)), and silu, x / (1 + exp(-x)), the same way:
+/// a chunk whose every -x is in the normal range runs the normal exp and
+/// the division in one vectorized loop (the same operations on the same
+/// values as Map<K, T>::apply there, so the same bits); other chunks run
+/// Map<K, T>::apply, whose full exp saturates huge arguments (sigmoid to 0
+/// or 1, silu to 0 or x), keeps NaN, +-inf and -0.
+template <MapKind K, typename T>
+WEFT_ALWAYS_INLINE inline void sigmoidSpan(int64_t n, const T *a, T *o) {
+  constexpr bool silu = K == MapKind::Silu;
+  chunkedSpan(
+      n, a, o,
+      [](T x) {
+        if constexpr (std::is_same_v<T, float>)
+          return ops::fexpNormalRange(-x);
+        else
+          return ops::dexpNormalRange(x);
+      },
+      [](T x) {
+        T e;
+        if constexpr (std::is_same_v<T, float>)
+          e = ops::fexpNormal(-x);
+        else
+          e = ops::dexpNormal(-x);
+        return (silu ? x : T(1)) / (T(1) + e);
+      },
+      [](T x) { return ops::Map<K, T>::apply(x, T(0), 0.0); });
+}
+
+/// Softplus, max(x, 0) + log1p(exp(-|x|)), the same way: a chunk whose
+/// every |x| is in the normal exp's range (f32: 86, f64: 708) runs the
+/// normal exp; other chunks Map<Softplus, T>::apply.
+template <typename T>
+WEFT_ALWAYS_INLINE inline void softplusSpan(int64_t n, const T *a, T *o) {
+  chunkedSpan(
+      n, a, o,
+      [](T x) {
+        if constexpr (std::is_same_v<T, float>)
+          return (ops::fbitsOf(x) & 0x7fffffffu) <= 0x42ac0000u; // 86
+        else
+          return ops::dexpNormalRange(x);
+      },
+      [](T x) {
+        T e;
+        if constexpr (std::is_same_v<T, float>)
+          e = ops::fexpNormal(x > T(0) ? -x : x);
+        else
+          e = ops::dexpNormal(x > T(0) ? -x : x);
+        return (x > T(0) ? x : T(0)) + ops::flog1p(e);
+      },
+      [](T x) { return ops::Map<MapKind::Softplus, T>::apply(x, T(0), 0.0); });
 }
 
 /// sin or cos: a chunk in ops::trigFastRange (|x| <= 2^19, no NaN) runs the
@@ -111,13 +170,18 @@ WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
 }
 
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
-/// second operand (a unary map's zero), with expSpan for f32 exp and
-/// trigSpan for f32 sin and cos.
+/// second operand (a unary map's zero), with expSpan for exp, sigmoidSpan
+/// for sigmoid and silu, softplusSpan for softplus and trigSpan for f32 sin
+/// and cos.
 template <MapKind K, typename T>
 WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
                                               double s) {
-  if constexpr (K == MapKind::Exp && std::is_same_v<T, float>) {
+  if constexpr (K == MapKind::Exp) {
     expSpan(n, a, o);
+  } else if constexpr (K == MapKind::Sigmoid || K == MapKind::Silu) {
+    sigmoidSpan<K, T>(n, a, o);
+  } else if constexpr (K == MapKind::Softplus) {
+    softplusSpan<T>(n, a, o);
   } else if constexpr ((K == MapKind::Sin || K == MapKind::Cos) &&
                        std::is_same_v<T, float>) {
     trigSpan<K>(n, a, o);

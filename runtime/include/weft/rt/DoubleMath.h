@@ -1,14 +1,14 @@
-//===- DoubleMath.h - Branch-free f64 exp, log and tanh ----------*- C++
-//-*-===//
+//===- DoubleMath.h - Branch-free f64 exp, log, log1p and tanh -*- C++ -*-===//
 //
-// The f64 counterparts of ElementOps.h's float exp, log and tanh: written
-// without branches (every special case a bit blend) so that the CPU's map
-// and fused loops vectorize them under each ISA variant they are compiled
-// for (CpuKernels.cpp: AVX-512, AVX2, baseline), where exp, log and tanh of
-// libm are one call per element. Host only: the CUDA kernels keep CUDA's
-// exp, log and tanh. Accuracy against the long double function rounded to
-// double, over the whole range: CpuTests DoubleExp, DoubleLog, DoubleTanh
-// (docs/runtime.md, "Vectorized f64 transcendentals").
+// The f64 counterparts of ElementOps.h's float exp, log, log1p and tanh:
+// written without branches (every special case a bit blend) so that the
+// CPU's map and fused loops vectorize them under each ISA variant they are
+// compiled for (CpuKernels.cpp: AVX-512, AVX2, baseline), where exp, log,
+// log1p and tanh of libm are one call per element. Host only: the CUDA
+// kernels keep CUDA's exp, log, log1p and tanh. Accuracy against the long
+// double function rounded to double, over the whole range: DoubleMathTests
+// DoubleExp, DoubleLog, DoubleLog1p, DoubleTanh (docs/runtime.md,
+// "Element kinds").
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,17 +68,13 @@ WEFT_INLINE inline double dexpPoly(double r) {
   return 1.0 + r + r * r * p;
 }
 
-/// exp of a double: k = round(x / ln2), r = x - k ln2 (ln2 in two parts,
-/// the first with 32 bits so that k times it is exact), exp(r) by
-/// dexpPoly, times 2^k as two factors 2^(k/2) 2^(k - k/2) (each a normal
-/// power of two, so a subnormal result is rounded once, by the last
-/// multiplication). exp(x > 709.78...) = +inf, exp(x < -745.13...) = 0,
-/// exp(+-inf) = +inf / 0, NaN stays NaN.
-WEFT_INLINE inline double dexp(double x) {
-  const double hi = 709.782712893384, lo = -745.1332191019412;
-  bool nan = x != x;
-  bool over = x > hi, under = x < lo;
-  double xc = hostBlend(over | under | nan, 0.0, x);
+/// dexp's reduction, polynomial and scaling of xc (finite, in [-745.14,
+/// 709.79]): k = round(x / ln2), r = x - k ln2 (ln2 in two parts, the
+/// first with 32 bits so that k times it is exact), exp(r) by dexpPoly,
+/// times 2^k as two factors 2^(k/2) 2^(k - k/2) (each a normal power of
+/// two, so a subnormal result is rounded once, by the last
+/// multiplication).
+WEFT_INLINE inline double dexpCore(double xc) {
   // k = round(x / ln2) by the 1.5 * 2^52 trick; its bits hold k too
   // (every integer step below stays in unsigned 64-bit arithmetic with
   // logical shifts, which AVX2 has, unlike 64-bit conversions and
@@ -94,11 +90,34 @@ WEFT_INLINE inline double dexp(double x) {
   // exponent fields k1b - 1 and k2b - 1).
   uint64_t kb = hostBitsOf(t) - 0x4338000000000000ull + 2048u;
   uint64_t k1b = kb >> 1, k2b = kb - k1b;
-  double y = p * hostBits((k1b - 1u) << 52) * hostBits((k2b - 1u) << 52);
+  return p * hostBits((k1b - 1u) << 52) * hostBits((k2b - 1u) << 52);
+}
+
+/// exp of a double: dexpCore on the argument, with the special cases
+/// blended in. exp(x > 709.78...) = +inf, exp(x < -745.13...) = 0,
+/// exp(+-inf) = +inf / 0, NaN stays NaN.
+WEFT_INLINE inline double dexp(double x) {
+  const double hi = 709.782712893384, lo = -745.1332191019412;
+  bool nan = x != x;
+  bool over = x > hi, under = x < lo;
+  double xc = hostBlend(over | under | nan, 0.0, x);
+  double y = dexpCore(xc);
   y = hostBlend(over, INFINITY, y);
   y = hostBlend(under, 0.0, y);
   return hostBlend(nan, x, y);
 }
+
+/// Whether dexpNormal(x) is dexp(x): |x| <= 708 (bit patterns compared as
+/// integers, NaN excluded), inside dexp's [lo, hi] so that none of its
+/// special cases applies. Branch-free, so that a loop over it vectorizes.
+WEFT_INLINE inline bool dexpNormalRange(double x) {
+  return (hostBitsOf(x) & 0x7fffffffffffffffull) <= 0x4086200000000000ull;
+}
+/// dexp for x where dexpNormalRange(x) holds: the same operations on the
+/// same values without the special cases' blends (identities there), so
+/// the same bits. The CPU's f64 exp, sigmoid and silu loops run it on
+/// blocks whose every argument is in range (CpuKernels.cpp, expSpan).
+WEFT_INLINE inline double dexpNormal(double x) { return dexpCore(x); }
 
 /// log of a double (fdlibm's e_log.c, branch-free): x = 2^k (1 + f) with
 /// 1 + f in [sqrt(1/2), sqrt(2)) taken from the bit pattern (a subnormal
@@ -143,8 +162,58 @@ WEFT_INLINE inline double dlog(double x) {
   return hostBlend(bad, hostBits(0x7ff8000000000000ull), r);
 }
 
+/// log1p of a double (fdlibm's s_log1p.c, branch-free): u = 1 + x
+/// rounded, c = (x - (u - 1)) / u the part of x that rounding lost (exact
+/// numerator: Sterbenz), then dlog's reduction and polynomial on u with c
+/// added to the low part: log1p(x) = k ln2 + log(1 + f) + c. u is never
+/// subnormal (u = 0 or u >= 2^-53), so no scaling. Within 1 ulp of the
+/// long double log1p rounded to double over [-1, DBL_MAX] (CpuTests
+/// DoubleLog1p). |x| so small that u = 1: log1p(x) = x (keeps -0 too);
+/// log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+inf) = +inf, NaN stays
+/// NaN.
+WEFT_INLINE inline double dlog1p(double x) {
+  double u = 1.0 + x;
+  uint64_t uu = hostBitsOf(u);
+  // As dlog: the exponent field of uu - bits(sqrt(1/2)) + 2^63 is k +
+  // 2048, and 1 + f = uu - (k << 52) lies in [sqrt(1/2), sqrt(2)).
+  uint64_t kb = (uu - 0x3fe6a09e667f3bcdull + 0x8000000000000000ull) >> 52;
+  double z = hostBits(uu - ((kb - 2048u) << 52));
+  double dk =
+      hostBits(0x4338000000000000ull + (kb - 2048u)) - 6755399441055744.0;
+  // u inf or NaN, negative or -0 (as unsigned: from +inf's pattern up),
+  // or +0: blended below, and the divisor kept at 1 there.
+  bool big = (uu >= 0x7ff0000000000000ull) | (uu == 0u);
+  bool one = uu == 0x3ff0000000000000ull;
+  double c = (x - (u - 1.0)) / hostBlend(big, 1.0, u);
+  double f = z - 1.0;
+  double s = f / (2.0 + f);
+  double z2 = s * s, w = z2 * z2;
+  double t1 =
+      w * (3.999999999940941908e-01 +
+           w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
+  double t2 =
+      z2 *
+      (6.666666666666735130e-01 +
+       w * (2.857142874366239149e-01 +
+            w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
+  double R = t2 + t1;
+  double hfsq = 0.5 * f * f;
+  double r =
+      dk * 6.93147180369123816490e-01 -
+      ((hfsq - (s * (hfsq + R) + (dk * 1.90821492927058770002e-10 + c))) - f);
+  // Specials, by u's bit pattern: +0 (x = -1) -> -inf; +inf -> +inf;
+  // negative (x < -1, -inf) or NaN -> NaN; u = 1 -> x.
+  bool zero = uu == 0u;
+  bool inf = uu == 0x7ff0000000000000ull;
+  bool bad = big & !zero & !inf;
+  r = hostBlend(inf, INFINITY, r);
+  r = hostBlend(zero, -INFINITY, r);
+  r = hostBlend(bad, hostBits(0x7ff8000000000000ull), r);
+  return hostBlend(one, x, r);
+}
+
 /// tanh of a double: |x| < 0.625, Cephes' rational x + x^3 P(x^2) /
-/// Q(x^2); beyond, 1 - 2 / (exp(2|x|) + 1) with dexp on 2 min(|x|, 20)
+/// Q(x^2); beyond, 1 - 2 / (exp(2|x|) + 1) with dexpNormal on 2 min(|x|, 20)
 /// (tanh(20) rounds to 1), the sign put back. tanh(+-0) = +-0, tanh(+-inf)
 /// = +-1, NaN stays NaN.
 WEFT_INLINE inline double dtanh(double x) {
@@ -161,7 +230,7 @@ WEFT_INLINE inline double dtanh(double x) {
   q = q * z + 4.84406305325125486048e3;
   double small = ax + ax * z * (p / q);
   double ac = hostBlend(ax < 20.0, ax, 20.0);
-  double e = dexp(ac + ac);
+  double e = dexpNormal(ac + ac); // 2 ac in [0, 40]: dexp's bits
   double large = 1.0 - 2.0 / (e + 1.0);
   double y = hostBlend(ax < 0.625, small, large);
   y = hostBits(hostBitsOf(y) | sign);

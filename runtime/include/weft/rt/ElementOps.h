@@ -268,8 +268,8 @@ WEFT_HD WEFT_INLINE inline float flogHost(float x) {
 /// correction restores what the rounding of u lost (Goldberg's trick), so
 /// tiny x give x. Within 2 ulp of the correctly rounded log1p (CpuTests
 /// FloatLog1p); log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+inf) =
-/// +inf, log1p(-0) = -0, NaN stays NaN. No map kind uses it yet (the
-/// compiler's map-kind table decides); softplus and log-sigmoid would.
+/// +inf, log1p(-0) = -0, NaN stays NaN. softplus uses it (MapKinds.def);
+/// f64 has DoubleMath.h's dlog1p on the host.
 WEFT_HD WEFT_INLINE inline float flog1pHost(float x) {
   float u = 1.0f + x;
   float l = flogHost(u);
@@ -373,7 +373,11 @@ WEFT_HD WEFT_INLINE inline double flog(double x) { return log(x); }
 #else
 WEFT_HD WEFT_INLINE inline double flog(double x) { return dlog(x); }
 #endif
+#if defined(__CUDA_ARCH__)
 WEFT_HD WEFT_INLINE inline double flog1p(double x) { return log1p(x); }
+#else
+WEFT_HD WEFT_INLINE inline double flog1p(double x) { return dlog1p(x); }
+#endif
 WEFT_HD WEFT_INLINE inline float fsqrt(float x) { return sqrtf(x); }
 WEFT_HD WEFT_INLINE inline double fsqrt(double x) { return sqrt(x); }
 /// tanh of a float, branch-free like fexp so that the CPU's map loops
