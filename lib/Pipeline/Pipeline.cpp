@@ -139,7 +139,7 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
   pm.addPass(createWeftOptimizeCollectives());
   if (o.combineBytes != 0)
     pm.addPass(createWeftCombineCollectives(
-        WeftCombineCollectivesOptions{o.combineBytes}));
+        WeftCombineCollectivesOptions{o.combineBytes, o.combinePerCall}));
   if (o.rematGathers)
     pm.addNestedPass<func::FuncOp>(createWeftRematGathers());
   if (o.schedule)

@@ -155,6 +155,14 @@ static cl::opt<int64_t> combineBytes(
              "(--weft-combine-collectives; 0: never)"),
     cl::init(1 << 20), cl::value_desc("bytes"), cl::cat(weftcCat));
 
+static cl::opt<bool> combinePerCall(
+    "combine-per-call",
+    cl::desc("A bucket of --combine-bytes holds the operands of one layer "
+             "call only, so every layer's buckets are the same and the "
+             "backward of a deep model compiles once (docs/calls.md, "
+             "\"Buckets per call\"; false: buckets across layers)"),
+    cl::init(true), cl::cat(weftcCat));
+
 static cl::opt<bool> schedule(
     "schedule",
     cl::desc("Start each collective as early and wait for it as late as its "
@@ -546,6 +554,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.reshardAnnotated = reshardAnnotated;
   o.memoryBudget = memoryBudget;
   o.combineBytes = combineBytes;
+  o.combinePerCall = combinePerCall;
   o.rematGathers = rematGathers;
   o.rematLayers = rematLayers;
   o.pipelineStages = pipelineStages;

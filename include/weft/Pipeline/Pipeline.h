@@ -175,6 +175,12 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       llvm::cl::desc("weft-combine-collectives' max-bytes (0: the pass does "
                      "not run)"),
       llvm::cl::init(1 << 20)};
+  Option<bool> combinePerCall{
+      *this, "combine-per-call",
+      llvm::cl::desc("weft-combine-collectives' per-call: a bucket holds one "
+                     "layer call's operands (docs/calls.md, \"Buckets per "
+                     "call\")"),
+      llvm::cl::init(true)};
   Option<bool> rematGathers{
       *this, "remat-gathers",
       llvm::cl::desc("Run weft-remat-gathers (FSDP's rematerialization)"),

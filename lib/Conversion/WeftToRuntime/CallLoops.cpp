@@ -35,7 +35,8 @@
 //   3. A run whose columns cannot be made affine is tried shorter (a first
 //      or last iteration left flat), else left flat.
 //
-// A step function without such a run is left exactly as it was.
+// A step function without calls of outlined functions, or without such a
+// run, is left exactly as it was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,9 +57,10 @@ namespace {
 
 constexpr StringLiteral kSlots = "weft_slots";
 constexpr StringLiteral kCalleePrefix = "weft_call_";
+constexpr StringLiteral kRuntimePrefix = "weft::rt::gen::";
 /// The longest period looked for (calls of one layer, parameters of one
-/// layer).
-constexpr size_t kMaxPeriod = 24;
+/// layer, a layer's backward with its gradient bucket's statements).
+constexpr size_t kMaxPeriod = 32;
 
 emitc::CallOpaqueOp callTo(Operation *op, StringRef callee) {
   auto call = dyn_cast_or_null<emitc::CallOpaqueOp>(op);
@@ -82,26 +84,123 @@ struct Stmt {
 
 /// A call site's statements: its comment, the call, the releases of the
 /// operands that die there, one takeResult per result (each followed by a
-/// release when the result is unused).
+/// release when the result is unused). Or a runtime statement (`generic`):
+/// its comment, one `weft::rt::gen::` call of at most one tensor result
+/// (a reshape, a concatenation, a slice, a collective's start or wait),
+/// the releases after it.
 struct CallBlock {
   SmallVector<Operation *> ops;
   mutable emitc::CallOpaqueOp call; // An op handle: reading it is not const.
-  SmallVector<Value> operands;      // The tensors, after the context.
-  SmallVector<Value> results;       // By result index.
+  SmallVector<Value> operands;      // The tensors, after the context; generic:
+                               // every operand, as the call's args name it.
+  SmallVector<Value> results; // By result index.
   SmallVector<Stmt> stmts;
   std::string key;
+  bool generic = false;
 };
+
+/// The runtime functions a generic block may not be: the ones the call
+/// blocks, the inputs and outputs and the releases are made of.
+bool isGenericCallee(StringRef callee) {
+  return callee.starts_with(kRuntimePrefix) && callee != kReleaseCallee &&
+         callee != kTakeResultCallee && callee != kInputCallee &&
+         callee != kOutputCallee && callee != kResultsCallee;
+}
+
+/// The releases after a block's statement; false at anything else than a
+/// release of an operand (or of `result`, last) of the block.
+void parseReleases(CallBlock &b, Operation *after, Value result) {
+  auto columnOf = [&](Value v) -> int {
+    auto it = llvm::find(b.operands, v);
+    return it == b.operands.end() ? -1 : int(it - b.operands.begin());
+  };
+  for (Operation *next = after->getNextNode(); next;
+       next = next->getNextNode()) {
+    auto rel = callTo(next, kReleaseCallee);
+    if (!rel || rel.getNumOperands() != 1)
+      return;
+    Value v = rel.getOperand(0);
+    if (result && v == result &&
+        (b.stmts.empty() || b.stmts.back().kind != Stmt::ReleaseResult)) {
+      b.stmts.push_back({Stmt::ReleaseResult, 0});
+    } else if (b.stmts.empty() || b.stmts.back().kind == Stmt::ReleaseOperand) {
+      int col = columnOf(v);
+      if (col < 0)
+        return;
+      b.stmts.push_back({Stmt::ReleaseOperand, col});
+    } else {
+      return;
+    }
+    b.ops.push_back(next);
+  }
+}
+
+/// A runtime statement as a block (see CallBlock), or nothing. Its key is
+/// the callee, the arguments (literals by their text; a string literal,
+/// the op's profile label, by its kind only: a loop's statement keeps its
+/// first iteration's label) and the releases.
+std::optional<CallBlock> parseGeneric(Operation *op) {
+  CallBlock b;
+  b.generic = true;
+  if (auto comment = dyn_cast<emitc::VerbatimOp>(op)) {
+    if (!comment.getFmtArgs().empty() ||
+        !comment.getValue().starts_with("// #"))
+      return std::nullopt;
+    b.ops.push_back(op);
+    op = op->getNextNode();
+  }
+  auto call = dyn_cast_or_null<emitc::CallOpaqueOp>(op);
+  if (!call || !isGenericCallee(call.getCallee()) || call.getTemplateArgs() ||
+      call.getNumResults() > 1)
+    return std::nullopt;
+  if (call.getNumResults() == 1) {
+    auto type = dyn_cast<emitc::OpaqueType>(call.getResult(0).getType());
+    if (!type || type.getValue() != "weft::rt::Tensor")
+      return std::nullopt;
+  }
+  ArrayAttr args = call.getArgsAttr();
+  if (!args)
+    return std::nullopt;
+  b.key = "=" + call.getCallee().str() + "(";
+  for (Attribute a : args) {
+    if (auto index = dyn_cast<IntegerAttr>(a)) {
+      if (!isa<IndexType>(index.getType()) ||
+          index.getValue().getZExtValue() >= call.getNumOperands())
+        return std::nullopt;
+      b.key += "%" + std::to_string(index.getValue().getZExtValue()) + ",";
+      continue;
+    }
+    auto lit = dyn_cast<emitc::OpaqueAttr>(a);
+    if (!lit)
+      return std::nullopt;
+    StringRef text = lit.getValue();
+    b.key += text.starts_with("\"") ? "\"label\"," : text.str() + ",";
+  }
+  b.key += ")";
+  b.call = call;
+  b.ops.push_back(call);
+  b.operands = llvm::to_vector(call.getOperands());
+  Value result = call.getNumResults() ? call.getResult(0) : Value();
+  if (result)
+    b.results.push_back(result);
+  parseReleases(b, call, result);
+  for (Stmt s : b.stmts)
+    b.key += "," + std::to_string(int(s.kind)) + ":" + std::to_string(s.index);
+  return b;
+}
 
 std::optional<CallBlock> parseBlock(Operation *op, Value stepCtx) {
   CallBlock b;
   if (auto comment = dyn_cast<emitc::VerbatimOp>(op)) {
     if (!comment.getFmtArgs().empty() ||
         !comment.getValue().starts_with("// call @"))
-      return std::nullopt;
+      return parseGeneric(op);
     b.ops.push_back(op);
     op = op->getNextNode();
   }
   auto call = dyn_cast_or_null<emitc::CallOpaqueOp>(op);
+  if (call && b.ops.empty() && !call.getCallee().starts_with(kCalleePrefix))
+    return parseGeneric(op);
   if (!call || !call.getCallee().starts_with(kCalleePrefix) ||
       call.getNumResults() != 1 || call.getTemplateArgs() ||
       call.getNumOperands() == 0 || call.getOperand(0) != stepCtx)
@@ -183,9 +282,11 @@ struct Periodic {
 
 /// Greedy: at each position, the period whose repetitions (at least
 /// `minCount`) cover the most items; `same(a, b, c, d)` says whether item d
-/// is to item c as item b is to item a (equal keys, equal differences).
-template <typename Same>
-SmallVector<Periodic> findPeriodic(size_t size, size_t minCount, Same same) {
+/// is to item c as item b is to item a (equal keys, equal differences);
+/// `admit(start, period, count)` may refuse a repetition.
+template <typename Same, typename Admit>
+SmallVector<Periodic> findPeriodic(size_t size, size_t minCount, Same same,
+                                   Admit admit) {
   SmallVector<Periodic> out;
   size_t s = 0;
   while (s < size) {
@@ -200,7 +301,7 @@ SmallVector<Periodic> findPeriodic(size_t size, size_t minCount, Same same) {
           break;
         ++n;
       }
-      if (n >= minCount && n * p > best.count * best.period)
+      if (n >= minCount && n * p > best.count * best.period && admit(s, p, n))
         best = {s, p, n};
     }
     out.push_back(best);
@@ -392,6 +493,7 @@ private:
   void findLoops();
   bool validate() const;
   void emitLoop(const Loop &loop, OpBuilder &b);
+  void emitGeneric(const Loop &loop, size_t q, Fmt &f);
   void rewriteUse(emitc::CallOpaqueOp call);
   void emitRanges(OpBuilder &b, StringRef what,
                   ArrayRef<std::pair<int64_t, int64_t>> items);
@@ -421,33 +523,66 @@ void CallLoopBuilder::findLoops() {
     blocks_.push_back(std::move(*b));
     chains.back().second = blocks_.size();
   }
+  // Only a step function with calls of outlined functions (a program
+  // written with layers): the others are left exactly as they were.
+  if (llvm::all_of(blocks_, [](const CallBlock &b) { return b.generic; }))
+    return;
   for (auto [begin, end] : chains) {
     auto same = [&](size_t a, size_t b, size_t c, size_t d) {
       (void)b;
       (void)c;
       return blocks_[begin + a].key == blocks_[begin + d].key;
     };
-    for (Periodic p : findPeriodic(end - begin, 2, same)) {
+    // A loop holds a call of an outlined function, or repeats runtime
+    // statements alone (a gradient bucket's wait and slices) three times
+    // at least, two or more a period: never a pair of equal statements.
+    auto admit = [&](size_t start, size_t period, size_t count) {
+      for (size_t q = 0; q < period; ++q)
+        if (!blocks_[begin + start + q].generic)
+          return true;
+      return period >= 2 && count >= 3;
+    };
+    for (Periodic p : findPeriodic(end - begin, 2, same, admit)) {
       if (p.count < 2)
         continue;
-      // Trim a first or last iteration or two when the whole does not fit.
-      bool done = false;
-      for (size_t cut = 0; cut <= 4 && !done; ++cut)
-        for (size_t front = 0; front <= cut && !done; ++front) {
-          size_t back = cut - front;
-          if (front > 2 || back > 2 || p.count < cut + 2)
-            continue;
-          Loop loop;
-          loop.period = p.period;
-          loop.count = p.count - cut;
-          for (size_t i = 0; i < loop.period * loop.count; ++i)
-            loop.blocks.push_back(
-                &blocks_[begin + p.start + front * p.period + i]);
-          if (assignLoop(loop, slots_)) {
-            loops_.push_back(std::move(loop));
-            done = true;
-          }
+      // The whole run when its columns fit, else loops over its longest
+      // prefixes that fit (binary search: a prefix of a run that fits
+      // fits), an iteration left as blocks where not even two do.
+      auto tryLoop = [&](size_t first, size_t count) {
+        Loop loop;
+        loop.period = p.period;
+        loop.count = count;
+        for (size_t i = 0; i < loop.period * loop.count; ++i)
+          loop.blocks.push_back(
+              &blocks_[begin + p.start + first * p.period + i]);
+        if (!assignLoop(loop, slots_))
+          return false;
+        loops_.push_back(std::move(loop));
+        return true;
+      };
+      size_t first = 0;
+      while (first + 2 <= p.count) {
+        size_t rest = p.count - first;
+        if (tryLoop(first, rest))
+          break;
+        // Largest count in [2, rest) that fits, if any.
+        size_t lo = 1, hi = rest; // lo fits (vacuously), hi does not.
+        while (hi - lo > 1) {
+          size_t mid = (lo + hi) / 2;
+          Loop probe;
+          probe.period = p.period;
+          probe.count = mid;
+          for (size_t i = 0; i < probe.period * probe.count; ++i)
+            probe.blocks.push_back(
+                &blocks_[begin + p.start + first * p.period + i]);
+          Slots scratch = slots_;
+          (assignLoop(probe, scratch) ? lo : hi) = mid;
         }
+        if (lo >= 2 && tryLoop(first, lo))
+          first += lo;
+        else
+          first += 1;
+      }
     }
   }
 }
@@ -464,6 +599,39 @@ bool CallLoopBuilder::validate() const {
   return true;
 }
 
+/// The loop's q-th statement, a generic block: the first iteration's
+/// statement with each operand its column's slot.
+void CallLoopBuilder::emitGeneric(const Loop &loop, size_t q, Fmt &f) {
+  const CallBlock &block = *loop.blocks[q];
+  auto ref = [&](const Column &col) {
+    if (col.invariant)
+      f.tensor(col.invariant, slots_);
+    else
+      f << kSlots << "[" << affine(col.base, col.step) << "]";
+  };
+  f << "  ";
+  if (!block.results.empty()) {
+    ref(loop.results[q][0]);
+    f << " = ";
+  }
+  f << block.call.getCallee() << "(";
+  for (auto [n, a] : llvm::enumerate(block.call.getArgsAttr())) {
+    if (n)
+      f << ", ";
+    if (auto index = dyn_cast<IntegerAttr>(a))
+      ref(loop.operands[q][index.getValue().getZExtValue()]);
+    else
+      f << cast<emitc::OpaqueAttr>(a).getValue();
+  }
+  f << ");\n";
+  for (Stmt s : block.stmts) {
+    f << "  " << kReleaseCallee << "(";
+    ref(s.kind == Stmt::ReleaseOperand ? loop.operands[q][s.index]
+                                       : loop.results[q][0]);
+    f << ");\n";
+  }
+}
+
 void CallLoopBuilder::emitLoop(const Loop &loop, OpBuilder &b) {
   const CallBlock &first = *loop.blocks.front();
   Fmt f;
@@ -476,6 +644,10 @@ void CallLoopBuilder::emitLoop(const Loop &loop, OpBuilder &b) {
   };
   for (size_t q = 0; q < loop.period; ++q) {
     const CallBlock &block = *loop.blocks[q];
+    if (block.generic) {
+      emitGeneric(loop, q, f);
+      continue;
+    }
     std::string r = "r" + std::to_string(q);
     f << "  // call " << block.call.getCallee().drop_front(kCalleePrefix.size())
       << "\n";
@@ -593,7 +765,8 @@ void CallLoopBuilder::emitRanges(OpBuilder &b, StringRef what,
   // Three repetitions at least: two (index, slot) pairs are always affine,
   // and a period as long as a small model's layer count would take the
   // place of the layer's period.
-  for (Periodic p : findPeriodic(items.size(), 3, same)) {
+  for (Periodic p : findPeriodic(items.size(), 3, same,
+                                 [](size_t, size_t, size_t) { return true; })) {
     Fmt f;
     if (p.count == 1) {
       for (size_t q = 0; q < p.period; ++q) {

@@ -556,10 +556,20 @@ def WeftCombineCollectives : Pass<"weft-combine-collectives",
     `max-bytes` bounds a group's operand bytes per device and skips larger
     operands (the concat and the slices copy every byte once more, which a
     saved latency pays for only on small tensors); 0 disables the pass.
+
+    `per-call` (default on) never groups operands computed in different
+    layer calls (the outermost call site of the operand's definition, as
+    weft-inline-calls left it): each layer's gradients form the same
+    buckets at the same point of its backward pass, so weft-outline-layers
+    and the call loop compile the backward of a deep model once
+    (docs/calls.md, "Buckets per call"). A program without calls is
+    unchanged.
   }];
   let options = [
     Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
-           "Largest total operand bytes of one combined all-reduce (0: off)">
+           "Largest total operand bytes of one combined all-reduce (0: off)">,
+    Option<"perCall", "per-call", "bool", /*default=*/"true",
+           "Group only operands computed in one layer call">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -27,6 +27,16 @@
 // operands): the concat and the slices copy every byte once more, which
 // pays for a saved latency only on small tensors.
 //
+// `per-call` (the default) keeps the operands of different layer calls
+// (the outermost call site of the operand's definition, after
+// weft-inline-calls) in different groups: every layer's gradients then
+// form the same buckets at the same place in its backward pass, which is
+// what lets weft-outline-layers and the call loop compile a deep model's
+// backward once (docs/calls.md, "Buckets per call"). Operands computed
+// outside any call (an embedding's or a head's gradient) are grouped among
+// themselves (tried: letting them join the last bucket opened, T2's
+// model at 5 layers kept two layers' backward out of the loop).
+//
 //===----------------------------------------------------------------------===//
 
 #include "weft/Dialect/Weft/IR/Debug.h"
@@ -66,8 +76,24 @@ RankedTensorType typeOf(CollectiveOpInterface c) {
   return cast<RankedTensorType>(c->getResult(0).getType());
 }
 
+/// The layer call `v` was computed in: the caller of its definition's
+/// outermost call-site location (seen through names), or null.
+LocationAttr callOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return {};
+  Location loc = def->getLoc();
+  while (auto name = dyn_cast<NameLoc>(loc))
+    loc = name.getChildLoc();
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return site.getCaller();
+  return {};
+}
+
 struct Group {
   CollectiveOpInterface first;
+  /// The layer call of the members' operands (per-call), or null.
+  LocationAttr call;
   SmallVector<CollectiveOpInterface> members;
   int64_t bytes = 0;
   bool open = true;
@@ -160,7 +186,7 @@ void hoistToOperands(Block &body, int64_t maxBytes) {
   }
 }
 
-void combineFunction(func::FuncOp func, int64_t maxBytes) {
+void combineFunction(func::FuncOp func, int64_t maxBytes, bool perCall) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return;
   hoistToOperands(func.getBody().front(), maxBytes);
@@ -192,16 +218,18 @@ void combineFunction(func::FuncOp func, int64_t maxBytes) {
     if (!ar || bytesOf(inputOf(ar)) > maxBytes)
       continue;
     int64_t bytes = bytesOf(inputOf(ar));
+    LocationAttr call = perCall ? callOf(inputOf(ar)) : LocationAttr();
     Group *into = nullptr;
     for (Group &g : groups)
-      if (g.open && g.sameKey(ar) && g.bytes + bytes <= maxBytes &&
+      if (g.open && g.sameKey(ar) && g.call == call &&
+          g.bytes + bytes <= maxBytes &&
           g.members.size() < getMaxConcatOperands() &&
           !g.tainted.contains(inputOf(ar))) {
         into = &g;
         break;
       }
     if (!into) {
-      groups.push_back(Group{ar, {}, 0, true, {}});
+      groups.push_back(Group{ar, call, {}, 0, true, {}});
       into = &groups.back();
     }
     into->members.push_back(ar);
@@ -233,7 +261,7 @@ struct WeftCombineCollectivesPass
     }
     getOperation()->walk([&](func::FuncOp func) {
       if (isLocalView(func))
-        combineFunction(func, maxBytes);
+        combineFunction(func, maxBytes, perCall);
     });
   }
 };
