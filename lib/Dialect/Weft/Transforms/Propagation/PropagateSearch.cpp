@@ -31,6 +31,7 @@
 
 #include "Propagator.h"
 
+#include "weft/Dialect/Weft/IR/Debug.h"
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/MeshUtils.h"
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
@@ -45,6 +46,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <thread>
 #include <tuple>
 
 #define DEBUG_TYPE "weft-propagate"
@@ -1111,6 +1113,16 @@ std::string formatSeconds(double s) {
 
 } // namespace
 
+/// Which choices keep the annotations, in order: what tells the two
+/// spaces apart.
+static std::vector<char> choiceFlags(const Search &search) {
+  std::vector<char> f;
+  for (const Step &step : search.steps)
+    for (const Choice &ch : step.choices)
+      f.push_back(ch.keepsAnnotations);
+  return f;
+}
+
 LogicalResult Propagator::globalSearch(const MachineProfile &profile,
                                        StringRef mode, int64_t beam,
                                        int64_t memoryBudget) {
@@ -1396,6 +1408,28 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
 
   Search::Result found;
   bool enumerated = true;
+  // The DP of the wider space (below) does not depend on the first one's
+  // result: with threading on, it runs at the same time on a copy of the
+  // search (its caches and interned layouts its own; the letter maps and
+  // the layouts interned so far are shared, read-only) on a thread of its
+  // own. docs/propagation.md, "The two spaces run at once".
+  std::optional<Search> wideSearch;
+  std::optional<Search::Result> wideFound;
+  std::thread wideThread;
+  if (mode != "exhaustive" && search.keepAnnotations &&
+      func->getContext()->isMultithreadingEnabled()) {
+    std::vector<char> exact = choiceFlags(search);
+    markKept(/*slices=*/true);
+    if (choiceFlags(search) != exact) {
+      WEFT_DEBUG(llvm::dbgs() << "[weft-propagate] the wider space's DP "
+                                 "runs on a thread of its own\n");
+      wideSearch.emplace(search);
+      wideFound.emplace();
+      wideThread =
+          std::thread([&] { *wideFound = wideSearch->dynamicProgram(beam); });
+    }
+    markKept(/*slices=*/false);
+  }
   auto runSearch = [&] {
     if (mode != "exhaustive")
       return search.dynamicProgram(beam);
@@ -1415,22 +1449,17 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
     return Search::Result();
   };
   found = runSearch();
+  if (wideThread.joinable())
+    wideThread.join();
   // Local slices of annotated values read them as annotated too: the
   // search runs again with those choices allowed, and the cheaper plan of
   // the two spaces is taken (the exact one on ties). Where no plan reads
   // every annotated value exactly, the wider space is the only one.
   if (enumerated && search.keepAnnotations) {
-    auto flags = [&] {
-      std::vector<char> f;
-      for (const Step &step : search.steps)
-        for (const Choice &ch : step.choices)
-          f.push_back(ch.keepsAnnotations);
-      return f;
-    };
-    std::vector<char> exact = flags();
+    std::vector<char> exact = choiceFlags(search);
     bool widened = markKept(/*slices=*/true);
-    if (flags() != exact) {
-      Search::Result wide = runSearch();
+    if (choiceFlags(search) != exact) {
+      Search::Result wide = wideFound ? std::move(*wideFound) : runSearch();
       wide.states += found.states;
       if (wide.cost < found.cost) {
         found = std::move(wide);
