@@ -150,10 +150,14 @@ def test_llama_checksums_match_hand_written(weft_bin, root, tmp_path):
 
 def _greedy_step_report(weft_bin, path, tmp_path):
     """The comm report rows of PATH's AdamW training step (lr 3e-3), compiled
-    with greedy propagation."""
+    with greedy propagation. Gradient buckets across layers
+    (--combine-per-call=false): the traced programs call their layer
+    functions, the hand-written ones are flat, and by default a bucket holds
+    one call's gradients (docs/calls.md, "Buckets per call")."""
     return _report_rows(subprocess.run(
         [os.path.join(weft_bin, "weftc"), path, "--train=adamw", "--lr",
-         "3e-3", "--search=greedy", "--emit=local", "--comm-report", "-o",
+         "3e-3", "--search=greedy", "--combine-per-call=false",
+         "--emit=local", "--comm-report", "-o",
          str(tmp_path / "local.mlir")],
         capture_output=True, text=True, check=True).stdout)
 
