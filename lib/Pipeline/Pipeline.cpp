@@ -12,6 +12,7 @@
 #include "PlanLayers.h"
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
+#include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/Transforms/MachineProfile.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -177,6 +178,15 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
   WeftLowerToRuntimeOptions lowering;
   lowering.callLoops = o.callLoops;
   pm.addPass(createWeftLowerToRuntime(lowering));
+}
+
+int64_t mlir::weft::annotatedPipelineStages(ModuleOp module) {
+  int64_t n = 0;
+  module.walk([&](func::CallOp call) {
+    if (auto s = call->getAttrOfType<IntegerAttr>(kStageAttr))
+      n = std::max<int64_t>(n, s.getInt() + 1);
+  });
+  return n;
 }
 
 void mlir::weft::registerWeftPipeline() {

@@ -223,13 +223,14 @@ static cl::opt<int64_t> pipelineStages(
              "mesh axis \"stage\" (GPipe; --weft-stage-calls, "
              "docs/pipeline.md \"Stages from layer calls\"): the weights of "
              "each stage's k-th layer become one argument stacked over the "
-             "stages, named <stage 0's name>.stages. 0: off"),
+             "stages, named <stage 0's name>.stages. Default: the calls' "
+             "weft.stage annotations if any, else off; 0: off"),
     cl::init(0), cl::value_desc("N"), cl::cat(weftcCat));
 static cl::opt<int64_t> pipelineMicroBatches(
     "pipeline-micro-batches",
-    cl::desc("With --pipeline-stages: the number of micro-batches M the "
-             "batch (dimension 0 of the chain's input) is split into "
-             "(default 2N)"),
+    cl::desc("With --pipeline-stages (or calls with weft.stage): the "
+             "number of micro-batches M the batch (dimension 0 of the "
+             "chain's input) is split into (default 2N)"),
     cl::init(0), cl::value_desc("M"), cl::cat(weftcCat));
 static cl::opt<bool> outlineLayers(
     "outline-layers",
@@ -400,13 +401,9 @@ static bool checkTrainingOptions() {
                  << ": the number of stages is 1 or more (0: off)\n";
     return false;
   }
-  if (pipelineMicroBatches.getNumOccurrences() &&
-      (pipelineStages == 0 || pipelineMicroBatches < 1)) {
+  if (pipelineMicroBatches.getNumOccurrences() && pipelineMicroBatches < 1) {
     llvm::errs() << "weftc: error: --pipeline-micro-batches="
-                 << pipelineMicroBatches
-                 << (pipelineStages == 0 ? " needs --pipeline-stages"
-                                         : ": at least 1 micro-batch")
-                 << "\n";
+                 << pipelineMicroBatches << ": at least 1 micro-batch\n";
     return false;
   }
   return true;
@@ -714,6 +711,17 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // others keep the plain pipeline.
   options.planLayers =
       options.planLayers && mlir::weft::hasRepeatedLayerCalls(*module);
+  // Stages the calls carry (weft.stage) unless --pipeline-stages says
+  // otherwise (=0: the calls as written).
+  if (!pipelineStages.getNumOccurrences())
+    options.pipelineStages = mlir::weft::annotatedPipelineStages(*module);
+  if (pipelineMicroBatches.getNumOccurrences() && options.pipelineStages == 0) {
+    llvm::errs() << "weftc: error: --pipeline-micro-batches="
+                 << pipelineMicroBatches
+                 << " needs --pipeline-stages or layer calls with "
+                    "weft.stage\n";
+    return 1;
+  }
   mlir::weft::buildWeftPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;

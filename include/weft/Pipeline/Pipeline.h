@@ -253,6 +253,11 @@ void buildWeftPipeline(OpPassManager &pm, const WeftPipelineOptions &options);
 /// shortens (docs/calls.md, "One plan per layer").
 bool hasRepeatedLayerCalls(ModuleOp module);
 
+/// The number of pipeline stages `module`'s calls ask for with `weft.stage`
+/// (the largest plus one; 0: none): weftc's --pipeline-stages when not
+/// given (weft-stage-calls checks the annotations).
+int64_t annotatedPipelineStages(ModuleOp module);
+
 /// Registers `weft-pipeline` (buildWeftPipeline) with MLIR's pass registry.
 void registerWeftPipeline();
 

@@ -117,3 +117,65 @@ func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32
   %t = weft.map scale "de->de" (%w1) {scalar = 2.0 : f64} : (tensor<16x16xf32>) -> tensor<16x16xf32>
   return %b, %t : tensor<8x16xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// weft.stage on some calls of the chain only.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) {weft.stage = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{has no integer weft.stage while other calls of the chain have one: annotate every layer call with its stage, or none}}
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// A stage skipped.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) {weft.stage = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{weft.stage = 2 after a call on stage 0: the stages run the chain's calls in order, from stage 0, each stage a run of consecutive calls}}
+  %b = func.call @layer(%a, %w1) {weft.stage = 2 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// The first call not on stage 0.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{weft.stage = 1 on the first call: the stages run the chain's calls in order, from stage 0}}
+  %a = func.call @layer(%x, %w0) {weft.stage = 1 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) {weft.stage = 2 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// Unequal stages: 3 calls on stage 0, 1 on stage 1.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>, %w2: tensor<16x16xf32>, %w3: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) {weft.stage = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) {weft.stage = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %c = func.call @layer(%b, %w2) {weft.stage = 0 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{stage 1 has 1 call(s) and stage 0 has 3: the rolling buffer runs one layer function per stage and tick, so every stage runs the same number of calls}}
+  %d = func.call @layer(%c, %w3) {weft.stage = 1 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %d : tensor<8x16xf32>
+}

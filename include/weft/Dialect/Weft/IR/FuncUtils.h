@@ -44,6 +44,9 @@ inline constexpr llvm::StringLiteral kBytesPerDeviceAttr =
 inline constexpr llvm::StringLiteral kRematAttr = "weft.remat";
 inline constexpr llvm::StringLiteral kRematGroupAttr = "weft.remat_group";
 inline constexpr llvm::StringLiteral kRecomputedAttr = "weft.recomputed";
+/// Pipeline stages from layer calls (docs/pipeline.md, "Stages from layer
+/// calls"): `weft.stage = s` on a call puts it on stage s.
+inline constexpr llvm::StringLiteral kStageAttr = "weft.stage";
 /// `weft.param` marks an argument as a trained parameter (--weft-autodiff);
 /// `weft.grad_of = i` marks a result as the gradient of argument `i`.
 inline constexpr llvm::StringLiteral kParamAttr =

@@ -153,7 +153,10 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
     one layer function, each reading the previous call's result, are
     assigned to N stages of K/N consecutive calls each (the calls are of
     one function, so every stage costs the same: the balanced split is the
-    equal one), and the chain is rewritten as the GPipe rolling buffer of
+    equal one), or as the calls' `weft.stage = s` say (then `stages` may be
+    0; every call of the chain annotated, consecutive calls per stage from
+    stage 0, the same number on every stage), and the chain is rewritten
+    as the GPipe rolling buffer of
     docs/pipeline.md ("The model"): the layer's ops run once per tick on
     a buffer `[N, b, ...]` whose leading dimension is split over the stage
     axis (einsum, map and reduce get a leading letter, `weft.shard` a
@@ -179,8 +182,8 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
     a value passed to every call that depends on the function's arguments
     (it would need micro-batching), and an op of the layer that cannot run
     once per stage (other than einsum, map, reduce, shard, or one that
-    reads no stacked value). Off (N = 0) by default; a negative N or M is
-    an error.
+    reads no stacked value). Off (N = 0 and no `weft.stage`) by default; a
+    negative N or M is an error.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",

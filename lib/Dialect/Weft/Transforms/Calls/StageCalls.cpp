@@ -12,7 +12,9 @@
 //      arguments, so it is the same for every micro-batch) or a distinct
 //      entry argument per call, used once (a weight).
 //   2. Stages: stage s runs calls s*K/N .. (s+1)*K/N - 1 (the calls are of
-//      one function, so the equal split is the balanced one). The weights
+//      one function, so the equal split is the balanced one), or the calls
+//      say so (`weft.stage = s` on every call of the chain: consecutive
+//      calls, from stage 0, the same number on every stage). The weights
 //      of local layer k become one entry argument stacked over the stages,
 //      [N, ...] split over the stage axis, named "<stage 0's name>.stages".
 //   3. Ticks: the chain's input [B, ...] is reshaped into M micro-batches
@@ -253,7 +255,11 @@ struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
              "micro-batches=0: 2 x stages)";
       return signalPassFailure();
     }
-    if (stages == 0)
+    // Off unless stages are asked for, by the option or by a call's
+    // weft.stage.
+    bool annotated = false;
+    module.walk([&](func::CallOp c) { annotated |= c->hasAttr(kStageAttr); });
+    if (stages == 0 && !annotated)
       return;
     FailureOr<func::FuncOp> entry =
         selectFunction(module, "", "weft-stage-calls", "weftc --entry NAME");
@@ -264,14 +270,70 @@ struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
   LogicalResult run(func::FuncOp entry, ModuleOp module);
 };
 
+/// The stages the calls' weft.stage annotations give (0: none), checked:
+/// every call of the chain has one, starting at stage 0, each call on the
+/// previous one's stage or the next, every stage the same number of calls.
+/// `option` is weft-stage-calls' stages (0: not given).
+FailureOr<int64_t> annotatedStages(ArrayRef<func::CallOp> calls,
+                                   int64_t option) {
+  if (llvm::none_of(calls,
+                    [](func::CallOp c) { return c->hasAttr(kStageAttr); }))
+    return int64_t(0);
+  auto fail = [&](Operation *at) {
+    return at->emitError() << "weft-stage-calls: ";
+  };
+  SmallVector<int64_t> perStage;
+  for (auto [i, c] : llvm::enumerate(calls)) {
+    auto attr = c->getAttrOfType<IntegerAttr>(kStageAttr);
+    if (!attr)
+      return fail(c) << "has no integer " << kStageAttr
+                     << " while other calls of the chain have one: "
+                        "annotate every layer call with its stage, or "
+                        "none (weftc --pipeline-stages=N splits them "
+                        "evenly)";
+    int64_t s = attr.getInt();
+    int64_t prev = perStage.size() - 1;
+    if (i == 0 ? s != 0 : (s != prev && s != prev + 1))
+      return fail(c) << kStageAttr << " = " << s
+                     << (i == 0
+                             ? " on the first call"
+                             : " after a call on stage " + std::to_string(prev))
+                     << ": the stages run the chain's calls in order, from "
+                        "stage 0, each stage a run of consecutive calls";
+    if (s > prev)
+      perStage.push_back(0);
+    ++perStage.back();
+  }
+  int64_t n = perStage.size();
+  for (auto [s, count] : llvm::enumerate(perStage))
+    if (count != perStage.front()) {
+      func::CallOp first = *llvm::find_if(calls, [&](func::CallOp c) {
+        return c->getAttrOfType<IntegerAttr>(kStageAttr).getInt() == int64_t(s);
+      });
+      return fail(first) << "stage " << s << " has " << count
+                         << " call(s) and stage 0 has " << perStage.front()
+                         << ": the rolling buffer runs one layer function "
+                            "per stage and tick, so every stage runs the "
+                            "same number of calls";
+    }
+  if (option > 0 && option != n)
+    return fail(calls.front()) << "the calls' " << kStageAttr << " give " << n
+                               << " stage(s), stages=" << option
+                               << " (weftc --pipeline-stages) another number";
+  return n;
+}
+
 LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
-  const int64_t n = stages;
-  const int64_t m = microBatches > 0 ? int64_t(microBatches) : 2 * n;
   SmallVector<func::CallOp> calls;
   entry.walk([&](func::CallOp c) { calls.push_back(c); });
   auto fail = [&](Operation *at) {
     return at->emitError() << "weft-stage-calls: ";
   };
+  FailureOr<int64_t> fromCalls = annotatedStages(calls, stages);
+  if (failed(fromCalls))
+    return failure();
+  const int64_t n = *fromCalls > 0 ? *fromCalls : int64_t(stages);
+  const int64_t m = microBatches > 0 ? int64_t(microBatches) : 2 * n;
   if (calls.empty())
     return mlir::emitError(entry.getLoc())
            << "weft-stage-calls: --pipeline-stages=" << n << " needs layer "
@@ -580,10 +642,11 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   // print the whole rewritten function after it).
   mlir::emitRemark(loc)
       << "weft-stage-calls: " << k << " calls of @" << calleeName << " over "
-      << n << " stages (\"" << axis << "\"), " << per
-      << " per stage (calls of one function "
-      << "cost the same: the equal split is the balanced one); " << m
-      << " micro-batches of " << rows << " rows, " << (m + n - 1)
+      << n << " stages (\"" << axis << "\"), " << per << " per stage ("
+      << (*fromCalls > 0 ? "as the calls' weft.stage say"
+                         : "calls of one function cost the same: the equal "
+                           "split is the balanced one")
+      << "); " << m << " micro-batches of " << rows << " rows, " << (m + n - 1)
       << " ticks, bubble " << (n - 1) << "/" << (m + n - 1);
   return success();
 }
