@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 import weft
 from weft import P
 
@@ -119,3 +121,44 @@ def test_pipeline_stages(tmp_path, weft_bin):
     plain = program.compile(str(tmp_path / "plain.mlir"), train="sgd",
                             lr=0.1, emit="local", weftc=weft_bin)
     assert "weft.collective_permute" not in open(plain).read()
+
+
+def four_layers_staged(x, y, w0, w1, w2, w3):
+    h = x
+    for i, w in enumerate((w0, w1, w2, w3)):
+        with weft.stage(i // 2):
+            h = residual(h, w)
+    d = h - y
+    return weft.sum(d * d)
+
+
+def test_stage_annotations(tmp_path, weft_bin):
+    # `with weft.stage(s)` writes weft.stage on the calls; weftc pipelines
+    # them without pipeline_stages, as the option does.
+    inputs = ([weft.Input("x", (8, 16)), weft.Input("y", (8, 16))] +
+              [weft.Param("w%d" % i, (16, 16)) for i in range(4)])
+    program = weft.trace(four_layers_staged, STAGE_MESH, inputs)
+    text = str(program)
+    assert text.count("weft.stage = 0 : i64") == 2
+    assert text.count("weft.stage = 1 : i64") == 2
+    out = program.compile(str(tmp_path / "local.mlir"), train="sgd", lr=0.1,
+                          emit="local", pipeline_micro_batches=4,
+                          weftc=weft_bin)
+    local = open(out).read()
+    assert '"w0.stages"' in local and '"w1.stages"' in local
+    assert "weft.collective_permute" in local
+    # Unequal stages: weftc's error names the call.
+    def unequal(x, y, w0, w1, w2, w3):
+        h = x
+        for i, w in enumerate((w0, w1, w2, w3)):
+            with weft.stage(0 if i < 3 else 1):
+                h = residual(h, w)
+        return weft.sum(h - y)
+    bad = weft.trace(unequal, STAGE_MESH, inputs)
+    with pytest.raises(weft.WeftcError) as e:
+        bad.compile(str(tmp_path / "bad.mlir"), train="sgd", lr=0.1,
+                    emit="local", weftc=weft_bin)
+    assert "stage 1 has 1 call(s) and stage 0 has 3" in str(e.value)
+    with pytest.raises(weft.WeftError):
+        with weft.stage(-1):
+            pass

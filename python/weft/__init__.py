@@ -10,7 +10,7 @@ from .errors import Location, WeftError, WeftcError
 from .mesh import Mesh, PartitionSpec, P, Sharding
 from .tensor import Tensor
 from .trace import Input, Param, Program, function, trace
-from .layer import layer, Layer
+from .layer import layer, Layer, stage
 from .ops import (abs, add, broadcast_to, concat, constant, convert, cos,
                  cumsum, div, scatter_add,
                  einsum,

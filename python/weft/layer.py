@@ -9,12 +9,36 @@ sharding encodings included, so the signature is the operands' full types:
 a use with another shape, element type or sharding traces another copy.
 """
 
+import contextlib
 import functools
 import inspect
 
 from .errors import WeftError, user_location
 from .tensor import Tensor
 from .trace import FunctionBuilder, _results, _stack, current
+
+
+# The pipeline stage of the layer calls traced now (`with weft.stage(s)`).
+_stages = []
+
+
+@contextlib.contextmanager
+def stage(s):
+    """`with weft.stage(s):` puts the layer calls the entry makes inside on
+    pipeline stage `s`: each gets `weft.stage = s`, and weftc pipelines
+    them over the mesh axis "stage" without --pipeline-stages
+    (docs/pipeline.md, "Stages from layer calls"; like torch.distributed's
+    pipeline split points). Every layer call of the chain needs one,
+    consecutive calls per stage from stage 0, the same number on every
+    stage: weftc says which call breaks that."""
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise WeftError("weft.stage(%r): a stage is an int >= 0" % (s,),
+                        user_location())
+    _stages.append(s)
+    try:
+        yield
+    finally:
+        _stages.pop()
 
 
 class Layer:
@@ -102,14 +126,17 @@ def call_traced(name, cache_key, tensors, body, location, caller=None,
         for i, r in enumerate(results):
             r.name = "%s#%d" % (base, i)
     operands = [t for _, t in tensors]
+    # Only the entry's calls are a pipeline's stages.
+    attrs = (" {weft.stage = %d : i64}" % _stages[-1]
+             if _stages and not caller.private else "")
 
     def render():
         lhs = base if len(results) == 1 else "%s:%d" % (base, len(results))
         res = ", ".join(r.type() for r in results)
         if len(results) != 1:
             res = "(%s)" % res
-        return "%s = func.call @%s(%s) : (%s) -> %s" % (
-            lhs, callee.name, ", ".join(o.name for o in operands),
+        return "%s = func.call @%s(%s)%s : (%s) -> %s" % (
+            lhs, callee.name, ", ".join(o.name for o in operands), attrs,
             ", ".join(o.type() for o in operands), res)
 
     op = caller.emit(results, render, location)
