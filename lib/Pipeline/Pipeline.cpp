@@ -107,6 +107,7 @@ static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
   propagate.memoryBudget = o.memoryBudget;
   propagate.reshardAnnotated = o.reshardAnnotated;
   propagate.combineBytes = o.combineBytes;
+  propagate.combinePerCall = o.combinePerCall;
   pm.addNestedPass<func::FuncOp>(createWeftPropagate(propagate));
 }
 

@@ -439,7 +439,10 @@ def WeftPropagate : Pass<"weft-propagate", "::mlir::func::FuncOp"> {
            "program's price">,
     Option<"combineBytes", "combine-bytes", "int64_t", /*default=*/"1048576",
            "weft-combine-collectives' max-bytes in the emitted copy "
-           "(weftc passes its --combine-bytes; 0: no combiner)">
+           "(weftc passes its --combine-bytes; 0: no combiner)">,
+    Option<"combinePerCall", "combine-per-call", "bool", /*default=*/"true",
+           "weft-combine-collectives' per-call in the emitted copy (weftc "
+           "passes its --combine-per-call)">
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

@@ -25,8 +25,10 @@
 using namespace mlir;
 using namespace mlir::weft;
 
-FailureOr<LocalPrice> mlir::weft::propagate::priceEmitted(
-    func::FuncOp func, const MachineProfile &profile, int64_t combineBytes) {
+FailureOr<LocalPrice>
+mlir::weft::propagate::priceEmitted(func::FuncOp func,
+                                    const MachineProfile &profile,
+                                    int64_t combineBytes, bool combinePerCall) {
   auto parent = dyn_cast_or_null<ModuleOp>(func->getParentOp());
   if (!parent)
     return failure();
@@ -62,7 +64,7 @@ FailureOr<LocalPrice> mlir::weft::propagate::priceEmitted(
   pm.addPass(createWeftOptimizeCollectives());
   if (combineBytes > 0)
     pm.addPass(createWeftCombineCollectives(
-        WeftCombineCollectivesOptions{combineBytes}));
+        WeftCombineCollectivesOptions{combineBytes, combinePerCall}));
   if (failed(pm.run(*copy)))
     return failure();
   SymbolTableCollection tables;

@@ -160,6 +160,7 @@ struct WeftPropagatePass
     EmittedPricing emitted;
     emitted.enabled = priceEmitted;
     emitted.combineBytes = combineBytes;
+    emitted.combinePerCall = combinePerCall;
     Propagator propagator(func, info, weights, explain, search, machine, beam,
                           freeBoundary, memoryBudget, reshardAnnotated, limits,
                           emitted);

@@ -681,6 +681,10 @@ public:
           keptCosts.push_back(curCost[i]);
           keptHashes.push_back(curHash[i]);
         }
+        // The states left behind keep their buffers for this layer's new
+        // states (freeing them here and allocating again was most of the
+        // DP's malloc and free).
+        recycle(cur);
         cur = std::move(keptStates);
         curNode = std::move(keptNodes);
         curCost = std::move(keptCosts);
@@ -1553,8 +1557,8 @@ LogicalResult Propagator::globalSearch(const MachineProfile &profile,
       std::optional<LocalPrice> price;
       if (c == greedyPlan || applyPlan(c, nullptr)) {
         writeBack();
-        FailureOr<LocalPrice> p =
-            priceEmitted(func, profile, emitted.combineBytes);
+        FailureOr<LocalPrice> p = priceEmitted(
+            func, profile, emitted.combineBytes, emitted.combinePerCall);
         if (succeeded(p))
           price = *p;
       }

@@ -99,8 +99,10 @@ struct SearchLimits {
 /// (PriceEmitted.cpp), and the combiner's threshold weftc runs with.
 struct EmittedPricing {
   bool enabled = false;
-  /// weft-combine-collectives' max-bytes (0: the combiner does not run).
+  /// weft-combine-collectives' max-bytes (0: the combiner does not run)
+  /// and per-call.
   int64_t combineBytes = 1 << 20;
+  bool combinePerCall = true;
 };
 
 /// The price, under `profile`, of the program weftc emits from `func` as
@@ -110,7 +112,7 @@ struct EmittedPricing {
 /// calls, or one the passes refuse.
 FailureOr<LocalPrice> priceEmitted(func::FuncOp func,
                                    const MachineProfile &profile,
-                                   int64_t combineBytes);
+                                   int64_t combineBytes, bool combinePerCall);
 
 class Propagator {
 public:
