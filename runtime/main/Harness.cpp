@@ -322,8 +322,12 @@ int Harness::run(int argc, char **argv) {
   if (!agreeOn(ok, message))
     return 1;
   // Which GEMM library and kernel ISA run (CpuGemmInfo.h): one line.
+  // One write with its newline: std::cerr writes each << at once, and
+  // mpirun forwards each write as it comes, so a newline written apart
+  // could land after the step lines the rank prints next ("...AVX-512step
+  // 1 loss", seen in a CI run of training/fsdp-mlp.test).
   if (rank_ == 0 && !banner.empty())
-    std::cerr << banner << std::endl;
+    std::cerr << (banner + "\n") << std::flush;
   // --resume: rank 0 decides whether there is a checkpoint to resume from.
   if (training && opts_.resume) {
     int has = 0;
