@@ -2,6 +2,7 @@
 and static arguments), emitted as func.func private, used by func.call;
 the layered program evaluates like its flat twin."""
 
+import contextlib
 import os
 import re
 import subprocess
@@ -96,18 +97,27 @@ def residual(x, w):
     return x + weft.relu(weft.einsum("bd,df->bf", x, w))
 
 
-def four_layers(x, y, w0, w1, w2, w3):
-    h = x
-    for w in (w0, w1, w2, w3):
-        h = residual(h, w)
-    d = h - y
-    return weft.sum(d * d)
+def four_layers(stage_of=None):
+    """Four calls of `residual` and a squared-error loss; with `stage_of`,
+    layer i's call is traced inside `weft.stage(stage_of(i))`."""
+    def model(x, y, w0, w1, w2, w3):
+        h = x
+        for i, w in enumerate((w0, w1, w2, w3)):
+            with (weft.stage(stage_of(i)) if stage_of
+                  else contextlib.nullcontext()):
+                h = residual(h, w)
+        d = h - y
+        return weft.sum(d * d)
+    model.__name__ = "four_layers"
+    return model
+
+
+FOUR_LAYER_INPUTS = ([weft.Input("x", (8, 16)), weft.Input("y", (8, 16))] +
+                     [weft.Param("w%d" % i, (16, 16)) for i in range(4)])
 
 
 def test_pipeline_stages(tmp_path, weft_bin):
-    inputs = ([weft.Input("x", (8, 16)), weft.Input("y", (8, 16))] +
-              [weft.Param("w%d" % i, (16, 16)) for i in range(4)])
-    program = weft.trace(four_layers, STAGE_MESH, inputs)
+    program = weft.trace(four_layers(), STAGE_MESH, FOUR_LAYER_INPUTS)
     out = program.compile(str(tmp_path / "local.mlir"), train="sgd", lr=0.1,
                           emit="local", pipeline_stages=2,
                           pipeline_micro_batches=4, weftc=weft_bin)
@@ -123,21 +133,11 @@ def test_pipeline_stages(tmp_path, weft_bin):
     assert "weft.collective_permute" not in open(plain).read()
 
 
-def four_layers_staged(x, y, w0, w1, w2, w3):
-    h = x
-    for i, w in enumerate((w0, w1, w2, w3)):
-        with weft.stage(i // 2):
-            h = residual(h, w)
-    d = h - y
-    return weft.sum(d * d)
-
-
 def test_stage_annotations(tmp_path, weft_bin):
     # `with weft.stage(s)` writes weft.stage on the calls; weftc pipelines
     # them without pipeline_stages, as the option does.
-    inputs = ([weft.Input("x", (8, 16)), weft.Input("y", (8, 16))] +
-              [weft.Param("w%d" % i, (16, 16)) for i in range(4)])
-    program = weft.trace(four_layers_staged, STAGE_MESH, inputs)
+    program = weft.trace(four_layers(lambda i: i // 2), STAGE_MESH,
+                         FOUR_LAYER_INPUTS)
     text = str(program)
     assert text.count("weft.stage = 0 : i64") == 2
     assert text.count("weft.stage = 1 : i64") == 2
@@ -148,13 +148,8 @@ def test_stage_annotations(tmp_path, weft_bin):
     assert '"w0.stages"' in local and '"w1.stages"' in local
     assert "weft.collective_permute" in local
     # Unequal stages: weftc's error names the call.
-    def unequal(x, y, w0, w1, w2, w3):
-        h = x
-        for i, w in enumerate((w0, w1, w2, w3)):
-            with weft.stage(0 if i < 3 else 1):
-                h = residual(h, w)
-        return weft.sum(h - y)
-    bad = weft.trace(unequal, STAGE_MESH, inputs)
+    bad = weft.trace(four_layers(lambda i: 0 if i < 3 else 1), STAGE_MESH,
+                     FOUR_LAYER_INPUTS)
     with pytest.raises(weft.WeftcError) as e:
         bad.compile(str(tmp_path / "bad.mlir"), train="sgd", lr=0.1,
                     emit="local", weftc=weft_bin)

@@ -107,32 +107,75 @@ bool isGenericCallee(StringRef callee) {
          callee != kOutputCallee && callee != kResultsCallee;
 }
 
-/// The releases after a block's statement; false at anything else than a
-/// release of an operand (or of `result`, last) of the block.
-void parseReleases(CallBlock &b, Operation *after, Value result) {
+/// The statements after a block's call (b.ops ends with it), as
+/// b.stmts: releases of the operands that die there first, then, for a
+/// call block (`results`, the call's Results), one takeResult per result,
+/// each followed by its release when the result is unused; for a runtime
+/// statement (no `results`), the release of its result (b.results[0]) if
+/// unused. Returns the number of takes; fails on a result taken twice.
+FailureOr<unsigned> parseStmts(CallBlock &b, Value results) {
   auto columnOf = [&](Value v) -> int {
     auto it = llvm::find(b.operands, v);
     return it == b.operands.end() ? -1 : int(it - b.operands.begin());
   };
-  for (Operation *next = after->getNextNode(); next;
+  unsigned takes = 0;
+  for (Operation *next = b.ops.back()->getNextNode(); next;
        next = next->getNextNode()) {
-    auto rel = callTo(next, kReleaseCallee);
-    if (!rel || rel.getNumOperands() != 1)
-      return;
-    Value v = rel.getOperand(0);
-    if (result && v == result &&
-        (b.stmts.empty() || b.stmts.back().kind != Stmt::ReleaseResult)) {
-      b.stmts.push_back({Stmt::ReleaseResult, 0});
-    } else if (b.stmts.empty() || b.stmts.back().kind == Stmt::ReleaseOperand) {
-      int col = columnOf(v);
-      if (col < 0)
-        return;
-      b.stmts.push_back({Stmt::ReleaseOperand, col});
-    } else {
-      return;
+    std::optional<Stmt> last;
+    if (!b.stmts.empty())
+      last = b.stmts.back();
+    if (auto rel = callTo(next, kReleaseCallee)) {
+      if (rel.getNumOperands() != 1)
+        break;
+      Value v = rel.getOperand(0);
+      // A call block's result right after its take; a statement's result
+      // once.
+      std::optional<int> released;
+      if (results && last && last->kind == Stmt::Take &&
+          b.results[last->index] == v)
+        released = last->index;
+      else if (!results && !b.results.empty() && v == b.results[0] &&
+               (!last || last->kind != Stmt::ReleaseResult))
+        released = 0;
+      if (released) {
+        b.stmts.push_back({Stmt::ReleaseResult, *released});
+      } else if (!last || last->kind == Stmt::ReleaseOperand) {
+        int col = columnOf(v);
+        if (col < 0)
+          break;
+        b.stmts.push_back({Stmt::ReleaseOperand, col});
+      } else {
+        break;
+      }
+      b.ops.push_back(next);
+      continue;
     }
+    auto take =
+        results ? callTo(next, kTakeResultCallee) : emitc::CallOpaqueOp();
+    if (!take || take.getNumOperands() != 1 || take.getOperand(0) != results ||
+        !take.getArgsAttr() || take.getArgsAttr().size() != 2)
+      break;
+    std::optional<int64_t> k = literalInt(take.getArgsAttr()[1]);
+    if (!k || *k < 0 || *k > 4096)
+      break;
+    if (b.results.size() <= size_t(*k))
+      b.results.resize(*k + 1);
+    if (b.results[*k])
+      return failure();
+    b.results[*k] = take.getResult(0);
+    b.stmts.push_back({Stmt::Take, int(*k)});
     b.ops.push_back(next);
+    ++takes;
   }
+  return takes;
+}
+
+/// The part of a block's key its statements give.
+std::string stmtsKey(ArrayRef<Stmt> stmts) {
+  std::string key;
+  for (Stmt s : stmts)
+    key += "," + std::to_string(int(s.kind)) + ":" + std::to_string(s.index);
+  return key;
 }
 
 /// A runtime statement as a block (see CallBlock), or nothing. Its key is
@@ -180,12 +223,10 @@ std::optional<CallBlock> parseGeneric(Operation *op) {
   b.call = call;
   b.ops.push_back(call);
   b.operands = llvm::to_vector(call.getOperands());
-  Value result = call.getNumResults() ? call.getResult(0) : Value();
-  if (result)
-    b.results.push_back(result);
-  parseReleases(b, call, result);
-  for (Stmt s : b.stmts)
-    b.key += "," + std::to_string(int(s.kind)) + ":" + std::to_string(s.index);
+  if (call.getNumResults())
+    b.results.push_back(call.getResult(0));
+  (void)parseStmts(b, Value()); // No takes: cannot fail.
+  b.key += stmtsKey(b.stmts);
   return b;
 }
 
@@ -218,59 +259,16 @@ std::optional<CallBlock> parseBlock(Operation *op, Value stepCtx) {
   b.call = call;
   b.ops.push_back(call);
   b.operands = llvm::to_vector(call.getOperands().drop_front());
-  auto columnOf = [&](Value v) -> int {
-    auto it = llvm::find(b.operands, v);
-    return it == b.operands.end() ? -1 : int(it - b.operands.begin());
-  };
   Value results = call.getResult(0);
-  unsigned numUses = 0;
-  for (Operation *next = call->getNextNode(); next;
-       next = next->getNextNode()) {
-    if (auto rel = callTo(next, kReleaseCallee)) {
-      if (rel.getNumOperands() != 1)
-        break;
-      Value v = rel.getOperand(0);
-      if (!b.stmts.empty() && b.stmts.back().kind == Stmt::Take &&
-          b.results[b.stmts.back().index] == v) {
-        b.stmts.push_back({Stmt::ReleaseResult, b.stmts.back().index});
-      } else if (b.stmts.empty() ||
-                 b.stmts.back().kind == Stmt::ReleaseOperand) {
-        int col = columnOf(v);
-        if (col < 0)
-          break;
-        b.stmts.push_back({Stmt::ReleaseOperand, col});
-      } else {
-        break;
-      }
-      b.ops.push_back(next);
-      continue;
-    }
-    if (auto take = callTo(next, kTakeResultCallee)) {
-      if (take.getNumOperands() != 1 || take.getOperand(0) != results ||
-          !take.getArgsAttr() || take.getArgsAttr().size() != 2)
-        break;
-      std::optional<int64_t> k = literalInt(take.getArgsAttr()[1]);
-      if (!k || *k < 0 || *k > 4096)
-        break;
-      if (b.results.size() <= size_t(*k))
-        b.results.resize(*k + 1);
-      if (b.results[*k])
-        return std::nullopt;
-      b.results[*k] = take.getResult(0);
-      b.stmts.push_back({Stmt::Take, int(*k)});
-      b.ops.push_back(next);
-      ++numUses;
-      continue;
-    }
-    break;
-  }
+  FailureOr<unsigned> numUses = parseStmts(b, results);
+  if (failed(numUses))
+    return std::nullopt;
   // Every result taken, and the Results used by nothing else.
   if (llvm::any_of(b.results, [](Value v) { return !v; }) ||
-      !llvm::hasNItems(results.getUses(), numUses))
+      !llvm::hasNItems(results.getUses(), *numUses))
     return std::nullopt;
-  b.key = call.getCallee().str() + "/" + std::to_string(b.operands.size());
-  for (Stmt s : b.stmts)
-    b.key += "," + std::to_string(int(s.kind)) + ":" + std::to_string(s.index);
+  b.key = call.getCallee().str() + "/" + std::to_string(b.operands.size()) +
+          stmtsKey(b.stmts);
   return b;
 }
 

@@ -92,17 +92,26 @@ WEFT_ALWAYS_INLINE inline void chunkedSpan(int64_t n, const T *a, T *o,
 /// operations as ops::fexp without its special cases' blends (about half
 /// the work); other chunks run ops::fexp. f64 likewise with
 /// ops::dexpNormalRange and ops::dexpNormal.
-WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const float *a, float *o) {
-  chunkedSpan(
-      n, a, o, [](float x) { return ops::fexpNormalRange(x); },
-      [](float x) { return ops::fexpNormal(x); },
-      [](float x) { return ops::fexp(x); });
+/// exp's normal form and its range per element type: ops::fexpNormal for
+/// float, ops::dexpNormal for double.
+WEFT_ALWAYS_INLINE inline bool expNormalRange(float x) {
+  return ops::fexpNormalRange(x);
 }
-WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const double *a, double *o) {
+WEFT_ALWAYS_INLINE inline bool expNormalRange(double x) {
+  return ops::dexpNormalRange(x);
+}
+WEFT_ALWAYS_INLINE inline float expNormal(float x) {
+  return ops::fexpNormal(x);
+}
+WEFT_ALWAYS_INLINE inline double expNormal(double x) {
+  return ops::dexpNormal(x);
+}
+
+template <typename T>
+WEFT_ALWAYS_INLINE inline void expSpan(int64_t n, const T *a, T *o) {
   chunkedSpan(
-      n, a, o, [](double x) { return ops::dexpNormalRange(x); },
-      [](double x) { return ops::dexpNormal(x); },
-      [](double x) { return ops::fexp(x); });
+      n, a, o, [](T x) { return expNormalRange(x); },
+      [](T x) { return expNormal(x); }, [](T x) { return ops::fexp(x); });
 }
 
 /// Sigmoid, 1 / (1 + exp(-x)), and silu, x / (1 + exp(-x)), the same way:
@@ -115,44 +124,21 @@ template <MapKind K, typename T>
 WEFT_ALWAYS_INLINE inline void sigmoidSpan(int64_t n, const T *a, T *o) {
   constexpr bool silu = K == MapKind::Silu;
   chunkedSpan(
-      n, a, o,
-      [](T x) {
-        if constexpr (std::is_same_v<T, float>)
-          return ops::fexpNormalRange(-x);
-        else
-          return ops::dexpNormalRange(x);
-      },
-      [](T x) {
-        T e;
-        if constexpr (std::is_same_v<T, float>)
-          e = ops::fexpNormal(-x);
-        else
-          e = ops::dexpNormal(-x);
-        return (silu ? x : T(1)) / (T(1) + e);
-      },
+      n, a, o, [](T x) { return expNormalRange(-x); },
+      [](T x) { return (silu ? x : T(1)) / (T(1) + expNormal(-x)); },
       [](T x) { return ops::Map<K, T>::apply(x, T(0), 0.0); });
 }
 
 /// Softplus, max(x, 0) + log1p(exp(-|x|)), the same way: a chunk whose
-/// every |x| is in the normal exp's range (f32: 86, f64: 708) runs the
-/// normal exp; other chunks Map<Softplus, T>::apply.
+/// every -|x| is in the normal exp's range (f32: |x| <= 86, f64: 708)
+/// runs the normal exp; other chunks Map<Softplus, T>::apply.
 template <typename T>
 WEFT_ALWAYS_INLINE inline void softplusSpan(int64_t n, const T *a, T *o) {
   chunkedSpan(
-      n, a, o,
+      n, a, o, [](T x) { return expNormalRange(x > T(0) ? -x : x); },
       [](T x) {
-        if constexpr (std::is_same_v<T, float>)
-          return (ops::fbitsOf(x) & 0x7fffffffu) <= 0x42ac0000u; // 86
-        else
-          return ops::dexpNormalRange(x);
-      },
-      [](T x) {
-        T e;
-        if constexpr (std::is_same_v<T, float>)
-          e = ops::fexpNormal(x > T(0) ? -x : x);
-        else
-          e = ops::dexpNormal(x > T(0) ? -x : x);
-        return (x > T(0) ? x : T(0)) + ops::flog1p(e);
+        return (x > T(0) ? x : T(0)) +
+               ops::flog1p(expNormal(x > T(0) ? -x : x));
       },
       [](T x) { return ops::Map<MapKind::Softplus, T>::apply(x, T(0), 0.0); });
 }

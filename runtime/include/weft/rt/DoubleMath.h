@@ -119,6 +119,22 @@ WEFT_INLINE inline bool dexpNormalRange(double x) {
 /// blocks whose every argument is in range (CpuKernels.cpp, expSpan).
 WEFT_INLINE inline double dexpNormal(double x) { return dexpCore(x); }
 
+/// fdlibm's polynomial R(s) of log(1 + f) = f - (f^2/2 - s (f^2/2 + R)),
+/// s = f / (2 + f): shared by dlog and dlog1p (the same operations in the
+/// same order as each had, so the same bits).
+WEFT_INLINE inline double dlogPoly(double s) {
+  double z2 = s * s, w = z2 * z2;
+  double t1 =
+      w * (3.999999999940941908e-01 +
+           w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
+  double t2 =
+      z2 *
+      (6.666666666666735130e-01 +
+       w * (2.857142874366239149e-01 +
+            w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
+  return t2 + t1;
+}
+
 /// log of a double (fdlibm's e_log.c, branch-free): x = 2^k (1 + f) with
 /// 1 + f in [sqrt(1/2), sqrt(2)) taken from the bit pattern (a subnormal
 /// first scaled by 2^54, exactly), s = f / (2 + f), log(1 + f) = f - (f^2/2
@@ -140,16 +156,7 @@ WEFT_INLINE inline double dlog(double x) {
               6755399441055744.0;
   double f = z - 1.0;
   double s = f / (2.0 + f);
-  double z2 = s * s, w = z2 * z2;
-  double t1 =
-      w * (3.999999999940941908e-01 +
-           w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
-  double t2 =
-      z2 *
-      (6.666666666666735130e-01 +
-       w * (2.857142874366239149e-01 +
-            w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
-  double R = t2 + t1;
+  double R = dlogPoly(s);
   double hfsq = 0.5 * f * f;
   double r = dk * 6.93147180369123816490e-01 -
              ((hfsq - (s * (hfsq + R) + dk * 1.90821492927058770002e-10)) - f);
@@ -187,16 +194,7 @@ WEFT_INLINE inline double dlog1p(double x) {
   double c = (x - (u - 1.0)) / hostBlend(big, 1.0, u);
   double f = z - 1.0;
   double s = f / (2.0 + f);
-  double z2 = s * s, w = z2 * z2;
-  double t1 =
-      w * (3.999999999940941908e-01 +
-           w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
-  double t2 =
-      z2 *
-      (6.666666666666735130e-01 +
-       w * (2.857142874366239149e-01 +
-            w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
-  double R = t2 + t1;
+  double R = dlogPoly(s);
   double hfsq = 0.5 * f * f;
   double r =
       dk * 6.93147180369123816490e-01 -
