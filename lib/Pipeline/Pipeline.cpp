@@ -182,8 +182,15 @@ void mlir::weft::buildWeftPipeline(OpPassManager &pm,
 }
 
 int64_t mlir::weft::annotatedPipelineStages(ModuleOp module) {
+  // At least 1 where any call carries the attribute, whatever its value:
+  // weft-stage-calls then runs and checks every annotation (a negative
+  // or non-integer stage, a call outside the entry) instead of the
+  // annotations being dropped unread.
   int64_t n = 0;
   module.walk([&](func::CallOp call) {
+    if (!call->hasAttr(kStageAttr))
+      return;
+    n = std::max<int64_t>(n, 1);
     if (auto s = call->getAttrOfType<IntegerAttr>(kStageAttr))
       n = std::max<int64_t>(n, s.getInt() + 1);
   });

@@ -254,8 +254,9 @@ void buildWeftPipeline(OpPassManager &pm, const WeftPipelineOptions &options);
 bool hasRepeatedLayerCalls(ModuleOp module);
 
 /// The number of pipeline stages `module`'s calls ask for with `weft.stage`
-/// (the largest plus one; 0: none): weftc's --pipeline-stages when not
-/// given (weft-stage-calls checks the annotations).
+/// (the largest plus one, at least 1 where any call has the attribute; 0:
+/// none): weftc's --pipeline-stages when not given (weft-stage-calls checks
+/// the annotations).
 int64_t annotatedPipelineStages(ModuleOp module);
 
 /// Registers `weft-pipeline` (buildWeftPipeline) with MLIR's pass registry.

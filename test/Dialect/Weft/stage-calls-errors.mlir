@@ -9,6 +9,11 @@
 // RUN: not weft-opt %s --weft-stage-calls="stages=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not weft-opt %s --weft-stage-calls="stages=2 micro-batches=-3" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADOPT
 // BADOPT: error: weft-stage-calls: stages={{-?[0-9]+}} micro-batches={{-?[0-9]+}}: neither may be negative
+// Without stages=, the annotations alone start the pass: the call inside a
+// layer (the last case) is an error, not a crash (it was a division by
+// zero).
+// RUN: not weft-opt %s --weft-stage-calls -split-input-file 2>&1 | FileCheck %s --check-prefix=NOSTAGES
+// NOSTAGES: error: weft-stage-calls: weft.stage on a call in @layer: only the layer calls of the entry, @f, are pipeline stages
 
 // 3 calls do not divide into 2 stages.
 weft.mesh @mesh ["stage" = 2]
@@ -178,4 +183,39 @@ func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32
   // expected-error @+1 {{stage 1 has 1 call(s) and stage 0 has 3: the rolling buffer runs one layer function per stage and tick, so every stage runs the same number of calls}}
   %d = func.call @layer(%c, %w3) {weft.stage = 1 : i64} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
   return %d : tensor<8x16xf32>
+}
+
+// -----
+
+// A stage that is not an integer.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{weft.stage = "a": a stage is an integer (weft.stage = 1 : i64)}}
+  %a = func.call @layer(%x, %w0) {weft.stage = "a"} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) {weft.stage = "b"} : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// weft.stage on a call inside a layer, not the entry's.
+weft.mesh @mesh ["stage" = 2]
+func.func private @inner(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.map relu "bd->bd" (%x) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{weft.stage on a call in @layer: only the layer calls of the entry, @f, are pipeline stages}}
+  %r = func.call @inner(%h) {weft.stage = 1 : i64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
 }

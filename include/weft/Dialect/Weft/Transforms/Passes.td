@@ -154,8 +154,10 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
     assigned to N stages of K/N consecutive calls each (the calls are of
     one function, so every stage costs the same: the balanced split is the
     equal one), or as the calls' `weft.stage = s` say (then `stages` may be
-    0; every call of the chain annotated, consecutive calls per stage from
-    stage 0, the same number on every stage), and the chain is rewritten
+    0; every call of the chain annotated with an integer, consecutive
+    calls per stage from stage 0, the same number on every stage; a
+    `weft.stage` on a call outside the entry is an error), and the chain
+    is rewritten
     as the GPipe rolling buffer of
     docs/pipeline.md ("The model"): the layer's ops run once per tick on
     a buffer `[N, b, ...]` whose leading dimension is split over the stage

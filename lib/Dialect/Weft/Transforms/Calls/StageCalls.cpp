@@ -257,13 +257,28 @@ struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
     }
     // Off unless stages are asked for, by the option or by a call's
     // weft.stage.
-    bool annotated = false;
-    module.walk([&](func::CallOp c) { annotated |= c->hasAttr(kStageAttr); });
-    if (stages == 0 && !annotated)
+    SmallVector<func::CallOp> annotated;
+    module.walk([&](func::CallOp c) {
+      if (c->hasAttr(kStageAttr))
+        annotated.push_back(c);
+    });
+    if (stages == 0 && annotated.empty())
       return;
     FailureOr<func::FuncOp> entry =
         selectFunction(module, "", "weft-stage-calls", "weftc --entry NAME");
-    if (failed(entry) || failed(run(*entry, module)))
+    if (failed(entry))
+      return signalPassFailure();
+    // Only the entry's calls are stages.
+    for (func::CallOp c : annotated)
+      if (c->getParentOfType<func::FuncOp>() != *entry) {
+        c->emitError() << "weft-stage-calls: " << kStageAttr
+                       << " on a call in @"
+                       << c->getParentOfType<func::FuncOp>().getSymName()
+                       << ": only the layer calls of the entry, @"
+                       << entry->getSymName() << ", are pipeline stages";
+        return signalPassFailure();
+      }
+    if (failed(run(*entry, module)))
       signalPassFailure();
   }
 
@@ -284,6 +299,9 @@ FailureOr<int64_t> annotatedStages(ArrayRef<func::CallOp> calls,
   };
   SmallVector<int64_t> perStage;
   for (auto [i, c] : llvm::enumerate(calls)) {
+    if (c->hasAttr(kStageAttr) && !c->getAttrOfType<IntegerAttr>(kStageAttr))
+      return fail(c) << kStageAttr << " = " << c->getAttr(kStageAttr)
+                     << ": a stage is an integer (weft.stage = 1 : i64)";
     auto attr = c->getAttrOfType<IntegerAttr>(kStageAttr);
     if (!attr)
       return fail(c) << "has no integer " << kStageAttr
