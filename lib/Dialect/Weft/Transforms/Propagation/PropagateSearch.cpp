@@ -182,6 +182,197 @@ uint64_t stateHash(const State &st) {
   return h;
 }
 
+/// What one transition changes in a state (Search::transition). The DP
+/// keeps a candidate of the next layer as its parent state and this delta:
+/// it builds (materialize) only the candidates that are neither merged nor
+/// pruned, and compares candidates without building them. Copying the
+/// parent for every transition, once more for every new state, and
+/// comparing whole states was half of T2's propagation
+/// (docs/propagation.md, "States as deltas").
+struct Delta {
+  /// (index in the base state, new mask): at most one per index.
+  SmallVector<std::pair<unsigned, uint64_t>, 4> masks;
+  /// The step's result, when it stays live (its value is never in the
+  /// base: it is defined by the step).
+  bool inserts = false;
+  Entry inserted{0, 0, 0};
+  /// Values removed (the step's dying values, sorted); some may be absent.
+  ArrayRef<int> dying;
+  /// Entries of the state the delta makes.
+  unsigned size = 0;
+
+  void clear() {
+    masks.clear();
+    inserts = false;
+    dying = {};
+    size = 0;
+  }
+  uint64_t maskAt(const State &base, unsigned i) const {
+    for (auto &[j, m] : masks)
+      if (j == i)
+        return m;
+    return base[i].mask;
+  }
+  void setMask(unsigned i, uint64_t m) {
+    for (auto &[j, old] : masks)
+      if (j == i) {
+        old = m;
+        return;
+      }
+    masks.push_back({i, m});
+  }
+};
+
+/// The entries of base + delta in value order (with `dropDying` off, the
+/// dying values too: the memory check reads the state before they go).
+class DeltaCursor {
+public:
+  DeltaCursor(const State &base, const Delta &d, bool dropDying = true)
+      : base(base), d(d), dy(d.dying.begin()),
+        dyEnd(dropDying ? d.dying.end() : d.dying.begin()) {}
+  bool next(Entry &out) {
+    while (true) {
+      bool haveBase = i < base.size();
+      if (d.inserts && !insertedDone &&
+          (!haveBase || d.inserted.val < base[i].val)) {
+        insertedDone = true;
+        out = d.inserted;
+        return true;
+      }
+      if (!haveBase)
+        return false;
+      out = base[i];
+      out.mask = d.maskAt(base, i);
+      ++i;
+      while (dy != dyEnd && unsigned(*dy) < out.val)
+        ++dy;
+      if (dy == dyEnd || unsigned(*dy) != out.val)
+        return true;
+    }
+  }
+
+private:
+  const State &base;
+  const Delta &d;
+  unsigned i = 0;
+  bool insertedDone = false;
+  const int *dy, *dyEnd;
+};
+
+/// Index of value `val` in `st` (sorted by value), or st.size().
+unsigned indexOf(const State &st, unsigned val) {
+  const Entry *e = llvm::lower_bound(
+      st, val, [](const Entry &a, unsigned v) { return a.val < v; });
+  return e != st.end() && e->val == val ? unsigned(e - st.begin())
+                                        : unsigned(st.size());
+}
+
+/// Indices in `base` of the delta's dying values, ascending.
+SmallVector<unsigned, 4> dyingIndices(const State &base, const Delta &d) {
+  SmallVector<unsigned, 4> at;
+  for (int val : d.dying)
+    if (unsigned i = indexOf(base, unsigned(val)); i < base.size())
+      at.push_back(i);
+  return at;
+}
+
+/// Writes base + delta to `out`: the base's runs between the entries the
+/// delta drops are block copies (an entry-by-entry walk was a fifth of the
+/// search).
+void materialize(const State &base, const Delta &d, State &out) {
+  SmallVector<unsigned, 4> cuts = dyingIndices(base, d);
+  unsigned insertAt =
+      d.inserts ? unsigned(llvm::lower_bound(base, d.inserted.val,
+                                             [](const Entry &a, unsigned v) {
+                                               return a.val < v;
+                                             }) -
+                           base.begin())
+                : unsigned(base.size()) + 1;
+  out.resize_for_overwrite(d.size);
+  Entry *o = out.data();
+  auto copy = [&](unsigned from, unsigned to) {
+    if (to > from)
+      std::memcpy(o, base.data() + from, (to - from) * sizeof(Entry));
+    o += to - from;
+  };
+  unsigned i = 0;
+  bool pending = d.inserts;
+  auto insertBefore = [&](unsigned end) {
+    if (pending && insertAt >= i && insertAt <= end) {
+      copy(i, insertAt);
+      *o++ = d.inserted;
+      i = insertAt;
+      pending = false;
+    }
+  };
+  for (unsigned cut : cuts) {
+    insertBefore(cut);
+    copy(i, cut);
+    i = cut + 1;
+  }
+  insertBefore(base.size());
+  copy(i, base.size());
+  assert(o == out.data() + d.size && "the delta's size");
+  // The new masks, at each entry's index in `out`.
+  for (auto &[at, mask] : d.masks) {
+    if (llvm::is_contained(cuts, at))
+      continue;
+    unsigned pos = at + (insertAt <= at ? 1 : 0);
+    for (unsigned cut : cuts)
+      pos -= cut < at ? 1 : 0;
+    out[pos].mask = mask;
+  }
+}
+
+/// Whether base + delta of one candidate equals another's, both of the
+/// same step. Every state of a DP layer holds the same values (liveness
+/// follows the step order, not the choices), so the two are equal when the
+/// bases are, outside the entries either delta changes or drops: block
+/// compares between those (the general walk when the bases differ in
+/// size).
+bool sameContent(const State &baseA, const Delta &dA, const State &baseB,
+                 const Delta &dB) {
+  if (dA.size != dB.size || dA.inserts != dB.inserts ||
+      (dA.inserts && (dA.inserted.val != dB.inserted.val ||
+                      dA.inserted.id != dB.inserted.id)))
+    return false;
+  if (baseA.size() != baseB.size()) {
+    DeltaCursor a(baseA, dA), b(baseB, dB);
+    Entry ea{0, 0, 0}, eb{0, 0, 0};
+    while (a.next(ea)) {
+      b.next(eb);
+      if (ea.val != eb.val || ea.id != eb.id || ea.mask != eb.mask)
+        return false;
+    }
+    return true;
+  }
+  SmallVector<unsigned, 4> dying = dyingIndices(baseA, dA);
+  SmallVector<unsigned, 8> special(dying.begin(), dying.end());
+  for (auto &[at, mask] : dA.masks)
+    special.push_back(at);
+  for (auto &[at, mask] : dB.masks)
+    special.push_back(at);
+  llvm::sort(special);
+  special.erase(std::unique(special.begin(), special.end()), special.end());
+  unsigned i = 0;
+  for (unsigned at : special) {
+    if (at > i && std::memcmp(baseA.data() + i, baseB.data() + i,
+                              (at - i) * sizeof(Entry)) != 0)
+      return false;
+    i = at + 1;
+    if (baseA[at].val != baseB[at].val)
+      return false;
+    if (llvm::is_contained(dying, at))
+      continue;
+    if (baseA[at].id != baseB[at].id ||
+        dA.maskAt(baseA, at) != dB.maskAt(baseB, at))
+      return false;
+  }
+  return i >= baseA.size() ||
+         std::memcmp(baseA.data() + i, baseB.data() + i,
+                     (baseA.size() - i) * sizeof(Entry)) == 0;
+}
+
 std::string mapKey(const LetterMap &map) {
   std::vector<std::pair<char, std::string>> items;
   for (auto &[c, axes] : map) {
@@ -203,7 +394,7 @@ class Search {
 public:
   Search(const Mesh &mesh, const MachineProfile &profile,
          const AxisWeights &weights, const SearchLimits &limits)
-      : mesh(mesh), profile(profile), weights(weights), limits(limits) {}
+      : limits(limits), mesh(mesh), profile(profile), weights(weights) {}
 
   /// weft-propagate's max-candidates, max-transitions, local-search-budget
   /// and exhaustive-limit.
@@ -379,18 +570,32 @@ public:
   /// Applies choice `c` of step `k` to `st`, adding its seconds to `cost`.
   /// False when the choice has no plan from `st`. `resultId` receives the
   /// layout id of the value the step defines.
-  /// With `hash`, stateHash(st) on entry, updated to the new state's.
   bool apply(State &st, unsigned k, unsigned c, double &cost,
-             int *resultId = nullptr, uint64_t *hash = nullptr) {
+             int *resultId = nullptr) {
+    Delta d;
+    if (!transition(st, k, c, cost, d, resultId))
+      return false;
+    materialize(st, d, applyScratch);
+    std::swap(st, applyScratch);
+    return true;
+  }
+
+  /// apply() without writing the new state: what it changes goes to `d`
+  /// (cleared first). With `hash`, stateHash(st) on entry, updated to the
+  /// new state's.
+  bool transition(const State &st, unsigned k, unsigned c, double &cost,
+                  Delta &d, int *resultId = nullptr, uint64_t *hash = nullptr) {
     Step &step = steps[k];
     const Choice &ch = step.choices[c];
+    d.clear();
     // Entries are sorted by value index.
-    auto find = [&](int val) -> Entry * {
-      Entry *e =
+    auto find = [&](int val) -> int {
+      const Entry *e =
           llvm::lower_bound(st, unsigned(val), [](const Entry &a, unsigned v) {
             return a.val < v;
           });
-      return e != st.end() && e->val == unsigned(val) ? e : nullptr;
+      return e != st.end() && e->val == unsigned(val) ? int(e - st.begin())
+                                                      : -1;
     };
     int resId;
     if (!step.op) {
@@ -403,35 +608,37 @@ public:
       // Which operand stays partial (if any) depends on the operands'
       // current layouts.
       int accepted = -1;
-      SmallVector<Entry *, 3> entries;
+      SmallVector<int, 3> entries;
       bool anyPartial = false;
       for (int val : step.operands) {
-        Entry *e = find(val);
-        if (!e)
+        int e = find(val);
+        if (e < 0)
           return false; // Defined by nothing before (cannot happen).
         entries.push_back(e);
-        anyPartial |= values[val].layouts[e->id]->isPartial();
+        anyPartial |= values[val].layouts[st[e].id]->isPartial();
       }
       if (anyPartial) {
         SmallVector<const Layout *, 3> layouts;
         for (auto [i, val] : llvm::enumerate(step.operands))
-          layouts.push_back(values[val].layouts[entries[i]->id]);
+          layouts.push_back(values[val].layouts[st[entries[i]].id]);
         accepted = rule.acceptedPartialOperand(layouts, *ch.map);
       }
       for (auto [i, val] : llvm::enumerate(step.operands)) {
-        Entry *e = entries[i];
+        const Entry &e = st[entries[i]];
+        // An operand read twice sees the first read's reshard.
+        uint64_t mask = d.maskAt(st, entries[i]);
         int want = ch.required[i];
         if (rule.keepsPartial(i, accepted))
-          want = keepPartial(val, want, e->id);
-        if (unsigned(want) == e->id ||
-            (want < int(kMaskBits) && (e->mask >> want) & 1))
+          want = keepPartial(val, want, e.id);
+        if (unsigned(want) == e.id ||
+            (want < int(kMaskBits) && (mask >> want) & 1))
           continue;
-        if (unevenConflict(val, e->id, want))
+        if (unevenConflict(val, e.id, want))
           return false;
-        double best = reshardSeconds(val, e->id, want);
-        int bestFrom = e->id;
-        for (unsigned b = 0; b < kMaskBits && e->mask >> b; ++b)
-          if ((e->mask >> b) & 1) {
+        double best = reshardSeconds(val, e.id, want);
+        int bestFrom = e.id;
+        for (unsigned b = 0; b < kMaskBits && mask >> b; ++b)
+          if ((mask >> b) & 1) {
             double t = reshardSeconds(val, b, want);
             if (t < best) {
               best = t;
@@ -446,20 +653,20 @@ public:
         // A value with a padded dimension is not shared between readers:
         // weft-pad-uneven may clear its pads differently for each (0 for a
         // sum, -inf for a max), and each then reshards its own copy.
-        if (want < int(kMaskBits) && !isUneven(val, e->id)) {
+        if (want < int(kMaskBits) && !isUneven(val, e.id)) {
+          uint64_t grown = mask | uint64_t(1) << want;
           if (hash)
-            *hash -= entryHash(*e);
-          e->mask |= uint64_t(1) << want;
-          if (hash)
-            *hash += entryHash(*e);
+            *hash += entryHash({e.val, e.id, grown}) -
+                     entryHash({e.val, e.id, mask});
+          d.setMask(entries[i], grown);
         }
       }
       resId = ch.natural;
       if (accepted >= 0) {
         const Layout &acc =
-            *values[step.operands[accepted]].layouts[entries[accepted]->id];
+            *values[step.operands[accepted]].layouts[st[entries[accepted]].id];
         auto key = std::make_tuple(int(k), int(c), accepted,
-                                   int(entries[accepted]->id));
+                                   int(st[entries[accepted]].id));
         auto [it, inserted] = naturalWithPartial.try_emplace(key, -1);
         if (inserted)
           it->second = intern(step.result, rule.naturalResult(*ch.map, &acc));
@@ -499,34 +706,24 @@ public:
     if (resultId)
       *resultId = resId;
     bool resultLive = values[step.result].lastUse > int(k);
+    d.size = st.size();
     if (resultLive) {
-      Entry e{unsigned(step.result), unsigned(resId), 0};
-      st.insert(llvm::upper_bound(st, e,
-                                  [](const Entry &a, const Entry &b) {
-                                    return a.val < b.val;
-                                  }),
-                e);
-    }
-    if (resultLive && hash)
-      *hash += entryHash({unsigned(step.result), unsigned(resId), 0});
-    if (memoryBudget > 0) {
-      if (!withinBudget(st, step, resId, resultLive))
-        return false;
+      d.inserts = true;
+      d.inserted = {unsigned(step.result), unsigned(resId), 0};
+      ++d.size;
       if (hash)
-        *hash = stateHash(st); // The budget's entries changed.
+        *hash += entryHash(d.inserted);
     }
-    if (!step.dying.empty()) {
-      // Both sorted by value index: one pass with a cursor into `dying`.
-      const int *d = step.dying.data(), *dEnd = d + step.dying.size();
-      llvm::erase_if(st, [&](const Entry &e) {
-        while (d != dEnd && unsigned(*d) < e.val)
-          ++d;
-        if (d == dEnd || unsigned(*d) != e.val)
-          return false;
-        if (hash)
-          *hash -= entryHash(e);
-        return true;
-      });
+    if (memoryBudget > 0 && !withinBudget(st, d, step, resId, resultLive, hash))
+      return false;
+    d.dying = step.dying;
+    for (int val : step.dying) {
+      int e = find(val);
+      if (e < 0)
+        continue;
+      --d.size;
+      if (hash)
+        *hash -= entryHash({st[e].val, st[e].id, d.maskAt(st, e)});
     }
     return true;
   }
@@ -544,19 +741,31 @@ public:
   /// runs (every live value's block and the copies of it materialized so
   /// far, the operands it frees still held, its result) plus every
   /// argument's block must fit. Updates the state's running figures.
-  bool withinBudget(State &st, const Step &step, int resId, bool resultLive) {
-    Entry &perm = st[st.size() - 2], &peak = st.back();
-    double permBytes = double(perm.mask), peakBytes = double(peak.mask);
+  /// `st` + `d` is the state before the step's dying values go; the
+  /// running figures' new values go to `d` (and `hash`).
+  bool withinBudget(const State &st, Delta &d, const Step &step, int resId,
+                    bool resultLive, uint64_t *hash) {
+    unsigned permAt = st.size() - 2, peakAt = st.size() - 1;
+    auto setFigure = [&](unsigned at, uint64_t value) {
+      if (hash)
+        *hash += entryHash({st[at].val, st[at].id, value}) -
+                 entryHash({st[at].val, st[at].id, d.maskAt(st, at)});
+      d.setMask(at, value);
+    };
+    double permBytes = double(d.maskAt(st, permAt));
+    uint64_t peak = d.maskAt(st, peakAt);
     const SValue &res = values[step.result];
     if (!step.op) {
       // An argument's block is resident from the start: it adds to the
       // largest step seen so far too.
       permBytes += res.bytes[resId];
-      perm.mask = uint64_t(permBytes);
-      return permBytes + peakBytes <= memoryBudget;
+      setFigure(permAt, uint64_t(permBytes));
+      return permBytes + double(peak) <= memoryBudget;
     }
     double live = resultLive ? 0 : res.bytes[resId];
-    for (const Entry &e : st) {
+    DeltaCursor cursor(st, d, /*dropDying=*/false);
+    Entry e;
+    while (cursor.next(e)) {
       if (e.val >= kPermVal)
         continue;
       const SValue &v = values[e.val];
@@ -566,7 +775,7 @@ public:
         if ((e.mask >> b) & 1)
           live += v.bytes[b];
     }
-    peak.mask = std::max(peak.mask, uint64_t(live));
+    setFigure(peakAt, std::max(peak, uint64_t(live)));
     return permBytes + live <= memoryBudget;
   }
 
@@ -581,14 +790,18 @@ public:
   }
 
   /// With a budget: the estimated peak of `st` at the end of a plan.
-  double peakOf(const State &st) const {
-    return memoryBudget > 0
-               ? double(st[st.size() - 2].mask) + double(st.back().mask)
-               : 0;
+  double peakOf(const State &st) const { return peakOf(st, Delta()); }
+  /// ... of `st` + `d`.
+  double peakOf(const State &st, const Delta &d) const {
+    return memoryBudget > 0 ? double(d.maskAt(st, st.size() - 2)) +
+                                  double(d.maskAt(st, st.size() - 1))
+                            : 0;
   }
 
   /// Bytes per device a plan may hold at once (0: no limit).
   double memoryBudget = 0;
+  /// apply()'s buffer for the state it builds.
+  State applyScratch;
 
   /// The objective of a whole plan, or nullopt when it has no plan.
   std::optional<double> evaluate(ArrayRef<unsigned> plan,
@@ -634,13 +847,15 @@ public:
     llvm::DenseMap<uint64_t, unsigned> seen;
     std::vector<int> sameHash;
     std::vector<uint64_t> nextHash;
-    auto sameState = [](const State &a, const State &b) {
-      return a.size() == b.size() &&
-             std::memcmp(a.data(), b.data(), a.size() * sizeof(Entry)) == 0;
+    // The next layer's states, unbuilt: a state of this layer and what the
+    // transition changes (only the states the beam keeps are built).
+    struct Candidate {
+      unsigned parent;
+      Delta delta;
     };
-    std::vector<State> next;
+    std::vector<Candidate> next;
     std::vector<Node> nodes;
-    State st;
+    Delta d;
     // States no layer holds any more, kept for their heap buffers (states
     // of more than 8 live values): a new state of the next layer reuses
     // one instead of allocating (allocation was a sixth of T2's compile).
@@ -692,7 +907,7 @@ public:
       }
       uint64_t work = cur.size() * steps[k].choices.size();
       transitionsLeft -= std::min(transitionsLeft, work);
-      recycle(next);
+      next.clear();
       nodes.clear();
       sameHash.clear();
       nextHash.clear();
@@ -700,12 +915,9 @@ public:
         for (unsigned c = 0; c < steps[k].choices.size(); ++c) {
           if (refused(steps[k], steps[k].choices[c]))
             continue;
-          // A scratch state: its heap buffer (states of more than 8 live
-          // values) is reused across transitions.
-          st.assign(cur[s].begin(), cur[s].end());
           double cost = curCost[s];
           uint64_t hash = curHash[s];
-          if (!apply(st, k, c, cost, nullptr, &hash))
+          if (!transition(cur[s], k, c, cost, d, nullptr, &hash))
             continue;
           auto [it, inserted] = seen.try_emplace(hash >> 1, next.size());
           int found = -1;
@@ -713,7 +925,7 @@ public:
             int last = it->second;
             for (int i = last; i >= 0; i = sameHash[i]) {
               last = i;
-              if (sameState(next[i], st)) {
+              if (sameContent(cur[next[i].parent], next[i].delta, cur[s], d)) {
                 found = i;
                 break;
               }
@@ -722,13 +934,7 @@ public:
               sameHash[last] = next.size();
           }
           if (found < 0) {
-            if (spare.empty()) {
-              next.push_back(st);
-            } else {
-              next.push_back(std::move(spare.back()));
-              spare.pop_back();
-              next.back() = st;
-            }
+            next.push_back({s, d});
             nodes.push_back({cost, curNode[s], c});
             sameHash.push_back(-1);
             nextHash.push_back(hash);
@@ -755,7 +961,8 @@ public:
           std::vector<unsigned> lean(keep.begin() + half, keep.end());
           std::stable_sort(lean.begin(), lean.end(),
                            [&](unsigned a, unsigned b) {
-                             return peakOf(next[a]) < peakOf(next[b]);
+                             return peakOf(cur[next[a].parent], next[a].delta) <
+                                    peakOf(cur[next[b].parent], next[b].delta);
                            });
           keep.resize(half);
           keep.insert(keep.end(), lean.begin(),
@@ -765,12 +972,22 @@ public:
           keep.resize(beam);
         }
       }
+      std::vector<State> built;
+      built.reserve(keep.size());
+      for (unsigned i : keep) {
+        built.emplace_back();
+        if (!spare.empty()) {
+          built.back() = std::move(spare.back());
+          spare.pop_back();
+        }
+        materialize(cur[next[i].parent], next[i].delta, built.back());
+      }
       recycle(cur);
+      cur = std::move(built);
       curNode.clear();
       curCost.clear();
       curHash.clear();
       for (unsigned i : keep) {
-        cur.push_back(std::move(next[i]));
         curNode.push_back(layers[k].size());
         curCost.push_back(nodes[i].cost);
         curHash.push_back(nextHash[i]);
