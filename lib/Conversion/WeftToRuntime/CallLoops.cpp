@@ -173,8 +173,12 @@ FailureOr<unsigned> parseStmts(CallBlock &b, Value results) {
 /// The part of a block's key its statements give.
 std::string stmtsKey(ArrayRef<Stmt> stmts) {
   std::string key;
-  for (Stmt s : stmts)
-    key += "," + std::to_string(int(s.kind)) + ":" + std::to_string(s.index);
+  for (Stmt s : stmts) {
+    key += ',';
+    key += std::to_string(int(s.kind));
+    key += ':';
+    key += std::to_string(s.index);
+  }
   return key;
 }
 
@@ -210,7 +214,9 @@ std::optional<CallBlock> parseGeneric(Operation *op) {
       if (!isa<IndexType>(index.getType()) ||
           index.getValue().getZExtValue() >= call.getNumOperands())
         return std::nullopt;
-      b.key += "%" + std::to_string(index.getValue().getZExtValue()) + ",";
+      b.key += '%';
+      b.key += std::to_string(index.getValue().getZExtValue());
+      b.key += ',';
       continue;
     }
     auto lit = dyn_cast<emitc::OpaqueAttr>(a);
@@ -430,18 +436,32 @@ bool assignLoop(Loop &loop, Slots &slots) {
   return true;
 }
 
+/// `base + step * i + ...` over (step, variable) terms, short.
+std::string affine(int64_t base,
+                   ArrayRef<std::pair<int64_t, StringRef>> terms) {
+  std::string s = base == 0 ? "" : std::to_string(base);
+  for (auto [step, var] : terms) {
+    if (step == 0)
+      continue;
+    std::string v = var.str();
+    if (step != 1 && step != -1)
+      v = std::to_string(std::abs(step)) + " * " + v;
+    if (!s.empty())
+      s += step < 0 ? " - " : " + ";
+    else if (step < 0)
+      s += "-";
+    s += v;
+  }
+  return s.empty() ? "0" : s;
+}
 /// `base + step * i`, short.
 std::string affine(int64_t base, int64_t step, StringRef var = "i") {
-  std::string s = std::to_string(base);
-  if (step == 0)
-    return s;
-  std::string v = var.str();
-  if (step != 1 && step != -1)
-    v = std::to_string(std::abs(step)) + " * " + v;
-  if (base == 0)
-    return step < 0 ? "-" + v : v;
-  return s + (step < 0 ? " - " : " + ") + v;
+  return affine(base, {{step, var}});
 }
+
+/// Runs shorter than this stay one statement each inside a loop's body
+/// (the inner loop over `j` is not shorter).
+constexpr size_t kMinInnerRun = 3;
 
 std::string slotRef(int64_t slot) {
   return kSlots.str() + "[" + std::to_string(slot) + "]";
@@ -646,7 +666,8 @@ void CallLoopBuilder::emitLoop(const Loop &loop, OpBuilder &b) {
       emitGeneric(loop, q, f);
       continue;
     }
-    std::string r = "r" + std::to_string(q);
+    std::string r = "r";
+    r += std::to_string(q);
     f << "  // call " << block.call.getCallee().drop_front(kCalleePrefix.size())
       << "\n";
     f << "  " << kResultsType << " " << r << " = " << block.call.getCallee()
@@ -657,7 +678,38 @@ void CallLoopBuilder::emitLoop(const Loop &loop, OpBuilder &b) {
       ref(col);
     }
     f << ");\n";
-    for (Stmt s : block.stmts) {
+    // A run of takes into slots that advance by one stride per result is
+    // an inner loop (a layer's saved activations: 18 takes in T2's
+    // forward).
+    auto takeRun = [&](size_t from) {
+      size_t to = from;
+      auto col = [&](size_t k) -> const Column & {
+        return loop.results[q][block.stmts[k].index];
+      };
+      while (to < block.stmts.size() && block.stmts[to].kind == Stmt::Take &&
+             !col(to).invariant &&
+             block.stmts[to].index ==
+                 block.stmts[from].index + int(to - from) &&
+             col(to).step == col(from).step &&
+             (to < from + 2 || col(to).base - col(to - 1).base ==
+                                   col(from + 1).base - col(from).base))
+        ++to;
+      return to - from;
+    };
+    for (size_t k = 0; k < block.stmts.size(); ++k) {
+      if (size_t n = takeRun(k); n >= kMinInnerRun) {
+        const Column &c0 = loop.results[q][block.stmts[k].index];
+        int64_t stride =
+            loop.results[q][block.stmts[k + 1].index].base - c0.base;
+        f << "  for (int j = 0; j < " << std::to_string(n) << "; ++j) {\n"
+          << "    " << kSlots << "["
+          << affine(c0.base, {{c0.step, "i"}, {stride, "j"}})
+          << "] = " << kTakeResultCallee << "(" << r << ", "
+          << affine(block.stmts[k].index, 1, "j") << ");\n  }\n";
+        k += n - 1;
+        continue;
+      }
+      Stmt s = block.stmts[k];
       switch (s.kind) {
       case Stmt::ReleaseOperand:
         f << "  " << kReleaseCallee << "(";
@@ -737,51 +789,117 @@ void CallLoopBuilder::rewriteUse(emitc::CallOpaqueOp call) {
 }
 
 /// `what` is "input" or "output": (index, slot) pairs, in order, as loops
-/// over their affine runs.
+/// over their affine runs. A run of statements repeated with constant
+/// differences is a loop over i; inside its body, a run of statements that
+/// advance by a constant (with equal steps in i) is a loop over j; and
+/// consecutive loops over i of one shape whose starts advance by a
+/// constant are a loop over k. A deep model's parameters are a table of
+/// kinds by layers: one loop over the layers per kind, and the kinds
+/// looped over too, whichever way the slots and indices run.
 void CallLoopBuilder::emitRanges(OpBuilder &b, StringRef what,
                                  ArrayRef<std::pair<int64_t, int64_t>> items) {
+  using Terms = SmallVector<std::pair<int64_t, StringRef>, 3>;
+  auto stmt = [&](Fmt &f, int64_t index, const Terms &it, int64_t slot,
+                  const Terms &st, StringRef indent) {
+    std::string idx = affine(index, it), s = affine(slot, st);
+    if (what == "input") {
+      f << indent << kSlots << "[" << s << "] = " << kInputCallee << "(";
+      f.value(ctx_);
+      f << ", " << idx << ");\n";
+    } else {
+      f << indent << kOutputCallee << "(";
+      f.value(ctx_);
+      f << ", " << idx << ", " << kSlots << "[" << s << "]);\n";
+    }
+  };
   auto same = [&](size_t a, size_t bb, size_t c, size_t d) {
     return items[bb].first - items[a].first ==
                items[d].first - items[c].first &&
            items[bb].second - items[a].second ==
                items[d].second - items[c].second;
   };
-  auto stmt = [&](Fmt &f, int64_t index, int64_t istep, int64_t slot,
-                  int64_t sstep, StringRef indent) {
-    std::string idx = affine(index, istep), s = affine(slot, sstep);
-    if (what == "input") {
-      f << indent << kSlots << "[" << s << "] = " << kInputCallee << "(";
-      f.value(ctx_);
-      f << ", " << idx << ");";
-    } else {
-      f << indent << kOutputCallee << "(";
-      f.value(ctx_);
-      f << ", " << idx << ", " << kSlots << "[" << s << "]);";
-    }
-  };
-  Location loc = step_.getLoc();
+  auto always = [](size_t, size_t, size_t) { return true; };
   // Three repetitions at least: two (index, slot) pairs are always affine,
   // and a period as long as a small model's layer count would take the
   // place of the layer's period.
-  for (Periodic p : findPeriodic(items.size(), 3, same,
-                                 [](size_t, size_t, size_t) { return true; })) {
+  SmallVector<Periodic> loops = findPeriodic(items.size(), 3, same, always);
+  using Pair = std::pair<int64_t, int64_t>;
+  auto at = [&](const Periodic &p, size_t q) { return items[p.start + q]; };
+  auto stepOf = [&](const Periodic &p, size_t q) -> Pair {
+    if (p.count == 1)
+      return {0, 0};
+    return {at(p, p.period + q).first - at(p, q).first,
+            at(p, p.period + q).second - at(p, q).second};
+  };
+  auto minus = [](Pair x, Pair y) -> Pair {
+    return {x.first - y.first, x.second - y.second};
+  };
+  // Loops over i of one shape whose statements advance by a constant.
+  auto sameLoop = [&](size_t a, size_t bb, size_t c, size_t d) {
+    const Periodic *ps[] = {&loops[a], &loops[bb], &loops[c], &loops[d]};
+    for (const Periodic *p : ps)
+      if (p->count == 1 || p->period != ps[0]->period ||
+          p->count != ps[0]->count)
+        return false;
+    for (size_t q = 0; q < ps[0]->period; ++q) {
+      for (const Periodic *p : ps)
+        if (stepOf(*p, q) != stepOf(*ps[0], q))
+          return false;
+      if (minus(at(*ps[1], q), at(*ps[0], q)) !=
+          minus(at(*ps[3], q), at(*ps[2], q)))
+        return false;
+    }
+    return true;
+  };
+  Location loc = step_.getLoc();
+  for (Periodic outer : findPeriodic(
+           loops.size(), 3, sameLoop,
+           [](size_t, size_t period, size_t) { return period == 1; })) {
+    const Periodic &p = loops[outer.start];
+    bool overK = outer.count > 1;
+    // Per statement of the loop's body: its advance per k.
+    auto kStep = [&](size_t q) -> Pair {
+      return overK ? minus(at(loops[outer.start + 1], q), at(p, q))
+                   : Pair{0, 0};
+    };
     Fmt f;
     if (p.count == 1) {
-      for (size_t q = 0; q < p.period; ++q) {
-        auto [index, slot] = items[p.start + q];
-        stmt(f, index, 0, slot, 0, "");
-      }
+      for (size_t q = 0; q < p.period; ++q)
+        stmt(f, at(p, q).first, {}, at(p, q).second, {}, "");
+      f.text.pop_back(); // The last newline: the verbatim is one line.
       f.emit(b, loc);
       continue;
     }
-    f << "for (int i = 0; i < " << std::to_string(p.count) << "; ++i) {\n";
-    for (size_t q = 0; q < p.period; ++q) {
-      auto [index, slot] = items[p.start + q];
-      auto [index2, slot2] = items[p.start + p.period + q];
-      stmt(f, index, index2 - index, slot, slot2 - slot, "  ");
-      f << "\n";
+    StringRef in = overK ? "  " : "";
+    if (overK)
+      f << "for (int k = 0; k < " << std::to_string(outer.count)
+        << "; ++k) {\n";
+    f << in << "for (int i = 0; i < " << std::to_string(p.count)
+      << "; ++i) {\n";
+    auto sameRow = [&](size_t a, size_t bb, size_t c, size_t d) {
+      for (size_t x : {bb, c, d})
+        if (stepOf(p, x) != stepOf(p, a) || kStep(x) != kStep(a))
+          return false;
+      return minus(at(p, bb), at(p, a)) == minus(at(p, d), at(p, c));
+    };
+    for (Periodic r : findPeriodic(p.period, kMinInnerRun, sameRow, always)) {
+      std::string indent = in.str() + (r.count > 1 ? "    " : "  ");
+      if (r.count > 1)
+        f << in << "  for (int j = 0; j < " << std::to_string(r.count)
+          << "; ++j) {\n";
+      for (size_t q = r.start; q < r.start + r.period; ++q) {
+        Pair j = r.count > 1 ? minus(at(p, q + r.period), at(p, q)) : Pair{};
+        auto [ik, sk] = kStep(q);
+        auto [ii, si] = stepOf(p, q);
+        stmt(f, at(p, q).first, {{ik, "k"}, {ii, "i"}, {j.first, "j"}},
+             at(p, q).second, {{sk, "k"}, {si, "i"}, {j.second, "j"}}, indent);
+      }
+      if (r.count > 1)
+        f << in << "  }\n";
     }
-    f << "}";
+    f << in << "}";
+    if (overK)
+      f << "\n}";
     f.emit(b, loc);
   }
 }
