@@ -3,6 +3,9 @@
 
 // Two calls of one layer become two copies of its ops, in call order, each
 // reading its own weight; the private layer no call references is erased.
+// The module records which function each call called (weft.call_sites,
+// for the comm report's tallies by call: docs/calls.md, "Reports by call").
+// CHECK: module attributes {weft.call_sites = {layer = ["{{.*}}inline-calls.mlir:29:8", "{{.*}}inline-calls.mlir:30:8"]}}
 weft.mesh @mesh ["data" = 2]
 func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
   %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
@@ -17,7 +20,7 @@ func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<
 // CHECK-NEXT: %[[H1:.*]] = weft.einsum "bd,de->be" (%[[Y0]], %[[W1]])
 // CHECK-NEXT: %[[Y1:.*]] = weft.map relu "be->be" (%[[H1]])
 // CHECK-NEXT: return %[[Y1]]
-// CHECK-NOT: call
+// CHECK-NOT: func.call
 // UPSTREAM-LABEL: func.func @two_layers
 // UPSTREAM-COUNT-2: weft.einsum
 // UPSTREAM-NOT: call @layer
@@ -53,7 +56,7 @@ func.func @block(%x: tensor<4x8xf32>, %w: tensor<8x8xf32, #weft.sharding<@mesh, 
 // CHECK-NEXT: = weft.map tanh
 // CHECK-LABEL: func.func @net
 // CHECK-COUNT-2: weft.einsum "bd,df->bf"
-// CHECK-NOT: call
+// CHECK-NOT: func.call
 func.func @net(%x: tensor<4x8xf32>, %w: tensor<8x8xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<4x8xf32> {
   %a = func.call @block(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<4x8xf32>
   %b = func.call @block(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32, #weft.sharding<@mesh, [{}, {"model"}]>>) -> tensor<4x8xf32>

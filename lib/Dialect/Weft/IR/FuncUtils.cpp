@@ -234,3 +234,47 @@ SmallVector<Mesh> mlir::weft::getModuleMeshes(ModuleOp module) {
     meshes.push_back(Mesh(mesh));
   return meshes;
 }
+
+std::string mlir::weft::callSiteKey(Location loc) {
+  Location inner = loc;
+  while (auto name = dyn_cast<NameLoc>(inner))
+    inner = name.getChildLoc();
+  if (auto file = dyn_cast<FileLineColLoc>(inner))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+LocationAttr mlir::weft::outermostCallSite(Location loc) {
+  while (true) {
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      loc = name.getChildLoc();
+    } else if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+      return site.getCaller();
+    } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+      for (Location part : fused.getLocations())
+        if (LocationAttr call = outermostCallSite(part))
+          return call;
+      return {};
+    } else {
+      return {};
+    }
+  }
+}
+
+llvm::StringMap<std::string> mlir::weft::readCallSites(ModuleOp module) {
+  llvm::StringMap<std::string> callee;
+  auto sites = module->getAttrOfType<DictionaryAttr>(kCallSitesAttr);
+  if (!sites)
+    return callee;
+  for (NamedAttribute entry : sites)
+    if (auto calls = dyn_cast<ArrayAttr>(entry.getValue()))
+      for (Attribute call : calls)
+        if (auto key = dyn_cast<StringAttr>(call))
+          callee[key.getValue()] = entry.getName().getValue().str();
+  return callee;
+}

@@ -47,6 +47,11 @@ inline constexpr llvm::StringLiteral kRecomputedAttr = "weft.recomputed";
 /// Pipeline stages from layer calls (docs/pipeline.md, "Stages from layer
 /// calls"): `weft.stage = s` on a call puts it on stage s.
 inline constexpr llvm::StringLiteral kStageAttr = "weft.stage";
+/// weft-inline-calls records on the module which function each inlined
+/// call called, for the reports by call (docs/calls.md, "Reports by
+/// call"): `weft.call_sites = {layer = ["m.mlir:33:8", ...]}`, each call by
+/// callSiteKey of its location.
+inline constexpr llvm::StringLiteral kCallSitesAttr = "weft.call_sites";
 /// `weft.param` marks an argument as a trained parameter (--weft-autodiff);
 /// `weft.grad_of = i` marks a result as the gradient of argument `i`.
 inline constexpr llvm::StringLiteral kParamAttr =
@@ -107,6 +112,17 @@ void setResultName(func::FuncOp func, unsigned i, StringRef name);
 
 /// Whether `op` exists only in the local view: a collective,
 /// weft.slice_shard, or a weft.embed with a vocabulary mesh.
+/// The key of a call's location in weft.call_sites: `file:line:col` for a
+/// file location (seen through names), else the location as printed.
+std::string callSiteKey(Location loc);
+/// The call an op was inlined from: the caller of its location's outermost
+/// call site (seen through names, and through a fused location's first
+/// part that has one), or null for an op written in its function.
+LocationAttr outermostCallSite(Location loc);
+/// weft.call_sites read back: callSiteKey -> callee name (empty when the
+/// module has none, or it is malformed).
+llvm::StringMap<std::string> readCallSites(ModuleOp module);
+
 bool isLocalViewOp(Operation *op);
 /// Whether any argument or result of `func` carries a `weft.global_type`.
 bool hasGlobalTypes(func::FuncOp func);

@@ -208,7 +208,9 @@ def WeftInlineCalls : Pass<"weft-inline-calls", "::mlir::ModuleOp"> {
     inlined op the location `callsite(callee line at call line)` so a
     diagnostic names both, and erases the private functions no call
     references any more. The first pass of weft-pipeline; a program without
-    calls is unchanged.
+    calls is unchanged. It records which function each call called on the
+    module, `weft.call_sites = {layer = ["m.mlir:33:8", ...]}` (each call
+    by its `file:line:col`), for weft-comm-report's tallies by call.
 
     A recursive call and a call of a declaration (no body) are errors at
     the call, except a declaration marked `weft.vjp_of = @f`: its body is
@@ -727,7 +729,15 @@ def WeftCommReport : Pass<"weft-comm-report", "::mlir::ModuleOp"> {
     local elements of its operand, bytes each device sends
     (`bytes_per_device`, ring formulas of design.md section 6) and the
     reason the partitioner recorded; then totals per axis and
-    `total_bytes_per_device`. A human table by default, JSON with `json`:
+    `total_bytes_per_device`. In a program with layer calls (the module's
+    `weft.call_sites`, written by weft-inline-calls), the collectives are
+    then tallied by call (an op inlined from a call counts for the
+    outermost call it came through, forward and backward: autodiff gives a
+    backward op its forward op's location), by function called, and
+    outside calls (docs/calls.md, "Reports by call"); a program without
+    calls gets none of these lines. A human table by default, JSON with
+    `json` (each collective's `call` and `callee`; `by_call`, `by_callee`,
+    `outside_calls`):
 
     ```
     weft-opt --weft-propagate --weft-partition --weft-comm-report=json p1.mlir -o /dev/null

@@ -15,6 +15,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -142,6 +143,12 @@ struct WeftInlineCalls
     unsigned inlined = 0;
     int64_t nextGroup = 0;
     llvm::DenseSet<func::FuncOp> callees;
+    // Which function each call called, for the reports by call.
+    llvm::MapVector<StringRef, SmallVector<Attribute>> sitesOf;
+    auto record = [&](func::CallOp call, func::FuncOp callee) {
+      sitesOf[callee.getSymName()].push_back(
+          StringAttr::get(module.getContext(), callSiteKey(call.getLoc())));
+    };
     for (func::FuncOp f : calls.order) {
       SmallVector<func::CallOp> sites;
       f.walk([&](func::CallOp call) { sites.push_back(call); });
@@ -165,6 +172,7 @@ struct WeftInlineCalls
         }
         bool remat = call->hasAttr(kRematAttr) ||
                      (rematAll && f.isPublic() && !f.isExternal());
+        record(call, callee);
         inlineCall(call, callee, remat, nextGroup);
         callees.insert(callee);
         ++inlined;
@@ -193,10 +201,30 @@ struct WeftInlineCalls
           vjpCalls.emplace_back(call, callee);
       });
       for (auto [call, callee] : vjpCalls) {
+        record(call, callee);
         inlineCall(call, callee, call->hasAttr(kRematAttr), nextGroup);
         callees.insert(callee);
         ++inlined;
       }
+    }
+
+    if (!sitesOf.empty()) {
+      // Added to what an earlier run recorded (weft-plan-layers runs the
+      // front on a copy of the module, and on the module).
+      llvm::MapVector<StringRef, SmallVector<Attribute>> all;
+      if (auto old = module->getAttrOfType<DictionaryAttr>(kCallSitesAttr))
+        for (NamedAttribute e : old)
+          if (auto calls = dyn_cast<ArrayAttr>(e.getValue()))
+            llvm::append_range(all[e.getName().getValue()], calls);
+      for (auto &[name, calls] : sitesOf)
+        llvm::append_range(all[name], calls);
+      SmallVector<NamedAttribute> entries;
+      for (auto &[name, calls] : all)
+        entries.push_back(
+            NamedAttribute(StringAttr::get(module.getContext(), name),
+                           ArrayAttr::get(module.getContext(), calls)));
+      module->setAttr(kCallSitesAttr,
+                      DictionaryAttr::get(module.getContext(), entries));
     }
 
     // The private callees nothing calls any more go (every call is gone, so

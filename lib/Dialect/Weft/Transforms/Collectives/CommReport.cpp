@@ -14,7 +14,9 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -42,6 +44,15 @@ struct Entry {
   int64_t overlap = -1;
   /// The root's group position (root collectives); -1 otherwise.
   int64_t root = -1;
+  /// The layer call it was inlined from (callSiteKey of the outermost call
+  /// site) and the function called, or empty.
+  std::string call, callee;
+};
+
+/// Collectives and bytes of one call site or callee.
+struct Tally {
+  int64_t collectives = 0, bytes = 0;
+  llvm::SetVector<StringRef> calls;
 };
 
 static int64_t numElements(RankedTensorType t) {
@@ -66,6 +77,7 @@ struct WeftCommReportPass
   void runOnOperation() override {
     SymbolTableCollection tables;
     std::vector<Entry> entries;
+    llvm::StringMap<std::string> calleeOf = readCallSites(getOperation());
     WalkResult walk = getOperation().walk([&](Operation *op) -> WalkResult {
       auto collective = dyn_cast<CollectiveOpInterface>(op);
       if (!collective || !collective.communicates())
@@ -95,6 +107,11 @@ struct WeftCommReportPass
         e.reason = reason.getValue().str();
       if (auto overlap = op->getAttrOfType<IntegerAttr>(kAsyncAttr))
         e.overlap = overlap.getInt();
+      if (LocationAttr call = outermostCallSite(op->getLoc())) {
+        e.call = callSiteKey(call);
+        auto it = calleeOf.find(e.call);
+        e.callee = it != calleeOf.end() ? it->second : "?";
+      }
       if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
         e.location = llvm::formatv("{0}:{1}:{2}", loc.getFilename(),
                                    loc.getLine(), loc.getColumn())
@@ -114,10 +131,32 @@ struct WeftCommReportPass
     llvm::raw_ostream &os = file->os();
     int64_t total = 0;
     llvm::MapVector<StringRef, int64_t> perAxes;
+    // By layer call and by function called, in program order; `outside`
+    // the collectives of ops written in the entry (the embedding, the head,
+    // the gradients' constraints to their parameters' layouts).
+    llvm::MapVector<StringRef, Tally> perCall, perCallee;
+    Tally outside;
     for (const Entry &e : entries) {
       total += e.bytes;
       perAxes[StringRef(json ? e.axesKey : e.axes)] += e.bytes;
+      Tally &site = e.call.empty() ? outside : perCall[e.call];
+      site.collectives += 1;
+      site.bytes += e.bytes;
+      if (e.call.empty())
+        continue;
+      Tally &fn = perCallee[e.callee];
+      fn.collectives += 1;
+      fn.bytes += e.bytes;
+      fn.calls.insert(e.call);
     }
+    // Calls of each function (with collectives or not).
+    llvm::StringMap<int64_t> callsOf;
+    for (auto &site : calleeOf)
+      ++callsOf[site.second];
+    auto calleeOfCall = [&](StringRef call) -> StringRef {
+      auto it = calleeOf.find(call);
+      return it != calleeOf.end() ? StringRef(it->second) : "?";
+    };
     if (json) {
       llvm::json::Array list;
       for (const Entry &e : entries) {
@@ -132,6 +171,10 @@ struct WeftCommReportPass
           o["overlap_ops"] = e.overlap;
         if (e.root >= 0)
           o["root"] = e.root;
+        if (!e.call.empty()) {
+          o["call"] = e.call;
+          o["callee"] = e.callee;
+        }
         list.push_back(std::move(o));
       }
       llvm::json::Object byAxis;
@@ -142,6 +185,26 @@ struct WeftCommReportPass
                                 {"total_bytes_per_device", total}};
       if (!profile.empty())
         report["machine_profile"] = profile;
+      if (!perCall.empty()) {
+        llvm::json::Array calls, callees;
+        for (auto &[call, t] : perCall)
+          calls.push_back(llvm::json::Object{{"call", call},
+                                             {"callee", calleeOfCall(call)},
+                                             {"collectives", t.collectives},
+                                             {"bytes_per_device", t.bytes}});
+        for (auto &[callee, t] : perCallee)
+          callees.push_back(llvm::json::Object{
+              {"callee", callee},
+              {"calls", callsOf.lookup(callee)},
+              {"calls_with_collectives", int64_t(t.calls.size())},
+              {"collectives", t.collectives},
+              {"bytes_per_device", t.bytes}});
+        report["by_call"] = std::move(calls);
+        report["by_callee"] = std::move(callees);
+        report["outside_calls"] =
+            llvm::json::Object{{"collectives", outside.collectives},
+                               {"bytes_per_device", outside.bytes}};
+      }
       os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
          << "\n";
     } else {
@@ -166,6 +229,28 @@ struct WeftCommReportPass
                           entries.size(), total, double(total) / 1024);
       if (!profile.empty())
         os << "plan priced with machine profile '" << profile << "'\n";
+      // Only for programs with layer calls: the others' reports are
+      // unchanged.
+      if (!perCall.empty()) {
+        os << "by layer call (its forward and backward ops):\n";
+        for (auto &[call, t] : perCall)
+          os << llvm::formatv("  {0,-40} {1,5} collective(s) {2,14} "
+                              "bytes/device\n",
+                              ("@" + calleeOfCall(call) + " at " + call).str(),
+                              t.collectives, t.bytes);
+        os << "by function called:\n";
+        for (auto &[callee, t] : perCallee)
+          os << llvm::formatv(
+              "  {0,-40} {1,5} collective(s) {2,14} "
+              "bytes/device\n",
+              ("@" + callee + ", " + Twine(callsOf.lookup(callee)) + " call(s)")
+                  .str(),
+              t.collectives, t.bytes);
+        os << llvm::formatv("  {0,-40} {1,5} collective(s) {2,14} "
+                            "bytes/device\n",
+                            "outside calls", outside.collectives,
+                            outside.bytes);
+      }
     }
     file->keep();
     markAllAnalysesPreserved();
