@@ -24,3 +24,19 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = func.call @external(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// weft.call_sites is weft-inline-calls' record of the calls it flattened
+// (the comm report's tallies by call read it): anything but a dictionary
+// of arrays of strings on the module is an error, not a wrong tally.
+// expected-error@+1 {{weft.call_sites records the calls weft-inline-calls flattened, a dictionary from function names to arrays of call locations as strings}}
+module attributes {weft.call_sites = {layer = [1, "x"]}} {
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op weft.call_sites records the calls}}
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> attributes {weft.call_sites = {}} {
+  return %x : tensor<4xf32>
+}

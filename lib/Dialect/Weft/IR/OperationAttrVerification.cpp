@@ -15,6 +15,7 @@
 
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -41,6 +42,29 @@ static LogicalResult verifyLossSeed(Operation *op, NamedAttribute attr) {
   return success();
 }
 
+/// `weft.call_sites`: on the module, a dictionary from function names to
+/// arrays of call locations as strings (weft-inline-calls writes it, the
+/// comm report reads it).
+static LogicalResult verifyCallSites(Operation *op, NamedAttribute attr) {
+  auto error = [&]() {
+    return op->emitOpError()
+           << kCallSitesAttr
+           << " records the calls weft-inline-calls flattened, a dictionary "
+              "from function names to arrays of call locations as strings "
+              "({layer = [\"m.mlir:33:8\"]}) on the module; got "
+           << attr.getValue();
+  };
+  auto sites = dyn_cast<DictionaryAttr>(attr.getValue());
+  if (!isa<ModuleOp>(op) || !sites)
+    return error();
+  for (NamedAttribute entry : sites) {
+    auto calls = dyn_cast<ArrayAttr>(entry.getValue());
+    if (!calls || !llvm::all_of(calls, llvm::IsaPred<StringAttr>))
+      return error();
+  }
+  return success();
+}
+
 LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == LossSeedAttrHelper::getNameStr())
@@ -50,6 +74,8 @@ LogicalResult WeftDialect::verifyOperationAttribute(Operation *op,
            << attr.getName().getValue()
            << " marks a function result (the step's overflow check), not "
               "an op";
+  if (attr.getName() == kCallSitesAttr)
+    return verifyCallSites(op, attr);
   if (attr.getName() != kVocabSizeAttr)
     return success();
   auto block = dyn_cast<BlockIndexedOpInterface>(op);

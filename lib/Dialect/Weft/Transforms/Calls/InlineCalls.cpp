@@ -209,17 +209,10 @@ struct WeftInlineCalls
     }
 
     if (!sitesOf.empty()) {
-      // Added to what an earlier run recorded (weft-plan-layers runs the
-      // front on a copy of the module, and on the module).
-      llvm::MapVector<StringRef, SmallVector<Attribute>> all;
-      if (auto old = module->getAttrOfType<DictionaryAttr>(kCallSitesAttr))
-        for (NamedAttribute e : old)
-          if (auto calls = dyn_cast<ArrayAttr>(e.getValue()))
-            llvm::append_range(all[e.getName().getValue()], calls);
-      for (auto &[name, calls] : sitesOf)
-        llvm::append_range(all[name], calls);
+      // Replaces what a previous compile recorded: a program whose calls
+      // are flattened already has none left to record, and keeps it.
       SmallVector<NamedAttribute> entries;
-      for (auto &[name, calls] : all)
+      for (auto &[name, calls] : sitesOf)
         entries.push_back(
             NamedAttribute(StringAttr::get(module.getContext(), name),
                            ArrayAttr::get(module.getContext(), calls)));
