@@ -812,27 +812,21 @@ void CallLoopBuilder::emitRanges(OpBuilder &b, StringRef what,
       f << ", " << idx << ", " << kSlots << "[" << s << "]);\n";
     }
   };
+  using Pair = std::pair<int64_t, int64_t>;
+  auto minus = [](Pair x, Pair y) -> Pair {
+    return {x.first - y.first, x.second - y.second};
+  };
   auto same = [&](size_t a, size_t bb, size_t c, size_t d) {
-    return items[bb].first - items[a].first ==
-               items[d].first - items[c].first &&
-           items[bb].second - items[a].second ==
-               items[d].second - items[c].second;
+    return minus(items[bb], items[a]) == minus(items[d], items[c]);
   };
   auto always = [](size_t, size_t, size_t) { return true; };
   // Three repetitions at least: two (index, slot) pairs are always affine,
   // and a period as long as a small model's layer count would take the
   // place of the layer's period.
   SmallVector<Periodic> loops = findPeriodic(items.size(), 3, same, always);
-  using Pair = std::pair<int64_t, int64_t>;
   auto at = [&](const Periodic &p, size_t q) { return items[p.start + q]; };
   auto stepOf = [&](const Periodic &p, size_t q) -> Pair {
-    if (p.count == 1)
-      return {0, 0};
-    return {at(p, p.period + q).first - at(p, q).first,
-            at(p, p.period + q).second - at(p, q).second};
-  };
-  auto minus = [](Pair x, Pair y) -> Pair {
-    return {x.first - y.first, x.second - y.second};
+    return p.count == 1 ? Pair{0, 0} : minus(at(p, p.period + q), at(p, q));
   };
   // Loops over i of one shape whose statements advance by a constant.
   auto sameLoop = [&](size_t a, size_t bb, size_t c, size_t d) {

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::weft {
 
@@ -107,11 +108,8 @@ StringAttr getResultName(func::FuncOp func, unsigned i);
 void setArgName(func::FuncOp func, unsigned i, StringRef name);
 void setResultName(func::FuncOp func, unsigned i, StringRef name);
 
-//===--- Views
-//-------------------------------------------------------------===//
+//===--- Calls flattened by weft-inline-calls -------------------------===//
 
-/// Whether `op` exists only in the local view: a collective,
-/// weft.slice_shard, or a weft.embed with a vocabulary mesh.
 /// The key of a call's location in weft.call_sites: `file:line:col` for a
 /// file location (seen through names), else the location as printed.
 std::string callSiteKey(Location loc);
@@ -123,6 +121,11 @@ LocationAttr outermostCallSite(Location loc);
 /// module has none, or it is malformed).
 llvm::StringMap<std::string> readCallSites(ModuleOp module);
 
+//===--- Views
+//-------------------------------------------------------------===//
+
+/// Whether `op` exists only in the local view: a collective,
+/// weft.slice_shard, or a weft.embed with a vocabulary mesh.
 bool isLocalViewOp(Operation *op);
 /// Whether any argument or result of `func` carries a `weft.global_type`.
 bool hasGlobalTypes(func::FuncOp func);

@@ -76,18 +76,11 @@ RankedTensorType typeOf(CollectiveOpInterface c) {
   return cast<RankedTensorType>(c->getResult(0).getType());
 }
 
-/// The layer call `v` was computed in: the caller of its definition's
-/// outermost call-site location (seen through names), or null.
+/// The layer call `v` was computed in (outermostCallSite of its
+/// definition's location), or null.
 LocationAttr callOf(Value v) {
   Operation *def = v.getDefiningOp();
-  if (!def)
-    return {};
-  Location loc = def->getLoc();
-  while (auto name = dyn_cast<NameLoc>(loc))
-    loc = name.getChildLoc();
-  if (auto site = dyn_cast<CallSiteLoc>(loc))
-    return site.getCaller();
-  return {};
+  return def ? outermostCallSite(def->getLoc()) : LocationAttr();
 }
 
 struct Group {

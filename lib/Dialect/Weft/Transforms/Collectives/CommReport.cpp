@@ -49,9 +49,11 @@ struct Entry {
   std::string call, callee;
 };
 
-/// Collectives and bytes of one call site or callee.
+/// Collectives and bytes of one call site (and the function it called)
+/// or of one function (and its call sites with collectives).
 struct Tally {
   int64_t collectives = 0, bytes = 0;
+  StringRef callee;
   llvm::SetVector<StringRef> calls;
 };
 
@@ -142,6 +144,7 @@ struct WeftCommReportPass
       Tally &site = e.call.empty() ? outside : perCall[e.call];
       site.collectives += 1;
       site.bytes += e.bytes;
+      site.callee = e.callee;
       if (e.call.empty())
         continue;
       Tally &fn = perCallee[e.callee];
@@ -153,10 +156,6 @@ struct WeftCommReportPass
     llvm::StringMap<int64_t> callsOf;
     for (auto &site : calleeOf)
       ++callsOf[site.second];
-    auto calleeOfCall = [&](StringRef call) -> StringRef {
-      auto it = calleeOf.find(call);
-      return it != calleeOf.end() ? StringRef(it->second) : "?";
-    };
     if (json) {
       llvm::json::Array list;
       for (const Entry &e : entries) {
@@ -189,7 +188,7 @@ struct WeftCommReportPass
         llvm::json::Array calls, callees;
         for (auto &[call, t] : perCall)
           calls.push_back(llvm::json::Object{{"call", call},
-                                             {"callee", calleeOfCall(call)},
+                                             {"callee", t.callee},
                                              {"collectives", t.collectives},
                                              {"bytes_per_device", t.bytes}});
         for (auto &[callee, t] : perCallee)
@@ -232,24 +231,19 @@ struct WeftCommReportPass
       // Only for programs with layer calls: the others' reports are
       // unchanged.
       if (!perCall.empty()) {
-        os << "by layer call (its forward and backward ops):\n";
-        for (auto &[call, t] : perCall)
+        auto line = [&](const Twine &label, const Tally &t) {
           os << llvm::formatv("  {0,-40} {1,5} collective(s) {2,14} "
                               "bytes/device\n",
-                              ("@" + calleeOfCall(call) + " at " + call).str(),
-                              t.collectives, t.bytes);
+                              label.str(), t.collectives, t.bytes);
+        };
+        os << "by layer call (its forward and backward ops):\n";
+        for (auto &[call, t] : perCall)
+          line("@" + t.callee + " at " + call, t);
         os << "by function called:\n";
         for (auto &[callee, t] : perCallee)
-          os << llvm::formatv(
-              "  {0,-40} {1,5} collective(s) {2,14} "
-              "bytes/device\n",
-              ("@" + callee + ", " + Twine(callsOf.lookup(callee)) + " call(s)")
-                  .str(),
-              t.collectives, t.bytes);
-        os << llvm::formatv("  {0,-40} {1,5} collective(s) {2,14} "
-                            "bytes/device\n",
-                            "outside calls", outside.collectives,
-                            outside.bytes);
+          line("@" + callee + ", " + Twine(callsOf.lookup(callee)) + " call(s)",
+               t);
+        line("outside calls", outside);
       }
     }
     file->keep();

@@ -188,23 +188,25 @@ uint64_t stateHash(const State &st) {
 /// pruned, and compares candidates without building them. Copying the
 /// parent for every transition, once more for every new state, and
 /// comparing whole states was half of T2's propagation
-/// (docs/propagation.md, "States as deltas").
+/// (docs/propagation.md, "States as deltas"). Positions are indices in the
+/// base state, found once by the transition.
 struct Delta {
-  /// (index in the base state, new mask): at most one per index.
+  /// (index, new mask): at most one per index.
   SmallVector<std::pair<unsigned, uint64_t>, 4> masks;
   /// The step's result, when it stays live (its value is never in the
-  /// base: it is defined by the step).
+  /// base: it is defined by the step), inserted before index `insertAt`.
   bool inserts = false;
   Entry inserted{0, 0, 0};
-  /// Values removed (the step's dying values, sorted); some may be absent.
-  ArrayRef<int> dying;
+  unsigned insertAt = 0;
+  /// Indices of the entries removed (the step's dying values), ascending.
+  SmallVector<unsigned, 4> cuts;
   /// Entries of the state the delta makes.
   unsigned size = 0;
 
   void clear() {
     masks.clear();
     inserts = false;
-    dying = {};
+    cuts.clear();
     size = 0;
   }
   uint64_t maskAt(const State &base, unsigned i) const {
@@ -223,31 +225,26 @@ struct Delta {
   }
 };
 
-/// The entries of base + delta in value order (with `dropDying` off, the
-/// dying values too: the memory check reads the state before they go).
+/// The entries of base + delta in order. The transition's memory check
+/// walks it before the cuts are set, so it sees the dying values too.
 class DeltaCursor {
 public:
-  DeltaCursor(const State &base, const Delta &d, bool dropDying = true)
-      : base(base), d(d), dy(d.dying.begin()),
-        dyEnd(dropDying ? d.dying.end() : d.dying.begin()) {}
+  DeltaCursor(const State &base, const Delta &d) : base(base), d(d) {}
   bool next(Entry &out) {
     while (true) {
-      bool haveBase = i < base.size();
-      if (d.inserts && !insertedDone &&
-          (!haveBase || d.inserted.val < base[i].val)) {
+      if (d.inserts && !insertedDone && i == d.insertAt) {
         insertedDone = true;
         out = d.inserted;
         return true;
       }
-      if (!haveBase)
+      if (i >= base.size())
         return false;
-      out = base[i];
-      out.mask = d.maskAt(base, i);
-      ++i;
-      while (dy != dyEnd && unsigned(*dy) < out.val)
-        ++dy;
-      if (dy == dyEnd || unsigned(*dy) != out.val)
-        return true;
+      unsigned at = i++;
+      if (llvm::is_contained(d.cuts, at))
+        continue;
+      out = base[at];
+      out.mask = d.maskAt(base, at);
+      return true;
     }
   }
 
@@ -256,38 +253,21 @@ private:
   const Delta &d;
   unsigned i = 0;
   bool insertedDone = false;
-  const int *dy, *dyEnd;
 };
 
-/// Index of value `val` in `st` (sorted by value), or st.size().
-unsigned indexOf(const State &st, unsigned val) {
-  const Entry *e = llvm::lower_bound(
-      st, val, [](const Entry &a, unsigned v) { return a.val < v; });
-  return e != st.end() && e->val == val ? unsigned(e - st.begin())
-                                        : unsigned(st.size());
-}
-
-/// Indices in `base` of the delta's dying values, ascending.
-SmallVector<unsigned, 4> dyingIndices(const State &base, const Delta &d) {
-  SmallVector<unsigned, 4> at;
-  for (int val : d.dying)
-    if (unsigned i = indexOf(base, unsigned(val)); i < base.size())
-      at.push_back(i);
-  return at;
+/// Index of the first entry of `st` (sorted by value) whose value is not
+/// below `val`.
+unsigned lowerIndex(const State &st, unsigned val) {
+  return unsigned(
+      llvm::lower_bound(st, val,
+                        [](const Entry &a, unsigned v) { return a.val < v; }) -
+      st.begin());
 }
 
 /// Writes base + delta to `out`: the base's runs between the entries the
 /// delta drops are block copies (an entry-by-entry walk was a fifth of the
 /// search).
 void materialize(const State &base, const Delta &d, State &out) {
-  SmallVector<unsigned, 4> cuts = dyingIndices(base, d);
-  unsigned insertAt =
-      d.inserts ? unsigned(llvm::lower_bound(base, d.inserted.val,
-                                             [](const Entry &a, unsigned v) {
-                                               return a.val < v;
-                                             }) -
-                           base.begin())
-                : unsigned(base.size()) + 1;
   out.resize_for_overwrite(d.size);
   Entry *o = out.data();
   auto copy = [&](unsigned from, unsigned to) {
@@ -298,14 +278,14 @@ void materialize(const State &base, const Delta &d, State &out) {
   unsigned i = 0;
   bool pending = d.inserts;
   auto insertBefore = [&](unsigned end) {
-    if (pending && insertAt >= i && insertAt <= end) {
-      copy(i, insertAt);
+    if (pending && d.insertAt >= i && d.insertAt <= end) {
+      copy(i, d.insertAt);
       *o++ = d.inserted;
-      i = insertAt;
+      i = d.insertAt;
       pending = false;
     }
   };
-  for (unsigned cut : cuts) {
+  for (unsigned cut : d.cuts) {
     insertBefore(cut);
     copy(i, cut);
     i = cut + 1;
@@ -315,10 +295,10 @@ void materialize(const State &base, const Delta &d, State &out) {
   assert(o == out.data() + d.size && "the delta's size");
   // The new masks, at each entry's index in `out`.
   for (auto &[at, mask] : d.masks) {
-    if (llvm::is_contained(cuts, at))
+    if (llvm::is_contained(d.cuts, at))
       continue;
-    unsigned pos = at + (insertAt <= at ? 1 : 0);
-    for (unsigned cut : cuts)
+    unsigned pos = at + (d.inserts && d.insertAt <= at ? 1 : 0);
+    for (unsigned cut : d.cuts)
       pos -= cut < at ? 1 : 0;
     out[pos].mask = mask;
   }
@@ -346,8 +326,7 @@ bool sameContent(const State &baseA, const Delta &dA, const State &baseB,
     }
     return true;
   }
-  SmallVector<unsigned, 4> dying = dyingIndices(baseA, dA);
-  SmallVector<unsigned, 8> special(dying.begin(), dying.end());
+  SmallVector<unsigned, 8> special(dA.cuts.begin(), dA.cuts.end());
   for (auto &[at, mask] : dA.masks)
     special.push_back(at);
   for (auto &[at, mask] : dB.masks)
@@ -362,7 +341,7 @@ bool sameContent(const State &baseA, const Delta &dA, const State &baseB,
     i = at + 1;
     if (baseA[at].val != baseB[at].val)
       return false;
-    if (llvm::is_contained(dying, at))
+    if (llvm::is_contained(dA.cuts, at))
       continue;
     if (baseA[at].id != baseB[at].id ||
         dA.maskAt(baseA, at) != dB.maskAt(baseB, at))
@@ -590,12 +569,8 @@ public:
     d.clear();
     // Entries are sorted by value index.
     auto find = [&](int val) -> int {
-      const Entry *e =
-          llvm::lower_bound(st, unsigned(val), [](const Entry &a, unsigned v) {
-            return a.val < v;
-          });
-      return e != st.end() && e->val == unsigned(val) ? int(e - st.begin())
-                                                      : -1;
+      unsigned at = lowerIndex(st, unsigned(val));
+      return at < st.size() && st[at].val == unsigned(val) ? int(at) : -1;
     };
     int resId;
     if (!step.op) {
@@ -710,17 +685,19 @@ public:
     if (resultLive) {
       d.inserts = true;
       d.inserted = {unsigned(step.result), unsigned(resId), 0};
+      d.insertAt = lowerIndex(st, d.inserted.val);
       ++d.size;
       if (hash)
         *hash += entryHash(d.inserted);
     }
     if (memoryBudget > 0 && !withinBudget(st, d, step, resId, resultLive, hash))
       return false;
-    d.dying = step.dying;
+    // step.dying is sorted by value, so the cuts are ascending.
     for (int val : step.dying) {
       int e = find(val);
       if (e < 0)
         continue;
+      d.cuts.push_back(e);
       --d.size;
       if (hash)
         *hash -= entryHash({st[e].val, st[e].id, d.maskAt(st, e)});
@@ -763,7 +740,7 @@ public:
       return permBytes + double(peak) <= memoryBudget;
     }
     double live = resultLive ? 0 : res.bytes[resId];
-    DeltaCursor cursor(st, d, /*dropDying=*/false);
+    DeltaCursor cursor(st, d); // No cuts yet: the dying values count.
     Entry e;
     while (cursor.next(e)) {
       if (e.val >= kPermVal)
