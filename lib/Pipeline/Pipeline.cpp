@@ -82,8 +82,9 @@ static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
     // A pipeline from the layer calls, while they are calls
     // (docs/pipeline.md, "Stages from layer calls").
     if (o.pipelineStages > 0)
-      pm.addPass(createWeftStageCalls(WeftStageCallsOptions{
-          o.pipelineStages, o.pipelineMicroBatches, "stage"}));
+      pm.addPass(createWeftStageCalls(
+          WeftStageCallsOptions{o.pipelineStages, o.pipelineMicroBatches,
+                                "stage", o.pipelineSchedule}));
     // Calls first: every later pass sees one flat function (docs/calls.md).
     pm.addPass(createWeftInlineCalls(WeftInlineCallsOptions{o.rematLayers}));
     // The training passes see the mesh as declared (the optimizer's ZeRO-1

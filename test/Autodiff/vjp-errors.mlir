@@ -30,7 +30,7 @@ func.func private @f(%w: tensor<4x4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
   return %y : tensor<4xf32>
 }
 // The cotangent is missing.
-// expected-error@+1 {{the vjp of @f takes its arguments and the cotangent of its result, and returns one gradient per argument (its layout may be left out): '(tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>)', not '(tensor<4x4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>)'}}
+// expected-error@+1 {{the vjp of @f takes its arguments and the cotangent of its result, and returns one gradient per float argument (its layout may be left out): '(tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>)', not '(tensor<4x4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>)'}}
 func.func private @g(tensor<4x4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) attributes {weft.vjp_of = @f}
 
 // -----
@@ -40,10 +40,11 @@ func.func private @g(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> attributes {
 
 // -----
 
-// A vjp of a function with an integer argument: it has no gradient.
+// An integer argument has no gradient: a gradient declared for it is an
+// error.
 func.func private @f(%ids: tensor<4xi32>, %t: tensor<8x2xf32>) -> tensor<4x2xf32> {
   %e = weft.embed "b,vd->bd" (%ids, %t) : (tensor<4xi32>, tensor<8x2xf32>) -> tensor<4x2xf32>
   return %e : tensor<4x2xf32>
 }
-// expected-error@+1 {{argument #0 of @f has type 'tensor<4xi32>': a vjp differentiates every argument, and only float tensors have gradients}}
+// expected-error@+1 {{the vjp of @f takes its arguments and the cotangent of its result, and returns one gradient per float argument (its layout may be left out): '(tensor<4xi32>, tensor<8x2xf32>, tensor<4x2xf32>) -> tensor<8x2xf32>', not '(tensor<4xi32>, tensor<8x2xf32>, tensor<4x2xf32>) -> (tensor<4xi32>, tensor<8x2xf32>)'}}
 func.func private @g(tensor<4xi32>, tensor<8x2xf32>, tensor<4x2xf32>) -> (tensor<4xi32>, tensor<8x2xf32>) attributes {weft.vjp_of = @f}

@@ -232,6 +232,15 @@ static cl::opt<int64_t> pipelineMicroBatches(
              "number of micro-batches M the batch (dimension 0 of the "
              "chain's input) is split into (default 2N)"),
     cl::init(0), cl::value_desc("M"), cl::cat(weftcCat));
+static cl::opt<std::string> pipelineSchedule(
+    "pipeline-schedule",
+    cl::desc("With --pipeline-stages (or calls with weft.stage): gpipe "
+             "(default: all forward micro-batches, then all backward ones) "
+             "or 1f1b (PipeDream-flush: each micro-batch's backward starts "
+             "at its loss; a stage holds at most 2N - 1 stage inputs; the "
+             "loss must be a sum over the batch's rows; docs/pipeline.md "
+             "\"1F1B from layer calls\")"),
+    cl::init("gpipe"), cl::value_desc("gpipe|1f1b"), cl::cat(weftcCat));
 static cl::opt<bool> outlineLayers(
     "outline-layers",
     cl::desc("Compile each layer function's equal copies once: the local "
@@ -401,6 +410,11 @@ static bool checkTrainingOptions() {
                  << ": the number of stages is 1 or more (0: off)\n";
     return false;
   }
+  if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b") {
+    llvm::errs() << "weftc: error: --pipeline-schedule=" << pipelineSchedule
+                 << ": gpipe or 1f1b\n";
+    return false;
+  }
   if (pipelineMicroBatches.getNumOccurrences() && pipelineMicroBatches < 1) {
     llvm::errs() << "weftc: error: --pipeline-micro-batches="
                  << pipelineMicroBatches << ": at least 1 micro-batch\n";
@@ -556,6 +570,7 @@ void setPipelineOptions(mlir::weft::WeftPipelineOptions &o, bool local) {
   o.rematLayers = rematLayers;
   o.pipelineStages = pipelineStages;
   o.pipelineMicroBatches = pipelineMicroBatches;
+  o.pipelineSchedule = pipelineSchedule;
   // A memory budget's estimate is of the partitioner's order: starting
   // collectives earlier keeps buffers alive longer, so with a budget the
   // schedule runs only when asked for (--schedule).
@@ -718,6 +733,12 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (pipelineMicroBatches.getNumOccurrences() && options.pipelineStages == 0) {
     llvm::errs() << "weftc: error: --pipeline-micro-batches="
                  << pipelineMicroBatches
+                 << " needs --pipeline-stages or layer calls with "
+                    "weft.stage\n";
+    return 1;
+  }
+  if (pipelineSchedule.getNumOccurrences() && options.pipelineStages == 0) {
+    llvm::errs() << "weftc: error: --pipeline-schedule=" << pipelineSchedule
                  << " needs --pipeline-stages or layer calls with "
                     "weft.stage\n";
     return 1;

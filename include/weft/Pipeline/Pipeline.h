@@ -118,6 +118,10 @@ struct WeftPipelineOptions : public PassPipelineOptions<WeftPipelineOptions> {
       *this, "pipeline-micro-batches",
       llvm::cl::desc("With pipeline-stages: micro-batches (0: 2N)"),
       llvm::cl::init(0)};
+  Option<std::string> pipelineSchedule{
+      *this, "pipeline-schedule",
+      llvm::cl::desc("With pipeline-stages: gpipe or 1f1b"),
+      llvm::cl::init("gpipe")};
   Option<int64_t> microBatches{
       *this, "micro-batches",
       llvm::cl::desc("Accumulate the gradients over K micro-batches "

@@ -186,6 +186,22 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
     once per stage (other than einsum, map, reduce, shard, or one that
     reads no stacked value). Off (N = 0 and no `weft.stage`) by default; a
     negative N or M is an error.
+
+    With `schedule=1f1b` (weftc `--pipeline-schedule=1f1b`, docs/pipeline.md
+    "1F1B from layer calls") the entry is rewritten into the 1F1B ticks of
+    docs/pipeline.md ("1F1B"), and returns the loss and one gradient per
+    parameter (`weft.grad_of`), so --weft-autodiff leaves it as it is: the
+    stage's layers, the ops after the chain (the loss, on one micro-batch)
+    and the ops before it (the embedding) become private functions with
+    `weft.vjp_of` declarations; stage s forwards micro-batch t - s and
+    backwards t - 2(N - 1) + s at tick t. The loss must be a sum over the
+    batch's rows: after the chain every op is an einsum, map, reduce or
+    shard; the batch's letter stays until an einsum or a sum reduce
+    contracts it, and from there on only linear ops follow (add and sub of
+    such values, neg, scale, mul or einsum by one value that does not
+    depend on the batch, div by one); a value the loss reads with the
+    batch's rows (labels) is split into micro-batches like the chain's
+    input; anything else is an error at the op.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
@@ -194,6 +210,10 @@ def WeftStageCalls : Pass<"weft-stage-calls", "::mlir::ModuleOp"> {
            "Number of micro-batches M (0: 2N)">,
     Option<"axis", "axis", "std::string", /*default=*/"\"stage\"",
            "The mesh axis the stages are split over">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"gpipe\"",
+           "gpipe (autodiff reverses the forward ticks) or 1f1b (the entry "
+           "returns its own gradients: each micro-batch's backward starts "
+           "at its loss tick)">,
   ];
   let dependentDialects = ["::mlir::weft::WeftDialect"];
 }

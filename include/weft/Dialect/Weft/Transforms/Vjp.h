@@ -22,14 +22,15 @@ inline constexpr llvm::StringLiteral kVjpOfAttr =
 
 /// Reverse mode with a given cotangent: `f` has one block returning one
 /// tensor y, and its last argument is the cotangent of y; every other
-/// argument must be a float tensor. Replaces f's results by (y, the
-/// gradient of <y, cotangent> with respect to each other argument, in
-/// argument order), with the rules --weft-autodiff uses. Autodiff.cpp.
+/// argument is a float or integer tensor. Replaces f's results by (y, the
+/// gradient of <y, cotangent> with respect to each other float argument,
+/// in argument order; integer ones have none), with the rules
+/// --weft-autodiff uses. Autodiff.cpp.
 LogicalResult differentiateWithCotangent(func::FuncOp f);
 
 /// Writes the body of every declaration of `module` marked
 /// `weft.vjp_of = @f` (its signature: f's arguments and the cotangent of
-/// f's result in, one gradient per argument of f out) and drops the mark.
+/// f's result in, one gradient per float argument of f out) and drops the mark.
 /// The functions it differentiates must be free of calls. Errors name the
 /// declaration. ExpandVjp.cpp.
 LogicalResult expandVjpDeclarations(ModuleOp module);

@@ -3,11 +3,12 @@
 // A declaration marked `weft.vjp_of = @f` stands for the vector-Jacobian
 // product of @f: called with f's arguments and the cotangent of f's one
 // result, it returns the gradient of <f(args), cotangent> with respect to
-// each argument. weft-inline-calls asks for its body here once every other
-// call is flattened: a copy of f's body, differentiated by the autodiff
-// rules seeded with the cotangent (differentiateWithCotangent). So the
-// backward of one call, recomputing its forward from its arguments, can sit
-// anywhere in a forward program: a 1F1B pipeline's ticks (docs/pipeline.md).
+// each float argument (integer ones, token ids, have none). weft-inline-calls
+// asks for its body here once every other call is flattened: a copy of f's
+// body, differentiated by the autodiff rules seeded with the cotangent
+// (differentiateWithCotangent). So the backward of one call, recomputing its
+// forward from its arguments, can sit anywhere in a forward program: a 1F1B
+// pipeline's ticks (docs/pipeline.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,10 +47,26 @@ static LogicalResult expandOne(func::FuncOp decl, SymbolTable &symbols) {
     return decl.emitError() << kVjpOfAttr << " names " << of
                             << ", which returns " << f.getNumResults()
                             << " values: a vjp is of a function of one result";
+  // One gradient per float argument: an integer argument (token ids, a
+  // label) has none, as jax.vjp gives it a float0.
   SmallVector<Type> inputs(f.getArgumentTypes());
   inputs.push_back(f.getResultTypes()[0]);
-  auto expected =
-      FunctionType::get(decl.getContext(), inputs, f.getArgumentTypes());
+  SmallVector<Type> gradTypes;
+  for (auto [i, type] : llvm::enumerate(f.getArgumentTypes())) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t)
+      return decl.emitError()
+             << "argument #" << i << " of " << of << " has type " << type
+             << ": a vjp's function takes tensors";
+    if (isa<FloatType>(t.getElementType()))
+      gradTypes.push_back(type);
+    else if (!t.getElementType().isSignlessInteger())
+      return decl.emitError()
+             << "argument #" << i << " of " << of << " has type " << type
+             << ": a vjp differentiates float tensors and passes integer "
+                "ones";
+  }
+  auto expected = FunctionType::get(decl.getContext(), inputs, gradTypes);
   // A gradient's declared type may leave out its argument's layout (then
   // propagation picks it: a pipeline keeps each tick's partial sum).
   auto sameUpToLayout = [](TypeRange a, TypeRange b) {
@@ -63,17 +80,9 @@ static LogicalResult expandOne(func::FuncOp decl, SymbolTable &symbols) {
     return decl.emitError()
            << "the vjp of " << of
            << " takes its arguments and the cotangent of its result, and "
-              "returns one gradient per argument (its layout may be left "
-              "out): "
+              "returns one gradient per float argument (its layout may be "
+              "left out): "
            << expected << ", not " << decl.getFunctionType();
-  for (auto [i, type] : llvm::enumerate(f.getArgumentTypes())) {
-    auto t = dyn_cast<RankedTensorType>(type);
-    if (!t || !isa<FloatType>(t.getElementType()))
-      return decl.emitError()
-             << "argument #" << i << " of " << of << " has type " << type
-             << ": a vjp differentiates every argument, and only float "
-                "tensors have gradients";
-  }
   WalkResult calls = f.walk([&](func::CallOp call) {
     call.emitError() << "a call inside " << of << ", whose vjp @"
                      << decl.getSymName()

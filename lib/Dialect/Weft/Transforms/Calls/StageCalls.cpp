@@ -29,6 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StageCalls.h"
+
 #include "weft/Dialect/Weft/IR/FuncUtils.h"
 #include "weft/Dialect/Weft/IR/IndexSpec.h"
 #include "weft/Dialect/Weft/IR/WeftBuilders.h"
@@ -241,11 +243,160 @@ FailureOr<func::FuncOp> buildStackedLayer(func::FuncOp callee, int64_t act,
   return abandon();
 }
 
+} // namespace
+
+namespace mlir::weft::stage {
+
+Ticks::Ticks(OpBuilder &b, Location loc, const Chain &chain)
+    : b(b), loc(loc), c(chain) {
+  Type elt = c.h0Type.getElementType();
+  vecType = RankedTensorType::get(
+      {c.n}, elt,
+      ShardingAttr::get(c.mesh, SmallVector<SmallVector<StringRef>>{{c.axis}}));
+  pos = IotaOp::create(b, loc, vecType, FlatSymbolRefAttr(), ArrayAttr());
+  npos = MapOp::create(b, loc, vecType, MapKind::Neg, "s->s", ValueRange{pos},
+                       FloatAttr());
+  first = stageMask(0, 0);
+  last = stageMask(c.n - 1, c.n - 1);
+}
+
+Value Ticks::stageMask(int64_t s0, int64_t s1) {
+  auto map1 = [&](MapKind kind, Value x, double scalar) -> Value {
+    return MapOp::create(b, loc, vecType, kind, "s->s", ValueRange{x},
+                         scalar == 0 && kind != MapKind::Shift
+                             ? FloatAttr()
+                             : b.getF64FloatAttr(scalar));
+  };
+  // step(s - s0 + 1/2) x step(s1 - s + 1/2); one factor where the other is
+  // 1 everywhere.
+  Value lo = s0 > 0 ? map1(MapKind::Step,
+                           map1(MapKind::Shift, pos, 0.5 - double(s0)), 0)
+                    : Value();
+  Value hi =
+      s1 < c.n - 1
+          ? map1(MapKind::Step, map1(MapKind::Shift, npos, double(s1) + 0.5), 0)
+          : Value();
+  if (lo && hi)
+    return MapOp::create(b, loc, vecType, MapKind::Mul, "s,s->s",
+                         ValueRange{lo, hi}, FloatAttr());
+  if (lo || hi)
+    return lo ? lo : hi;
+  return ConstantOp::create(b, loc, vecType, b.getF64FloatAttr(1.0));
+}
+
+Value Ticks::microBatch(Value v, int64_t j) {
+  auto t = cast<RankedTensorType>(v.getType());
+  std::string x = restLetters(t.getRank() - 1);
+  auto typeOf = [&](ArrayRef<int64_t> lead) {
+    SmallVector<int64_t> shape(lead);
+    llvm::append_range(shape, t.getShape().drop_front());
+    return RankedTensorType::get(shape, t.getElementType());
+  };
+  // The reshape at the first micro-batch's slice (the ticks are in one
+  // block, in order).
+  Value &r = split[v];
+  if (!r)
+    r = ReshapeOp::create(b, loc, typeOf({c.rows, c.m}),
+                          "(bm)" + x + "->bm" + x, v);
+  Value xs = SliceOp::create(b, loc, typeOf({c.rows, 1}), r,
+                             b.getI64IntegerAttr(1), b.getI64IntegerAttr(j));
+  return ReshapeOp::create(b, loc, typeOf({c.rows}), "bj" + x + "->(bj)" + x,
+                           xs);
+}
+
+Value Ticks::column(Value slot) {
+  auto t = cast<RankedTensorType>(slot.getType());
+  std::string x = restLetters(t.getRank() - 1);
+  SmallVector<int64_t> shape{c.rows, 1};
+  llvm::append_range(shape, t.getShape().drop_front());
+  return ReshapeOp::create(b, loc,
+                           RankedTensorType::get(shape, t.getElementType()),
+                           "(bj)" + x + "->bj" + x, slot);
+}
+
+Value Ticks::join(ArrayRef<Value> columns, RankedTensorType batchType) {
+  std::string x = restLetters(batchType.getRank() - 1);
+  auto typeOf = [&](ArrayRef<int64_t> lead) {
+    SmallVector<int64_t> shape(lead);
+    llvm::append_range(shape, batchType.getShape().drop_front());
+    return RankedTensorType::get(shape, batchType.getElementType());
+  };
+  SmallVector<Value> parts(columns);
+  // Concatenate in groups of at most the op's operand limit.
+  unsigned maxOps = getMaxConcatOperands();
+  while (parts.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < parts.size(); i += maxOps) {
+      size_t e = std::min(parts.size(), i + maxOps);
+      if (e - i == 1) {
+        next.push_back(parts[i]);
+        continue;
+      }
+      int64_t len = 0;
+      for (size_t q = i; q < e; ++q)
+        len += cast<RankedTensorType>(parts[q].getType()).getDimSize(1);
+      SmallVector<Value> group(parts.begin() + i, parts.begin() + e);
+      next.push_back(
+          buildConcat(b, loc, typeOf({c.rows, len}), group, /*dim=*/1));
+    }
+    parts = next;
+  }
+  return ReshapeOp::create(b, loc, batchType, "bm" + x + "->(bm)" + x,
+                           parts.front());
+}
+
+Value Ticks::inject(Value mask, Value slot) {
+  std::string x = restLetters(c.h0Type.getRank() - 1);
+  return MapOp::create(b, loc, c.bufType, MapKind::Mul, "s,b" + x + "->sb" + x,
+                       ValueRange{mask, slot}, FloatAttr());
+}
+
+Value Ticks::readSlot(Value mask, Value buf) {
+  std::string x = restLetters(c.h0Type.getRank() - 1);
+  SmallVector<int64_t> shape{c.rows};
+  llvm::append_range(shape, c.h0Type.getShape().drop_front());
+  return EinsumOp::create(
+      b, loc, RankedTensorType::get(shape, c.h0Type.getElementType()),
+      "s,sb" + x + "->b" + x, ValueRange{mask, buf});
+}
+
+Value Ticks::shift(Value buf, int64_t by) {
+  return ShiftOp::create(b, loc, c.bufType, buf, b.getI64IntegerAttr(0),
+                         b.getI64IntegerAttr(by));
+}
+
+Value Ticks::maskSlots(Value mask, Value buf) {
+  std::string x = "sb" + restLetters(c.h0Type.getRank() - 1);
+  return MapOp::create(b, loc, c.bufType, MapKind::Mul, "s," + x + "->" + x,
+                       ValueRange{mask, buf}, FloatAttr());
+}
+
+Value Ticks::addSlots(Value x, Value y) {
+  std::string l = "sb" + restLetters(c.h0Type.getRank() - 1);
+  return MapOp::create(b, loc, c.bufType, MapKind::Add, l + "," + l + "->" + l,
+                       ValueRange{x, y}, FloatAttr());
+}
+
+Value Ticks::add(Value x, Value y) {
+  std::string l = placeholderLetters(x.getType());
+  return MapOp::create(b, loc, withoutSharding(x.getType()), MapKind::Add,
+                       l + "," + l + "->" + l, ValueRange{x, y}, FloatAttr());
+}
+
+} // namespace mlir::weft::stage
+
+namespace {
+
 struct StageCallsPass : public weft::impl::WeftStageCallsBase<StageCallsPass> {
   using WeftStageCallsBase::WeftStageCallsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (schedule != "gpipe" && schedule != "1f1b") {
+      mlir::emitError(module.getLoc())
+          << "weft-stage-calls: schedule=" << schedule << ": gpipe or 1f1b";
+      return signalPassFailure();
+    }
     if (stages < 0 || microBatches < 0) {
       // At the module's location with no op attached: nothing is dumped.
       mlir::emitError(module.getLoc())
@@ -530,36 +681,6 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   }
 
   // 3. The ticks, at the first call.
-  OpBuilder b(calls[0]);
-  Location loc = calls[0].getLoc();
-  Type elt = h0Type.getElementType();
-  auto vecType = RankedTensorType::get(
-      {n}, elt,
-      ShardingAttr::get(mesh, SmallVector<SmallVector<StringRef>>{{axis}}));
-  auto kindOf = [](StringRef name) { return *symbolizeMapKind(name); };
-  auto map1 = [&](StringRef kind, Value x, double scalar) -> Value {
-    return MapOp::create(b, loc, vecType, kindOf(kind), "s->s", ValueRange{x},
-                         b.getF64FloatAttr(scalar));
-  };
-  Value pos = IotaOp::create(b, loc, vecType, FlatSymbolRefAttr(), ArrayAttr());
-  Value npos = MapOp::create(b, loc, vecType, kindOf("neg"), "s->s",
-                             ValueRange{pos}, FloatAttr());
-  auto step = [&](Value x) -> Value {
-    return MapOp::create(b, loc, vecType, kindOf("step"), "s->s", ValueRange{x},
-                         FloatAttr());
-  };
-  Value firstMask = step(map1("shift", npos, 0.5));
-  Value lastMask = step(map1("shift", pos, -(double(n) - 1.5)));
-
-  std::string x = restLetters(h0Type.getRank() - 1);
-  SmallVector<int64_t> restShape(h0Type.getShape().drop_front());
-  auto tensorOf = [&](ArrayRef<int64_t> lead) {
-    SmallVector<int64_t> shape(lead);
-    llvm::append_range(shape, restShape);
-    return RankedTensorType::get(shape, elt);
-  };
-  Value h0r = ReshapeOp::create(b, loc, tensorOf({rows, m}),
-                                "(bm)" + x + "->bm" + x, h0);
   // The buffer: the activation's type with the stage dimension in front
   // and a micro-batch's rows (its layout, if the layer's signature gives
   // one, with the stage axis in front).
@@ -580,92 +701,86 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
       callee, act, isWeight, weights, bufType, n, mesh, axis, module);
   if (failed(stagesFn))
     return failure();
-  auto stackedLayer = [&](Value in, int64_t kk) -> Value {
-    SmallVector<Value> operands;
-    for (unsigned j = 0; j < numArgs; ++j)
-      operands.push_back((int64_t)j == act ? in
-                         : isWeight[j]     ? weights[j][kk]
-                                           : calls[0].getOperand(j));
-    auto call =
-        func::CallOp::create(b, calls[kk].getLoc(), *stagesFn, operands);
-    // A layer the user marked for recomputation stays marked.
-    if (Attribute remat = calls[kk]->getAttr("weft.remat"))
-      call->setAttr("weft.remat", remat);
-    return call.getResult(0);
-  };
-
-  Value buf;
-  SmallVector<Value> outs;
-  for (int64_t t = 0; t < m + n - 1; ++t) {
-    Value in;
-    if (t < m) {
-      Value xs =
-          SliceOp::create(b, loc, tensorOf({rows, 1}), h0r,
-                          b.getI64IntegerAttr(1), b.getI64IntegerAttr(t));
-      Value xt = ReshapeOp::create(b, loc, tensorOf({rows}),
-                                   "bj" + x + "->(bj)" + x, xs);
-      in = MapOp::create(b, loc, bufType, kindOf("mul"), "s,b" + x + "->sb" + x,
-                         ValueRange{firstMask, xt}, FloatAttr());
-    }
-    if (buf) {
-      Value sh = ShiftOp::create(b, loc, bufType, buf, b.getI64IntegerAttr(0),
-                                 b.getI64IntegerAttr(1));
-      in = in ? MapOp::create(b, loc, bufType, kindOf("add"),
-                              "sb" + x + ",sb" + x + "->sb" + x,
-                              ValueRange{sh, in}, FloatAttr())
-                    .getResult()
-              : sh;
-    }
-    for (int64_t kk = 0; kk < per; ++kk)
-      in = stackedLayer(in, kk);
-    buf = in;
-    if (t >= n - 1) {
-      Value y =
-          EinsumOp::create(b, loc, tensorOf({rows}), "s,sb" + x + "->b" + x,
-                           ValueRange{lastMask, buf});
-      outs.push_back(ReshapeOp::create(b, loc, tensorOf({rows, 1}),
-                                       "(bj)" + x + "->bj" + x, y));
-    }
-  }
-  // Concatenate in groups of at most the op's operand limit.
-  unsigned maxOps = getMaxConcatOperands();
-  SmallVector<Value> parts(outs);
-  while (parts.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i < parts.size(); i += maxOps) {
-      size_t e = std::min(parts.size(), i + maxOps);
-      if (e - i == 1) {
-        next.push_back(parts[i]);
-        continue;
+  stage::Chain chain;
+  chain.entry = entry;
+  chain.module = module;
+  chain.calls = calls;
+  chain.callee = callee;
+  chain.act = act;
+  chain.isWeight = isWeight;
+  chain.weights = weights;
+  chain.n = n;
+  chain.m = m;
+  chain.per = per;
+  chain.rows = rows;
+  chain.h0Type = h0Type;
+  chain.bufType = bufType;
+  chain.mesh = mesh;
+  chain.axis = axis;
+  chain.stagesFn = *stagesFn;
+  chain.erase = erase;
+  Location loc = calls[0].getLoc();
+  const bool oneFOneB = schedule == "1f1b";
+  if (oneFOneB) {
+    if (failed(stage::buildOneFOneB(chain)))
+      return failure();
+  } else {
+    OpBuilder b(calls[0]);
+    stage::Ticks ticks(b, calls[0].getLoc(), chain);
+    auto stackedLayer = [&](Value in, int64_t kk) -> Value {
+      SmallVector<Value> operands;
+      for (unsigned j = 0; j < numArgs; ++j)
+        operands.push_back((int64_t)j == act ? in
+                           : isWeight[j]     ? weights[j][kk]
+                                             : calls[0].getOperand(j));
+      auto call =
+          func::CallOp::create(b, calls[kk].getLoc(), *stagesFn, operands);
+      // A layer the user marked for recomputation stays marked.
+      if (Attribute remat = calls[kk]->getAttr("weft.remat"))
+        call->setAttr("weft.remat", remat);
+      return call.getResult(0);
+    };
+    Value buf;
+    SmallVector<Value> outs;
+    for (int64_t t = 0; t < m + n - 1; ++t) {
+      Value in;
+      if (t < m)
+        in = ticks.inject(ticks.firstMask(), ticks.microBatch(h0, t));
+      if (buf) {
+        Value sh = ticks.shift(buf, 1);
+        in = in ? ticks.addSlots(sh, in) : sh;
       }
-      int64_t len = 0;
-      for (size_t q = i; q < e; ++q)
-        len += cast<RankedTensorType>(parts[q].getType()).getDimSize(1);
-      SmallVector<Value> group(parts.begin() + i, parts.begin() + e);
-      next.push_back(
-          buildConcat(b, loc, tensorOf({rows, len}), group, /*dim=*/1));
+      for (int64_t kk = 0; kk < per; ++kk)
+        in = stackedLayer(in, kk);
+      buf = in;
+      if (t >= n - 1)
+        outs.push_back(ticks.column(ticks.readSlot(ticks.lastMask(), buf)));
     }
-    parts = next;
+    Value hk = ticks.join(outs, h0Type);
+    calls.back().getResult(0).replaceAllUsesWith(hk);
+    for (func::CallOp c : llvm::reverse(calls))
+      c.erase();
+    if (failed(entry.eraseArguments(erase)))
+      return failure();
   }
-  Value hk =
-      ReshapeOp::create(b, loc, h0Type, "bm" + x + "->(bm)" + x, parts.front());
-  calls.back().getResult(0).replaceAllUsesWith(hk);
-  for (func::CallOp c : llvm::reverse(calls))
-    c.erase();
-  if (failed(entry.eraseArguments(erase)))
-    return failure();
   if (symbols.symbolKnownUseEmpty(callee, module) && callee.isPrivate())
     callee.erase();
   // At the first call's line, with no op attached (an op's remark would
   // print the whole rewritten function after it).
-  mlir::emitRemark(loc)
-      << "weft-stage-calls: " << k << " calls of @" << calleeName << " over "
-      << n << " stages (\"" << axis << "\"), " << per << " per stage ("
-      << (*fromCalls > 0 ? "as the calls' weft.stage say"
-                         : "calls of one function cost the same: the equal "
-                           "split is the balanced one")
-      << "); " << m << " micro-batches of " << rows << " rows, " << (m + n - 1)
-      << " ticks, bubble " << (n - 1) << "/" << (m + n - 1);
+  InFlightDiagnostic remark = mlir::emitRemark(loc);
+  remark << "weft-stage-calls: " << k << " calls of @" << calleeName << " over "
+         << n << " stages (\"" << axis << "\"), " << per << " per stage ("
+         << (*fromCalls > 0 ? "as the calls' weft.stage say"
+                            : "calls of one function cost the same: the equal "
+                              "split is the balanced one")
+         << "); " << m << " micro-batches of " << rows << " rows, ";
+  if (oneFOneB)
+    remark << "1F1B: " << (m + 2 * n - 2) << " ticks (" << (m + n - 1)
+           << " forward, " << (m + n - 1) << " backward), at most "
+           << (2 * n - 1) << " stage inputs held per stage, bubble " << (n - 1)
+           << "/" << (m + n - 1);
+  else
+    remark << (m + n - 1) << " ticks, bubble " << (n - 1) << "/" << (m + n - 1);
   return success();
 }
 

@@ -143,8 +143,15 @@ LogicalResult Differentiator::checkOwnGradients() {
 LogicalResult Differentiator::run() {
   SmallVector<unsigned> params;
   unsigned numArgs = func.getNumArguments() - (withCotangent ? 1 : 0);
+  // A vjp differentiates every float argument; its integer ones (token ids)
+  // have no gradient (ExpandVjp.cpp checked that there is nothing else).
+  auto isFloatTensor = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && isa<FloatType>(rt.getElementType());
+  };
   for (unsigned i = 0; i < numArgs; ++i)
-    if (withCotangent || func.getArgAttr(i, kParamAttr))
+    if (withCotangent ? isFloatTensor(func.getArgument(i).getType())
+                      : bool(func.getArgAttr(i, kParamAttr)))
       params.push_back(i);
   if (!withCotangent)
     for (unsigned r = 0; r < func.getNumResults(); ++r)
