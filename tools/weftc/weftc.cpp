@@ -415,6 +415,12 @@ static bool checkTrainingOptions() {
                  << ": gpipe or 1f1b\n";
     return false;
   }
+  if (pipelineSchedule == "1f1b" && rematLayers) {
+    llvm::errs() << "weftc: error: --remat-layers with "
+                    "--pipeline-schedule=1f1b: 1F1B's backward recomputes "
+                    "each stage's forward from its input already\n";
+    return false;
+  }
   if (pipelineMicroBatches.getNumOccurrences() && pipelineMicroBatches < 1) {
     llvm::errs() << "weftc: error: --pipeline-micro-batches="
                  << pipelineMicroBatches << ": at least 1 micro-batch\n";

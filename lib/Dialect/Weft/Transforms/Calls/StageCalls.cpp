@@ -621,6 +621,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
                           << batch << " rows) does not divide into " << m
                           << " micro-batches";
   int64_t rows = batch / m;
+  if (schedule == "1f1b" && failed(stage::checkOneFOneB(entry, calls, batch)))
+    return failure();
 
   FailureOr<MeshOp> meshOp = [&]() -> FailureOr<MeshOp> {
     SymbolTableCollection tables;

@@ -1,4 +1,5 @@
-//===- StageCalls1F1B.cpp - 1F1B ticks from layer calls --------------------===//
+//===- StageCalls1F1B.cpp - 1F1B ticks from layer calls
+//--------------------===//
 //
 // weft-stage-calls schedule=1f1b (weftc --pipeline-schedule=1f1b,
 // docs/pipeline.md "1F1B from layer calls"): the entry's chain, once its
@@ -137,15 +138,17 @@ FailureOr<Tail> analyzeTail(func::FuncOp entry, Value hk, func::ReturnOp ret,
                       [&](Value v) { return rows.contains(v); }))
       continue;
     tail.ops.push_back(op);
-    if (isa<ShardOp>(op)) {
+    // Ops that keep their operand's shape, element for element.
+    if (isa<ShardOp, StopGradientOp, ConvertOp>(op)) {
       rows[op->getResult(0)] = rows[op->getOperand(0)];
       continue;
     }
     if (op->getNumResults() != 1 || !isa<EinsumOp, MapOp, ReduceOp>(op))
       return fail(op) << "reads the chain's result: 1F1B takes the loss one "
                          "micro-batch at a time, and follows the batch's "
-                         "rows through weft.einsum, weft.map, weft.reduce "
-                         "and weft.shard only";
+                         "rows through weft.einsum, weft.map, weft.reduce, "
+                         "weft.shard, weft.stop_gradient and weft.convert "
+                         "only";
     std::string error;
     FailureOr<IndexSpec> spec =
         IndexSpec::parse(op->getAttrOfType<StringAttr>("spec").getValue(),
@@ -164,8 +167,8 @@ FailureOr<Tail> analyzeTail(func::FuncOp entry, Value hk, func::ReturnOp ret,
       }
       char l = spec->inputs[i][it->second.dim];
       if (letter && l != letter)
-        return fail(op) << "holds the batch's rows as '" << letter
-                        << "' and '" << l << "'";
+        return fail(op) << "holds the batch's rows as '" << letter << "' and '"
+                        << l << "'";
       letter = l;
     }
     Value res = op->getResult(0);
@@ -272,9 +275,9 @@ func::FuncOp declareVjp(func::FuncOp fn, SymbolTable &symbols,
       grads.push_back((int64_t)i == keep ? t : Type(withoutSharding(t)));
   OpBuilder mb(fn);
   mb.setInsertionPointAfter(fn);
-  auto decl = func::FuncOp::create(
-      mb, fn.getLoc(), (fn.getSymName() + "_vjp").str(),
-      FunctionType::get(fn.getContext(), inputs, grads));
+  auto decl =
+      func::FuncOp::create(mb, fn.getLoc(), (fn.getSymName() + "_vjp").str(),
+                           FunctionType::get(fn.getContext(), inputs, grads));
   decl.setPrivate();
   symbols.insert(decl);
   decl->setAttr(kVjpOfAttr, FlatSymbolRefAttr::get(fn));
@@ -330,14 +333,27 @@ FailureOr<func::FuncOp> buildLoss(Chain &c, const Tail &tail, Value hk,
           shape,
           cast<RankedTensorType>(copy->getOperand(0).getType()).getShape());
     }
-    copy->getResult(0).setType(RankedTensorType::get(
-        shape, old.getElementType(), old.getEncoding()));
+    copy->getResult(0).setType(
+        RankedTensorType::get(shape, old.getElementType(), old.getEncoding()));
   }
   func::ReturnOp::create(b, loss.getLoc(), map.lookup(loss));
   return fn;
 }
 
 } // namespace
+
+LogicalResult mlir::weft::stage::checkOneFOneB(func::FuncOp entry,
+                                               ArrayRef<func::CallOp> calls,
+                                               int64_t batch) {
+  auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+  if (ret.getNumOperands() != 1 ||
+      cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() != 0)
+    return fail(ret) << "1F1B needs the entry to return its scalar loss "
+                        "alone: the pipelined entry returns the loss and "
+                        "its own gradients";
+  func::CallOp last = calls.back();
+  return analyzeTail(entry, last.getResult(0), ret, batch);
+}
 
 LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   func::FuncOp entry = c.entry;
@@ -346,15 +362,10 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   Block &block = entry.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   Location loc = c.calls[0].getLoc();
-  if (ret.getNumOperands() != 1 ||
-      cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() != 0)
-    return fail(ret) << "1F1B needs the entry to return its scalar loss "
-                        "alone: the pipelined entry returns the loss and "
-                        "its own gradients";
   Value hk = c.calls.back().getResult(0);
   Value lossValue = ret.getOperand(0);
-  FailureOr<Tail> tail =
-      analyzeTail(entry, hk, ret, c.h0Type.getDimSize(0));
+  // checkOneFOneB passed before the weights were stacked.
+  FailureOr<Tail> tail = analyzeTail(entry, hk, ret, c.h0Type.getDimSize(0));
   if (failed(tail))
     return failure();
 
@@ -383,16 +394,15 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
       for (BlockArgument a : preArgs)
         types.push_back(a.getType());
       for (BlockArgument a : preArgs)
-        if (!isFloatTensor(a.getType()) &&
-            !cast<RankedTensorType>(a.getType())
-                 .getElementType()
-                 .isSignlessInteger())
+        if (!isFloatTensor(a.getType()) && !cast<RankedTensorType>(a.getType())
+                                                .getElementType()
+                                                .isSignlessInteger())
           return fail(h0.getDefiningOp())
                  << "the chain's input reads " << a.getType()
                  << ": a vjp passes integer and float tensors only";
-      inputFn = createFunction(entry, symbols,
-                               (entry.getSymName() + ".input").str(), types,
-                               {h0.getType()});
+      inputFn =
+          createFunction(entry, symbols, (entry.getSymName() + ".input").str(),
+                         types, {h0.getType()});
       Block *body = &inputFn.getBody().front();
       OpBuilder b = OpBuilder::atBlockBegin(body);
       IRMapping map;
@@ -442,8 +452,7 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
         else
           operands.push_back(map.lookupOrDefault(c.calls[0].getOperand(j)));
       }
-      in = func::CallOp::create(b, c.calls[kk].getLoc(),
-                                c.stagesFn, operands)
+      in = func::CallOp::create(b, c.calls[kk].getLoc(), c.stagesFn, operands)
                .getResult(0);
     }
     func::ReturnOp::create(b, loc, in);
@@ -477,7 +486,9 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   SmallVector<Value> onehot(n);
   auto onehotOf = [&](int64_t s) {
     if (!onehot[s])
-      onehot[s] = ticks.stageMask(s, s);
+      onehot[s] = s == 0       ? ticks.firstMask()
+                  : s == n - 1 ? ticks.lastMask()
+                               : ticks.stageMask(s, s);
     return onehot[s];
   };
   Value seed = ConstantOp::create(b, loc, withoutSharding(lossValue.getType()),
@@ -553,8 +564,8 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   // The embedding's gradients, from stage 0's input cotangents.
   if (inputFn) {
     auto h0Type = cast<RankedTensorType>(h0.getType());
-    Value dh0 = ticks.join(dx, RankedTensorType::get(h0Type.getShape(),
-                                                     h0Type.getElementType()));
+    Value dh0 = ticks.join(
+        dx, RankedTensorType::get(h0Type.getShape(), h0Type.getElementType()));
     if (dh0.getType() != h0Type)
       dh0 = ShardOp::create(b, loc, h0Type, dh0);
     SmallVector<Value> args(preArgs.begin(), preArgs.end());
@@ -587,9 +598,8 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   b.setInsertionPointToEnd(&block);
   SmallVector<Value> results{lossSum};
   SmallVector<DictionaryAttr> resultAttrs{
-      oldResultAttrs.empty() || !oldResultAttrs[0]
-          ? DictionaryAttr::get(ctx)
-          : oldResultAttrs[0]};
+      oldResultAttrs.empty() || !oldResultAttrs[0] ? DictionaryAttr::get(ctx)
+                                                   : oldResultAttrs[0]};
   for (BlockArgument a : entry.getArguments()) {
     if (!entry.getArgAttr(a.getArgNumber(), kParamAttr))
       continue;
