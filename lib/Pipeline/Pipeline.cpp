@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::weft;
@@ -87,6 +88,11 @@ static void addFront(OpPassManager &pm, const WeftPipelineOptions &o,
                                 "stage", o.pipelineSchedule}));
     // Calls first: every later pass sees one flat function (docs/calls.md).
     pm.addPass(createWeftInlineCalls(WeftInlineCallsOptions{o.rematLayers}));
+    // Under 1F1B each loss tick calls the loss and its vjp, which computes
+    // the loss's forward again from the same operands: CSE keeps one copy
+    // (docs/pipeline.md, "1F1B from layer calls").
+    if (o.pipelineStages > 0 && o.pipelineSchedule == "1f1b")
+      pm.addNestedPass<func::FuncOp>(mlir::createCSEPass());
     // The training passes see the mesh as declared (the optimizer's ZeRO-1
     // split picks a dimension the axis divides), then the mesh is
     // rewritten.
