@@ -143,6 +143,9 @@ def restack(src, dst, layers, stages, kinds=None):
     roles = ({_kind_of(t["name"]): t.get("role") for t in manifest["tensors"]}
              if manifest is not None else {})
     parent = os.path.dirname(os.path.abspath(dst))
+    # A checkpoint's step directory goes into its run directory: made if
+    # missing (a step is renamed into place, never half written).
+    os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".restack-", dir=parent)
     try:
         tensors = []
