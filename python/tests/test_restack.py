@@ -108,3 +108,14 @@ def test_errors_leave_no_output(tmp_path, capsys):
     assert restack.main([s2, str(tmp_path / "x"), "--layers", "6",
                          "--stages", "0"]) == 1
     assert "do not hold 6 layers" in capsys.readouterr().err
+
+
+def test_destination_in_a_new_run_directory(tmp_path):
+    # A checkpoint's step directory restacked into a run directory that
+    # does not exist yet: made, and the step written whole.
+    src = str(tmp_path / "src")
+    _write(src, _layers())
+    dst = str(tmp_path / "run" / "step-00000002")
+    assert restack.main([src, dst, "--layers", "4", "--stages", "4"]) == 0
+    assert _read(dst)["W_0.stages"].shape == (4, 3, 2)
+    assert os.listdir(str(tmp_path / "run")) == ["step-00000002"]
