@@ -133,6 +133,35 @@ def test_pipeline_stages(tmp_path, weft_bin):
     assert "weft.collective_permute" not in open(plain).read()
 
 
+def test_pipeline_schedule_1f1b(tmp_path, weft_bin):
+    # 1F1B (docs/pipeline.md, "1F1B from layer calls"): the squared-error
+    # loss is a sum over the batch's rows, so each micro-batch's backward
+    # runs at its loss tick; the stages' backward moves back one stage per
+    # tick (permutes both ways).
+    program = weft.trace(four_layers(), STAGE_MESH, FOUR_LAYER_INPUTS)
+    out = program.compile(str(tmp_path / "global.mlir"), train="sgd",
+                          lr=0.1, emit="global", pipeline_stages=2,
+                          pipeline_micro_batches=4, pipeline_schedule="1f1b",
+                          weftc=weft_bin)
+    text = open(out).read()
+    assert '"w0.stages"' in text and '"w1.stages"' in text
+    assert "weft.shift" in text and "by -1" in text
+    # A loss that is not a sum over the rows (a max over the batch) is
+    # refused at its op.
+
+    def max_loss(x, y, w0, w1, w2, w3):
+        h = x
+        for w in (w0, w1, w2, w3):
+            h = residual(h, w)
+        return weft.sum(weft.max(h - y, axis=0))
+    bad = weft.trace(max_loss, STAGE_MESH, FOUR_LAYER_INPUTS)
+    with pytest.raises(weft.WeftcError) as e:
+        bad.compile(str(tmp_path / "bad.mlir"), train="sgd", lr=0.1,
+                    emit="global", pipeline_stages=2,
+                    pipeline_schedule="1f1b", weftc=weft_bin)
+    assert "drops the batch's rows other than by a sum" in str(e.value)
+
+
 def test_stage_annotations(tmp_path, weft_bin):
     # `with weft.stage(s)` writes weft.stage on the calls; weftc pipelines
     # them without pipeline_stages, as the option does.

@@ -54,7 +54,7 @@ def run_tool(name, args, tool=None):
 
 def compile(program, out, train=None, lr=None, emit=None, weftc=None,
             extra_args=(), source=None, pipeline_stages=None,
-            pipeline_micro_batches=None):
+            pipeline_micro_batches=None, pipeline_schedule=None):
     """Compiles `program` with weftc to `out` and returns `out`.
 
     `train="adamw"` (with `lr`) builds the training executable; `emit`
@@ -63,7 +63,10 @@ def compile(program, out, train=None, lr=None, emit=None, weftc=None,
     program's calls of one `@weft.layer` function over the mesh axis
     "stage" (weftc --pipeline-stages; docs/pipeline.md, "Stages from layer
     calls"); each stage's weights are then named `<name>.stages`
-    (`python3 -m weft.restack` converts files).
+    (`python3 -m weft.restack` converts files). `pipeline_schedule="1f1b"`
+    runs each micro-batch's backward as soon as its loss is known (weftc
+    --pipeline-schedule; the loss must be a sum over the batch's rows;
+    docs/pipeline.md, "1F1B from layer calls"); the default is GPipe.
     The program's MLIR text is written to `source` (default: `out` +
     ".mlir"), which weftc reads.
     """
@@ -82,6 +85,8 @@ def compile(program, out, train=None, lr=None, emit=None, weftc=None,
         args.append("--pipeline-stages=%d" % pipeline_stages)
     if pipeline_micro_batches is not None:
         args.append("--pipeline-micro-batches=%d" % pipeline_micro_batches)
+    if pipeline_schedule is not None:
+        args.append("--pipeline-schedule=%s" % pipeline_schedule)
     args += list(extra_args)
     run_tool("weftc", args, weftc)
     return out
