@@ -219,3 +219,36 @@ func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32
   %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
   return %b : tensor<8x16xf32>
 }
+
+// -----
+
+// A layer weight laid out over the stage axis: the stacked weight's new
+// leading dimension is split over it (weftc crashed in stackedType).
+weft.mesh @mesh ["stage" = 2, "model" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>) -> tensor<8x16xf32>
+  return %h : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>, %w1: tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{weft-stage-calls: @layer's argument #1 ('tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>') is laid out over the mesh axis "stage", which the stages are split over}}
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32, #weft.sharding<@mesh, [{}, {"model", "stage"}]>>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+
+// -----
+
+// A value inside the layer laid out over the stage axis.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  // expected-error @+1 {{weft-stage-calls: a value of the layer ('tensor<8x16xf32, #weft.sharding<@mesh, [{"stage"}, {}]>>') is laid out over the mesh axis "stage", which the stages are split over}}
+  %s = weft.shard %h : tensor<8x16xf32> -> tensor<8x16xf32, #weft.sharding<@mesh, [{"stage"}, {}]>>
+  %r = weft.map relu "be->be" (%s) : (tensor<8x16xf32, #weft.sharding<@mesh, [{"stage"}, {}]>>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+func.func @f(%x: tensor<8x16xf32>, %w0: tensor<16x16xf32>, %w1: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %a = func.call @layer(%x, %w0) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %b = func.call @layer(%a, %w1) : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}

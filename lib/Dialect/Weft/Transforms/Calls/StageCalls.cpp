@@ -82,6 +82,18 @@ RankedTensorType stackedType(Type type, int64_t n, FlatSymbolRefAttr mesh,
   return RankedTensorType::get(shape, t.getElementType(), enc);
 }
 
+/// Whether `type`'s layout uses the mesh axis `axis` (a dimension's or
+/// partial).
+bool usesAxis(Type type, StringRef axis) {
+  ShardingAttr layout = getSharding(type);
+  if (!layout)
+    return false;
+  bool uses = llvm::is_contained(layout.getPartialAxisNames(), axis);
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    uses |= llvm::is_contained(layout.getDimAxes(d), axis);
+  return uses;
+}
+
 /// Puts a fresh letter in front of the letter spec of `copy` (an einsum,
 /// map or reduce, parsed with IndexSpec, the verifiers' parser) on the
 /// operands marked in `stacked` and on the result, and returns the
@@ -534,6 +546,27 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
            << k << " calls of @" << calleeName << " do not divide into " << n
            << " stages of equal length";
 
+  // The layer runs once per stage on a leading dimension split over the
+  // stage axis: none of its values may be laid out over that axis already.
+  for (BlockArgument a : callee.getArguments())
+    if (usesAxis(a.getType(), axis))
+      return fail(calls.front())
+             << "@" << calleeName << "'s argument #" << a.getArgNumber() << " ("
+             << a.getType() << ") is laid out over the mesh axis \"" << axis
+             << "\", which the stages are split over";
+  WalkResult overStage = callee.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (usesAxis(t, axis)) {
+        fail(op) << "a value of the layer (" << t
+                 << ") is laid out over the mesh axis \"" << axis
+                 << "\", which the stages are split over";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (overStage.wasInterrupted())
+    return failure();
+
   // 1. The activation's position: the operand of call i + 1 that is call
   //    i's result.
   int64_t act = -1;
@@ -604,6 +637,14 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
         return fail(c) << "operand " << j << " has type " << arg.getType()
                        << " but the first call's has " << t0
                        << "; stacked weights have one type";
+      // The stacked weight is split over the stage axis in its new leading
+      // dimension, so its own layout cannot use that axis too.
+      if (usesAxis(arg.getType(), axis))
+        return fail(c) << "operand " << j << " (a weight, " << arg.getType()
+                       << ") is laid out over the mesh axis \"" << axis
+                       << "\": its layers are stacked over that axis, so "
+                          "each stage holds its own; lay the weight out "
+                          "over the other axes";
     }
   }
 
