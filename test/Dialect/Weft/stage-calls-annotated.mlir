@@ -9,7 +9,7 @@
 // RUN: weft-opt %S/stage-calls.mlir --weft-stage-calls="stages=2 micro-batches=2" -o %t.option.mlir 2> /dev/null
 // RUN: diff %t.annotated.mlir %t.option.mlir
 // RUN: FileCheck %s < %t.remarks
-// CHECK: remark: weft-stage-calls: 4 calls of @layer over 2 stages ("stage"), 2 per stage (as the calls' weft.stage say); 2 micro-batches of 4 rows, 3 ticks, bubble 1/3
+// CHECK: remark: weft-stage-calls: 4 calls of @layer over 2 stages ("stage"), 2 per stage (as the calls' weft.stage say; stage 0: lines [[#@LINE+32]]-[[#@LINE+33]], stage 1: lines [[#@LINE+34]]-[[#@LINE+35]]); 2 micro-batches of 4 rows, 3 ticks, bubble 1/3
 // The same count given: the same program; another count: an error.
 // RUN: weft-opt %s --weft-stage-calls="stages=2 micro-batches=2" -o %t.both.mlir 2> /dev/null
 // RUN: diff %t.both.mlir %t.option.mlir

@@ -66,7 +66,9 @@ func.func private @layer(%x: tensor<8x16xf32>, %w: tensor<16x16xf32, #weft.shard
 // Flattened by weft-inline-calls like any layer call: 3 ticks x 2 layers.
 // FLAT-COUNT-6: weft.einsum "abd,ade->abe"
 // FLAT-NOT: call
-// REMARK: remark: weft-stage-calls: 4 calls of @layer over 2 stages ("stage"), 2 per stage (calls of one function cost the same: the equal split is the balanced one); 2 micro-batches of 4 rows, 3 ticks, bubble 1/3
+// The remark says why the split is this one, and where each stage's calls
+// are.
+// REMARK: remark: weft-stage-calls: 4 calls of @layer over 2 stages ("stage"), 2 per stage (calls of one function cost the same: the equal split is the balanced one; stage 0: lines [[#@LINE+10]]-[[#@LINE+11]], stage 1: lines [[#@LINE+12]]-[[#@LINE+13]]); 2 micro-batches of 4 rows, 3 ticks, bubble 1/3
 // OFF-COUNT-4: call @layer
 func.func @mlp(%x: tensor<8x16xf32> {weft.name = "x"},
                %w0: tensor<16x16xf32, #weft.sharding<@mesh, [{}, {}]>> {weft.param, weft.name = "w0"},

@@ -664,6 +664,36 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
   int64_t rows = batch / m;
   if (schedule == "1f1b" && failed(stage::checkOneFOneB(entry, calls, batch)))
     return failure();
+  // Where each stage's calls are, for the remark: "stage 0: lines 12-13".
+  std::string where;
+  {
+    auto lineOf = [](func::CallOp c) -> int64_t {
+      Location l = c.getLoc();
+      while (auto name = dyn_cast<NameLoc>(l))
+        l = name.getChildLoc();
+      auto file = dyn_cast<FileLineColLoc>(l);
+      return file ? int64_t(file.getLine()) : -1;
+    };
+    const int64_t perStage = k / n;
+    llvm::raw_string_ostream os(where);
+    for (int64_t s = 0; s < n; ++s) {
+      if (s == 4 && n > 6) {
+        os << ", ..., ";
+        s = n - 1;
+      } else if (s > 0) {
+        os << ", ";
+      }
+      int64_t a = lineOf(calls[s * perStage]),
+              b = lineOf(calls[(s + 1) * perStage - 1]);
+      os << "stage " << s << ": ";
+      if (a < 0 || b < 0)
+        os << "calls " << s * perStage << "-" << (s + 1) * perStage - 1;
+      else if (a == b)
+        os << "line " << a;
+      else
+        os << "lines " << a << "-" << b;
+    }
+  }
 
   FailureOr<MeshOp> meshOp = [&]() -> FailureOr<MeshOp> {
     SymbolTableCollection tables;
@@ -816,7 +846,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
          << (*fromCalls > 0 ? "as the calls' weft.stage say"
                             : "calls of one function cost the same: the equal "
                               "split is the balanced one")
-         << "); " << m << " micro-batches of " << rows << " rows, ";
+         << "; " << where << "); " << m << " micro-batches of " << rows
+         << " rows, ";
   if (oneFOneB)
     remark << "1F1B: " << (m + 2 * n - 2) << " ticks (" << (m + n - 1)
            << " forward, " << (m + n - 1) << " backward), at most "
