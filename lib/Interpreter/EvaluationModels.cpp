@@ -438,7 +438,7 @@ struct ShiftModel : EvaluableOpInterface::ExternalModel<ShiftModel, ShiftOp> {
     auto o = cast<ShiftOp>(op);
     SmallVector<int64_t> shape(shapeOf(o.getResult()));
     auto [outer, n, inner] = linesAlong(shape, o.getDim());
-    int64_t by = o.getBy();
+    int64_t by = o.getByAttr().getInt();
     ctx.bindPerRank(o.getResult(), [&](int64_t r) {
       const Tensor &x = ctx.get(o.getInput(), r);
       Tensor out(shape, 0.0);

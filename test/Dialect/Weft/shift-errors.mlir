@@ -22,6 +22,23 @@ func.func @dim(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
+func.func @by_negative(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'weft.shift' op shifts by -2; a shift moves by 1 or -1}}
+  %0 = weft.shift %a dim 0 by -2 : tensor<4x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// A negative dim is named as written (the getter is unsigned).
+func.func @negative_dim(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'weft.shift' op dim -1 is out of range for 'tensor<4x3xf32>'}}
+  %0 = weft.shift %a dim -1 by 1 : tensor<4x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
 func.func @type(%a: tensor<4x3xf32>) -> tensor<3x4xf32> {
   // expected-error@+1 {{'weft.shift' op changes the type: 'tensor<4x3xf32>' -> 'tensor<3x4xf32>'; the result has the operand's shape and element type}}
   %0 = weft.shift %a dim 0 by 1 : tensor<4x3xf32> -> tensor<3x4xf32>

@@ -24,11 +24,14 @@ using namespace mlir::weft;
 LogicalResult ShiftOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
   auto out = cast<RankedTensorType>(getType());
-  if (getBy() != 1 && getBy() != -1)
-    return emitOpError() << "shifts by " << getBy()
-                         << "; a shift moves by 1 or -1";
-  if (getDim() < 0 || getDim() >= in.getRank())
-    return emitOpError() << "dim " << getDim() << " is out of range for " << in;
+  // The attributes' signed values: the getters are unsigned, so a negative
+  // value would compare and print as a huge one.
+  int64_t by = getByAttr().getInt();
+  if (by != 1 && by != -1)
+    return emitOpError() << "shifts by " << by << "; a shift moves by 1 or -1";
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for " << in;
   if (in.getShape() != out.getShape() ||
       in.getElementType() != out.getElementType())
     return emitOpError() << "changes the type: " << in << " -> " << out
@@ -82,7 +85,7 @@ LogicalResult ShiftOp::buildGradients(OpBuilder &b, Value gy,
   auto in = cast<RankedTensorType>(getInput().getType());
   grads.push_back(ShiftOp::create(
       b, getLoc(), RankedTensorType::get(in.getShape(), in.getElementType()),
-      gy, getDimAttr(), b.getI64IntegerAttr(-getBy())));
+      gy, getDimAttr(), b.getI64IntegerAttr(-getByAttr().getInt())));
   return success();
 }
 
@@ -98,7 +101,7 @@ LogicalResult ShiftOp::partition(PartitionContext &context) {
   OpBuilder &b = context.getBuilder();
   const Mesh &mesh = context.getMesh();
   Location loc = getLoc();
-  int64_t d = getDim(), by = getBy();
+  int64_t d = getDimAttr().getInt(), by = getByAttr().getInt();
   // Elementwise: the operand is read in the layout the letter map gives
   // (its split dimensions), and the result has it.
   Layout layout = context.getRequiredLayout(*this, 0);

@@ -98,8 +98,13 @@ static LogicalResult expandOne(func::FuncOp decl, SymbolTable &symbols) {
   func::FuncOp copy = f.clone();
   copy.setSymName((decl.getSymName() + "_body").str());
   symbols.insert(copy, Block::iterator(decl));
-  copy.insertArgument(copy.getNumArguments(), f.getResultTypes()[0],
-                      DictionaryAttr(), decl.getLoc());
+  if (failed(copy.insertArgument(copy.getNumArguments(), f.getResultTypes()[0],
+                                 DictionaryAttr(), decl.getLoc()))) {
+    copy.erase();
+    return decl.emitError() << "cannot add the cotangent argument to a copy "
+                               "of "
+                            << of;
+  }
   for (unsigned i = 0; i < copy.getNumArguments(); ++i)
     copy.setArgAttrs(i, DictionaryAttr::get(decl.getContext()));
   if (failed(differentiateWithCotangent(copy))) {
