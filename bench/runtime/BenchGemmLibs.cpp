@@ -9,8 +9,9 @@
 // of 15 rounds. Prints GFLOP/s, the fraction of the single-core f32 peak,
 // the kernel oneDNN picked and the OpenBLAS core; checks the two results
 // agree. The peak is measured: 12 independent FMA chains on the widest
-// vector the CPU has (and the nominal one from /proc/cpuinfo's MHz with 2
-// FMA units is printed beside it). Not a test.
+// vector the CPU has (and the nominal one from /proc/cpuinfo's MHz is
+// printed beside it: 2 FMAs per cycle, 1 of 512 bits on AMD's Zen 4).
+// Not a test.
 //
 //   taskset -c 1 build/runtime/bench/weft-rt-bench-gemm-libs
 //   (or with a plans file as the argument; default gemm-shapes.txt)
@@ -154,12 +155,22 @@ int main(int argc, char **argv) {
                     : level >= cpu::SimdLevel::Avx  ? 8
                                                     : 4;
   const double mhz = cpuMhz();
-  std::printf("cpu: %s, %s; /proc/cpuinfo %.0f MHz\n", cpuModel().c_str(),
+  const std::string model = cpuModel();
+  std::printf("cpu: %s, %s; /proc/cpuinfo %.0f MHz\n", model.c_str(),
               cpu::simdLevelName(level), mhz);
+  // AMD's Zen 4 (family 25) runs a 512-bit FMA as two 256-bit halves: one
+  // per cycle, where Intel's AVX-512 server cores issue two.
+  const bool zen4 = level == cpu::SimdLevel::Avx512 &&
+                    model.find("AMD") != std::string::npos &&
+                    model.find("(family 25 ") != std::string::npos;
+  const int fmaUnits = zen4 ? 1 : 2;
   std::printf("f32 peak, one core: measured %.1f GFLOP/s (12 FMA chains of "
               "%d lanes); nominal %.1f GFLOP/s (%.0f MHz x %d lanes x 2 "
-              "flops x 2 FMA units)\n",
-              peak / 1e9, lanes, mhz * 1e6 * lanes * 2 * 2 / 1e9, mhz, lanes);
+              "flops x %d FMA%s per cycle%s); the %%peak columns use the "
+              "measured one\n",
+              peak / 1e9, lanes, mhz * 1e6 * lanes * 2 * fmaUnits / 1e9, mhz,
+              lanes, fmaUnits, fmaUnits == 1 ? "" : "s",
+              zen4 ? ", Zen 4's 512-bit FMAs are two 256-bit halves" : "");
   std::printf(
       "OpenBLAS: %s core %s (%s kernels), 1 thread\n",
       cpu::openblasVersion().c_str(), cpu::openblasCoreName().c_str(),
