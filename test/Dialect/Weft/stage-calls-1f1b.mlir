@@ -4,6 +4,15 @@
 // RUN: weft-opt %s --weft-stage-calls="stages=2 micro-batches=2 schedule=1f1b" -o %t.mlir 2>/dev/null
 // RUN: weft-interp %t.mlir --check-gradients --seed 1 | FileCheck %s --check-prefix=GRAD
 // RUN: weft-interp %t.mlir --check-gradients --seed 2 | FileCheck %s --check-prefix=GRAD
+// Without ops before the chain: no @f.input and its vjp, no stage-0
+// cotangent read out; the gradients against finite differences.
+// RUN: weft-opt %S/Inputs/stage-calls-1f1b-no-input.mlir --weft-stage-calls="stages=2 micro-batches=2 schedule=1f1b" -o %t.noin.mlir 2>/dev/null
+// RUN: FileCheck %s --check-prefix=NOIN < %t.noin.mlir
+// RUN: weft-interp %t.noin.mlir --check-gradients --seed 3 | FileCheck %s --check-prefix=NOINGRAD
+// NOIN-NOT: @f.input
+// NOIN-COUNT-2: weft.einsum "s,sbc->bc"
+// NOIN-NOT: weft.einsum "s,sbc->bc"
+// NOINGRAD: grad_arg1.stages (result #1, argument #1): 32 element(s), {{.*}}: ok
 
 // 1F1B from layer calls (docs/pipeline.md, "1F1B from layer calls"): four
 // calls of one layer on 2 stages (2 calls each), 2 micro-batches of 4

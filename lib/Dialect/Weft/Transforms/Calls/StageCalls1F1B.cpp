@@ -557,8 +557,9 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
     for (auto [w, dw] : llvm::zip(wargs, back.getResults().drop_back()))
       accumulate(w, dw);
     prevD = back.getResults().back();
+    // Stage 0's input cotangent, for the input's vjp (none without one).
     int64_t jb = t - 2 * (n - 1);
-    if (jb >= 0 && jb < m)
+    if (inputFn && jb >= 0 && jb < m)
       dx[jb] = ticks.column(ticks.readSlot(ticks.firstMask(), prevD));
   }
   // The embedding's gradients, from stage 0's input cotangents.
