@@ -140,3 +140,20 @@ func.func @f(%x: tensor<8x4xf32>, %w0: tensor<4x4xf32> {weft.param}, %w1: tensor
   // expected-error @+1 {{weft-stage-calls (1f1b): 1F1B needs the entry to return its scalar loss alone}}
   return %l, %h : tensor<f32>, tensor<8x4xf32>
 }
+
+// -----
+
+// The chain's input is a parameter: it would need a gradient from the
+// stage-0 cotangents and a place in the micro-batches at once.
+weft.mesh @mesh ["stage" = 2]
+func.func private @layer(%x: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %h = weft.einsum "bd,de->be" (%x, %w) : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  return %h : tensor<8x4xf32>
+}
+func.func @f(%x: tensor<8x4xf32> {weft.param}, %w0: tensor<4x4xf32> {weft.param}, %w1: tensor<4x4xf32> {weft.param}) -> tensor<f32> {
+  // expected-error @+1 {{weft-stage-calls (1f1b): the chain's input is a parameter}}
+  %a = func.call @layer(%x, %w0) : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %h = func.call @layer(%a, %w1) : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %l = weft.reduce sum "bd->" (%h) : (tensor<8x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

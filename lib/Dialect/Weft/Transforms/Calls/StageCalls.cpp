@@ -662,7 +662,8 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
                           << batch << " rows) does not divide into " << m
                           << " micro-batches";
   int64_t rows = batch / m;
-  if (schedule == "1f1b" && failed(stage::checkOneFOneB(entry, calls, batch)))
+  if (schedule == "1f1b" &&
+      failed(stage::checkOneFOneB(entry, calls, act, batch)))
     return failure();
   // Where each stage's calls are, for the remark: "stage 0: lines 12-13".
   std::string where;

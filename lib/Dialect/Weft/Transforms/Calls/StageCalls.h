@@ -91,11 +91,13 @@ private:
 };
 
 /// Whether the entry's chain can run under 1F1B: it returns its scalar loss
-/// alone, and the ops after `calls` make the loss a sum over the batch's
-/// rows (`batch` of them). Called before anything is rewritten, so that
+/// alone, the chain's input (operand `act` of the first call) is no
+/// parameter and is computed from float and integer tensors, and the ops
+/// after `calls` make the loss a sum over the batch's rows (`batch` of
+/// them). Called before anything is rewritten, so that
 /// errors name the user's arguments. StageCalls1F1B.cpp.
 LogicalResult checkOneFOneB(func::FuncOp entry, ArrayRef<func::CallOp> calls,
-                            int64_t batch);
+                            int64_t act, int64_t batch);
 
 /// Rewrites the entry into the 1F1B ticks, returning its own gradients
 /// (StageCalls1F1B.cpp). On failure the error is reported.

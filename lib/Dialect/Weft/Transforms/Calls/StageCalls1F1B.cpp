@@ -344,13 +344,29 @@ FailureOr<func::FuncOp> buildLoss(Chain &c, const Tail &tail, Value hk,
 
 LogicalResult mlir::weft::stage::checkOneFOneB(func::FuncOp entry,
                                                ArrayRef<func::CallOp> calls,
-                                               int64_t batch) {
+                                               int64_t act, int64_t batch) {
   auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
   if (ret.getNumOperands() != 1 ||
       cast<RankedTensorType>(ret.getOperand(0).getType()).getRank() != 0)
     return fail(ret) << "1F1B needs the entry to return its scalar loss "
                         "alone: the pipelined entry returns the loss and "
                         "its own gradients";
+  // The ops before the chain become a function with a vjp: its arguments
+  // are float tensors (differentiated) or integer ones (passed).
+  func::CallOp first = calls.front();
+  Value h0 = first.getOperand(act);
+  if (isParam(entry, h0))
+    return fail(first) << "the chain's input is a parameter";
+  for (Operation *op : backwardSlice(entry, h0))
+    for (Value v : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (isa<BlockArgument>(v) &&
+          !(t && (isa<FloatType>(t.getElementType()) ||
+                  t.getElementType().isSignlessInteger())))
+        return fail(op) << "reads " << v.getType()
+                        << " before the chain: the ops before it get a vjp, "
+                           "which passes float and integer tensors only";
+    }
   func::CallOp last = calls.back();
   return analyzeTail(entry, last.getResult(0), ret, batch);
 }
@@ -369,10 +385,9 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
   if (failed(tail))
     return failure();
 
-  // The chain's input: the ops before it become @<entry>.input.
+  // The chain's input: the ops before it become @<entry>.input (checked
+  // by checkOneFOneB).
   Value h0 = c.calls[0].getOperand(c.act);
-  if (isParam(entry, h0))
-    return fail(c.calls[0]) << "the chain's input is a parameter";
   SmallVector<Operation *> preOps;
   SmallVector<BlockArgument> preArgs;
   func::FuncOp inputFn, inputVjp;
@@ -393,13 +408,6 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
       SmallVector<Type> types;
       for (BlockArgument a : preArgs)
         types.push_back(a.getType());
-      for (BlockArgument a : preArgs)
-        if (!isFloatTensor(a.getType()) && !cast<RankedTensorType>(a.getType())
-                                                .getElementType()
-                                                .isSignlessInteger())
-          return fail(h0.getDefiningOp())
-                 << "the chain's input reads " << a.getType()
-                 << ": a vjp passes integer and float tensors only";
       inputFn =
           createFunction(entry, symbols, (entry.getSymName() + ".input").str(),
                          types, {h0.getType()});
