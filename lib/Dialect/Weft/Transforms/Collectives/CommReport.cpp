@@ -152,10 +152,15 @@ struct WeftCommReportPass
       fn.bytes += e.bytes;
       fn.calls.insert(e.call);
     }
-    // Calls of each function (with collectives or not).
+    // Calls of each function (with collectives or not): every call the
+    // inliner recorded, also where several share a line (a pipeline's
+    // ticks all call at the first layer call's line).
     llvm::StringMap<int64_t> callsOf;
-    for (auto &site : calleeOf)
-      ++callsOf[site.second];
+    if (auto sites =
+            getOperation()->getAttrOfType<DictionaryAttr>(kCallSitesAttr))
+      for (NamedAttribute entry : sites)
+        if (auto calls = dyn_cast<ArrayAttr>(entry.getValue()))
+          callsOf[entry.getName().getValue()] += calls.size();
     if (json) {
       llvm::json::Array list;
       for (const Entry &e : entries) {
