@@ -125,22 +125,10 @@ LogicalResult stackLetterSpec(Operation *copy, ArrayRef<bool> stacked,
       in.insert(in.begin(), letter);
   spec->result.insert(spec->result.begin(), letter);
   copy->setAttr("spec", StringAttr::get(copy->getContext(), spec->str()));
-  llvm::DenseMap<char, int64_t> extent;
-  for (auto [in, v] : llvm::zip(spec->inputs, copy->getOperands())) {
-    auto t = cast<RankedTensorType>(v.getType());
-    for (auto [d, c] : llvm::enumerate(in))
-      if ((int64_t)d < t.getRank())
-        extent[c] = t.getDimSize(d);
-  }
-  for (char c : spec->result) {
-    if (!extent.count(c)) {
-      error = std::string("result letter '") + c +
-              "' is not an operand's: no per-stage form";
-      return failure();
-    }
-    shape.push_back(extent[c]);
-  }
-  return success();
+  if (succeeded(stage::resultShapeOf(*spec, copy->getOperands(), shape)))
+    return success();
+  error = "a result letter is not an operand's: no per-stage form";
+  return failure();
 }
 
 /// `count` letters for the dimensions after the batch, avoiding the ones
@@ -259,6 +247,24 @@ FailureOr<func::FuncOp> buildStackedLayer(func::FuncOp callee, int64_t act,
 
 namespace mlir::weft::stage {
 
+LogicalResult resultShapeOf(const IndexSpec &spec, ValueRange operands,
+                            SmallVectorImpl<int64_t> &shape) {
+  llvm::DenseMap<char, int64_t> extent;
+  for (auto [in, v] : llvm::zip(spec.inputs, operands)) {
+    auto t = cast<RankedTensorType>(v.getType());
+    for (auto [d, c] : llvm::enumerate(in))
+      if ((int64_t)d < t.getRank())
+        extent[c] = t.getDimSize(d);
+  }
+  for (char c : spec.result) {
+    auto it = extent.find(c);
+    if (it == extent.end())
+      return failure();
+    shape.push_back(it->second);
+  }
+  return success();
+}
+
 Ticks::Ticks(OpBuilder &b, Location loc, const Chain &chain)
     : b(b), loc(loc), c(chain) {
   Type elt = c.h0Type.getElementType();
@@ -273,27 +279,33 @@ Ticks::Ticks(OpBuilder &b, Location loc, const Chain &chain)
 }
 
 Value Ticks::stageMask(int64_t s0, int64_t s1) {
-  auto map1 = [&](MapKind kind, Value x, double scalar) -> Value {
-    return MapOp::create(b, loc, vecType, kind, "s->s", ValueRange{x},
-                         scalar == 0 && kind != MapKind::Shift
-                             ? FloatAttr()
-                             : b.getF64FloatAttr(scalar));
+  // step(x + by): 1 where x + by > 0.
+  auto stepOf = [&](Value x, double by) -> Value {
+    Value shifted = MapOp::create(b, loc, vecType, MapKind::Shift, "s->s",
+                                  ValueRange{x}, b.getF64FloatAttr(by));
+    return MapOp::create(b, loc, vecType, MapKind::Step, "s->s",
+                         ValueRange{shifted}, FloatAttr());
   };
   // step(s - s0 + 1/2) x step(s1 - s + 1/2); one factor where the other is
   // 1 everywhere.
-  Value lo = s0 > 0 ? map1(MapKind::Step,
-                           map1(MapKind::Shift, pos, 0.5 - double(s0)), 0)
-                    : Value();
-  Value hi =
-      s1 < c.n - 1
-          ? map1(MapKind::Step, map1(MapKind::Shift, npos, double(s1) + 0.5), 0)
-          : Value();
+  Value lo = s0 > 0 ? stepOf(pos, 0.5 - double(s0)) : Value();
+  Value hi = s1 < c.n - 1 ? stepOf(npos, double(s1) + 0.5) : Value();
   if (lo && hi)
     return MapOp::create(b, loc, vecType, MapKind::Mul, "s,s->s",
                          ValueRange{lo, hi}, FloatAttr());
   if (lo || hi)
     return lo ? lo : hi;
   return ConstantOp::create(b, loc, vecType, b.getF64FloatAttr(1.0));
+}
+
+Value Ticks::forwardInput(Value prev, Value h0, int64_t t) {
+  Value in;
+  if (t < c.m)
+    in = inject(first, microBatch(h0, t));
+  if (!prev)
+    return in;
+  Value sh = shift(prev, 1);
+  return in ? addSlots(sh, in) : sh;
 }
 
 Value Ticks::microBatch(Value v, int64_t j) {
@@ -817,13 +829,7 @@ LogicalResult StageCallsPass::run(func::FuncOp entry, ModuleOp module) {
     Value buf;
     SmallVector<Value> outs;
     for (int64_t t = 0; t < m + n - 1; ++t) {
-      Value in;
-      if (t < m)
-        in = ticks.inject(ticks.firstMask(), ticks.microBatch(h0, t));
-      if (buf) {
-        Value sh = ticks.shift(buf, 1);
-        in = in ? ticks.addSlots(sh, in) : sh;
-      }
+      Value in = ticks.forwardInput(buf, h0, t);
       for (int64_t kk = 0; kk < per; ++kk)
         in = stackedLayer(in, kk);
       buf = in;

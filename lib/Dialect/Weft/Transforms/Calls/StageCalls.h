@@ -11,6 +11,8 @@
 #ifndef WEFT_LIB_TRANSFORMS_CALLS_STAGECALLS_H
 #define WEFT_LIB_TRANSFORMS_CALLS_STAGECALLS_H
 
+#include "weft/Dialect/Weft/IR/IndexSpec.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -47,6 +49,13 @@ struct Chain {
   llvm::BitVector erase;
 };
 
+/// The result shape of an op whose letter spec is `spec`: each result
+/// letter's extent where an operand has it (a micro-batch has fewer rows
+/// than the batch the op was written for). Fails where a result letter is
+/// no operand's.
+LogicalResult resultShapeOf(const IndexSpec &spec, ValueRange operands,
+                            SmallVectorImpl<int64_t> &shape);
+
 /// The ops of the ticks, built at the builder's insertion point.
 class Ticks {
 public:
@@ -70,6 +79,9 @@ public:
   /// sum over s of mask[s] x buf[s]: a [rows, ...] (a partial sum over the
   /// stage axis once partitioned).
   Value readSlot(Value mask, Value buf);
+  /// Tick t's forward input: the buffer `prev` (none at tick 0) moved one
+  /// stage on, and micro-batch t of `h0` in stage 0's slot while t < M.
+  Value forwardInput(Value prev, Value h0, int64_t t);
   /// The buffer moved `by` stages on (a collective_permute once
   /// partitioned).
   Value shift(Value buf, int64_t by);

@@ -316,18 +316,16 @@ FailureOr<func::FuncOp> buildLoss(Chain &c, const Tail &tail, Value hk,
     auto old = cast<RankedTensorType>(op->getResult(0).getType());
     SmallVector<int64_t> shape;
     if (auto spec = copy->getAttrOfType<StringAttr>("spec")) {
+      // analyzeTail parsed every spec, and a verified op's result letters
+      // are its operands'.
       std::string error;
       FailureOr<IndexSpec> parsed =
           IndexSpec::parse(spec.getValue(), error, /*allowBroadcast=*/true);
-      llvm::DenseMap<char, int64_t> extent;
-      for (auto [in, v] : llvm::zip(parsed->inputs, copy->getOperands())) {
-        auto t = cast<RankedTensorType>(v.getType());
-        for (auto [d, l] : llvm::enumerate(in))
-          if ((int64_t)d < t.getRank())
-            extent[l] = t.getDimSize(d);
+      if (failed(parsed) ||
+          failed(resultShapeOf(*parsed, copy->getOperands(), shape))) {
+        fn.erase();
+        return fail(op) << "cannot run on one micro-batch: " << spec;
       }
-      for (char l : parsed->result)
-        shape.push_back(extent.lookup(l));
     } else {
       llvm::append_range(
           shape,
@@ -508,13 +506,7 @@ LogicalResult mlir::weft::stage::buildOneFOneB(Chain &c) {
     Value fromLoss;
     if (t < m + n - 1) {
       // Forward half: stage s runs micro-batch t - s.
-      Value in;
-      if (t < m)
-        in = ticks.inject(ticks.firstMask(), ticks.microBatch(h0, t));
-      if (prevH) {
-        Value sh = ticks.shift(prevH, 1);
-        in = in ? ticks.addSlots(sh, in) : sh;
-      }
+      Value in = ticks.forwardInput(prevH, h0, t);
       ins[t] = in;
       SmallVector<Value> operands(wargs);
       operands.push_back(in);
