@@ -13,6 +13,7 @@
 #include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
+#include "../backends/cpu/BatchPack.h"
 #include "../backends/cpu/OneDnnGemm.h"
 
 #include <cblas.h>
@@ -26,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 using namespace weft::rt;
 
@@ -726,6 +728,169 @@ TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
       ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << sp[0] << " element " << i;
   }
   EXPECT_GE(compared, 3);
+}
+
+/// Sets an environment variable for a scope, restoring what was there.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      saved_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (saved_)
+      setenv(name_, saved_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> saved_;
+};
+
+TEST(CpuGemm, PackBatchesSetting) {
+  {
+    ScopedEnv e("WEFT_CPU_PACK_BATCHES", "always");
+    EXPECT_EQ(cpu::packL2Bytes(), 0);
+  }
+  {
+    ScopedEnv e("WEFT_CPU_PACK_BATCHES", "never");
+    EXPECT_EQ(cpu::packL2Bytes(), std::numeric_limits<int64_t>::max());
+  }
+  {
+    ScopedEnv e("WEFT_CPU_PACK_BATCHES", "auto");
+    EXPECT_GT(cpu::packL2Bytes(), 0);
+  }
+  {
+    ScopedEnv e("WEFT_CPU_PACK_BATCHES", "sometimes");
+    try {
+      cpu::packL2Bytes();
+      ADD_FAILURE() << "no error for WEFT_CPU_PACK_BATCHES=sometimes";
+    } catch (const Error &err) {
+      EXPECT_NE(std::string(err.what()).find("auto, always or never"),
+                std::string::npos)
+          << err.what();
+    }
+  }
+}
+
+TEST(CpuGemm, BatchPackPlans) {
+  // Attention's scores at P9's b=16 layout: both operands interleaved
+  // (rows 256 apart, 32 long), 8 heads x 16 batches.
+  EinsumPlan scores = planEinsum("bthk,bshk->bhts", {16, 64, 8, 32},
+                                 {16, 64, 8, 32}, DType::F32);
+  const int64_t l2 = int64_t(1) << 20;
+  std::optional<cpu::BatchPackPlan> pk = cpu::planBatchPack(scores.gemm, l2);
+  ASSERT_TRUE(pk);
+  EXPECT_TRUE(pk->a.pack);
+  EXPECT_TRUE(pk->b.pack);
+  EXPECT_EQ(pk->a.rows, 64);
+  EXPECT_EQ(pk->a.cols, 32);
+  EXPECT_EQ(pk->chunkInner, 8);
+  EXPECT_EQ(pk->chunkOuter, 2);
+  EXPECT_EQ(pk->chunk.lda, 32);
+  EXPECT_EQ(pk->chunk.strideA, 64 * 32);
+  EXPECT_EQ(pk->chunk.outerStrideA, 8 * 64 * 32);
+  EXPECT_EQ(pk->chunk.ldc, scores.gemm.ldc);
+  EXPECT_EQ(pk->chunk.outerStrideC, scores.gemm.outerStrideC);
+  // The probabilities times v: only v is interleaved.
+  EinsumPlan values = planEinsum("bhts,bshk->bthk", {16, 8, 64, 64},
+                                 {16, 64, 8, 32}, DType::F32);
+  pk = cpu::planBatchPack(values.gemm, l2);
+  ASSERT_TRUE(pk);
+  EXPECT_FALSE(pk->a.pack);
+  EXPECT_TRUE(pk->b.pack);
+  // Heads already contiguous (T2's bhtk), too few matrices: nothing to
+  // pack.
+  EXPECT_FALSE(cpu::planBatchPack(planEinsum("bhtk,bhsk->bhts", {16, 8, 64, 32},
+                                             {16, 8, 64, 32}, DType::F32)
+                                      .gemm,
+                                  l2));
+  EXPECT_FALSE(cpu::planBatchPack(
+      planEinsum("bthk,bshk->bhts", {2, 64, 8, 32}, {2, 64, 8, 32}, DType::F32)
+          .gemm,
+      l2));
+  // P9 at b=4: 1 MiB of operands and scores fits a 1 MiB L2, not a 512 KiB
+  // one.
+  EinsumPlan b4 =
+      planEinsum("bthk,bshk->bhts", {4, 64, 8, 32}, {4, 64, 8, 32}, DType::F32);
+  EXPECT_FALSE(cpu::planBatchPack(b4.gemm, l2));
+  EXPECT_TRUE(cpu::planBatchPack(b4.gemm, l2 / 2));
+  // 5 x 8 matrices: chunks of one outer index (5 has no divisor <= 2).
+  pk = cpu::planBatchPack(
+      planEinsum("bthk,bshk->bhts", {5, 16, 8, 8}, {5, 16, 8, 8}, DType::F32)
+          .gemm,
+      0);
+  ASSERT_TRUE(pk);
+  EXPECT_EQ(pk->chunkOuter, 1);
+  EXPECT_EQ(pk->chunkInner, 8);
+}
+
+TEST(CpuGemm, PackedBatchesAgreeWithOpenblas) {
+  if (!onednn::available())
+    GTEST_SKIP() << "no oneDNN in this build";
+  // Plans whose interleaved operands oneDNN runs packed (BatchPack.h):
+  // both operands, one (the other contiguous),
+  // a transposed one, inner batches of 48 and 16 (chunks of 16) and an outer
+  // batch of 5 (chunks of one); each plain, and with a scaled sum into C.
+  struct Case {
+    const char *spec;
+    Shape a, b;
+  };
+  const Case cases[] = {
+      {"bthk,bshk->bhts", {4, 16, 8, 8}, {4, 16, 8, 8}},
+      {"bhts,bshk->bthk", {4, 8, 16, 16}, {4, 16, 8, 8}},
+      {"bthk,bths->bhks", {4, 16, 8, 8}, {4, 16, 8, 16}},
+      {"thk,shk->hts", {16, 48, 8}, {16, 48, 8}},
+      {"bthk,bshk->bhts", {2, 16, 16, 8}, {2, 16, 16, 8}},
+      {"bthk,bshk->bhts", {5, 16, 8, 8}, {5, 16, 8, 8}},
+  };
+  // These fit in any L2: packed only because the test says always.
+  ScopedEnv always("WEFT_CPU_PACK_BATCHES", "always");
+  int packed = 0;
+  for (const Case &c : cases)
+    for (bool sum : {false, true}) {
+      SCOPED_TRACE(std::string(c.spec) + (sum ? " with a scaled sum" : ""));
+      EinsumPlan p = planEinsum(c.spec, c.a, c.b, DType::F32);
+      ASSERT_FALSE(p.permuteA || p.permuteB || p.permuteOut || p.reduceA ||
+                   p.reduceB);
+      const GemmPlan &g = p.gemm;
+      ASSERT_TRUE(cpu::planBatchPack(g, 0));
+      GemmEpilogue epi;
+      epi.accumulate = sum;
+      epi.scale = sum ? 0.5f : 1.0f;
+      std::string why;
+      auto mm = onednn::Matmul::create(g, epi, why);
+      ASSERT_TRUE(mm) << why;
+      packed += mm->impl().rfind("packed ", 0) == 0;
+      int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
+              nc = numElements(p.outShape);
+      std::vector<float> a(na), b(nb), c1(nc), c2(nc);
+      for (int64_t i = 0; i < na; ++i)
+        a[i] = static_cast<float>((i * 37) % 19) / 8.0f - 1.0f;
+      for (int64_t i = 0; i < nb; ++i)
+        b[i] = static_cast<float>((i * 53) % 23) / 8.0f - 1.2f;
+      for (int64_t i = 0; i < nc; ++i)
+        c1[i] = c2[i] = static_cast<float>(i % 7) - 3.0f;
+      const float *A = a.data(), *B = b.data();
+      if (p.swapOperands)
+        std::swap(A, B);
+      mm->run(A, B, c1.data());
+      for (int64_t o = 0; o < g.outerBatch; ++o)
+        for (int64_t i = 0; i < g.batch; ++i)
+          cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
+                      g.transB ? CblasTrans : CblasNoTrans, g.m, g.n, g.k,
+                      epi.scale, A + o * g.outerStrideA + i * g.strideA, g.lda,
+                      B + o * g.outerStrideB + i * g.strideB, g.ldb,
+                      sum ? 1.0f : 0.0f,
+                      c2.data() + o * g.outerStrideC + i * g.strideC, g.ldc);
+      for (int64_t i = 0; i < nc; ++i)
+        ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << "element " << i;
+    }
+  // Every case runs packed unless oneDNN refused a chunk's layout.
+  EXPECT_EQ(packed, 12);
 }
 
 } // namespace

@@ -12,6 +12,8 @@
 
 #include "OneDnnGemm.h"
 
+#include "BatchPack.h"
+
 #include "weft/rt/Config.h"
 #include "weft/rt/Error.h"
 
@@ -22,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -127,6 +130,11 @@ struct Matmul::State {
   bool batched = true;
   GemmPlan plan;
   std::size_t elementSize = sizeof(float);
+  /// Packed batches (BatchPack.h): the primitive is the chunk's, `full`
+  /// the plan it runs chunk by chunk, packA/packB the chunk's buffers.
+  std::optional<cpu::BatchPackPlan> pack;
+  GemmPlan full;
+  std::vector<float> packA, packB;
 };
 
 /// A primitive for the given batch levels (empty: one matrix), or an
@@ -249,6 +257,26 @@ static std::unique_ptr<Matmul::State> createState(const GemmPlan &p,
     whyNot = "an empty GEMM";
     return nullptr;
   }
+  // Interleaved small matrices: the chunk's primitive on packed copies.
+  if (!bf16)
+    if (std::optional<cpu::BatchPackPlan> pk =
+            cpu::planBatchPack(p, cpu::packL2Bytes())) {
+      std::string why;
+      std::unique_ptr<Matmul::State> st =
+          createState(pk->chunk, epi, why, /*bf16=*/false);
+      if (st && st->batched && !st->pack) {
+        st->full = p;
+        st->impl = "packed " + st->impl;
+        st->packA.resize(static_cast<std::size_t>(
+            pk->a.pack ? pk->chunkOuter * pk->chunkInner * pk->a.elements()
+                       : 0));
+        st->packB.resize(static_cast<std::size_t>(
+            pk->b.pack ? pk->chunkOuter * pk->chunkInner * pk->b.elements()
+                       : 0));
+        st->pack = std::move(pk);
+        return st;
+      }
+    }
   std::vector<std::array<int64_t, 4>> levels;
   if (p.outerBatch > 1)
     levels.push_back(
@@ -304,7 +332,38 @@ void Matmul::runRaw(const void *a, const void *b, void *c, const float *bias) {
     s.c.set_data_handle(C);
     s.prim.execute(stream, s.args);
   };
-  if (s.batched) {
+  if (s.pack) {
+    // Chunk by chunk: pack the interleaved operands, run the chunk's
+    // primitive; the others and C are read and written where they are.
+    const GemmPlan &p = s.full;
+    const cpu::BatchPackPlan &pk = *s.pack;
+    const float *fa = static_cast<const float *>(a);
+    const float *fb = static_cast<const float *>(b);
+    float *fc = static_cast<float *>(c);
+    for (int64_t o = 0; o < p.outerBatch; o += pk.chunkOuter)
+      for (int64_t i = 0; i < p.batch; i += pk.chunkInner) {
+        // The next chunk's sources, on their way while this one computes.
+        int64_t no = o, ni = i + pk.chunkInner;
+        if (ni >= p.batch) {
+          ni = 0;
+          no += pk.chunkOuter;
+        }
+        const bool next = no < p.outerBatch;
+        const float *ca = fa + o * p.outerStrideA + i * p.strideA;
+        const float *cb = fb + o * p.outerStrideB + i * p.strideB;
+        if (pk.a.pack) {
+          cpu::packChunk(p, pk, /*isA=*/true, fa, o, i, s.packA.data());
+          ca = s.packA.data();
+        }
+        if (pk.b.pack) {
+          cpu::packChunk(p, pk, /*isA=*/false, fb, o, i, s.packB.data());
+          cb = s.packB.data();
+        }
+        if (next)
+          cpu::prefetchChunk(p, pk, fa, fb, no, ni);
+        exec(ca, cb, fc + o * p.outerStrideC + i * p.strideC);
+      }
+  } else if (s.batched) {
     exec(a, b, c);
   } else {
     const GemmPlan &p = s.plan;
