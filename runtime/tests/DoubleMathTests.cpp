@@ -1,6 +1,6 @@
-//===- DoubleMathTests.cpp - f64 exp, log, log1p, tanh (DoubleMath.h) ----===//
+//===- DoubleMathTests.cpp - f64 exp, log, log1p, tanh, sin, cos ---------===//
 //
-// The branch-free f64 exp, log, log1p and tanh the CPU's map loops
+// The branch-free f64 exp, log, log1p, tanh, sin and cos the CPU's map loops
 // vectorize (and sigmoid and silu built on exp),
 // against the long double functions rounded to double (a reference more
 // precise than the result), over the whole range; their special values;
@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace weft::rt;
 
@@ -160,6 +161,64 @@ TEST(DoubleTanh, SpecialValues) {
   EXPECT_TRUE(std::isnan(ops::ftanh(-kNaN)));
 }
 
+TEST(DoubleSinCos, WithinOneUlpInTheFastRange) {
+  // Random bit patterns and uniform values over [-2^20, 2^20] (every
+  // binade, subnormals included), uniform over [-10, 10], and the doubles
+  // nearest multiples of pi/2 with their neighbours (where the reduction
+  // cancels), against sinl and cosl rounded to double.
+  const long double pio2 = 1.57079632679489661923132169163975144L;
+  std::vector<double> nearMultiples;
+  for (int64_t k = 1; k <= 667000; k += 37) {
+    double x = static_cast<double>(static_cast<long double>(k) * pio2);
+    for (double y : {x, std::nextafter(x, 0.0), std::nextafter(x, 1e9)}) {
+      nearMultiples.push_back(y);
+      nearMultiples.push_back(-y);
+    }
+  }
+  for (bool sine : {true, false}) {
+    SCOPED_TRACE(sine ? "sin" : "cos");
+    auto got = [&](double x) {
+      return sine ? ops::dsinFast(x) : ops::dcosFast(x);
+    };
+    auto want = [&](long double x) { return sine ? std::sin(x) : std::cos(x); };
+    double at;
+    int64_t worst =
+        worstUlps(kSamples, -ops::kDTrigFastLimit, ops::kDTrigFastLimit,
+                  {0.0, -0.0, 4.9406564584124654e-324, 1e-300, 0.3, 0.78125,
+                   ops::kDTrigFastLimit},
+                  got, want, at);
+    EXPECT_LE(worst, 1) << "at x = " << at;
+    worst = worstUlps(kSamples, -10.0, 10.0, {}, got, want, at);
+    EXPECT_LE(worst, 1) << "at x = " << at;
+    worst = 0;
+    for (double x : nearMultiples) {
+      double w = static_cast<double>(want(static_cast<long double>(x)));
+      int64_t u = std::llabs(position(got(x)) - position(w));
+      if (u > worst) {
+        worst = u;
+        at = x;
+      }
+    }
+    EXPECT_LE(worst, 1) << "near a multiple of pi/2, at x = " << at;
+  }
+}
+
+TEST(DoubleSinCos, SpecialValuesAndLibmBeyondTheRange) {
+  EXPECT_TRUE(std::signbit(ops::fsin(-0.0)));
+  EXPECT_EQ(ops::fsin(0.0), 0.0);
+  EXPECT_EQ(ops::fcos(-0.0), 1.0);
+  EXPECT_TRUE(std::isnan(ops::fsin(kNaN)));
+  EXPECT_TRUE(std::isnan(ops::fcos(kInf)));
+  EXPECT_TRUE(std::isnan(ops::fsin(-kInf)));
+  EXPECT_TRUE(ops::dtrigFastRange(ops::kDTrigFastLimit));
+  EXPECT_FALSE(ops::dtrigFastRange(std::nextafter(ops::kDTrigFastLimit, kInf)));
+  EXPECT_FALSE(ops::dtrigFastRange(kNaN));
+  for (double x : {1e300, -3e7, std::nextafter(ops::kDTrigFastLimit, kInf)}) {
+    EXPECT_EQ(ops::fsin(x), std::sin(x)) << x;
+    EXPECT_EQ(ops::fcos(x), std::cos(x)) << x;
+  }
+}
+
 /// dexpNormal, the form the CPU's f64 exp, sigmoid and silu loops run on
 /// blocks in dexpNormalRange, gives dexp's bits there; the range ends at
 /// |x| = 708.
@@ -296,9 +355,10 @@ TEST(DoubleSigmoidSilu, WithinThreeUlpAndSpecialValues) {
   EXPECT_TRUE(std::isnan(Silu::apply(-kInf, 0, 0))); // -inf / inf
 }
 
-/// The backend's f64 exp, log, tanh, gelu, sigmoid, silu and softplus
-/// loops (vectorized per ISA, CpuKernels.cpp; exp, sigmoid and silu with
-/// dexpNormal on blocks of 256 in its range) give the scalar functions'
+/// The backend's f64 exp, log, tanh, gelu, sigmoid, silu, softplus, sin
+/// and cos loops (vectorized per ISA, CpuKernels.cpp; exp, sigmoid and silu
+/// with dexpNormal on blocks of 256 in its range, sin and cos with
+/// dsinFast / dcosFast on blocks within 2^20) give the scalar functions'
 /// bits, special values among ordinary ones included.
 TEST(DoubleMath, MapLoopsGiveTheScalarBits) {
   CpuBackend be(Mesh({{"x", 1}}), 0);
@@ -314,8 +374,10 @@ TEST(DoubleMath, MapLoopsGiveTheScalarBits) {
   px[50] = 4.9406564584124654e-324;
   px[60] = -745.0;
   px[70] = 709.7;
+  px[80] = 3e7; // sin and cos beyond 2^20: libm, a block of its own
   for (MapKind k : {MapKind::Exp, MapKind::Log, MapKind::Tanh, MapKind::Gelu,
-                    MapKind::Sigmoid, MapKind::Silu, MapKind::Softplus}) {
+                    MapKind::Sigmoid, MapKind::Silu, MapKind::Softplus,
+                    MapKind::Sin, MapKind::Cos}) {
     be.map(k, planMap("i->i", {{n}}), x, nullptr, y);
     for (int64_t i = 0; i < n; ++i) {
       double want = ops::dispatchMap(k, [&]<MapKind K>() {

@@ -40,8 +40,7 @@ int64_t packL2Bytes() {
   return bytes;
 }
 
-std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p,
-                                           int64_t l2Bytes) {
+std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p, int64_t l2Bytes) {
   const int64_t matrices = p.batch * p.outerBatch;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.batch <= 0 || p.outerBatch <= 0 ||
       matrices < 2 * kPackChunkMatrices ||
@@ -68,8 +67,7 @@ std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p,
     plan.chunkOuter = 1;
   } else {
     plan.chunkInner = p.batch;
-    plan.chunkOuter =
-        divisorAtMost(p.outerBatch, kPackChunkMatrices / p.batch);
+    plan.chunkOuter = divisorAtMost(p.outerBatch, kPackChunkMatrices / p.batch);
   }
   GemmPlan &c = plan.chunk;
   c = p;
@@ -138,8 +136,8 @@ void prefetchSpan(const float *base, int64_t ld, int64_t stride,
 
 } // namespace
 
-void prefetchChunk(const GemmPlan &p, const BatchPackPlan &plan,
-                   const float *a, const float *b, int64_t o0, int64_t i0) {
+void prefetchChunk(const GemmPlan &p, const BatchPackPlan &plan, const float *a,
+                   const float *b, int64_t o0, int64_t i0) {
   prefetchSpan(a + o0 * p.outerStrideA + i0 * p.strideA, p.lda, p.strideA,
                p.outerStrideA, plan.a.rows, plan.a.cols, plan);
   prefetchSpan(b + o0 * p.outerStrideB + i0 * p.strideB, p.ldb, p.strideB,

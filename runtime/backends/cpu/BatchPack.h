@@ -54,8 +54,7 @@ constexpr int64_t kPackChunkMatrices = 16;
 /// (A, B and C's elements) do not fit in L2. Where they fit (P6/P9 at b=4:
 /// 1 MiB on a 1 MiB L2) the unpacked GEMM reads them from L2 and packing
 /// cost 15% (scores 87.6 -> 72.5 GFLOP/s).
-std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p,
-                                           int64_t l2Bytes);
+std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p, int64_t l2Bytes);
 
 /// The L2 size planBatchPack is given at run time: this CPU's (sysconf;
 /// 1 MiB when the system does not say), or $WEFT_CPU_PACK_BATCHES: `auto`
@@ -76,8 +75,8 @@ void packChunk(const GemmPlan &p, const BatchPackPlan &plan, bool isA,
 /// block); run before the previous chunk's GEMM, so the lines arrive while
 /// it computes. (Prefetching C's lines for writing as well made P9's
 /// probabilities-times-v GEMM slower, 52 -> 46 GFLOP/s: not done.)
-void prefetchChunk(const GemmPlan &p, const BatchPackPlan &plan,
-                   const float *a, const float *b, int64_t o0, int64_t i0);
+void prefetchChunk(const GemmPlan &p, const BatchPackPlan &plan, const float *a,
+                   const float *b, int64_t o0, int64_t i0);
 
 } // namespace weft::rt::cpu
 

@@ -145,7 +145,8 @@ WEFT_ALWAYS_INLINE inline void softplusSpan(int64_t n, const T *a, T *o) {
 
 /// sin or cos: a chunk in ops::trigFastRange (|x| <= 2^19, no NaN) runs the
 /// branch-free ops::fsinFast / fcosFast; other chunks run ops::fsin / fcos
-/// per element (libm for huge arguments).
+/// per element (libm for huge arguments). f64 likewise with
+/// ops::dtrigFastRange (|x| <= 2^20) and ops::dsinFast / dcosFast.
 template <MapKind K>
 WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
   constexpr bool sine = K == MapKind::Sin;
@@ -154,11 +155,19 @@ WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
       [](float x) { return sine ? ops::fsinFast(x) : ops::fcosFast(x); },
       [](float x) { return sine ? ops::fsin(x) : ops::fcos(x); });
 }
+template <MapKind K>
+WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const double *a, double *o) {
+  constexpr bool sine = K == MapKind::Sin;
+  chunkedSpan(
+      n, a, o, [](double x) { return ops::dtrigFastRange(x); },
+      [](double x) { return sine ? ops::dsinFast(x) : ops::dcosFast(x); },
+      [](double x) { return sine ? ops::fsin(x) : ops::fcos(x); });
+}
 
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
 /// second operand (a unary map's zero), with expSpan for exp, sigmoidSpan
-/// for sigmoid and silu, softplusSpan for softplus and trigSpan for f32 sin
-/// and cos.
+/// for sigmoid and silu, softplusSpan for softplus and trigSpan for sin and
+/// cos.
 template <MapKind K, typename T>
 WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
                                               double s) {
@@ -168,8 +177,7 @@ WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
     sigmoidSpan<K, T>(n, a, o);
   } else if constexpr (K == MapKind::Softplus) {
     softplusSpan<T>(n, a, o);
-  } else if constexpr ((K == MapKind::Sin || K == MapKind::Cos) &&
-                       std::is_same_v<T, float>) {
+  } else if constexpr (K == MapKind::Sin || K == MapKind::Cos) {
     trigSpan<K>(n, a, o);
   } else {
     using Op = ops::Map<K, T>;

@@ -1,14 +1,14 @@
-//===- DoubleMath.h - Branch-free f64 exp, log, log1p and tanh -*- C++ -*-===//
+//===- DoubleMath.h - Branch-free f64 math functions ------------*- C++ -*-===//
 //
-// The f64 counterparts of ElementOps.h's float exp, log, log1p and tanh:
-// written without branches (every special case a bit blend) so that the
-// CPU's map and fused loops vectorize them under each ISA variant they are
-// compiled for (CpuKernels.cpp: AVX-512, AVX2, baseline), where exp, log,
-// log1p and tanh of libm are one call per element. Host only: the CUDA
-// kernels keep CUDA's exp, log, log1p and tanh. Accuracy against the long
-// double function rounded to double, over the whole range: DoubleMathTests
-// DoubleExp, DoubleLog, DoubleLog1p, DoubleTanh (docs/runtime.md,
-// "Element kinds").
+// The f64 counterparts of ElementOps.h's float exp, log, log1p, tanh, sin
+// and cos: written without branches (every special case a bit blend) so
+// that the CPU's map and fused loops vectorize them under each ISA variant
+// they are compiled for (CpuKernels.cpp: AVX-512, AVX2, baseline), where
+// libm's are one call per element. Host only: the CUDA kernels keep
+// CUDA's functions. Accuracy against the long double function rounded to
+// double, over the whole range (sin and cos: over |x| <= 2^20, libm
+// beyond): DoubleMathTests DoubleExp, DoubleLog, DoubleLog1p, DoubleTanh,
+// DoubleSinCos (docs/runtime.md, "Element kinds").
 //
 //===----------------------------------------------------------------------===//
 
@@ -233,6 +233,116 @@ WEFT_INLINE inline double dtanh(double x) {
   double y = hostBlend(ax < 0.625, small, large);
   y = hostBits(hostBitsOf(y) | sign);
   return hostBlend(nan, x, y);
+}
+
+/// sin and cos of a double for |x| <= kDTrigFastLimit (2^20), branch-free
+/// (fdlibm's k_sin.c and k_cos.c on the reduced argument). x = k pi/2 + r
+/// with k = round(x 2/pi) < 2^20, and r = rh + rl from pi/2 in fdlibm's
+/// parts: three of 33 bits (k times each is exact) and a 53-bit tail,
+/// about 150 bits in all, subtracted with exact two-sums. So r keeps its
+/// relative accuracy even where x is close to a multiple of pi/2 (the
+/// cancellation e_rem_pio2.c's medium case checks for). The quadrant k
+/// mod 4 picks the kernel and the sign as bit blends. Within 1 ulp of the
+/// long double function rounded to double (DoubleMathTests DoubleSinCos);
+/// fsin and fcos (ElementOps.h) call libm beyond the limit (huge arguments
+/// need Payne-Hanek reduction), and the CPU's span loops check a block of
+/// 256 is in range to run these vectorized (CpuKernels.cpp, trigSpan).
+constexpr double kDTrigFastLimit = 1048576.0; // 2^20
+
+/// Whether dsinFast and dcosFast apply: |x| <= 2^20 (NaN and inf: no).
+WEFT_INLINE inline bool dtrigFastRange(double x) {
+  return (hostBitsOf(x) & 0x7fffffffffffffffull) <= 0x4130000000000000ull;
+}
+
+/// a + b = s + e exactly (Knuth's two-sum, any magnitudes).
+WEFT_INLINE inline double twoSum(double a, double b, double &e) {
+  double s = a + b;
+  double bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+
+/// x = k pi/2 + (rh + rl), |rh + rl| <= pi/4 + a little, |rl| <= ulp(rh)/2.
+/// The quadrant k mod 4 comes from the low bits of k + 1.5 * 2^52's
+/// pattern (k < 2^20 in two's complement there), not from a conversion to
+/// an integer: AVX-512F and AVX2 have no double-to-int64 conversion, and
+/// one would keep the loops scalar (as DoubleMath.h's other functions,
+/// unsigned 64-bit integer steps only).
+WEFT_INLINE inline double dtrigReduce(double x, uint64_t &k, double &rl) {
+  const double shifter = 6755399441055744.0; // 1.5 * 2^52
+  double shifted = x * 6.36619772367581382433e-01 + shifter;
+  k = hostBitsOf(shifted);
+  double kd = shifted - shifter;
+  const double pio2_1 = 1.57079632673412561417e+00;  // 33 bits
+  const double pio2_2 = 6.07710050630396597660e-11;  // 33 bits
+  const double pio2_3 = 2.02226624871116645580e-21;  // 33 bits
+  const double pio2_3t = 8.47842766036889956997e-32; // the rest
+  double a = x - kd * pio2_1; // exact: k pio2_1 is exact and close to x
+  double e1, e2;
+  double t = twoSum(a, -(kd * pio2_2), e1);
+  double u = twoSum(t, -(kd * pio2_3), e2);
+  double tail = (e1 + e2) - kd * pio2_3t;
+  double rh = u + tail;
+  rl = (u - rh) + tail;
+  return rh;
+}
+
+/// fdlibm's __kernel_sin(x, y, 1): sin(x + y) for |x| <= pi/4, |y| tiny.
+WEFT_INLINE inline double dsinKernel(double x, double y) {
+  const double S1 = -1.66666666666666324348e-01,
+               S2 = 8.33333333332248946124e-03,
+               S3 = -1.98412698298579493134e-04,
+               S4 = 2.75573137070700676789e-06,
+               S5 = -2.50507602534068634195e-08,
+               S6 = 1.58969099521155010221e-10;
+  double z = x * x;
+  double v = z * x;
+  double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+  return x - ((z * (0.5 * y - v * r) - y) - v * S1);
+}
+
+/// fdlibm's __kernel_cos(x, y): cos(x + y) for |x| <= pi/4, |y| tiny. Its
+/// branch on |x| < 0.3 is qx = 0 (the other form with qx = 0 is the same
+/// operations).
+WEFT_INLINE inline double dcosKernel(double x, double y) {
+  const double C1 = 4.16666666666666019037e-02,
+               C2 = -1.38888888888741095749e-03,
+               C3 = 2.48015872894767294178e-05,
+               C4 = -2.75573143513906633035e-07,
+               C5 = 2.08757232129817482790e-09,
+               C6 = -1.13596475577881948265e-11;
+  uint64_t ix = hostBitsOf(x) & 0x7fffffff00000000ull;
+  double z = x * x;
+  double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+  // qx = x/4 rounded down to its leading bits (x in [0.3, 0.78125]),
+  // 0.28125 above, 0 below 0.3.
+  double qx = hostBits(ix - 0x0020000000000000ull);
+  qx = hostBlend(ix > 0x3fe9000000000000ull, 0.28125, qx);
+  qx = hostBlend(ix < 0x3fd3333300000000ull, 0.0, qx);
+  double hz = 0.5 * z - qx;
+  double a = 1.0 - qx;
+  return a - (hz - (z * r - x * y));
+}
+
+/// Picks +-s or +-c by quadrant (0: s, 1: c, 2: -s, 3: -c) as bit blends.
+WEFT_INLINE inline double dtrigPick(uint64_t q, double s, double c) {
+  uint64_t odd = 0ull - (q & 1);
+  uint64_t neg = (q & 2) << 62;
+  return hostBits(((hostBitsOf(c) & odd) | (hostBitsOf(s) & ~odd)) ^ neg);
+}
+
+WEFT_INLINE inline double dsinFast(double x) {
+  uint64_t k;
+  double rl;
+  double rh = dtrigReduce(x, k, rl);
+  double y = dtrigPick(k, dsinKernel(rh, rl), dcosKernel(rh, rl));
+  return hostBlend(x == 0.0, x, y); // sin(-0) = -0
+}
+WEFT_INLINE inline double dcosFast(double x) {
+  uint64_t k;
+  double rl;
+  double rh = dtrigReduce(x, k, rl);
+  return dtrigPick(k + 1, dsinKernel(rh, rl), dcosKernel(rh, rl));
 }
 
 } // namespace weft::rt::ops

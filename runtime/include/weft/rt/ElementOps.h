@@ -366,8 +366,17 @@ WEFT_HD WEFT_INLINE inline float fcos(float x) {
   return trigFastRange(x) ? fcosFast(x) : cosf(x);
 }
 #endif
+#if defined(__CUDA_ARCH__)
 WEFT_HD WEFT_INLINE inline double fsin(double x) { return sin(x); }
 WEFT_HD WEFT_INLINE inline double fcos(double x) { return cos(x); }
+#else
+WEFT_HD WEFT_INLINE inline double fsin(double x) {
+  return dtrigFastRange(x) ? dsinFast(x) : sin(x);
+}
+WEFT_HD WEFT_INLINE inline double fcos(double x) {
+  return dtrigFastRange(x) ? dcosFast(x) : cos(x);
+}
+#endif
 #if defined(__CUDA_ARCH__)
 WEFT_HD WEFT_INLINE inline double flog(double x) { return log(x); }
 #else
