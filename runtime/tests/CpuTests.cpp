@@ -669,6 +669,27 @@ TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {
   }
 }
 
+/// The operands the GEMM agreement tests use: small integers over 8.
+void fillGemmOperands(std::vector<float> &a, std::vector<float> &b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<float>((i * 37) % 19) / 8.0f - 1.0f;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<float>((i * 53) % 23) / 8.0f - 1.2f;
+}
+
+/// C = alpha op(A) op(B) + beta C for every matrix of plan `g`, on cblas
+/// matrix by matrix: the reference of the oneDNN tests.
+void cblasPlan(const GemmPlan &g, const float *A, const float *B, float *C,
+               float alpha, float beta) {
+  for (int64_t o = 0; o < g.outerBatch; ++o)
+    for (int64_t i = 0; i < g.batch; ++i)
+      cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
+                  g.transB ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, alpha,
+                  A + o * g.outerStrideA + i * g.strideA, g.lda,
+                  B + o * g.outerStrideB + i * g.strideB, g.ldb, beta,
+                  C + o * g.outerStrideC + i * g.strideC, g.ldc);
+}
+
 TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
   if (!onednn::available())
     GTEST_SKIP() << "no oneDNN in this build";
@@ -708,22 +729,13 @@ TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
     int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
             nc = numElements(p.outShape);
     std::vector<float> a(na), b(nb), c1(nc, -7.0f), c2(nc, -7.0f);
-    for (int64_t i = 0; i < na; ++i)
-      a[i] = static_cast<float>((i * 37) % 19) / 8.0f - 1.0f;
-    for (int64_t i = 0; i < nb; ++i)
-      b[i] = static_cast<float>((i * 53) % 23) / 8.0f - 1.2f;
+    fillGemmOperands(a, b);
     const float *A = a.data(), *B = b.data();
     if (p.swapOperands)
       std::swap(A, B);
     mm->run(A, B, c1.data());
     // The same plan on cblas, matrix by matrix.
-    for (int64_t o = 0; o < g.outerBatch; ++o)
-      for (int64_t i = 0; i < g.batch; ++i)
-        cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
-                    g.transB ? CblasTrans : CblasNoTrans, g.m, g.n, g.k, 1.0f,
-                    A + o * g.outerStrideA + i * g.strideA, g.lda,
-                    B + o * g.outerStrideB + i * g.strideB, g.ldb, 0.0f,
-                    c2.data() + o * g.outerStrideC + i * g.strideC, g.ldc);
+    cblasPlan(g, A, B, c2.data(), 1.0f, 0.0f);
     for (int64_t i = 0; i < nc; ++i)
       ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << sp[0] << " element " << i;
   }
@@ -868,24 +880,14 @@ TEST(CpuGemm, PackedBatchesAgreeWithOpenblas) {
       int64_t na = numElements(p.aShape), nb = numElements(p.bShape),
               nc = numElements(p.outShape);
       std::vector<float> a(na), b(nb), c1(nc), c2(nc);
-      for (int64_t i = 0; i < na; ++i)
-        a[i] = static_cast<float>((i * 37) % 19) / 8.0f - 1.0f;
-      for (int64_t i = 0; i < nb; ++i)
-        b[i] = static_cast<float>((i * 53) % 23) / 8.0f - 1.2f;
+      fillGemmOperands(a, b);
       for (int64_t i = 0; i < nc; ++i)
         c1[i] = c2[i] = static_cast<float>(i % 7) - 3.0f;
       const float *A = a.data(), *B = b.data();
       if (p.swapOperands)
         std::swap(A, B);
       mm->run(A, B, c1.data());
-      for (int64_t o = 0; o < g.outerBatch; ++o)
-        for (int64_t i = 0; i < g.batch; ++i)
-          cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
-                      g.transB ? CblasTrans : CblasNoTrans, g.m, g.n, g.k,
-                      epi.scale, A + o * g.outerStrideA + i * g.strideA, g.lda,
-                      B + o * g.outerStrideB + i * g.strideB, g.ldb,
-                      sum ? 1.0f : 0.0f,
-                      c2.data() + o * g.outerStrideC + i * g.strideC, g.ldc);
+      cblasPlan(g, A, B, c2.data(), epi.scale, sum ? 1.0f : 0.0f);
       for (int64_t i = 0; i < nc; ++i)
         ASSERT_NEAR(c1[i], c2[i], 1e-4f * g.k) << "element " << i;
     }
