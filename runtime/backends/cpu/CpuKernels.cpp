@@ -143,25 +143,16 @@ WEFT_ALWAYS_INLINE inline void softplusSpan(int64_t n, const T *a, T *o) {
       [](T x) { return ops::Map<MapKind::Softplus, T>::apply(x, T(0), 0.0); });
 }
 
-/// sin or cos: a chunk in ops::trigFastRange (|x| <= 2^19, no NaN) runs the
-/// branch-free ops::fsinFast / fcosFast; other chunks run ops::fsin / fcos
-/// per element (libm for huge arguments). f64 likewise with
-/// ops::dtrigFastRange (|x| <= 2^20) and ops::dsinFast / dcosFast.
-template <MapKind K>
-WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const float *a, float *o) {
+/// sin or cos: a chunk in ops::trigFastRange (f32: |x| <= 2^19, f64: 2^20;
+/// no NaN) runs the branch-free ops::fsinFast / fcosFast; other chunks run
+/// ops::fsin / fcos per element (libm for huge arguments).
+template <MapKind K, typename T>
+WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const T *a, T *o) {
   constexpr bool sine = K == MapKind::Sin;
   chunkedSpan(
-      n, a, o, [](float x) { return ops::trigFastRange(x); },
-      [](float x) { return sine ? ops::fsinFast(x) : ops::fcosFast(x); },
-      [](float x) { return sine ? ops::fsin(x) : ops::fcos(x); });
-}
-template <MapKind K>
-WEFT_ALWAYS_INLINE inline void trigSpan(int64_t n, const double *a, double *o) {
-  constexpr bool sine = K == MapKind::Sin;
-  chunkedSpan(
-      n, a, o, [](double x) { return ops::dtrigFastRange(x); },
-      [](double x) { return sine ? ops::dsinFast(x) : ops::dcosFast(x); },
-      [](double x) { return sine ? ops::fsin(x) : ops::fcos(x); });
+      n, a, o, [](T x) { return ops::trigFastRange(x); },
+      [](T x) { return sine ? ops::fsinFast(x) : ops::fcosFast(x); },
+      [](T x) { return sine ? ops::fsin(x) : ops::fcos(x); });
 }
 
 /// o[i] = Map<K>(a[i], b, s) for i < n: a contiguous span and a broadcast
@@ -178,7 +169,7 @@ WEFT_ALWAYS_INLINE inline void spanWithScalar(int64_t n, const T *a, T b, T *o,
   } else if constexpr (K == MapKind::Softplus) {
     softplusSpan<T>(n, a, o);
   } else if constexpr (K == MapKind::Sin || K == MapKind::Cos) {
-    trigSpan<K>(n, a, o);
+    trigSpan<K, T>(n, a, o);
   } else {
     using Op = ops::Map<K, T>;
     for (int64_t i = 0; i < n; ++i)

@@ -370,6 +370,11 @@ WEFT_HD WEFT_INLINE inline float fcos(float x) {
 WEFT_HD WEFT_INLINE inline double fsin(double x) { return sin(x); }
 WEFT_HD WEFT_INLINE inline double fcos(double x) { return cos(x); }
 #else
+/// The f64 forms of trigFastRange, fsinFast and fcosFast (DoubleMath.h),
+/// so that the CPU's span loop is one template (CpuKernels.cpp, trigSpan).
+WEFT_INLINE inline bool trigFastRange(double x) { return dtrigFastRange(x); }
+WEFT_INLINE inline double fsinFast(double x) { return dsinFast(x); }
+WEFT_INLINE inline double fcosFast(double x) { return dcosFast(x); }
 WEFT_HD WEFT_INLINE inline double fsin(double x) {
   return dtrigFastRange(x) ? dsinFast(x) : sin(x);
 }
