@@ -59,8 +59,9 @@ std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p, int64_t l2Bytes);
 /// The L2 size planBatchPack is given at run time: this CPU's (sysconf;
 /// 1 MiB when the system does not say), or $WEFT_CPU_PACK_BATCHES: `auto`
 /// (the default), `always` (0: every plan the rule takes packs; tests and
-/// A/B timing) or `never` (no plan packs). Read at each plan's creation;
-/// another value throws Error.
+/// A/B timing) or `never` (no plan packs). Read at each plan's creation
+/// and by the start banner (cpu::gemmBanner, so a bad value fails before
+/// the first step); another value throws Error.
 int64_t packL2Bytes();
 
 /// Copies the chunk's matrices (outer o0 .. o0 + plan.chunkOuter - 1,

@@ -2,6 +2,7 @@
 
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
+#include "BatchPack.h"
 #include "BlockedDgemm.h"
 #include "OneDnnGemm.h"
 #include "weft/rt/Error.h"
@@ -176,6 +177,11 @@ Bf16Gemm bf16GemmMode() {
 }
 
 std::string gemmBanner() {
+  // $WEFT_CPU_PACK_BATCHES is read at each oneDNN plan's creation; read it
+  // here too, in any build, so that a bad value is an error before the
+  // first step, as a bad $WEFT_CPU_GEMM is (the harness calls this on
+  // every rank).
+  (void)packL2Bytes();
   const SimdLevel cpu = cpuSimdLevel();
   const std::string core = openblasCoreName();
   const SimdLevel blas = openblasCoreLevel(core);
