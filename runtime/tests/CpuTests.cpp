@@ -127,24 +127,36 @@ TEST(CpuBackend, TensorsOutliveTheBackend) {
   EXPECT_EQ(t.ptr<double>()[14], 14.0);
 }
 
-TEST(CpuBackend, PoisonFillsNewBuffersWithNaN) {
-  const char *old = std::getenv("WEFT_RT_POISON");
-  std::string saved = old ? old : "";
-  setenv("WEFT_RT_POISON", "1", 1);
-  {
-    CpuBackend be(Mesh({{"x", 1}}), 0);
-    Tensor a = be.empty(DType::F32, {3});
-    std::memset(a.data, 0, a.bytes());
-    a = Tensor();
-    Tensor b = be.empty(DType::F32, {3}); // the same buffer, poisoned again
-    for (int i = 0; i < 3; ++i)
-      EXPECT_TRUE(std::isnan(b.ptr<float>()[i]));
-    EXPECT_EQ(be.zeros(DType::F32, {3}).ptr<float>()[2], 0.0f);
+/// Sets an environment variable for a scope, restoring what was there.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      saved_ = old;
+    setenv(name, value, 1);
   }
-  if (old)
-    setenv("WEFT_RT_POISON", saved.c_str(), 1);
-  else
-    unsetenv("WEFT_RT_POISON");
+  ~ScopedEnv() {
+    if (saved_)
+      setenv(name_, saved_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> saved_;
+};
+
+TEST(CpuBackend, PoisonFillsNewBuffersWithNaN) {
+  ScopedEnv poison("WEFT_RT_POISON", "1");
+  CpuBackend be(Mesh({{"x", 1}}), 0);
+  Tensor a = be.empty(DType::F32, {3});
+  std::memset(a.data, 0, a.bytes());
+  a = Tensor();
+  Tensor b = be.empty(DType::F32, {3}); // the same buffer, poisoned again
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(std::isnan(b.ptr<float>()[i]));
+  EXPECT_EQ(be.zeros(DType::F32, {3}).ptr<float>()[2], 0.0f);
 }
 
 /// Distance in units in the last place between two floats of one sign
@@ -741,26 +753,6 @@ TEST(CpuGemm, OneDnnAndOpenblasAgreeOnEveryPlanForm) {
   }
   EXPECT_GE(compared, 3);
 }
-
-/// Sets an environment variable for a scope, restoring what was there.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      saved_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (saved_)
-      setenv(name_, saved_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> saved_;
-};
 
 TEST(CpuGemm, PackBatchesSetting) {
   {

@@ -54,7 +54,7 @@ std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p, int64_t l2Bytes) {
     o.cols = trans ? rows : cols;
     const bool perMatrix = (p.batch == 1 || stride != 0) &&
                            (p.outerBatch == 1 || outerStride != 0);
-    o.pack = perMatrix && ld > o.cols && o.elements() <= 16384;
+    o.pack = perMatrix && ld > o.cols && o.elements() <= kPackMaxMatrixElements;
     return o;
   };
   BatchPackPlan plan;

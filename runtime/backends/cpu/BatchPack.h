@@ -46,10 +46,15 @@ struct BatchPackPlan {
 /// matrices: 128 KiB per operand).
 constexpr int64_t kPackChunkMatrices = 16;
 
+/// The largest matrix (elements) packed: 64 KiB of f32, so that a chunk's
+/// 16 packed matrices of one operand stay within 1 MiB.
+constexpr int64_t kPackMaxMatrixElements = 16384;
+
 /// The packing of `p` (f32) on a CPU whose L2 holds `l2Bytes`, or nullopt
 /// when no operand needs it: an operand is packed when it differs per
 /// matrix (a nonzero stride on every batch level of extent > 1), its rows
-/// have a gap (ld > cols) and its matrices are at most 16384 elements; and
+/// have a gap (ld > cols) and its matrices are at most
+/// kPackMaxMatrixElements; and
 /// only when the plan has at least 32 matrices whose operands and result
 /// (A, B and C's elements) do not fit in L2. Where they fit (P6/P9 at b=4:
 /// 1 MiB on a 1 MiB L2) the unpacked GEMM reads them from L2 and packing
