@@ -9,6 +9,7 @@
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementOps.h"
+#include "weft/rt/ElementPlans.h"
 #include "weft/rt/Error.h"
 #include "weft/rt/cpu/CpuBackend.h"
 #include "weft/rt/cpu/CpuGemmInfo.h"
@@ -146,6 +147,37 @@ private:
   const char *name_;
   std::optional<std::string> saved_;
 };
+
+// Which fused row chains the one-pass softmax kernel takes (CpuKernels.cpp,
+// "Softmax rows in one pass"): attention's contiguous rows of 64 and a row
+// of one whole segment, in f32; not f64 or bf16, not a row longer than a
+// segment, not a row read at a stride, not another chain. Its bits are
+// FusedRowsTests' (run here on the widest ISA and at WEFT_RT_ISA=base).
+TEST(CpuBackend, SoftmaxKernelTakesContiguousF32SoftmaxRows) {
+  if (!__builtin_cpu_supports("avx512f") || std::getenv("WEFT_RT_ISA"))
+    GTEST_SKIP() << "the kernel runs on AVX-512 only";
+  using RK = ReduceKind;
+  using K = MapKind;
+  const std::vector<FusedRowStep> softmax = {
+      fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 0, 1),
+      fusedRowMap(K::Exp, 2), fusedRowReduce(RK::Sum, 3),
+      fusedRowMap(K::Div, 3, 4)};
+  const FusedRowsPlan p9 =
+      planFusedRows("bhts->bhts", "s", {{16, 8, 64, 64}}, softmax);
+  EXPECT_TRUE(CpuBackend::runsSoftmaxKernel(p9, DType::F32));
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(p9, DType::F64));
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(p9, DType::BF16));
+  EXPECT_TRUE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("bs->bs", "s", {{3, 2048}}, softmax), DType::F32));
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("bs->bs", "s", {{3, 2049}}, softmax), DType::F32));
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("sb->bs", "s", {{64, 3}}, softmax), DType::F32));
+  std::vector<FusedRowStep> logSoftmaxLike = softmax;
+  logSoftmaxLike[4] = fusedRowMap(K::Sub, 3, 4);
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("bs->bs", "s", {{3, 64}}, logSoftmaxLike), DType::F32));
+}
 
 TEST(CpuBackend, PoisonFillsNewBuffersWithNaN) {
   ScopedEnv poison("WEFT_RT_POISON", "1");

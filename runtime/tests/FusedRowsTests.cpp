@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <string>
 
 using namespace weft::rt;
 using namespace weft::rt::test;
@@ -297,6 +299,57 @@ TEST_P(FusedRowsTest, SpecialValuesBitIdentical) {
   std::vector<Tensor> inputs = {be.upload(hostFrom(dt, {2, 40}, v))};
   expectSameBits(be.download(runFusedRows(be, c, inputs)),
                  be.download(runUnfusedRows(be, c, inputs)));
+}
+
+// Softmax over f32 rows of every length class the CPU's one-pass softmax
+// kernel handles (full 32-element blocks, a tail in the first or second 16
+// lanes, one segment), with NaNs of distinct payloads (which one a max
+// selects shows in the result), signaling NaNs (the f64-lane reduction
+// quiets them), infinities, signed zeros and the maximum in the tail: the
+// unfused ops' bits.
+TEST_P(FusedRowsTest, SoftmaxRowsOfEveryLengthKeepNaNPayloads) {
+  if (GetParam() != DType::F32)
+    GTEST_SKIP() << "f32 bit patterns";
+  Backend &be = *testBackend();
+  const uint32_t specials[] = {
+      0x7fc00123u, // quiet NaN, payload 0x123
+      0xffc00456u, // negative quiet NaN
+      0x7f800001u, // signaling NaN
+      0xff800777u, // negative signaling NaN
+      0x7f800000u, // +inf
+      0xff800000u, // -inf
+      0x00000000u, // +0
+      0x80000000u, // -0
+  };
+  for (int64_t n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 95,
+                    100, 2047, 2048}) {
+    const int64_t rows = 24;
+    RowsCase c{"softmax_n", "bs->bs", "s", {{rows, n}}, softmaxSteps(1)};
+    SCOPED_TRACE("n = " + std::to_string(n));
+    Tensor h = hostTensor(DType::F32, {rows, n});
+    auto v = testValues(rows * n, 5);
+    uint32_t *bits = h.ptr<uint32_t>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        float f = static_cast<float>(v[r * n + j] * 4.0);
+        std::memcpy(&bits[r * n + j], &f, 4);
+      }
+    // Rows 0-7: one special value at a row-dependent position; rows 8-15:
+    // two specials; row 16 all -0 but its last +0; row 17 the max in the
+    // last element; rows 18-23 plain.
+    for (int64_t r = 0; r < 16; ++r) {
+      bits[r * n + (r * 7) % n] = specials[r % 8];
+      if (r >= 8)
+        bits[r * n + (r * 13 + 5) % n] = specials[(r + 3) % 8];
+    }
+    for (int64_t j = 0; j < n; ++j)
+      bits[16 * n + j] = j + 1 < n ? 0x80000000u : 0u;
+    float big = 100.0f;
+    std::memcpy(&bits[17 * n + n - 1], &big, 4);
+    std::vector<Tensor> inputs = {be.upload(h)};
+    expectSameBits(be.download(runFusedRows(be, c, inputs)),
+                   be.download(runUnfusedRows(be, c, inputs)));
+  }
 }
 
 TEST_P(FusedRowsTest, RejectsMismatchesAndProfiles) {

@@ -13,6 +13,7 @@
 #include "weft/rt/cpu/CpuBackend.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define WEFT_CPU_MULTIVERSION 1
 #define WEFT_ALWAYS_INLINE __attribute__((always_inline))
+#include <immintrin.h>
 #else
 #define WEFT_CPU_MULTIVERSION 0
 #define WEFT_ALWAYS_INLINE
@@ -970,10 +972,170 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 }
 #endif
 
+//===--- Softmax rows in one pass -----------------------------------------===//
+// The fused chain max, sub, exp, sum, div over contiguous f32 rows of at
+// most one canonical segment (attention's rows of 64) runs on AVX-512 as one
+// pass per row: the row is read once, its x - max and exp stay in an L1
+// buffer, the result is written once. The generic loop above spends most of
+// the chain's time in its two per-row reductions (f64 lanes, trees through
+// memory) and in per-step calls. Same bits as the generic loop and the
+// unfused ops (FusedRowsTests, weft-rt-bench-fused-rows):
+//
+// - the max runs in f32 lanes, not f64: in the canonical order (32 lanes,
+//   the same tree) each combine selects one of its two operands, and
+//   comparing two floats widened to double gives the same answer as
+//   comparing the floats, so the same element is selected. The one
+//   difference is a NaN: widening quiets a signaling NaN (and rounding the
+//   f64 result back keeps it quiet), so a NaN result gets its quiet bit
+//   set here. (In softmax this is not observable: x - max quiets a
+//   signaling max anyway; it keeps canonicalMaxF32 the canonical max.)
+// - the sum accumulates in f64 lanes as the canonical order says, each
+//   combine acc[i] + acc[i + d] with acc[i] first (a NaN's payload comes
+//   from the first operand).
+// - sub, exp (expSpan) and div are the span loops' operations on the same
+//   values.
+
+/// Whether `p` is that chain over rows that qualify.
+bool isSoftmaxRows(const FusedRowsPlan &p) {
+  if (p.inShapes.size() != 1 || p.full.size() != 6 || !p.full[0] ||
+      p.inRowStrides[0] != 1 || p.outRowStride != 1 || p.rowLength < 1 ||
+      p.rowLength > ops::kReduceSegment || p.steps.size() != 5)
+    return false;
+  const std::vector<FusedRowStep> &s = p.steps;
+  auto map = [](const FusedRowStep &st, MapKind k, int a, int b) {
+    return !st.reduce && st.kind == k && st.a == a && st.b == b;
+  };
+  auto reduce = [](const FusedRowStep &st, ReduceKind k, int a) {
+    return st.reduce && st.reduceKind == k && st.a == a;
+  };
+  return reduce(s[0], ReduceKind::Max, 0) && map(s[1], MapKind::Sub, 0, 1) &&
+         map(s[2], MapKind::Exp, 2, -1) && reduce(s[3], ReduceKind::Sum, 3) &&
+         map(s[4], MapKind::Div, 3, 4);
+}
+
+#if WEFT_CPU_MULTIVERSION
+// GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
+// used uninitialized" (its bug 105593); they are not.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// ops::Reduce<Max>::combine(a, b) per lane: b where b > a or b is NaN.
+__attribute__((target("avx512f"))) inline __m512 maxCombine(__m512 a,
+                                                            __m512 b) {
+  const __mmask16 take = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ) |
+                         _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_mask_mov_ps(a, take, b);
+}
+
+/// The canonical max of x[0..n), 1 <= n <= kReduceSegment, as the f64-lane
+/// reduction rounds it (see above).
+__attribute__((target("avx512f"))) float canonicalMaxF32(const float *x,
+                                                         int64_t n) {
+  static_assert(ops::kReduceLanes == 32);
+  __m512 a0 = _mm512_set1_ps(-INFINITY), a1 = a0; // lanes 0-15, 16-31
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = maxCombine(a0, _mm512_loadu_ps(x + i));
+    a1 = maxCombine(a1, _mm512_loadu_ps(x + i + 16));
+  }
+  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
+    const __mmask16 k0 = rest >= 16 ? 0xffff : (1u << rest) - 1;
+    const __mmask16 k1 = rest > 16 ? (1u << (rest - 16)) - 1 : 0;
+    a0 = _mm512_mask_mov_ps(a0, k0,
+                            maxCombine(a0, _mm512_maskz_loadu_ps(k0, x + i)));
+    a1 = _mm512_mask_mov_ps(
+        a1, k1, maxCombine(a1, _mm512_maskz_loadu_ps(k1, x + i + 16)));
+  }
+  // The tree: lane i combines lane i + d, d = 16, 8, 4, 2, 1.
+  a0 = maxCombine(a0, a1);
+  a0 = maxCombine(a0, _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(3, 2, 3, 2)));
+  a0 = maxCombine(a0, _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(0, 0, 0, 1)));
+  a0 = maxCombine(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(3, 2, 3, 2)));
+  a0 = maxCombine(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(1, 1, 1, 1)));
+  float m = _mm512_cvtss_f32(a0);
+  if (m != m) { // quiet, as the round trip through f64 does
+    uint32_t bits;
+    std::memcpy(&bits, &m, 4);
+    bits |= 0x00400000u;
+    std::memcpy(&m, &bits, 4);
+  }
+  return m;
+}
+
+/// Lanes 0-7 and 8-15 of v, widened to f64.
+__attribute__((target("avx512f"))) inline __m512d lo(__m512 v) {
+  return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+}
+__attribute__((target("avx512f"))) inline __m512d hi(__m512 v) {
+  return _mm512_cvtps_pd(
+      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+/// The canonical sum of x[0..n), 1 <= n <= kReduceSegment, in f64 lanes.
+__attribute__((target("avx512f"))) double canonicalSumF32(const float *x,
+                                                          int64_t n) {
+  // Lanes 0-7, 8-15, 16-23, 24-31.
+  __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+    s0 = _mm512_add_pd(s0, lo(v0));
+    s1 = _mm512_add_pd(s1, hi(v0));
+    s2 = _mm512_add_pd(s2, lo(v1));
+    s3 = _mm512_add_pd(s3, hi(v1));
+  }
+  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
+    const uint32_t k = rest >= 32 ? 0xffffffffu : (1u << rest) - 1;
+    const __m512 v0 = _mm512_maskz_loadu_ps(static_cast<__mmask16>(k), x + i);
+    const __m512 v1 =
+        _mm512_maskz_loadu_ps(static_cast<__mmask16>(k >> 16), x + i + 16);
+    s0 = _mm512_mask_add_pd(s0, static_cast<__mmask8>(k), s0, lo(v0));
+    s1 = _mm512_mask_add_pd(s1, static_cast<__mmask8>(k >> 8), s1, hi(v0));
+    s2 = _mm512_mask_add_pd(s2, static_cast<__mmask8>(k >> 16), s2, lo(v1));
+    s3 = _mm512_mask_add_pd(s3, static_cast<__mmask8>(k >> 24), s3, hi(v1));
+  }
+  s0 = _mm512_add_pd(s0, s2); // d = 16
+  s1 = _mm512_add_pd(s1, s3);
+  s0 = _mm512_add_pd(s0, s1); // d = 8
+  const __m256d t = _mm256_add_pd(_mm512_castpd512_pd256(s0),
+                                  _mm512_extractf64x4_pd(s0, 1)); // d = 4
+  const __m128d u = _mm_add_pd(_mm256_castpd256_pd128(t),
+                               _mm256_extractf128_pd(t, 1));  // d = 2
+  return _mm_cvtsd_f64(_mm_add_sd(u, _mm_unpackhi_pd(u, u))); // d = 1
+}
+
+/// The chain of isSoftmaxRows(p) over every row.
+__attribute__((target("avx512f"))) void
+softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
+  const int64_t n = p.rowLength;
+  alignas(64) float e[ops::kReduceSegment];
+  Shape shape = p.keptShape;
+  shape.push_back(1);
+  std::vector<int64_t> si = p.inKeptStrides[0], so = p.outKeptStrides;
+  si.push_back(0);
+  so.push_back(0);
+  Odometer<2> it(shape, {&si, &so});
+  for (int64_t r = 0; r < p.rows; ++r, it.next()) {
+    const float *x = in + it.off[0];
+    float *y = out + it.off[1];
+    const float m = canonicalMaxF32(x, n);
+    for (int64_t j = 0; j < n; ++j)
+      e[j] = x[j] - m;
+    expSpan(n, e, e);
+    const float s = static_cast<float>(canonicalSumF32(e, n));
+    for (int64_t j = 0; j < n; ++j)
+      y[j] = e[j] / s;
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 template <typename T>
 void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
                    T *out, T *scratch, QuantizeFn<T> quantize = nullptr) {
 #if WEFT_CPU_MULTIVERSION
+  if constexpr (std::is_same_v<T, float>)
+    if (!quantize && hostIsa() == Isa::Avx512 && isSoftmaxRows(p))
+      return softmaxRowsAvx512(p, static_cast<const float *>(in[0]), out);
   switch (hostIsa()) {
   case Isa::Avx512:
     return fusedRowsLoopAvx512<T>(p, in, out, scratch, quantize);
@@ -1202,6 +1364,16 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
     using T = decltype(zero);
     fusedRowsWithScratch<T>(plan, inputs, static_cast<T *>(out), nullptr);
   });
+}
+
+bool CpuBackend::runsSoftmaxKernel(const FusedRowsPlan &plan, DType dtype) {
+#if WEFT_CPU_MULTIVERSION
+  return dtype == DType::F32 && hostIsa() == Isa::Avx512 && isSoftmaxRows(plan);
+#else
+  (void)plan;
+  (void)dtype;
+  return false;
+#endif
 }
 
 void CpuBackend::reduceKernel(ReduceKind kind, const ReducePlan &plan,

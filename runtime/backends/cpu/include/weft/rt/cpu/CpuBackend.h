@@ -66,6 +66,10 @@ public:
   void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                        const std::vector<const void *> &inputs,
                        void *out) override;
+  /// Whether fusedRowsKernel runs `plan` in its one-pass softmax kernel
+  /// (f32 on an AVX-512 CPU below $WEFT_RT_ISA's cap; the chain max, sub,
+  /// exp, sum, div over contiguous rows of at most 2048 elements).
+  static bool runsSoftmaxKernel(const FusedRowsPlan &plan, DType dtype);
   /// Row-ordered reductions in ops::reduceCanonical's order (vectorized),
   /// others sequentially per output (CpuKernels.cpp).
   void reduceKernel(ReduceKind kind, const ReducePlan &plan, DType dtype,
