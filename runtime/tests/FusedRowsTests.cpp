@@ -301,13 +301,13 @@ TEST_P(FusedRowsTest, SpecialValuesBitIdentical) {
                  be.download(runUnfusedRows(be, c, inputs)));
 }
 
-// Softmax over f32 rows of every length class the CPU's one-pass softmax
-// kernel handles (full 32-element blocks, a tail in the first or second 16
-// lanes, one segment), with NaNs of distinct payloads (which one a max
-// selects shows in the result), signaling NaNs (the f64-lane reduction
-// quiets them), infinities, signed zeros and the maximum in the tail: the
-// unfused ops' bits.
-TEST_P(FusedRowsTest, SoftmaxRowsOfEveryLengthKeepNaNPayloads) {
+// Softmax and the row reductions over f32 rows of every length class the
+// CPU's short-row reductions and one-pass softmax handle (full 32-element
+// blocks, a tail in the first or second 16 lanes, one segment), with NaNs of
+// distinct payloads (which one a max selects shows in the result), signaling
+// NaNs (the f64-lane reduction quiets them), infinities, signed zeros and the
+// maximum in the tail: the unfused ops' bits.
+TEST_P(FusedRowsTest, ShortRowsOfEveryLengthKeepNaNPayloads) {
   if (GetParam() != DType::F32)
     GTEST_SKIP() << "f32 bit patterns";
   Backend &be = *testBackend();
@@ -336,7 +336,7 @@ TEST_P(FusedRowsTest, SoftmaxRowsOfEveryLengthKeepNaNPayloads) {
       }
     // Rows 0-7: one special value at a row-dependent position; rows 8-15:
     // two specials; row 16 all -0 but its last +0; row 17 the max in the
-    // last element; rows 18-23 plain.
+    // last element.
     for (int64_t r = 0; r < 16; ++r) {
       bits[r * n + (r * 7) % n] = specials[r % 8];
       if (r >= 8)
@@ -346,9 +346,40 @@ TEST_P(FusedRowsTest, SoftmaxRowsOfEveryLengthKeepNaNPayloads) {
       bits[16 * n + j] = j + 1 < n ? 0x80000000u : 0u;
     float big = 100.0f;
     std::memcpy(&bits[17 * n + n - 1], &big, 4);
+    // Rows 18-23: two NaNs of distinct payloads that meet in one combine
+    // (which operand's payload a sum keeps, which NaN a max selects): in
+    // lane 0 (elements 0 and 32) and at each level of the tree (lane 0
+    // with lane 16, 8, 4, 2, 1).
+    const int64_t apart[] = {32, 16, 8, 4, 2, 1};
+    for (int64_t r = 18; r < 24; ++r)
+      if (const int64_t d = apart[r - 18]; d < n) {
+        bits[r * n] = 0x7fc00aaau;
+        bits[r * n + d] = 0xffc00bbbu;
+      }
     std::vector<Tensor> inputs = {be.upload(h)};
     expectSameBits(be.download(runFusedRows(be, c, inputs)),
                    be.download(runUnfusedRows(be, c, inputs)));
+    // The row reductions alone against ops::reduceCanonical over the
+    // floats widened to double (which quiets a signaling NaN), rounded.
+    for (RK k : {RK::Sum, RK::Max, RK::Min}) {
+      SCOPED_TRACE(reduceKindName(k));
+      ReducePlan plan = planReduce("bs->b", {rows, n});
+      Tensor out = be.empty(DType::F32, {rows});
+      be.reduce(k, plan, inputs[0], out);
+      Tensor want = hostTensor(DType::F32, {rows});
+      for (int64_t r = 0; r < rows; ++r) {
+        auto load = [&](int64_t j) {
+          float f;
+          std::memcpy(&f, &bits[r * n + j], 4);
+          return static_cast<double>(f);
+        };
+        want.ptr<float>()[r] =
+            static_cast<float>(ops::dispatchReduce(k, [&]<RK K>() {
+              return ops::reduceCanonical<K, double>(n, load);
+            }));
+      }
+      expectSameBits(be.download(out), want);
+    }
   }
 }
 

@@ -606,6 +606,143 @@ WEFT_CANONICAL_ROWS(Avx2, __attribute__((target("avx2"))))
 #endif
 #undef WEFT_CANONICAL_ROWS
 
+//===--- Short f32 rows on AVX-512 ----------------------------------------===//
+// A contiguous f32 row of at most one segment (softmax's rows of 64, a
+// norm's rows of 256) reduced with intrinsics: the 32 lanes in registers,
+// the tree as shuffles, no spills. Same bits as canonicalSegment's f64
+// lanes (FusedRowsTests and ElementTests run both: WEFT_RT_ISA=base takes
+// the generic loops):
+//
+// - max and min run in f32 lanes, not f64: in the canonical order (32
+//   lanes, the same tree) each combine selects one of its two operands,
+//   and comparing two floats widened to double gives the same answer as
+//   comparing the floats, so the same element is selected. The one
+//   difference is a NaN: widening quiets a signaling NaN (and rounding the
+//   f64 result back keeps it quiet), so a NaN result gets its quiet bit
+//   set here.
+// - the sum accumulates in f64 lanes as the canonical order says, the same
+//   additions on the same values. (Which payload a sum of two NaNs keeps
+//   is the compiler's choice of operand order for a commutative add, here
+//   as in the generic loops; FusedRowsTests puts such pairs at every level
+//   of the tree and gets the reference's bits.)
+#if WEFT_CPU_MULTIVERSION
+// GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
+// used uninitialized" (its bug 105593); they are not.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+/// ops::Reduce<K>::combine(a, b) per lane for max and min: b where b > a
+/// (b < a) or b is NaN.
+template <ReduceKind K>
+__attribute__((target("avx512f"))) inline __m512 selectCombine(__m512 a,
+                                                               __m512 b) {
+  constexpr int cmp = K == ReduceKind::Max ? _CMP_GT_OQ : _CMP_LT_OQ;
+  const __mmask16 take =
+      _mm512_cmp_ps_mask(b, a, cmp) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_mask_mov_ps(a, take, b);
+}
+
+/// The canonical max or min of x[0..n), 1 <= n <= kReduceSegment, as the
+/// f64-lane reduction rounds it (see above).
+template <ReduceKind K>
+__attribute__((target("avx512f"))) float canonicalSelectF32(const float *x,
+                                                            int64_t n) {
+  static_assert(ops::kReduceLanes == 32);
+  const float identity = ops::Reduce<K, float>::identity();
+  __m512 a0 = _mm512_set1_ps(identity), a1 = a0; // lanes 0-15, 16-31
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = selectCombine<K>(a0, _mm512_loadu_ps(x + i));
+    a1 = selectCombine<K>(a1, _mm512_loadu_ps(x + i + 16));
+  }
+  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
+    const __mmask16 k0 = rest >= 16 ? 0xffff : (1u << rest) - 1;
+    const __mmask16 k1 = rest > 16 ? (1u << (rest - 16)) - 1 : 0;
+    a0 = _mm512_mask_mov_ps(
+        a0, k0, selectCombine<K>(a0, _mm512_maskz_loadu_ps(k0, x + i)));
+    a1 = _mm512_mask_mov_ps(
+        a1, k1, selectCombine<K>(a1, _mm512_maskz_loadu_ps(k1, x + i + 16)));
+  }
+  // The tree: lane i combines lane i + d, d = 16, 8, 4, 2, 1.
+  a0 = selectCombine<K>(a0, a1);
+  a0 = selectCombine<K>(a0,
+                        _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(3, 2, 3, 2)));
+  a0 = selectCombine<K>(a0,
+                        _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(0, 0, 0, 1)));
+  a0 = selectCombine<K>(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(3, 2, 3, 2)));
+  a0 = selectCombine<K>(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(1, 1, 1, 1)));
+  float m = _mm512_cvtss_f32(a0);
+  if (m != m) { // quiet, as the round trip through f64 does
+    uint32_t bits;
+    std::memcpy(&bits, &m, 4);
+    bits |= 0x00400000u;
+    std::memcpy(&m, &bits, 4);
+  }
+  return m;
+}
+
+/// Lanes 0-7 and 8-15 of v, widened to f64.
+__attribute__((target("avx512f"))) inline __m512d lo(__m512 v) {
+  return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+}
+__attribute__((target("avx512f"))) inline __m512d hi(__m512 v) {
+  return _mm512_cvtps_pd(
+      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+/// The canonical sum of x[0..n), 1 <= n <= kReduceSegment, in f64 lanes.
+__attribute__((target("avx512f"))) double canonicalSumF32(const float *x,
+                                                          int64_t n) {
+  // Lanes 0-7, 8-15, 16-23, 24-31.
+  __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+    s0 = _mm512_add_pd(s0, lo(v0));
+    s1 = _mm512_add_pd(s1, hi(v0));
+    s2 = _mm512_add_pd(s2, lo(v1));
+    s3 = _mm512_add_pd(s3, hi(v1));
+  }
+  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
+    const uint32_t k = rest >= 32 ? 0xffffffffu : (1u << rest) - 1;
+    const __m512 v0 = _mm512_maskz_loadu_ps(static_cast<__mmask16>(k), x + i);
+    const __m512 v1 =
+        _mm512_maskz_loadu_ps(static_cast<__mmask16>(k >> 16), x + i + 16);
+    s0 = _mm512_mask_add_pd(s0, static_cast<__mmask8>(k), s0, lo(v0));
+    s1 = _mm512_mask_add_pd(s1, static_cast<__mmask8>(k >> 8), s1, hi(v0));
+    s2 = _mm512_mask_add_pd(s2, static_cast<__mmask8>(k >> 16), s2, lo(v1));
+    s3 = _mm512_mask_add_pd(s3, static_cast<__mmask8>(k >> 24), s3, hi(v1));
+  }
+  s0 = _mm512_add_pd(s0, s2); // d = 16
+  s1 = _mm512_add_pd(s1, s3);
+  s0 = _mm512_add_pd(s0, s1); // d = 8
+  const __m256d t = _mm256_add_pd(_mm512_castpd512_pd256(s0),
+                                  _mm512_extractf64x4_pd(s0, 1)); // d = 4
+  const __m128d u = _mm_add_pd(_mm256_castpd256_pd128(t),
+                               _mm256_extractf128_pd(t, 1));  // d = 2
+  return _mm_cvtsd_f64(_mm_add_sd(u, _mm_unpackhi_pd(u, u))); // d = 1
+}
+
+/// canonicalRows for f32 on AVX-512: contiguous rows of at most one
+/// segment take the functions above, others canonicalRowAvx512.
+template <ReduceKind K>
+__attribute__((target("avx512f"))) void
+canonicalRowsShortF32(const float *x, int64_t stride, int64_t n, int64_t count,
+                      int64_t pitch, float *out, int64_t outStride) {
+  if (stride != 1 || n < 1 || n > ops::kReduceSegment)
+    return canonicalRowsAvx512<K, float>(x, stride, n, count, pitch, out,
+                                         outStride);
+  for (int64_t r = 0; r < count; ++r) {
+    const float *row = x + r * pitch;
+    if constexpr (K == ReduceKind::Sum)
+      out[r * outStride] = static_cast<float>(canonicalSumF32(row, n));
+    else
+      out[r * outStride] = canonicalSelectF32<K>(row, n);
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 /// The row reductions of `kind` for the widest ISA the CPU has (as
 /// mapLoop).
 template <typename T> CanonicalRowsFn<T> canonicalRowsFor(ReduceKind kind) {
@@ -613,6 +750,8 @@ template <typename T> CanonicalRowsFn<T> canonicalRowsFor(ReduceKind kind) {
 #if WEFT_CPU_MULTIVERSION
     switch (hostIsa()) {
     case Isa::Avx512:
+      if constexpr (std::is_same_v<T, float>)
+        return &canonicalRowsShortF32<K>;
       return &canonicalRowsAvx512<K, T>;
     case Isa::Avx2:
       return &canonicalRowsAvx2<K, T>;
@@ -979,21 +1118,9 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 // buffer, the result is written once. The generic loop above spends most of
 // the chain's time in its two per-row reductions (f64 lanes, trees through
 // memory) and in per-step calls. Same bits as the generic loop and the
-// unfused ops (FusedRowsTests, weft-rt-bench-fused-rows):
-//
-// - the max runs in f32 lanes, not f64: in the canonical order (32 lanes,
-//   the same tree) each combine selects one of its two operands, and
-//   comparing two floats widened to double gives the same answer as
-//   comparing the floats, so the same element is selected. The one
-//   difference is a NaN: widening quiets a signaling NaN (and rounding the
-//   f64 result back keeps it quiet), so a NaN result gets its quiet bit
-//   set here. (In softmax this is not observable: x - max quiets a
-//   signaling max anyway; it keeps canonicalMaxF32 the canonical max.)
-// - the sum accumulates in f64 lanes as the canonical order says, each
-//   combine acc[i] + acc[i + d] with acc[i] first (a NaN's payload comes
-//   from the first operand).
-// - sub, exp (expSpan) and div are the span loops' operations on the same
-//   values.
+// unfused ops (FusedRowsTests, weft-rt-bench-fused-rows): the max and the
+// sum are the short-row reductions above, and sub, exp (expSpan) and div
+// the span loops' operations on the same values.
 
 /// Whether `p` is that chain over rows that qualify.
 bool isSoftmaxRows(const FusedRowsPlan &p) {
@@ -1014,95 +1141,6 @@ bool isSoftmaxRows(const FusedRowsPlan &p) {
 }
 
 #if WEFT_CPU_MULTIVERSION
-// GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
-// used uninitialized" (its bug 105593); they are not.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-/// ops::Reduce<Max>::combine(a, b) per lane: b where b > a or b is NaN.
-__attribute__((target("avx512f"))) inline __m512 maxCombine(__m512 a,
-                                                            __m512 b) {
-  const __mmask16 take = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ) |
-                         _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-  return _mm512_mask_mov_ps(a, take, b);
-}
-
-/// The canonical max of x[0..n), 1 <= n <= kReduceSegment, as the f64-lane
-/// reduction rounds it (see above).
-__attribute__((target("avx512f"))) float canonicalMaxF32(const float *x,
-                                                         int64_t n) {
-  static_assert(ops::kReduceLanes == 32);
-  __m512 a0 = _mm512_set1_ps(-INFINITY), a1 = a0; // lanes 0-15, 16-31
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    a0 = maxCombine(a0, _mm512_loadu_ps(x + i));
-    a1 = maxCombine(a1, _mm512_loadu_ps(x + i + 16));
-  }
-  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
-    const __mmask16 k0 = rest >= 16 ? 0xffff : (1u << rest) - 1;
-    const __mmask16 k1 = rest > 16 ? (1u << (rest - 16)) - 1 : 0;
-    a0 = _mm512_mask_mov_ps(a0, k0,
-                            maxCombine(a0, _mm512_maskz_loadu_ps(k0, x + i)));
-    a1 = _mm512_mask_mov_ps(
-        a1, k1, maxCombine(a1, _mm512_maskz_loadu_ps(k1, x + i + 16)));
-  }
-  // The tree: lane i combines lane i + d, d = 16, 8, 4, 2, 1.
-  a0 = maxCombine(a0, a1);
-  a0 = maxCombine(a0, _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(3, 2, 3, 2)));
-  a0 = maxCombine(a0, _mm512_shuffle_f32x4(a0, a0, _MM_SHUFFLE(0, 0, 0, 1)));
-  a0 = maxCombine(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(3, 2, 3, 2)));
-  a0 = maxCombine(a0, _mm512_permute_ps(a0, _MM_SHUFFLE(1, 1, 1, 1)));
-  float m = _mm512_cvtss_f32(a0);
-  if (m != m) { // quiet, as the round trip through f64 does
-    uint32_t bits;
-    std::memcpy(&bits, &m, 4);
-    bits |= 0x00400000u;
-    std::memcpy(&m, &bits, 4);
-  }
-  return m;
-}
-
-/// Lanes 0-7 and 8-15 of v, widened to f64.
-__attribute__((target("avx512f"))) inline __m512d lo(__m512 v) {
-  return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-}
-__attribute__((target("avx512f"))) inline __m512d hi(__m512 v) {
-  return _mm512_cvtps_pd(
-      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-}
-
-/// The canonical sum of x[0..n), 1 <= n <= kReduceSegment, in f64 lanes.
-__attribute__((target("avx512f"))) double canonicalSumF32(const float *x,
-                                                          int64_t n) {
-  // Lanes 0-7, 8-15, 16-23, 24-31.
-  __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
-    s0 = _mm512_add_pd(s0, lo(v0));
-    s1 = _mm512_add_pd(s1, hi(v0));
-    s2 = _mm512_add_pd(s2, lo(v1));
-    s3 = _mm512_add_pd(s3, hi(v1));
-  }
-  if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
-    const uint32_t k = rest >= 32 ? 0xffffffffu : (1u << rest) - 1;
-    const __m512 v0 = _mm512_maskz_loadu_ps(static_cast<__mmask16>(k), x + i);
-    const __m512 v1 =
-        _mm512_maskz_loadu_ps(static_cast<__mmask16>(k >> 16), x + i + 16);
-    s0 = _mm512_mask_add_pd(s0, static_cast<__mmask8>(k), s0, lo(v0));
-    s1 = _mm512_mask_add_pd(s1, static_cast<__mmask8>(k >> 8), s1, hi(v0));
-    s2 = _mm512_mask_add_pd(s2, static_cast<__mmask8>(k >> 16), s2, lo(v1));
-    s3 = _mm512_mask_add_pd(s3, static_cast<__mmask8>(k >> 24), s3, hi(v1));
-  }
-  s0 = _mm512_add_pd(s0, s2); // d = 16
-  s1 = _mm512_add_pd(s1, s3);
-  s0 = _mm512_add_pd(s0, s1); // d = 8
-  const __m256d t = _mm256_add_pd(_mm512_castpd512_pd256(s0),
-                                  _mm512_extractf64x4_pd(s0, 1)); // d = 4
-  const __m128d u = _mm_add_pd(_mm256_castpd256_pd128(t),
-                               _mm256_extractf128_pd(t, 1));  // d = 2
-  return _mm_cvtsd_f64(_mm_add_sd(u, _mm_unpackhi_pd(u, u))); // d = 1
-}
-
 /// The chain of isSoftmaxRows(p) over every row.
 __attribute__((target("avx512f"))) void
 softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
@@ -1117,16 +1155,23 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
   for (int64_t r = 0; r < p.rows; ++r, it.next()) {
     const float *x = in + it.off[0];
     float *y = out + it.off[1];
-    const float m = canonicalMaxF32(x, n);
-    for (int64_t j = 0; j < n; ++j)
-      e[j] = x[j] - m;
-    expSpan(n, e, e);
+    const float m = canonicalSelectF32<ReduceKind::Max>(x, n);
+    // x - m and its exp in one loop; a row with an argument outside exp's
+    // normal range runs the full exp instead (expSpan's rule, per row).
+    uint32_t outside = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const float d = x[j] - m;
+      outside |= static_cast<uint32_t>(!expNormalRange(d));
+      e[j] = expNormal(d);
+    }
+    if (outside != 0)
+      for (int64_t j = 0; j < n; ++j)
+        e[j] = ops::fexp(x[j] - m);
     const float s = static_cast<float>(canonicalSumF32(e, n));
     for (int64_t j = 0; j < n; ++j)
       y[j] = e[j] / s;
   }
 }
-#pragma GCC diagnostic pop
 #endif
 
 template <typename T>
