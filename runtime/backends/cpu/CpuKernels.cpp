@@ -13,7 +13,6 @@
 #include "weft/rt/cpu/CpuBackend.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -1122,6 +1121,7 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 // sum are the short-row reductions above, and sub, exp (expSpan) and div
 // the span loops' operations on the same values.
 
+#if WEFT_CPU_MULTIVERSION
 /// Whether `p` is that chain over rows that qualify.
 bool isSoftmaxRows(const FusedRowsPlan &p) {
   if (p.inShapes.size() != 1 || p.full.size() != 6 || !p.full[0] ||
@@ -1140,7 +1140,6 @@ bool isSoftmaxRows(const FusedRowsPlan &p) {
          map(s[4], MapKind::Div, 3, 4);
 }
 
-#if WEFT_CPU_MULTIVERSION
 /// The chain of isSoftmaxRows(p) over every row.
 __attribute__((target("avx512f"))) void
 softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {

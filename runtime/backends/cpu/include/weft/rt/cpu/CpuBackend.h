@@ -66,9 +66,9 @@ public:
   void fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
                        const std::vector<const void *> &inputs,
                        void *out) override;
-  /// Whether fusedRowsKernel runs `plan` in its one-pass softmax kernel
-  /// (f32 on an AVX-512 CPU below $WEFT_RT_ISA's cap; the chain max, sub,
-  /// exp, sum, div over contiguous rows of at most 2048 elements).
+  /// Whether fusedRowsKernel runs `plan` in its one-pass softmax kernel:
+  /// the chain max, sub, exp, sum, div over contiguous f32 rows of at most
+  /// 2048 elements, on an AVX-512 CPU that $WEFT_RT_ISA does not cap.
   static bool runsSoftmaxKernel(const FusedRowsPlan &plan, DType dtype);
   /// Row-ordered reductions in ops::reduceCanonical's order (vectorized),
   /// others sequentially per output (CpuKernels.cpp).
