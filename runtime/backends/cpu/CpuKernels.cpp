@@ -615,15 +615,13 @@ WEFT_CANONICAL_ROWS(Avx2, __attribute__((target("avx2"))))
 // - max and min run in f32 lanes, not f64: in the canonical order (32
 //   lanes, the same tree) each combine selects one of its two operands,
 //   and comparing two floats widened to double gives the same answer as
-//   comparing the floats, so the same element is selected. The one
-//   difference is a NaN: widening quiets a signaling NaN (and rounding the
-//   f64 result back keeps it quiet), so a NaN result gets its quiet bit
-//   set here.
-// - the sum accumulates in f64 lanes as the canonical order says, the same
-//   additions on the same values. (Which payload a sum of two NaNs keeps
-//   is the compiler's choice of operand order for a commutative add, here
-//   as in the generic loops; FusedRowsTests puts such pairs at every level
-//   of the tree and gets the reference's bits.)
+//   comparing the floats, so the same element is selected. A NaN result
+//   is quieted, as widening a signaling NaN would. (Which NaN's payload a
+//   row with several NaNs yields is outside the bit-identity contract: the
+//   tests take any NaN for any other, and the generic loops already differ
+//   from the scalar reference there.)
+// - the sum accumulates in f64 lanes as the canonical order says: the same
+//   additions on the same values.
 #if WEFT_CPU_MULTIVERSION
 // GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
 // used uninitialized" (its bug 105593); they are not.
