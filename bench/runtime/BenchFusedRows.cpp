@@ -5,9 +5,10 @@
 // rows, and the same chains run unfused (one map or reduce per step, the
 // way an unfused program runs them), on the CPU backend: median of 41
 // runs, alternating, in ns per element of the chain's input. Checks that
-// both give the same bits first. Not a test: nothing passes or fails on
-// timing. `--fused-only N` runs the fused chains only, N times each (for a
-// profiler).
+// both give the same bits first, and names the CPU kernel that ran the
+// fused chain (the one-pass softmax or the tile loop). Not a test: nothing
+// passes or fails on timing. `--fused-only N` runs the fused chains only, N
+// times each (for a profiler).
 //
 //   OPENBLAS_NUM_THREADS=1 taskset -c 1
 //   build/runtime/bench/weft-rt-bench-fused-rows
@@ -18,6 +19,7 @@
 #include "weft/rt/ElementPlans.h"
 #include "weft/rt/Profiler.h"
 #include "weft/rt/Rng.h"
+#include "weft/rt/cpu/CpuBackend.h"
 
 #include "BenchUtil.h"
 
@@ -52,8 +54,8 @@ int main(int argc, char **argv) {
       {"softmax [64] x 4096", {64, 4096}, false},
       {"rmsnorm [16,64] x 256 (P9 b=16)", {16, 64, 256}, true},
   };
-  std::printf("%-36s %12s %12s %8s\n", "chain", "fused ns/el", "unfused ns/el",
-              "ratio");
+  std::printf("%-36s %12s %12s %8s  %s\n", "chain", "fused ns/el",
+              "unfused ns/el", "ratio", "fused kernel");
   for (const Case &c : cases) {
     const int rank = static_cast<int>(c.shape.size());
     const std::string all = std::string("abcd").substr(0, rank);
@@ -132,8 +134,11 @@ int main(int argc, char **argv) {
         std::memcmp(a.data, b.data, static_cast<std::size_t>(n) * 4) == 0;
     auto [tf, tu] = weft::bench::medianSeconds(runFused, unfused, 41);
     const double f = tf / n * 1e9, u = tu / n * 1e9;
-    std::printf("%-36s %12.3f %12.3f %8.3f%s\n", c.name, f, u, f / u,
-                same ? "" : "  BITS DIFFER");
+    const char *kernel = CpuBackend::runsSoftmaxKernel(plan, DType::F32)
+                             ? "one-pass softmax"
+                             : "tile loop";
+    std::printf("%-36s %12.3f %12.3f %8.3f  %s%s\n", c.name, f, u, f / u,
+                kernel, same ? "" : "  BITS DIFFER");
   }
   return 0;
 }
