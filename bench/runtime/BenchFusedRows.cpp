@@ -77,10 +77,7 @@ int main(int argc, char **argv) {
     }
     std::vector<FusedRowStep> steps;
     if (!c.rmsnorm) // max, sub, exp, sum, div
-      steps = {fusedRowReduce(ReduceKind::Max, 0),
-               fusedRowMap(MapKind::Sub, 0, 1), fusedRowMap(MapKind::Exp, 2),
-               fusedRowReduce(ReduceKind::Sum, 3),
-               fusedRowMap(MapKind::Div, 3, 4)};
+      steps = fusedSoftmaxSteps();
     else // square, sum, scale, shift, rsqrt, mul
       steps = {fusedRowMap(MapKind::Square, 0),
                fusedRowReduce(ReduceKind::Sum, 1),

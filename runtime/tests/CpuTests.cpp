@@ -156,12 +156,7 @@ private:
 TEST(CpuBackend, SoftmaxKernelTakesContiguousF32SoftmaxRows) {
   if (!__builtin_cpu_supports("avx512f") || std::getenv("WEFT_RT_ISA"))
     GTEST_SKIP() << "the kernel runs on AVX-512 only";
-  using RK = ReduceKind;
-  using K = MapKind;
-  const std::vector<FusedRowStep> softmax = {
-      fusedRowReduce(RK::Max, 0), fusedRowMap(K::Sub, 0, 1),
-      fusedRowMap(K::Exp, 2), fusedRowReduce(RK::Sum, 3),
-      fusedRowMap(K::Div, 3, 4)};
+  const std::vector<FusedRowStep> softmax = fusedSoftmaxSteps();
   const FusedRowsPlan p9 =
       planFusedRows("bhts->bhts", "s", {{16, 8, 64, 64}}, softmax);
   EXPECT_TRUE(CpuBackend::runsSoftmaxKernel(p9, DType::F32));
@@ -174,7 +169,7 @@ TEST(CpuBackend, SoftmaxKernelTakesContiguousF32SoftmaxRows) {
   EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
       planFusedRows("sb->bs", "s", {{64, 3}}, softmax), DType::F32));
   std::vector<FusedRowStep> logSoftmaxLike = softmax;
-  logSoftmaxLike[4] = fusedRowMap(K::Sub, 3, 4);
+  logSoftmaxLike[4] = fusedRowMap(MapKind::Sub, 3, 4);
   EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
       planFusedRows("bs->bs", "s", {{3, 64}}, logSoftmaxLike), DType::F32));
 }

@@ -136,14 +136,6 @@ Tensor runFusedRows(Backend &be, const RowsCase &c,
 using K = MapKind;
 using RK = ReduceKind;
 
-/// softmax over `rows` of a value (input 0): max, sub, exp, sum, div.
-std::vector<FusedRowStep> softmaxSteps(int inputs) {
-  const int x = 0, s = inputs;
-  return {fusedRowReduce(RK::Max, x), fusedRowMap(K::Sub, x, s),
-          fusedRowMap(K::Exp, s + 1), fusedRowReduce(RK::Sum, s + 2),
-          fusedRowMap(K::Div, s + 2, s + 3)};
-}
-
 /// The chains: softmax (short rows, a row longer than a 2048-element
 /// segment, a vocabulary), RMSNorm with its weight, LayerNorm, row-valued
 /// results (log-sum-exp, a scalar), two row letters, a transposed full
@@ -153,10 +145,10 @@ std::vector<FusedRowStep> softmaxSteps(int inputs) {
 std::vector<RowsCase> rowsCases() {
   const double d256 = 1.0 / 256, d96 = 1.0 / 96, d64 = 1.0 / 64;
   return {
-      {"softmax", "bhts->bhts", "s", {{2, 3, 5, 64}}, softmaxSteps(1)},
-      {"softmax_long", "bs->bs", "s", {{3, 5000}}, softmaxSteps(1)},
-      {"softmax_vocab", "bs->bs", "s", {{2, 50257}}, softmaxSteps(1)},
-      {"softmax_short", "bs->bs", "s", {{4, 3}}, softmaxSteps(1)},
+      {"softmax", "bhts->bhts", "s", {{2, 3, 5, 64}}, fusedSoftmaxSteps()},
+      {"softmax_long", "bs->bs", "s", {{3, 5000}}, fusedSoftmaxSteps()},
+      {"softmax_vocab", "bs->bs", "s", {{2, 50257}}, fusedSoftmaxSteps()},
+      {"softmax_short", "bs->bs", "s", {{4, 3}}, fusedSoftmaxSteps()},
       // The row value as the first operand of a full step (a span per row
       // with a broadcast first operand): max(x) - x, then its row sum
       // divided by it, over several rows of a tile.
@@ -259,7 +251,7 @@ std::vector<RowsCase> rowsCases() {
        {fusedRowMap(K::Mul, 0, 1), fusedRowReduce(RK::Sum, 2),
         fusedRowMap(K::Sub, 2, 3)},
        std::ldexp(1.0, 40)},
-      {"empty_rows", "bs->bs", "s", {{0, 6}}, softmaxSteps(1)},
+      {"empty_rows", "bs->bs", "s", {{0, 6}}, fusedSoftmaxSteps()},
       {"empty_row",
        "bs->b",
        "s",
@@ -293,7 +285,7 @@ TEST_P(FusedRowsTest, SpecialValuesBitIdentical) {
                    be.download(runUnfusedRows(be, c, inputs)));
   }
   // A row of -inf only, one of +inf only.
-  RowsCase c{"softmax_inf", "bs->bs", "s", {{2, 40}}, softmaxSteps(1)};
+  RowsCase c{"softmax_inf", "bs->bs", "s", {{2, 40}}, fusedSoftmaxSteps()};
   std::vector<double> v(80, -INFINITY);
   std::fill(v.begin() + 40, v.end(), INFINITY);
   std::vector<Tensor> inputs = {be.upload(hostFrom(dt, {2, 40}, v))};
@@ -327,7 +319,7 @@ TEST_P(FusedRowsTest, ShortRowsOfEveryLength) {
   for (int64_t n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 95,
                     100, 2047, 2048}) {
     const int64_t rows = 24;
-    RowsCase c{"softmax_n", "bs->bs", "s", {{rows, n}}, softmaxSteps(1)};
+    RowsCase c{"softmax_n", "bs->bs", "s", {{rows, n}}, fusedSoftmaxSteps()};
     SCOPED_TRACE("n = " + std::to_string(n));
     Tensor h = hostTensor(DType::F32, {rows, n});
     auto v = testValues(rows * n, 5);

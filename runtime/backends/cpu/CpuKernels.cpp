@@ -701,7 +701,7 @@ __attribute__((target("avx512f"))) double canonicalSumF32(const float *x,
     s3 = _mm512_add_pd(s3, hi(v1));
   }
   if (const int64_t rest = n - i; rest > 0) { // lanes < rest combine
-    const uint32_t k = rest >= 32 ? 0xffffffffu : (1u << rest) - 1;
+    const uint32_t k = (1u << rest) - 1;      // rest < 32
     const __m512 v0 = _mm512_maskz_loadu_ps(static_cast<__mmask16>(k), x + i);
     const __m512 v1 =
         _mm512_maskz_loadu_ps(static_cast<__mmask16>(k >> 16), x + i + 16);
@@ -1138,6 +1138,12 @@ bool isSoftmaxRows(const FusedRowsPlan &p) {
          map(s[4], MapKind::Div, 3, 4);
 }
 
+/// Whether fusedRowsLoop runs `p` (f32, no rounding between steps) in
+/// softmaxRowsAvx512.
+bool takesSoftmaxKernel(const FusedRowsPlan &p) {
+  return hostIsa() == Isa::Avx512 && isSoftmaxRows(p);
+}
+
 /// The chain of isSoftmaxRows(p) over every row.
 __attribute__((target("avx512f"))) void
 softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
@@ -1176,7 +1182,7 @@ void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
                    T *out, T *scratch, QuantizeFn<T> quantize = nullptr) {
 #if WEFT_CPU_MULTIVERSION
   if constexpr (std::is_same_v<T, float>)
-    if (!quantize && hostIsa() == Isa::Avx512 && isSoftmaxRows(p))
+    if (!quantize && takesSoftmaxKernel(p))
       return softmaxRowsAvx512(p, static_cast<const float *>(in[0]), out);
   switch (hostIsa()) {
   case Isa::Avx512:
@@ -1410,7 +1416,7 @@ void CpuBackend::fusedRowsKernel(const FusedRowsPlan &plan, DType dtype,
 
 bool CpuBackend::runsSoftmaxKernel(const FusedRowsPlan &plan, DType dtype) {
 #if WEFT_CPU_MULTIVERSION
-  return dtype == DType::F32 && hostIsa() == Isa::Avx512 && isSoftmaxRows(plan);
+  return dtype == DType::F32 && takesSoftmaxKernel(plan);
 #else
   (void)plan;
   (void)dtype;

@@ -110,6 +110,13 @@ inline FusedRowStep fusedRowReduce(ReduceKind k, int a) {
 inline FusedRowStep fusedRowMap(MapKind k, int a, int b = -1, double s = 0.0) {
   return FusedRowStep{false, ReduceKind::Sum, k, a, b, s};
 }
+/// Softmax over the row of a chain's one input (value 0): max, sub, exp,
+/// sum, div, the chain --weft-fuse-rows makes of it (values 1 to 5).
+inline std::vector<FusedRowStep> fusedSoftmaxSteps() {
+  return {fusedRowReduce(ReduceKind::Max, 0), fusedRowMap(MapKind::Sub, 0, 1),
+          fusedRowMap(MapKind::Exp, 2), fusedRowReduce(ReduceKind::Sum, 3),
+          fusedRowMap(MapKind::Div, 3, 4)};
+}
 
 struct FusedRowsPlan {
   std::string spec;       // "bhts,bht->bhts": operand letters -> result
