@@ -5,10 +5,13 @@
 // --emit=cpp), each run on oneDNN's matmul primitive and on cblas_sgemm
 // (matrix by matrix, as the OpenBLAS path runs a batch), one thread each.
 // Each plan runs over 8 different A, B and C buffers in turn, as a
-// program's GEMMs see their operands; the two libraries alternate, median
-// of 15 rounds. Prints GFLOP/s, the fraction of the single-core f32 peak,
-// the kernel oneDNN picked and the OpenBLAS core; checks the two results
-// agree. The peak is measured: 12 independent FMA chains on the widest
+// program's GEMMs see their operands ($WEFT_BENCH_GEMM_SETS=1 runs one,
+// which then stays in L2/L3); oneDNN, OpenBLAS and weft's small-matrix
+// kernel (SmallGemm.h, where it can run the plan) alternate, median of 15
+// rounds. Prints GFLOP/s, the fraction of the single-core f32 peak, the
+// kernel oneDNN picked and the OpenBLAS core, which of them the runtime
+// runs, and the largest difference of the others' results from
+// OpenBLAS's. The peak is measured: 12 independent FMA chains on the widest
 // vector the CPU has (and the nominal one from /proc/cpuinfo's MHz is
 // printed beside it: 2 FMAs per cycle, 1 of 512 bits on AMD's Zen 4).
 // Not a test.
@@ -25,6 +28,7 @@
 #include "weft/rt/cpu/CpuGemmInfo.h"
 
 #include "../../runtime/backends/cpu/OneDnnGemm.h"
+#include "../../runtime/backends/cpu/SmallGemm.h"
 
 #include <algorithm>
 #include <cblas.h>
@@ -183,13 +187,25 @@ int main(int argc, char **argv) {
   }
   std::printf("runtime default for f32: %s\n\n",
               cpu::gemmLibraryName(cpu::f32GemmLibrary()));
-  std::printf("%-26s %-34s %9s %9s %6s %6s %6s  %s\n", "plan",
-              "m x n x k [batch]", "oneDNN", "OpenBLAS", "ratio", "%peak",
-              "%peak", "oneDNN kernel");
-  std::printf("%-26s %-34s %9s %9s %6s %6s %6s\n", "", "", "GFLOP/s", "GFLOP/s",
-              "d/b", "dnnl", "blas");
+  std::printf("small: weft's small-matrix AVX-512 kernel (SmallGemm.h), "
+              "timed where it can run the plan (m, n, k <= %lld on AVX-512)"
+              "\n",
+              static_cast<long long>(cpu::kSmallGemmMaxDim));
+  std::printf("runs: what the runtime's f32 GEMM runs for the plan by "
+              "default\n\n");
+  std::printf("%-26s %-30s %7s %8s %7s %6s %6s %6s %6s  %-6s %s\n", "plan",
+              "m x n x k [batch]", "oneDNN", "OpenBLAS", "small", "ratio",
+              "%peak", "%peak", "%peak", "runs", "oneDNN kernel");
+  std::printf("%-26s %-30s %7s %8s %7s %6s %6s %6s %6s\n", "", "", "GFLOP/s",
+              "GFLOP/s", "GFLOP/s", "d/b", "dnnl", "blas", "small");
 
-  constexpr int kSets = 8;
+  const char *setsEnv = std::getenv("WEFT_BENCH_GEMM_SETS");
+  const int kSets = setsEnv ? std::atoi(setsEnv) : 8;
+  if (kSets < 1 || kSets > 64) {
+    std::fprintf(stderr, "WEFT_BENCH_GEMM_SETS='%s': expected 1 to 64\n",
+                 setsEnv);
+    return 1;
+  }
   for (const Row &r : rows) {
     const GemmPlan &p = r.p;
     int64_t na = p.transA ? span(p.outerBatch, p.outerStrideA, p.batch,
@@ -202,12 +218,14 @@ int main(int argc, char **argv) {
                                  p.strideB, p.k, p.n, p.ldb, 1);
     int64_t nc = span(p.outerBatch, p.outerStrideC, p.batch, p.strideC, p.m,
                       p.n, p.ldc, 1);
-    std::vector<std::vector<float>> A(kSets), B(kSets), C(kSets), D(kSets);
+    std::vector<std::vector<float>> A(kSets), B(kSets), C(kSets), D(kSets),
+        E(kSets);
     for (int s = 0; s < kSets; ++s) {
       A[s].resize(na);
       B[s].resize(nb);
       C[s].assign(nc, 0.0f);
       D[s].assign(nc, 0.0f);
+      E[s].assign(nc, 0.0f);
       for (int64_t i = 0; i < na; ++i)
         A[s][i] = static_cast<float>((i * 7 + s) % 13) / 13.0f - 0.5f;
       for (int64_t i = 0; i < nb; ++i)
@@ -230,15 +248,24 @@ int main(int argc, char **argv) {
                 B[s].data() + o * p.outerStrideB + i * p.strideB, p.ldb, 0.0f,
                 D[s].data() + o * p.outerStrideC + i * p.strideC, p.ldc);
     };
+    const bool canSmall =
+        cpu::smallGemmAvailable() && p.m <= cpu::kSmallGemmMaxDim &&
+        p.n <= cpu::kSmallGemmMaxDim && p.k <= cpu::kSmallGemmMaxDim;
+    auto small = [&] {
+      for (int s = 0; s < kSets; ++s)
+        cpu::smallGemm(p, A[s].data(), B[s].data(), E[s].data());
+    };
     const double flops = 2.0 * p.m * p.n * p.k * p.batch * p.outerBatch * kSets;
     // Rounds of about 20 ms.
     double t0 = wallSeconds();
     blas();
     double one = std::max(wallSeconds() - t0, 1e-7);
     int reps = std::max(1, static_cast<int>(2e-2 / one));
-    std::vector<double> td, tb;
+    std::vector<double> td, tb, ts;
     if (mm)
       dnnl();
+    if (canSmall)
+      small();
     for (int round = 0; round < 15; ++round) {
       double a = wallSeconds();
       if (mm)
@@ -248,27 +275,44 @@ int main(int argc, char **argv) {
       for (int i = 0; i < reps; ++i)
         blas();
       double c = wallSeconds();
+      if (canSmall)
+        for (int i = 0; i < reps; ++i)
+          small();
+      double d = wallSeconds();
       td.push_back((b - a) / reps);
       tb.push_back((c - b) / reps);
+      ts.push_back((d - c) / reps);
     }
     std::sort(td.begin(), td.end());
     std::sort(tb.begin(), tb.end());
+    std::sort(ts.begin(), ts.end());
     double gd = mm ? flops / td[7] / 1e9 : 0, gb = flops / tb[7] / 1e9;
+    double gs = canSmall ? flops / ts[7] / 1e9 : 0;
+    // Both against OpenBLAS's result (C's gaps hold zeros in all three).
     double maxDiff = 0;
-    if (mm)
-      for (int64_t i = 0; i < nc; ++i)
+    for (int64_t i = 0; i < nc; ++i) {
+      if (mm)
         maxDiff = std::max<double>(maxDiff, std::fabs(C[0][i] - D[0][i]));
+      if (canSmall)
+        maxDiff = std::max<double>(maxDiff, std::fabs(E[0][i] - D[0][i]));
+    }
+    const char *runs = cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn
+                           ? "blas"
+                       : cpu::smallGemmTakes(p) ? "small"
+                       : mm                     ? "dnnl"
+                                                : "blas";
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lld x %lld x %lld [%lld]%s%s",
                   static_cast<long long>(p.m), static_cast<long long>(p.n),
                   static_cast<long long>(p.k),
                   static_cast<long long>(p.batch * p.outerBatch),
                   p.transA ? " tA" : "", p.transB ? " tB" : "");
-    std::printf("%-26s %-34s %9.1f %9.1f %6.2f %6.1f %6.1f  %s%s (max diff "
-                "%.1e)\n",
-                r.label.c_str(), shape, gd, gb, mm ? gd / gb : 0.0,
+    std::printf("%-26s %-30s %7.1f %8.1f %7.1f %6.2f %6.1f %6.1f %6.1f  %-6s "
+                "%s%s (max diff %.1e)\n",
+                r.label.c_str(), shape, gd, gb, gs, mm ? gd / gb : 0.0,
                 peak > 0 ? 100 * gd * 1e9 / peak : 0.0,
                 peak > 0 ? 100 * gb * 1e9 / peak : 0.0,
+                peak > 0 ? 100 * gs * 1e9 / peak : 0.0, runs,
                 mm ? mm->impl().c_str() : ("none: " + why).c_str(),
                 mm && !mm->batched() ? " per matrix" : "", maxDiff);
   }

@@ -1,12 +1,13 @@
 //===- CpuGemm.cpp - GemmPlan on oneDNN's matmul or OpenBLAS --------------===//
 //
-// f32: oneDNN's matmul (when the build has it and $WEFT_CPU_GEMM does not
-// say openblas), one primitive per distinct plan, created on first use and
-// cached by the backend; a plan oneDNN runs only with its reference kernel
-// goes to OpenBLAS instead. f64: cblas_dgemm, or the blocked AVX-512
-// kernel where OpenBLAS's kernels are below the CPU (BlockedDgemm.h,
-// cpu::f64Blocked). docs/runtime.md, "GEMM
-// library", has the measurements behind the choice.
+// f32: batches of small matrices on weft's own AVX-512 kernel
+// (SmallGemm.h); the others on oneDNN's matmul (when the build has it and
+// $WEFT_CPU_GEMM does not say openblas), one primitive per distinct plan,
+// created on first use and cached by the backend; a plan oneDNN runs only with
+// its reference kernel goes to OpenBLAS instead. f64: cblas_dgemm, or the
+// blocked AVX-512 kernel where OpenBLAS's kernels are below the CPU
+// (BlockedDgemm.h, cpu::f64Blocked). docs/runtime.md, "GEMM library", has the
+// measurements behind the choice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "BlockedDgemm.h"
 #include "CpuHalf.h"
 #include "OneDnnGemm.h"
+#include "SmallGemm.h"
 #include "weft/rt/Error.h"
 
 #include <cblas.h>
@@ -84,6 +86,12 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
                       const void *b, void *c) {
   switch (dtype) {
   case DType::F32: {
+    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
+        cpu::smallGemmTakes(p)) {
+      cpu::smallGemm(p, static_cast<const float *>(a),
+                     static_cast<const float *>(b), static_cast<float *>(c));
+      return;
+    }
     if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn) {
       if (!gemms_)
         gemms_ = std::make_shared<GemmCache>();
@@ -303,6 +311,8 @@ std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }
 std::string CpuBackend::gemmImpl(const GemmPlan &p) {
   if (cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
     return "openblas";
+  if (cpu::smallGemmTakes(p))
+    return "weft small-matrix avx512";
   std::string whyNot;
   auto mm = onednn::Matmul::create(p, whyNot);
   if (!mm)

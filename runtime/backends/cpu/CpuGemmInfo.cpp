@@ -5,6 +5,7 @@
 #include "BatchPack.h"
 #include "BlockedDgemm.h"
 #include "OneDnnGemm.h"
+#include "SmallGemm.h"
 #include "weft/rt/Error.h"
 
 #include <algorithm>
@@ -182,6 +183,7 @@ std::string gemmBanner() {
   // first step, as a bad $WEFT_CPU_GEMM is (the harness calls this on
   // every rank).
   (void)packL2Bytes();
+  (void)smallGemmMode();
   const SimdLevel cpu = cpuSimdLevel();
   const std::string core = openblasCoreName();
   const SimdLevel blas = openblasCoreLevel(core);
@@ -202,7 +204,11 @@ std::string gemmBanner() {
   if (f32GemmLibrary() == GemmLibrary::OneDnn) {
     os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
        << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
-       << " per rank), f64 on " << f64Desc;
+       << " per rank)";
+    if (smallGemmAvailable() && smallGemmMode() != SmallGemmMode::Never &&
+        gemmThreads() == 1)
+      os << ", batches of small matrices on weft's AVX-512 kernel";
+    os << ", f64 on " << f64Desc;
   } else {
     os << "f32 on " << blasDesc << ", f64 on " << f64Desc;
     if (!onednn::available())

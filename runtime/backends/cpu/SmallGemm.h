@@ -1,0 +1,67 @@
+//===- SmallGemm.h - Batches of small f32 matrices on AVX-512 ---*- C++ -*-===//
+//
+// Attention's batched GEMMs (64 x 64 x 32 scores, 64 x 32 x 64
+// probabilities times v, one matrix per batch and head) are too small for
+// oneDNN's brgemm to reach the FMA peak: in P9's step at b=16 it ran them
+// at 45-60 GFLOP/s, packed or not (docs/runtime.md, "Small batched
+// GEMMs"). This kernel runs a whole GemmPlan of such matrices itself, one
+// matrix at a time: op(A)'s rows and op(B) are copied into L1-resident
+// buffers (op(B) transposed there when the plan stores it as n x k), and
+// a register tile of up to 24 zmm accumulators runs over them. Private to
+// CpuGemm.cpp; the rule that picks it is smallGemmTakes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_RT_CPU_SMALLGEMM_H
+#define WEFT_RT_CPU_SMALLGEMM_H
+
+#include "weft/rt/EinsumPlan.h"
+
+#include <cstdint>
+
+namespace weft::rt::cpu {
+
+/// The largest m, n and k the kernel takes: one matrix's packed operands
+/// (at most 2 x 128 x 128 f32, 128 KiB) stay in L2, and its rows of B
+/// (at most 512 bytes) in L1.
+constexpr int64_t kSmallGemmMaxDim = 128;
+
+/// Whether this CPU runs the kernel (AVX-512F).
+bool smallGemmAvailable();
+
+/// The shape rule: at least two matrices (batch x outerBatch), each of m,
+/// n and k between 1 and kSmallGemmMaxDim, and m x n x k at most
+/// 2 x 64 x 64 x 64. Beyond that oneDNN's cache blocking wins, and one
+/// matrix amortizes oneDNN's call (docs/runtime.md, "Small batched
+/// GEMMs", has the measurements).
+bool smallGemmShape(const GemmPlan &p);
+
+/// $WEFT_CPU_SMALL_GEMM: `auto` (the default: plans of the shape rule),
+/// `always` (every plan the kernel can run, whatever its size: tests and
+/// A/B timing) or `never` (no plan).
+enum class SmallGemmMode { Auto, Always, Never };
+/// `value` (null or empty: Auto); another value throws Error.
+SmallGemmMode parseSmallGemmMode(const char *value);
+/// The environment's, read once (the start banner reads it, so a bad
+/// value fails on every rank before the first step).
+SmallGemmMode smallGemmMode();
+
+/// Whether `mode` gives plan `p` to the kernel: never under Never; under
+/// Always any plan with m, n, k in [1, kSmallGemmMaxDim]; under Auto the
+/// shape rule. Pure (no CPU check).
+bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode);
+
+/// Whether the f32 GEMM of `p` runs on the kernel: smallGemmRule under the
+/// environment's mode, on a CPU with AVX-512F, with one GEMM thread per
+/// rank ($WEFT_CPU_THREADS unset or 1: the kernel is single-threaded).
+bool smallGemmTakes(const GemmPlan &p);
+
+/// C = op(A) op(B) for every matrix of `p` (alpha 1, beta 0; C's gaps
+/// between rows are left alone). smallGemmAvailable() must hold, and m, n,
+/// k at most kSmallGemmMaxDim. Single-threaded. Each element of C is the
+/// sum over k in order 0, 1, ..., k-1, one FMA per term.
+void smallGemm(const GemmPlan &p, const float *a, const float *b, float *c);
+
+} // namespace weft::rt::cpu
+
+#endif // WEFT_RT_CPU_SMALLGEMM_H
