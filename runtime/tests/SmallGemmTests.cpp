@@ -140,7 +140,6 @@ TEST(SmallGemm, AttentionLayoutsAsPlanned) {
     SCOPED_TRACE(e.spec);
     ASSERT_FALSE(e.permuteA || e.permuteB || e.permuteOut || e.reduceA ||
                  e.reduceB);
-    EXPECT_TRUE(cpu::smallGemmShape(e.gemm)) << e.gemm.str();
     std::vector<float> a(numElements(e.aShape)), b(numElements(e.bShape));
     for (float &x : a)
       x = u(rng);
@@ -174,35 +173,50 @@ TEST(SmallGemm, EmptySumIsZero) {
 }
 
 TEST(SmallGemm, TheRule) {
-  // Attention's batches at P9's b=16 and T2's: the kernel's.
-  EXPECT_TRUE(cpu::smallGemmShape(planEinsum("bthk,bshk->bhts", {16, 64, 8, 32},
-                                             {16, 64, 8, 32}, DType::F32)
-                                      .gemm));
-  EXPECT_TRUE(cpu::smallGemmShape(
+  const int64_t mib = int64_t(1) << 20;
+  // Attention at P9's b=16: 128 matrices, 4 MiB of A, B and C, beyond a
+  // 1 MiB L2: the kernel's; within an L2 that held them, oneDNN's.
+  const GemmPlan scores16 = planEinsum("bthk,bshk->bhts", {16, 64, 8, 32},
+                                       {16, 64, 8, 32}, DType::F32)
+                                .gemm;
+  EXPECT_TRUE(cpu::smallGemmShape(scores16, mib));
+  EXPECT_FALSE(cpu::smallGemmShape(scores16, 8 * mib));
+  // T2's probabilities times v: 1 MiB in all, within a 1 MiB L2, not
+  // within 512 KiB.
+  const GemmPlan values =
       planEinsum("bhts,bhsk->bhtk", {4, 8, 64, 64}, {4, 8, 64, 32}, DType::F32)
-          .gemm));
-  // One matrix, a large one, or a batch whose matrices are beyond
-  // 2 x 64^3 multiply-adds: oneDNN's.
+          .gemm;
+  EXPECT_FALSE(values.transA);
+  EXPECT_FALSE(cpu::smallGemmShape(values, mib));
+  EXPECT_TRUE(cpu::smallGemmShape(values, mib / 2));
+  // Its backward with op(A) transposed: the kernel's at any L2 size.
+  const GemmPlan grad =
+      planEinsum("bhtk,bhts->bhsk", {4, 8, 64, 32}, {4, 8, 64, 64}, DType::F32)
+          .gemm;
+  EXPECT_TRUE(grad.transA);
+  EXPECT_TRUE(cpu::smallGemmShape(grad, 64 * mib));
+  // One matrix, a large one, or matrices beyond 2 x 64^3 multiply-adds:
+  // oneDNN's, however little L2 there is.
   const GemmPlan one =
       planEinsum("td,dk->tk", {64, 32}, {32, 64}, DType::F32).gemm;
-  EXPECT_FALSE(cpu::smallGemmShape(one));
+  EXPECT_FALSE(cpu::smallGemmShape(one, 0));
   const GemmPlan large =
       planEinsum("btd,df->btf", {16, 64, 256}, {256, 1024}, DType::F32).gemm;
-  EXPECT_FALSE(cpu::smallGemmShape(large));
+  EXPECT_FALSE(cpu::smallGemmShape(large, 0));
   const GemmPlan cube = makePlan(128, 128, 64, false, false, 0, 4, 1, 0);
-  EXPECT_FALSE(cpu::smallGemmShape(cube));
+  EXPECT_FALSE(cpu::smallGemmShape(cube, 0));
   EXPECT_TRUE(
-      cpu::smallGemmShape(makePlan(128, 64, 64, false, false, 0, 4, 1, 0)));
-  // The modes: `always` takes any plan the kernel can run, one matrix or
-  // 2 x 64^3 beyond, but not one beyond kSmallGemmMaxDim.
+      cpu::smallGemmShape(makePlan(128, 64, 64, false, false, 0, 4, 1, 0), 0));
+  // The modes: `always` takes any plan the kernel can run (one matrix, 2 x
+  // 64^3 beyond, within L2), but not one beyond kSmallGemmMaxDim.
   using cpu::SmallGemmMode;
-  EXPECT_TRUE(cpu::smallGemmRule(one, SmallGemmMode::Always));
-  EXPECT_TRUE(cpu::smallGemmRule(cube, SmallGemmMode::Always));
-  EXPECT_FALSE(cpu::smallGemmRule(large, SmallGemmMode::Always));
-  EXPECT_FALSE(cpu::smallGemmRule(one, SmallGemmMode::Auto));
-  const GemmPlan att = makePlan(64, 64, 32, false, true, 0, 8, 2, 0);
-  EXPECT_TRUE(cpu::smallGemmRule(att, SmallGemmMode::Auto));
-  EXPECT_FALSE(cpu::smallGemmRule(att, SmallGemmMode::Never));
+  EXPECT_TRUE(cpu::smallGemmRule(one, SmallGemmMode::Always, mib));
+  EXPECT_TRUE(cpu::smallGemmRule(cube, SmallGemmMode::Always, mib));
+  EXPECT_TRUE(cpu::smallGemmRule(values, SmallGemmMode::Always, mib));
+  EXPECT_FALSE(cpu::smallGemmRule(large, SmallGemmMode::Always, mib));
+  EXPECT_FALSE(cpu::smallGemmRule(values, SmallGemmMode::Auto, mib));
+  EXPECT_TRUE(cpu::smallGemmRule(scores16, SmallGemmMode::Auto, mib));
+  EXPECT_FALSE(cpu::smallGemmRule(scores16, SmallGemmMode::Never, mib));
 }
 
 TEST(SmallGemm, Setting) {

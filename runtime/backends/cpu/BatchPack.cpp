@@ -3,12 +3,11 @@
 #include "BatchPack.h"
 
 #include "weft/rt/Error.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
 
 #include <cstdlib>
 #include <limits>
 #include <string>
-
-#include <unistd.h>
 
 namespace weft::rt::cpu {
 
@@ -33,11 +32,7 @@ int64_t packL2Bytes() {
     return std::numeric_limits<int64_t>::max();
   check(v == "auto", "WEFT_CPU_PACK_BATCHES='", v,
         "': expected auto, always or never");
-  static const int64_t bytes = [] {
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t(1) << 20;
-  }();
-  return bytes;
+  return cpuL2Bytes();
 }
 
 std::optional<BatchPackPlan> planBatchPack(const GemmPlan &p, int64_t l2Bytes) {

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
+#include <unistd.h>
 
 namespace weft::rt::cpu {
 
@@ -149,6 +150,14 @@ static int readThreads() {
 int gemmThreads() {
   static const int n = readThreads();
   return n;
+}
+
+int64_t cpuL2Bytes() {
+  static const int64_t bytes = [] {
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t(1) << 20;
+  }();
+  return bytes;
 }
 
 bool cpuHasBf16() {

@@ -30,10 +30,15 @@
 
 namespace weft::rt::cpu {
 
-bool smallGemmShape(const GemmPlan &p) {
+bool smallGemmShape(const GemmPlan &p, int64_t l2Bytes) {
   auto small = [](int64_t d) { return d >= 1 && d <= kSmallGemmMaxDim; };
-  return p.batch * p.outerBatch >= 2 && small(p.m) && small(p.n) &&
-         small(p.k) && p.m * p.n * p.k <= 2 * 64 * 64 * 64;
+  const int64_t matrices = p.batch * p.outerBatch;
+  if (matrices < 2 || !small(p.m) || !small(p.n) || !small(p.k) ||
+      p.m * p.n * p.k > 2 * 64 * 64 * 64)
+    return false;
+  const int64_t bytes = (p.m * p.k + p.k * p.n + p.m * p.n) * matrices *
+                        static_cast<int64_t>(sizeof(float));
+  return p.transA || bytes > l2Bytes;
 }
 
 SmallGemmMode parseSmallGemmMode(const char *value) {
@@ -53,7 +58,7 @@ SmallGemmMode smallGemmMode() {
   return mode;
 }
 
-bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode) {
+bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes) {
   auto fits = [](int64_t d) { return d >= 1 && d <= kSmallGemmMaxDim; };
   switch (mode) {
   case SmallGemmMode::Never:
@@ -63,12 +68,12 @@ bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode) {
   case SmallGemmMode::Auto:
     break;
   }
-  return smallGemmShape(p);
+  return smallGemmShape(p, l2Bytes);
 }
 
 bool smallGemmTakes(const GemmPlan &p) {
   return smallGemmAvailable() && gemmThreads() == 1 &&
-         smallGemmRule(p, smallGemmMode());
+         smallGemmRule(p, smallGemmMode(), cpuL2Bytes());
 }
 
 #ifdef WEFT_SMALL_GEMM_X86
@@ -202,16 +207,20 @@ WEFT_AVX512 void oneMatrix(const GemmPlan &p, const float *a, const float *b,
   const int64_t m = p.m, n = p.n, k = p.k;
   const int64_t nPad = (n + 15) / 16 * 16;
   // op(A)(i, q) at a[i * rs + q * cs]. A stored with gaps between its rows
-  // is copied back to back first: rows ld apart share few L1 sets.
+  // is copied back to back first when more than one panel of 64 columns
+  // reads it: rows ld apart share few L1 sets. With one panel (attention's
+  // n of 64 or 32) each element of A is read once, where it lies.
   const int64_t aRows = p.transA ? k : m, aCols = p.transA ? m : k;
   const float *ap = a;
-  if (p.lda != aCols) {
+  int64_t lda = p.lda;
+  if (p.lda != aCols && nPad > 64) {
     for (int64_t r = 0; r < aRows; ++r)
       std::memcpy(packA + r * aCols, a + r * p.lda,
                   static_cast<std::size_t>(aCols) * sizeof(float));
     ap = packA;
+    lda = aCols;
   }
-  const int64_t rs = p.transA ? 1 : aCols, cs = p.transA ? aCols : 1;
+  const int64_t rs = p.transA ? 1 : lda, cs = p.transA ? lda : 1;
   // op(B) as k rows of nPad values: as it lies when its rows are
   // contiguous and whole vectors, else copied.
   const float *bp = packB;

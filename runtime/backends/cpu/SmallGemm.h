@@ -29,12 +29,15 @@ constexpr int64_t kSmallGemmMaxDim = 128;
 /// Whether this CPU runs the kernel (AVX-512F).
 bool smallGemmAvailable();
 
-/// The shape rule: at least two matrices (batch x outerBatch), each of m,
-/// n and k between 1 and kSmallGemmMaxDim, and m x n x k at most
-/// 2 x 64 x 64 x 64. Beyond that oneDNN's cache blocking wins, and one
-/// matrix amortizes oneDNN's call (docs/runtime.md, "Small batched
-/// GEMMs", has the measurements).
-bool smallGemmShape(const GemmPlan &p);
+/// The shape rule, from gemm-libs' measurements (docs/runtime.md, "Small
+/// batched GEMMs"): at least two matrices (batch x outerBatch), each of m,
+/// n and k between 1 and kSmallGemmMaxDim, m x n x k at most
+/// 2 x 64 x 64 x 64, and either op(A) transposed (oneDNN 2.6.3's kernel
+/// for it ran 77-80% of the peak, this one 86%) or the plan's A, B and C
+/// together larger than `l2Bytes` (then they come from L3 or memory, and
+/// this kernel's prefetch of the next matrix ran 10-25% faster than
+/// oneDNN). In L2 oneDNN is as fast or faster on the other layouts.
+bool smallGemmShape(const GemmPlan &p, int64_t l2Bytes);
 
 /// $WEFT_CPU_SMALL_GEMM: `auto` (the default: plans of the shape rule),
 /// `always` (every plan the kernel can run, whatever its size: tests and
@@ -49,10 +52,11 @@ SmallGemmMode smallGemmMode();
 /// Whether `mode` gives plan `p` to the kernel: never under Never; under
 /// Always any plan with m, n, k in [1, kSmallGemmMaxDim]; under Auto the
 /// shape rule. Pure (no CPU check).
-bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode);
+bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes);
 
 /// Whether the f32 GEMM of `p` runs on the kernel: smallGemmRule under the
-/// environment's mode, on a CPU with AVX-512F, with one GEMM thread per
+/// environment's mode and this CPU's L2 (cpuL2Bytes), on a CPU with
+/// AVX-512F, with one GEMM thread per
 /// rank ($WEFT_CPU_THREADS unset or 1: the kernel is single-threaded).
 bool smallGemmTakes(const GemmPlan &p);
 

@@ -14,6 +14,7 @@
 #ifndef WEFT_RT_CPU_CPUGEMMINFO_H
 #define WEFT_RT_CPU_CPUGEMMINFO_H
 
+#include <cstdint>
 #include <string>
 
 namespace weft::rt::cpu {
@@ -46,6 +47,9 @@ bool f64Blocked();
 /// Threads per rank of oneDNN's GEMMs: $WEFT_CPU_THREADS (>= 1), default 1
 /// (one rank per core is how the CPU backend is run). Read once.
 int gemmThreads();
+/// This CPU's L2 size in bytes (sysconf; 1 MiB when the system does not
+/// say), read once.
+int64_t cpuL2Bytes();
 
 /// The one line a program prints at start: the library, its version and
 /// kernel ISA for f32 and f64 GEMMs, the threads, and a warning where a
