@@ -1,12 +1,14 @@
 //===- SmallGemm.cpp - Batches of small f32 matrices on AVX-512 -----------===//
 //
-// Per matrix: op(A) is read where it lies when its rows are contiguous
-// (else its rows are copied back to back); op(B) is copied into rows of
+// Per matrix: op(A) is read where it lies, unless its rows have gaps and
+// more than one panel of 64 columns reads them (then they are copied back
+// to back); op(B) is copied into rows of
 // nPad (n rounded up to 16) zero-padded values, through 16 x 16 register
 // transposes when the plan stores it as n x k. A tile of R rows x NV
 // zmm columns (R x NV <= 24 accumulators) runs over k: per step NV loads
 // of B's row and R broadcasts of A. C's last vector of a row is stored
-// with a mask, so gaps between C's rows are never written.
+// with a mask, so gaps between C's rows are never written. Before each
+// matrix, the next one's A and B lines are asked into L2.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,14 +1,16 @@
 //===- SmallGemm.h - Batches of small f32 matrices on AVX-512 ---*- C++ -*-===//
 //
 // Attention's batched GEMMs (64 x 64 x 32 scores, 64 x 32 x 64
-// probabilities times v, one matrix per batch and head) are too small for
-// oneDNN's brgemm to reach the FMA peak: in P9's step at b=16 it ran them
-// at 45-60 GFLOP/s, packed or not (docs/runtime.md, "Small batched
-// GEMMs"). This kernel runs a whole GemmPlan of such matrices itself, one
-// matrix at a time: op(A)'s rows and op(B) are copied into L1-resident
-// buffers (op(B) transposed there when the plan stores it as n x k), and
-// a register tile of up to 24 zmm accumulators runs over them. Private to
-// CpuGemm.cpp; the rule that picks it is smallGemmTakes.
+// probabilities times v, one matrix per batch and head). At P6/P9's b=16
+// they come from memory, and oneDNN's brgemm ran them at 41-50 GFLOP/s,
+// packed or not; its kernel for a transposed op(A) (T2's backward) at
+// 68-78% of the peak (docs/runtime.md, "Small batched GEMMs"). This kernel
+// runs a whole GemmPlan of such matrices itself, one matrix at a time,
+// with the next matrix's operands prefetched: op(B) is copied into an L1
+// buffer (transposed there when the plan stores it as n x k), op(A) read
+// where it lies, and a register tile of up to 24 zmm accumulators runs
+// over them. Private to the CPU backend (CpuGemm.cpp); the rule that picks
+// it is smallGemmTakes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,9 +23,9 @@
 
 namespace weft::rt::cpu {
 
-/// The largest m, n and k the kernel takes: one matrix's packed operands
-/// (at most 2 x 128 x 128 f32, 128 KiB) stay in L2, and its rows of B
-/// (at most 512 bytes) in L1.
+/// The largest m, n and k the kernel takes: one matrix's copied operands
+/// (at most 2 x 128 x 128 f32, 128 KiB) stay in L2; the kernel has no
+/// cache blocking beyond that.
 constexpr int64_t kSmallGemmMaxDim = 128;
 
 /// Whether this CPU runs the kernel (AVX-512F).
