@@ -32,11 +32,17 @@
 
 namespace weft::rt::cpu {
 
+namespace {
+/// Whether the kernel can run matrices of p's size at all.
+bool fitsKernel(const GemmPlan &p) {
+  auto fits = [](int64_t d) { return d >= 1 && d <= kSmallGemmMaxDim; };
+  return fits(p.m) && fits(p.n) && fits(p.k);
+}
+} // namespace
+
 bool smallGemmShape(const GemmPlan &p, int64_t l2Bytes) {
-  auto small = [](int64_t d) { return d >= 1 && d <= kSmallGemmMaxDim; };
   const int64_t matrices = p.batch * p.outerBatch;
-  if (matrices < 2 || !small(p.m) || !small(p.n) || !small(p.k) ||
-      p.m * p.n * p.k > 2 * 64 * 64 * 64)
+  if (matrices < 2 || !fitsKernel(p) || p.m * p.n * p.k > 2 * 64 * 64 * 64)
     return false;
   const int64_t bytes = (p.m * p.k + p.k * p.n + p.m * p.n) * matrices *
                         static_cast<int64_t>(sizeof(float));
@@ -61,12 +67,11 @@ SmallGemmMode smallGemmMode() {
 }
 
 bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes) {
-  auto fits = [](int64_t d) { return d >= 1 && d <= kSmallGemmMaxDim; };
   switch (mode) {
   case SmallGemmMode::Never:
     return false;
   case SmallGemmMode::Always:
-    return fits(p.m) && fits(p.n) && fits(p.k);
+    return fitsKernel(p);
   case SmallGemmMode::Auto:
     break;
   }

@@ -35,10 +35,11 @@ bool smallGemmAvailable();
 /// batched GEMMs"): at least two matrices (batch x outerBatch), each of m,
 /// n and k between 1 and kSmallGemmMaxDim, m x n x k at most
 /// 2 x 64 x 64 x 64, and either op(A) transposed (oneDNN 2.6.3's kernel
-/// for it ran 77-80% of the peak, this one 86%) or the plan's A, B and C
-/// together larger than `l2Bytes` (then they come from L3 or memory, and
-/// this kernel's prefetch of the next matrix ran 10-25% faster than
-/// oneDNN). In L2 oneDNN is as fast or faster on the other layouts.
+/// for it ran at 68-78% of the peak, this one at 82-86%) or the plan's A,
+/// B and C together larger than `l2Bytes` (then they come from L3 or
+/// memory, and this kernel, with its prefetch of the next matrix, ran
+/// 10-25% faster than oneDNN). In L2 oneDNN is as fast or faster on the
+/// other layouts.
 bool smallGemmShape(const GemmPlan &p, int64_t l2Bytes);
 
 /// $WEFT_CPU_SMALL_GEMM: `auto` (the default: plans of the shape rule),
