@@ -34,6 +34,7 @@
 #include <cblas.h>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <immintrin.h>
@@ -148,6 +149,15 @@ std::vector<Row> readPlans(const std::string &path) {
 int main(int argc, char **argv) {
   std::string path = argc > 1 ? argv[1] : WEFT_BENCH_GEMM_SHAPES;
   std::vector<Row> rows = readPlans(path);
+  const char *setsEnv = std::getenv("WEFT_BENCH_GEMM_SETS");
+  char *setsEnd = nullptr;
+  const long setsValue = setsEnv ? std::strtol(setsEnv, &setsEnd, 10) : 8;
+  const int kSets = static_cast<int>(setsValue);
+  if (setsValue < 1 || setsValue > 64 || (setsEnv && *setsEnd != 0)) {
+    std::fprintf(stderr, "WEFT_BENCH_GEMM_SETS='%s': expected 1 to 64\n",
+                 setsEnv);
+    return 1;
+  }
   openblas_set_num_threads(1);
   onednn::setThreads(1);
 
@@ -199,13 +209,6 @@ int main(int argc, char **argv) {
   std::printf("%-26s %-30s %7s %8s %7s %6s %6s %6s %6s\n", "", "", "GFLOP/s",
               "GFLOP/s", "GFLOP/s", "d/b", "dnnl", "blas", "small");
 
-  const char *setsEnv = std::getenv("WEFT_BENCH_GEMM_SETS");
-  const int kSets = setsEnv ? std::atoi(setsEnv) : 8;
-  if (kSets < 1 || kSets > 64) {
-    std::fprintf(stderr, "WEFT_BENCH_GEMM_SETS='%s': expected 1 to 64\n",
-                 setsEnv);
-    return 1;
-  }
   for (const Row &r : rows) {
     const GemmPlan &p = r.p;
     int64_t na = p.transA ? span(p.outerBatch, p.outerStrideA, p.batch,
@@ -248,9 +251,8 @@ int main(int argc, char **argv) {
                 B[s].data() + o * p.outerStrideB + i * p.strideB, p.ldb, 0.0f,
                 D[s].data() + o * p.outerStrideC + i * p.strideC, p.ldc);
     };
-    const bool canSmall =
-        cpu::smallGemmAvailable() && p.m <= cpu::kSmallGemmMaxDim &&
-        p.n <= cpu::kSmallGemmMaxDim && p.k <= cpu::kSmallGemmMaxDim;
+    const bool canSmall = cpu::smallGemmAvailable() &&
+                          cpu::smallGemmRule(p, cpu::SmallGemmMode::Always, 0);
     auto small = [&] {
       for (int s = 0; s < kSets; ++s)
         cpu::smallGemm(p, A[s].data(), B[s].data(), E[s].data());
@@ -296,11 +298,11 @@ int main(int argc, char **argv) {
       if (canSmall)
         maxDiff = std::max<double>(maxDiff, std::fabs(E[0][i] - D[0][i]));
     }
-    const char *runs = cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn
-                           ? "blas"
-                       : cpu::smallGemmTakes(p) ? "small"
-                       : mm                     ? "dnnl"
-                                                : "blas";
+    // The runtime's own choice (CpuBackend::gemmImpl), shortened.
+    const std::string impl = CpuBackend::gemmImpl(p);
+    const char *runs = impl.rfind("weft small", 0) == 0 ? "small"
+                       : impl.rfind("onednn", 0) == 0   ? "dnnl"
+                                                        : "blas";
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lld x %lld x %lld [%lld]%s%s",
                   static_cast<long long>(p.m), static_cast<long long>(p.n),

@@ -86,13 +86,12 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
                       const void *b, void *c) {
   switch (dtype) {
   case DType::F32: {
-    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
-        cpu::smallGemmTakes(p)) {
-      cpu::smallGemm(p, static_cast<const float *>(a),
-                     static_cast<const float *>(b), static_cast<float *>(c));
-      return;
-    }
     if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn) {
+      if (cpu::smallGemmTakes(p)) {
+        cpu::smallGemm(p, static_cast<const float *>(a),
+                       static_cast<const float *>(b), static_cast<float *>(c));
+        return;
+      }
       if (!gemms_)
         gemms_ = std::make_shared<GemmCache>();
       auto key = keyOf(p);

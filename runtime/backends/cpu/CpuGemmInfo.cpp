@@ -214,8 +214,7 @@ std::string gemmBanner() {
     os << "f32 on " << onednn::version() << " matmul (ISA " << onednn::isa()
        << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
        << " per rank)";
-    if (smallGemmAvailable() && smallGemmMode() != SmallGemmMode::Never &&
-        gemmThreads() == 1)
+    if (smallGemmEnabled())
       os << ", batches of small matrices on weft's AVX-512 kernel";
     os << ", f64 on " << f64Desc;
   } else {

@@ -78,9 +78,13 @@ bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes) {
   return smallGemmShape(p, l2Bytes);
 }
 
-bool smallGemmTakes(const GemmPlan &p) {
+bool smallGemmEnabled() {
   return smallGemmAvailable() && gemmThreads() == 1 &&
-         smallGemmRule(p, smallGemmMode(), cpuL2Bytes());
+         smallGemmMode() != SmallGemmMode::Never;
+}
+
+bool smallGemmTakes(const GemmPlan &p) {
+  return smallGemmEnabled() && smallGemmRule(p, smallGemmMode(), cpuL2Bytes());
 }
 
 #ifdef WEFT_SMALL_GEMM_X86

@@ -57,6 +57,11 @@ SmallGemmMode smallGemmMode();
 /// shape rule. Pure (no CPU check).
 bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes);
 
+/// Whether the kernel runs at all here: a CPU with AVX-512F, one GEMM
+/// thread per rank, and $WEFT_CPU_SMALL_GEMM not `never` (the start line
+/// says so).
+bool smallGemmEnabled();
+
 /// Whether the f32 GEMM of `p` runs on the kernel: smallGemmRule under the
 /// environment's mode and this CPU's L2 (cpuL2Bytes), on a CPU with
 /// AVX-512F, with one GEMM thread per
