@@ -1,14 +1,15 @@
 //===- BenchFusedRows.cpp - Fused row chains: ns per element --------------===//
 //
 // Times Backend::fusedRows on the row chains of P6 and P9 (softmax over
-// rows of 64 at b = 4 and b = 16, RMSNorm over rows of 256) and on long
-// rows, and the same chains run unfused (one map or reduce per step, the
-// way an unfused program runs them), on the CPU backend: median of 41
-// runs, alternating, in ns per element of the chain's input. Checks that
-// both give the same bits first, and names the CPU kernel that ran the
-// fused chain (the one-pass softmax or the tile loop). Not a test: nothing
-// passes or fails on timing. `--fused-only N` runs the fused chains only, N
-// times each (for a profiler).
+// rows of 64 at b = 4 and b = 16, RMSNorm over rows of 256), on the b = 16
+// softmax under a causal mask and with logits in [-100, 100] (exps and
+// quotients below the normal range), and on long rows, and the same chains run
+// unfused (one map or reduce per step, the way an unfused program runs them),
+// on the CPU backend: median of 41 runs, alternating, in ns per element of the
+// chain's input. Checks that both give the same bits first, and names the CPU
+// kernel that ran the fused chain (the one-pass softmax or the tile loop). Not
+// a test: nothing passes or fails on timing. `--fused-only N` runs the fused
+// chains only, N times each (for a profiler).
 //
 //   OPENBLAS_NUM_THREADS=1 taskset -c 1
 //   build/runtime/bench/weft-rt-bench-fused-rows
@@ -24,6 +25,7 @@
 #include "BenchUtil.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +41,10 @@ struct Case {
   const char *name;
   Shape shape;  // of the input; the row is the last dim
   bool rmsnorm; // else softmax
+  // The inputs: uniform in [-spread, spread]; with `causal`, the upper
+  // triangle of each square block of rows is -inf (a causal mask).
+  float spread = 2.0f;
+  bool causal = false;
 };
 
 } // namespace
@@ -51,6 +57,8 @@ int main(int argc, char **argv) {
   const std::vector<Case> cases = {
       {"softmax [4,8,64] x 64 (P6/P9 b=4)", {4, 8, 64, 64}, false},
       {"softmax [16,8,64] x 64 (P9 b=16)", {16, 8, 64, 64}, false},
+      {"softmax [16,8,64] x 64 causal", {16, 8, 64, 64}, false, 2.0f, true},
+      {"softmax [16,8,64] x 64 in +-100", {16, 8, 64, 64}, false, 100.0f},
       {"softmax [64] x 4096", {64, 4096}, false},
       {"rmsnorm [16,64] x 256 (P9 b=16)", {16, 64, 256}, true},
   };
@@ -68,11 +76,17 @@ int main(int argc, char **argv) {
     Tensor x = be->empty(DType::F32, c.shape);
     {
       Tensor h = hostTensor(DType::F32, c.shape);
-      for (int64_t i = 0; i < n; ++i)
-        h.ptr<float>()[i] =
-            static_cast<float>(randomUniform(7, 1, static_cast<uint64_t>(i))) *
-                4.0f -
-            2.0f;
+      const int64_t len = c.shape.back();
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t col = i % len, row = (i / len) % len;
+        h.ptr<float>()[i] = c.causal && col > row
+                                ? -INFINITY
+                                : (static_cast<float>(randomUniform(
+                                       7, 1, static_cast<uint64_t>(i))) *
+                                       2.0f -
+                                   1.0f) *
+                                      c.spread;
+      }
       x = be->upload(h);
     }
     std::vector<FusedRowStep> steps;

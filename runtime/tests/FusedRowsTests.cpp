@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -375,6 +376,52 @@ TEST_P(FusedRowsTest, ShortRowsOfEveryLength) {
       expectSameBits(be.download(out), want);
     }
   }
+}
+
+// Softmax rows whose quotients are subnormal, and masked rows: logits
+// spread far beyond exp's normal range (their exp and quotient subnormal or
+// zero), causal masks of -inf, and one logit swept over the quotient's
+// subnormal boundary in steps of 1/64 next to 2, 4 or all other logits
+// equal (a sum of 2 or 4 makes exact ties; one of n - 1, subnormal
+// quotients of normal exps). The CPU's one-pass softmax divides those lanes
+// exactly in f64 without subnormal arithmetic; the result must be the
+// unfused division's bits. (Checked against mutation: rounding the f64
+// quotient 2^-20 low, or reading a subnormal exp as a normal one, fails.)
+TEST_P(FusedRowsTest, SubnormalQuotientsAndMaskedRows) {
+  if (GetParam() != DType::F32)
+    GTEST_SKIP() << "f32 bit patterns";
+  Backend &be = *testBackend();
+  int64_t subnormal = 0;
+  for (int64_t n : {16, 64, 100, 2048}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const int64_t rows = 64;
+    Tensor h = hostTensor(DType::F32, {rows, n});
+    float *x = h.ptr<float>();
+    auto v = testValues(rows * n, 11);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        const double u = v[r * n + j];
+        float f;
+        if (r < 16) // spread 25 to 400
+          f = static_cast<float>(u * 25.0 * (1 + r));
+        else if (r < 32) // causal: -inf past a row-dependent column
+          f = j > (r * 5) % n ? -INFINITY : static_cast<float>(u * 4.0);
+        else if (j == 0) // swept from -78 down in steps of 1/64
+          f = static_cast<float>(-78.0 - (r - 32) * 0.75 - r % 48 / 64.0);
+        else // w logits of 0 (the sum: w, even ones give ties), then -inf
+          f = j <= std::array<int64_t, 3>{2, 4, n - 1}[r % 3] ? 0.0f
+                                                              : -INFINITY;
+        x[r * n + j] = f;
+      }
+    std::vector<Tensor> inputs = {be.upload(h)};
+    RowsCase c{"softmax_tiny", "bs->bs", "s", {{rows, n}}, fusedSoftmaxSteps()};
+    Tensor got = be.download(runFusedRows(be, c, inputs));
+    expectSameBits(got, be.download(runUnfusedRows(be, c, inputs)));
+    for (int64_t i = 0; i < rows * n; ++i)
+      subnormal += std::fpclassify(got.ptr<float>()[i]) == FP_SUBNORMAL;
+  }
+  // The rows do reach the subnormal quotients they are for.
+  EXPECT_GT(subnormal, 100);
 }
 
 TEST_P(FusedRowsTest, RejectsMismatchesAndProfiles) {
