@@ -169,6 +169,16 @@ TEST(CpuBackend, SoftmaxKernelTakesContiguousF32SoftmaxRows) {
       planFusedRows("bs->bs", "s", {{3, 2049}}, softmax), DType::F32));
   EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
       planFusedRows("sb->bs", "s", {{64, 3}}, softmax), DType::F32));
+  // Attention's additive mask, broadcast over b and h: taken; read at a
+  // stride (transposed): not.
+  EXPECT_TRUE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("bhts,ts->bhts", "s", {{16, 8, 64, 64}, {64, 64}},
+                    fusedMaskedSoftmaxSteps()),
+      DType::F32));
+  EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(
+      planFusedRows("bhts,st->bhts", "s", {{16, 8, 64, 64}, {64, 64}},
+                    fusedMaskedSoftmaxSteps()),
+      DType::F32));
   std::vector<FusedRowStep> logSoftmaxLike = softmax;
   logSoftmaxLike[4] = fusedRowMap(MapKind::Sub, 3, 4);
   EXPECT_FALSE(CpuBackend::runsSoftmaxKernel(

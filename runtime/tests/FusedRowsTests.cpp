@@ -150,6 +150,20 @@ std::vector<RowsCase> rowsCases() {
       {"softmax_long", "bs->bs", "s", {{3, 5000}}, fusedSoftmaxSteps()},
       {"softmax_vocab", "bs->bs", "s", {{2, 50257}}, fusedSoftmaxSteps()},
       {"softmax_short", "bs->bs", "s", {{4, 3}}, fusedSoftmaxSteps()},
+      // Attention's additive mask, broadcast over b and h, as either
+      // operand of the add.
+      {"softmax_masked",
+       "bhts,ts->bhts",
+       "s",
+       {{2, 3, 5, 64}, {5, 64}},
+       fusedMaskedSoftmaxSteps()},
+      {"softmax_masked_first",
+       "ts,bhts->bhts",
+       "s",
+       {{5, 48}, {2, 3, 5, 48}},
+       {fusedRowMap(K::Add, 1, 0), fusedRowReduce(RK::Max, 2),
+        fusedRowMap(K::Sub, 2, 3), fusedRowMap(K::Exp, 4),
+        fusedRowReduce(RK::Sum, 5), fusedRowMap(K::Div, 5, 6)}},
       // The row value as the first operand of a full step (a span per row
       // with a broadcast first operand): max(x) - x, then its row sum
       // divided by it, over several rows of a tile.

@@ -1123,22 +1123,35 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 // (softmaxDivide).
 
 #if WEFT_CPU_MULTIVERSION
-/// Whether `p` is that chain over rows that qualify.
+/// Whether `p` is that chain over rows that qualify: fusedSoftmaxSteps of
+/// one input, or fusedMaskedSoftmaxSteps of two full inputs (the add's
+/// operands in either order: IEEE addition commutes), every row contiguous.
 bool isSoftmaxRows(const FusedRowsPlan &p) {
-  if (p.inShapes.size() != 1 || p.full.size() != 6 || !p.full[0] ||
-      p.inRowStrides[0] != 1 || p.outRowStride != 1 || p.rowLength < 1 ||
-      p.rowLength > ops::kReduceSegment || p.steps.size() != 5)
+  const std::size_t nIn = p.inShapes.size();
+  if ((nIn != 1 && nIn != 2) || p.full.size() != nIn + 5 + (nIn - 1) ||
+      p.outRowStride != 1 || p.rowLength < 1 ||
+      p.rowLength > ops::kReduceSegment || p.steps.size() != 5 + (nIn - 1))
     return false;
-  const std::vector<FusedRowStep> &s = p.steps;
+  for (std::size_t i = 0; i < nIn; ++i)
+    if (!p.full[i] || p.inRowStrides[i] != 1)
+      return false;
   auto map = [](const FusedRowStep &st, MapKind k, int a, int b) {
     return !st.reduce && st.kind == k && st.a == a && st.b == b;
   };
   auto reduce = [](const FusedRowStep &st, ReduceKind k, int a) {
     return st.reduce && st.reduceKind == k && st.a == a;
   };
-  return reduce(s[0], ReduceKind::Max, 0) && map(s[1], MapKind::Sub, 0, 1) &&
-         map(s[2], MapKind::Exp, 2, -1) && reduce(s[3], ReduceKind::Sum, 3) &&
-         map(s[4], MapKind::Div, 3, 4);
+  const std::vector<FusedRowStep> &s = p.steps;
+  const int x = static_cast<int>(nIn) - 1 + (nIn == 2); // the logits' id
+  if (nIn == 2 && !map(s[0], MapKind::Add, 0, 1) &&
+      !map(s[0], MapKind::Add, 1, 0))
+    return false;
+  const FusedRowStep *t = s.data() + (nIn - 1); // the softmax's 5 steps
+  return reduce(t[0], ReduceKind::Max, x) &&
+         map(t[1], MapKind::Sub, x, x + 1) &&
+         map(t[2], MapKind::Exp, x + 2, -1) &&
+         reduce(t[3], ReduceKind::Sum, x + 3) &&
+         map(t[4], MapKind::Div, x + 3, x + 4);
 }
 
 /// Whether fusedRowsLoop runs `p` (f32, no rounding between steps) in
@@ -1245,27 +1258,39 @@ __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
 /// vector units busy.
 constexpr int kSoftmaxRows = 4;
 __attribute__((target("avx512f"))) void
-softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
+softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
+                  float *out) {
   constexpr int R = kSoftmaxRows;
   const int64_t n = p.rowLength;
-  // Each row's exps, kReduceSegment apart; only n of each are used.
+  // Each row's exps, kReduceSegment apart; only n of each are used. With a
+  // mask, each row's logits plus mask too.
   alignas(64) float e[R][ops::kReduceSegment];
+  alignas(64) float sum[R][ops::kReduceSegment];
   Shape shape = p.keptShape;
   shape.push_back(1);
   std::vector<int64_t> si = p.inKeptStrides[0], so = p.outKeptStrides;
+  std::vector<int64_t> sm = mask ? p.inKeptStrides[1] : si;
   si.push_back(0);
+  sm.push_back(0);
   so.push_back(0);
-  Odometer<2> it(shape, {&si, &so});
+  Odometer<3> it(shape, {&si, &so, &sm});
   for (int64_t r = 0; r < p.rows;) {
     const int rowsNow = static_cast<int>(std::min<int64_t>(R, p.rows - r));
     const float *x[R] = {};
     float *y[R] = {};
     float m[R] = {}, s[R] = {};
-    bool allNormal = rowsNow == R;
+    bool allNormal = rowsNow == R, anyNormal = false;
     bool normal[R] = {};
     for (int k = 0; k < rowsNow; ++k, ++r, it.next()) {
       x[k] = in + it.off[0];
       y[k] = out + it.off[1];
+      if (mask) {
+        const float *__restrict a = x[k], *__restrict b = mask + it.off[2];
+        float *__restrict xm = sum[k];
+        for (int64_t j = 0; j < n; ++j)
+          xm[j] = a[j] + b[j];
+        x[k] = xm;
+      }
       // Which exp the row takes (expSpan's rule, per row), decided before
       // any exp: the normal exp on an argument outside its range (a
       // masked logit, one far below the max) would do arithmetic on
@@ -1275,6 +1300,18 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, float *out) {
       m[k] = rowMaxAndLow(x[k], n, &low);
       normal[k] = expNormalRange(low - m[k]);
       allNormal &= normal[k];
+      anyNormal |= normal[k];
+    }
+    if (rowsNow == R && !anyNormal) { // masked rows, side by side too
+      for (int64_t j = 0; j < n; ++j) {
+#pragma GCC unroll 4
+        for (int k = 0; k < R; ++k)
+          e[k][j] = ops::fexp(x[k][j] - m[k]);
+      }
+      for (int k = 0; k < R; ++k)
+        softmaxDivide(e[k], static_cast<float>(canonicalSumF32(e[k], n)), y[k],
+                      n);
+      continue;
     }
     if (allNormal) {
       for (int64_t j = 0; j < n; ++j) {
@@ -1320,7 +1357,9 @@ void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
 #if WEFT_CPU_MULTIVERSION
   if constexpr (std::is_same_v<T, float>)
     if (!quantize && takesSoftmaxKernel(p))
-      return softmaxRowsAvx512(p, static_cast<const float *>(in[0]), out);
+      return softmaxRowsAvx512(
+          p, static_cast<const float *>(in[0]),
+          in.size() == 2 ? static_cast<const float *>(in[1]) : nullptr, out);
   switch (hostIsa()) {
   case Isa::Avx512:
     return fusedRowsLoopAvx512<T>(p, in, out, scratch, quantize);

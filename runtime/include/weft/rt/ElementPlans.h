@@ -117,6 +117,14 @@ inline std::vector<FusedRowStep> fusedSoftmaxSteps() {
           fusedRowMap(MapKind::Exp, 2), fusedRowReduce(ReduceKind::Sum, 3),
           fusedRowMap(MapKind::Div, 3, 4)};
 }
+/// Softmax of input 0 plus input 1 (attention's additive mask): add, then
+/// fusedSoftmaxSteps' chain on the sum (values 2 to 7).
+inline std::vector<FusedRowStep> fusedMaskedSoftmaxSteps() {
+  return {
+      fusedRowMap(MapKind::Add, 0, 1),    fusedRowReduce(ReduceKind::Max, 2),
+      fusedRowMap(MapKind::Sub, 2, 3),    fusedRowMap(MapKind::Exp, 4),
+      fusedRowReduce(ReduceKind::Sum, 5), fusedRowMap(MapKind::Div, 5, 6)};
+}
 
 struct FusedRowsPlan {
   std::string spec;       // "bhts,bht->bhts": operand letters -> result
