@@ -1201,6 +1201,12 @@ __attribute__((target("avx512f"))) float rowMaxAndLow(const float *x, int64_t n,
 /// that rounds up to 2^23 gives N = 2^23, the bits of 2^-126. E is the
 /// integer of e's bits where e is subnormal (converting a subnormal to f64
 /// would be an assist too), e 2^149 otherwise. Other lanes divide as usual.
+/// `Rare`: subnormal quotients are rare (a masked row: its exps are normal
+/// or 0), and a block of 16 without them skips the f64 path; otherwise (a
+/// row spread beyond exp's range) every block takes both, with no branch to
+/// mispredict (measured: 2.0 against 1.7 ns per element on rows in +-100;
+/// on causal rows, 1.3 against 1.0 the other way).
+template <bool Rare>
 __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
                                                       float *y, int64_t n) {
   uint32_t sBits;
@@ -1208,8 +1214,9 @@ __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
   // s in [1, 2^24): s * 2^-126 is exact and normal. Otherwise (a NaN or an
   // infinite row) no lane takes the exact path.
   const bool exact = sBits >= 0x3f800000u && sBits < 0x4b800000u;
-  const __m512i thr =
-      _mm512_set1_epi32(exact ? static_cast<int>(sBits - (126u << 23)) : 0);
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i thr1 =
+      _mm512_set1_epi32(exact ? static_cast<int>(sBits - (126u << 23) - 1) : 0);
   const __m512 vs = _mm512_set1_ps(s);
   const __m512d ds = _mm512_set1_pd(static_cast<double>(s));
   const __m512d two52 = _mm512_set1_pd(0x1p52),
@@ -1218,9 +1225,11 @@ __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
     const __mmask16 k = n - j >= 16 ? 0xffff : (1u << (n - j)) - 1;
     const __m512 v = _mm512_maskz_loadu_ps(k, e + j);
     const __m512i vb = _mm512_castps_si512(v);
-    // e < s 2^-126 as unsigned bits: e >= 0, and a NaN's bits lie above.
-    const __mmask16 tiny = _mm512_mask_cmplt_epu32_mask(k, vb, thr);
-    if (tiny == 0) {
+    // 0 < e < s 2^-126 as unsigned bits, e - 1 < thr - 1: e >= 0, a NaN's
+    // bits lie above, and a zero (a masked logit's exp) divides as usual.
+    const __mmask16 tiny =
+        _mm512_mask_cmplt_epu32_mask(k, _mm512_sub_epi32(vb, one), thr1);
+    if (Rare && tiny == 0) {
       _mm512_mask_storeu_ps(y + j, k, _mm512_div_ps(v, vs));
       continue;
     }
@@ -1279,8 +1288,11 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
     const float *x[R] = {};
     float *y[R] = {};
     float m[R] = {}, s[R] = {};
-    bool allNormal = rowsNow == R, anyNormal = false;
-    bool normal[R] = {};
+    // Per row: 0, every exp argument in the normal range; 1, each in the
+    // normal range or below exp's (a row under an additive or -inf mask);
+    // 2, other (arguments between, NaN, infinities).
+    int kind[R] = {};
+    int most = 0, least = 2;
     for (int k = 0; k < rowsNow; ++k, ++r, it.next()) {
       x[k] = in + it.off[0];
       y[k] = out + it.off[1];
@@ -1298,22 +1310,49 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
       // low - m.
       float low;
       m[k] = rowMaxAndLow(x[k], n, &low);
-      normal[k] = expNormalRange(low - m[k]);
-      allNormal &= normal[k];
-      anyNormal |= normal[k];
+      if (!expNormalRange(low - m[k])) {
+        const float *__restrict xk = x[k];
+        const float mk = m[k];
+        uint32_t between = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const float d = xk[j] - mk;
+          between |= static_cast<uint32_t>(!expNormalRange(d) &
+                                           !ops::fexpUnderflows(d));
+        }
+        kind[k] = between ? 2 : 1;
+      }
+      most = std::max(most, kind[k]);
+      least = std::min(least, kind[k]);
     }
-    if (rowsNow == R && !anyNormal) { // masked rows, side by side too
+    if (rowsNow < R)
+      most = least = 3; // row by row
+    if (most == 1) {    // rows under a mask: the normal exp or 0
+      for (int64_t j = 0; j < n; ++j) {
+#pragma GCC unroll 4
+        for (int k = 0; k < R; ++k) {
+          const float d = x[k][j] - m[k];
+          const bool under = ops::fexpUnderflows(d);
+          e[k][j] =
+              ops::fblend(under, 0.0f, expNormal(ops::fblend(under, 0.0f, d)));
+        }
+      }
+      for (int k = 0; k < R; ++k)
+        softmaxDivide<true>(e[k], static_cast<float>(canonicalSumF32(e[k], n)),
+                            y[k], n);
+      continue;
+    }
+    if (least == 2) { // rows with arguments between: the full exp
       for (int64_t j = 0; j < n; ++j) {
 #pragma GCC unroll 4
         for (int k = 0; k < R; ++k)
           e[k][j] = ops::fexp(x[k][j] - m[k]);
       }
       for (int k = 0; k < R; ++k)
-        softmaxDivide(e[k], static_cast<float>(canonicalSumF32(e[k], n)), y[k],
-                      n);
+        softmaxDivide<false>(e[k], static_cast<float>(canonicalSumF32(e[k], n)),
+                             y[k], n);
       continue;
     }
-    if (allNormal) {
+    if (most == 0) {
       for (int64_t j = 0; j < n; ++j) {
 #pragma GCC unroll 4
         for (int k = 0; k < R; ++k)
@@ -1335,7 +1374,7 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
       float *__restrict yk = y[k];
       float *__restrict ek = e[0];
       const float mk = m[k];
-      if (normal[k]) {
+      if (kind[k] == 0) {
         for (int64_t j = 0; j < n; ++j)
           ek[j] = expNormal(xk[j] - mk);
         const float sk = static_cast<float>(canonicalSumF32(ek, n));
@@ -1345,7 +1384,11 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
       }
       for (int64_t j = 0; j < n; ++j)
         ek[j] = ops::fexp(xk[j] - mk);
-      softmaxDivide(ek, static_cast<float>(canonicalSumF32(ek, n)), yk, n);
+      const float sk = static_cast<float>(canonicalSumF32(ek, n));
+      if (kind[k] == 1)
+        softmaxDivide<true>(ek, sk, yk, n);
+      else
+        softmaxDivide<false>(ek, sk, yk, n);
     }
   }
 }

@@ -198,6 +198,13 @@ WEFT_HD WEFT_INLINE inline bool fexpNormalRange(float x) {
   uint32_t limit = 0x42b00000u ^ ((0x42b00000u ^ 0xc2ac0000u) & neg);
   return ux <= limit;
 }
+/// Whether fexp(x) is +0 by its underflow rule: x below
+/// -103.97208404541015625f (0xc2cff1b5, see fexp), -inf included, a NaN
+/// not (fexp's `under` without its negative NaNs).
+WEFT_HD WEFT_INLINE inline bool fexpUnderflows(float x) {
+  uint32_t ux = fbitsOf(x);
+  return ux > 0xc2cff1b5u && ux <= 0xff800000u;
+}
 /// fexp for x where fexpNormalRange(x) holds: the same operations on the
 /// same values without the special cases' blends, so the same bits at
 /// about half the operations. The CPU's exp loops run it on blocks whose
