@@ -94,6 +94,11 @@ bool smallGemmAvailable() {
   return ok;
 }
 
+// GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
+// used uninitialized" (its bug 105593); they are not.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 namespace {
 
 #define WEFT_AVX512 __attribute__((target("avx512f")))
@@ -281,6 +286,7 @@ WEFT_AVX512 void oneMatrix(const GemmPlan &p, const float *a, const float *b,
 }
 
 } // namespace
+#pragma GCC diagnostic pop
 
 void smallGemm(const GemmPlan &p, const float *a, const float *b, float *c) {
   check(smallGemmAvailable(), "smallGemm: this CPU has no AVX-512F");
