@@ -145,6 +145,8 @@ using RK = ReduceKind;
 /// step's first operand, empty spaces.
 std::vector<RowsCase> rowsCases() {
   const double d256 = 1.0 / 256, d96 = 1.0 / 96, d64 = 1.0 / 64;
+  std::vector<FusedRowStep> maskFirst = fusedMaskedSoftmaxSteps();
+  maskFirst[0] = fusedRowMap(K::Add, 1, 0); // the mask, input 0, first
   return {
       {"softmax", "bhts->bhts", "s", {{2, 3, 5, 64}}, fusedSoftmaxSteps()},
       {"softmax_long", "bs->bs", "s", {{3, 5000}}, fusedSoftmaxSteps()},
@@ -161,9 +163,7 @@ std::vector<RowsCase> rowsCases() {
        "ts,bhts->bhts",
        "s",
        {{5, 48}, {2, 3, 5, 48}},
-       {fusedRowMap(K::Add, 1, 0), fusedRowReduce(RK::Max, 2),
-        fusedRowMap(K::Sub, 2, 3), fusedRowMap(K::Exp, 4),
-        fusedRowReduce(RK::Sum, 5), fusedRowMap(K::Div, 5, 6)}},
+       maskFirst},
       // The row value as the first operand of a full step (a span per row
       // with a broadcast first operand): max(x) - x, then its row sum
       // divided by it, over several rows of a tile.

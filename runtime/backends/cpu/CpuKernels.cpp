@@ -1128,9 +1128,9 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 /// operands in either order: IEEE addition commutes), every row contiguous.
 bool isSoftmaxRows(const FusedRowsPlan &p) {
   const std::size_t nIn = p.inShapes.size();
-  if ((nIn != 1 && nIn != 2) || p.full.size() != nIn + 5 + (nIn - 1) ||
+  if ((nIn != 1 && nIn != 2) || p.steps.size() != 4 + nIn ||
       p.outRowStride != 1 || p.rowLength < 1 ||
-      p.rowLength > ops::kReduceSegment || p.steps.size() != 5 + (nIn - 1))
+      p.rowLength > ops::kReduceSegment)
     return false;
   for (std::size_t i = 0; i < nIn; ++i)
     if (!p.full[i] || p.inRowStrides[i] != 1)
@@ -1261,20 +1261,66 @@ __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
 
 #pragma GCC diagnostic pop
 
+/// Which exp a softmax row's arguments x - max take, from the widest class
+/// they fall in: every one in the normal range; each in it or below exp's
+/// underflow (a row under an additive or -inf mask); other (arguments
+/// between, NaN, infinities). A wider kind's exp gives a narrower row's
+/// bits too.
+enum class SoftmaxExp { Normal, NormalOrZero, Full };
+
+/// exp(d) as `K` computes it.
+template <SoftmaxExp K> WEFT_ALWAYS_INLINE inline float softmaxExp(float d) {
+  if constexpr (K == SoftmaxExp::Normal)
+    return expNormal(d);
+  else if constexpr (K == SoftmaxExp::NormalOrZero) {
+    const bool under = ops::fexpUnderflows(d);
+    return ops::fblend(under, 0.0f, expNormal(ops::fblend(under, 0.0f, d)));
+  } else
+    return ops::fexp(d);
+}
+
+/// The exps, sums and quotients of R rows whose exp is `K`, side by side.
+template <SoftmaxExp K, int R>
+__attribute__((target("avx512f"))) void
+softmaxGroup(int64_t n, const float *const *x, const float *m, float *const *y,
+             float (*e)[ops::kReduceSegment]) {
+  for (int64_t j = 0; j < n; ++j) {
+#pragma GCC unroll 4
+    for (int k = 0; k < R; ++k)
+      e[k][j] = softmaxExp<K>(x[k][j] - m[k]);
+  }
+  float s[R];
+  for (int k = 0; k < R; ++k)
+    s[k] = static_cast<float>(canonicalSumF32(e[k], n));
+  if constexpr (K == SoftmaxExp::Normal) {
+    // Subnormal quotients are rare here (an exp near e^-86 over a large
+    // sum), and the plain division gives their bits too.
+    for (int64_t j = 0; j < n; ++j) {
+#pragma GCC unroll 4
+      for (int k = 0; k < R; ++k)
+        y[k][j] = e[k][j] / s[k];
+    }
+  } else {
+    for (int k = 0; k < R; ++k)
+      softmaxDivide<K == SoftmaxExp::NormalOrZero>(e[k], s[k], y[k], n);
+  }
+}
+
 /// The chain of isSoftmaxRows(p) over every row, kSoftmaxRows rows at a
 /// time: each row is a chain of dependent steps (its max, the exp, the
 /// sum's tree, the division), so several rows' steps side by side keep the
-/// vector units busy.
+/// vector units busy. A group takes its widest row's exp. The last group
+/// repeats its last row to fill up (the same values written twice).
 constexpr int kSoftmaxRows = 4;
 __attribute__((target("avx512f"))) void
 softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
                   float *out) {
   constexpr int R = kSoftmaxRows;
   const int64_t n = p.rowLength;
-  // Each row's exps, kReduceSegment apart; only n of each are used. With a
-  // mask, each row's logits plus mask too.
+  // Each row's exps, and with a mask its logits plus mask; kReduceSegment
+  // apart, only n of each used.
   alignas(64) float e[R][ops::kReduceSegment];
-  alignas(64) float sum[R][ops::kReduceSegment];
+  alignas(64) float masked[R][ops::kReduceSegment];
   Shape shape = p.keptShape;
   shape.push_back(1);
   std::vector<int64_t> si = p.inKeptStrides[0], so = p.outKeptStrides;
@@ -1285,20 +1331,16 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
   Odometer<3> it(shape, {&si, &so, &sm});
   for (int64_t r = 0; r < p.rows;) {
     const int rowsNow = static_cast<int>(std::min<int64_t>(R, p.rows - r));
-    const float *x[R] = {};
-    float *y[R] = {};
-    float m[R] = {}, s[R] = {};
-    // Per row: 0, every exp argument in the normal range; 1, each in the
-    // normal range or below exp's (a row under an additive or -inf mask);
-    // 2, other (arguments between, NaN, infinities).
-    int kind[R] = {};
-    int most = 0, least = 2;
+    const float *x[R];
+    float *y[R];
+    float m[R];
+    SoftmaxExp kind = SoftmaxExp::Normal;
     for (int k = 0; k < rowsNow; ++k, ++r, it.next()) {
       x[k] = in + it.off[0];
       y[k] = out + it.off[1];
       if (mask) {
         const float *__restrict a = x[k], *__restrict b = mask + it.off[2];
-        float *__restrict xm = sum[k];
+        float *__restrict xm = masked[k];
         for (int64_t j = 0; j < n; ++j)
           xm[j] = a[j] + b[j];
         x[k] = xm;
@@ -1310,85 +1352,32 @@ softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
       // low - m.
       float low;
       m[k] = rowMaxAndLow(x[k], n, &low);
-      if (!expNormalRange(low - m[k])) {
-        const float *__restrict xk = x[k];
-        const float mk = m[k];
-        uint32_t between = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          const float d = xk[j] - mk;
-          between |= static_cast<uint32_t>(!expNormalRange(d) &
-                                           !ops::fexpUnderflows(d));
-        }
-        kind[k] = between ? 2 : 1;
-      }
-      most = std::max(most, kind[k]);
-      least = std::min(least, kind[k]);
-    }
-    if (rowsNow < R)
-      most = least = 3; // row by row
-    if (most == 1) {    // rows under a mask: the normal exp or 0
-      for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-        for (int k = 0; k < R; ++k) {
-          const float d = x[k][j] - m[k];
-          const bool under = ops::fexpUnderflows(d);
-          e[k][j] =
-              ops::fblend(under, 0.0f, expNormal(ops::fblend(under, 0.0f, d)));
-        }
-      }
-      for (int k = 0; k < R; ++k)
-        softmaxDivide<true>(e[k], static_cast<float>(canonicalSumF32(e[k], n)),
-                            y[k], n);
-      continue;
-    }
-    if (least == 2) { // rows with arguments between: the full exp
-      for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-        for (int k = 0; k < R; ++k)
-          e[k][j] = ops::fexp(x[k][j] - m[k]);
-      }
-      for (int k = 0; k < R; ++k)
-        softmaxDivide<false>(e[k], static_cast<float>(canonicalSumF32(e[k], n)),
-                             y[k], n);
-      continue;
-    }
-    if (most == 0) {
-      for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-        for (int k = 0; k < R; ++k)
-          e[k][j] = expNormal(x[k][j] - m[k]);
-      }
-      for (int k = 0; k < R; ++k)
-        s[k] = static_cast<float>(canonicalSumF32(e[k], n));
-      // Subnormal quotients are rare here (an exp near e^-86 over a large
-      // sum), and the plain division gives their bits too.
-      for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-        for (int k = 0; k < R; ++k)
-          y[k][j] = e[k][j] / s[k];
-      }
-      continue;
-    }
-    for (int k = 0; k < rowsNow; ++k) {
-      const float *__restrict xk = x[k];
-      float *__restrict yk = y[k];
-      float *__restrict ek = e[0];
-      const float mk = m[k];
-      if (kind[k] == 0) {
-        for (int64_t j = 0; j < n; ++j)
-          ek[j] = expNormal(xk[j] - mk);
-        const float sk = static_cast<float>(canonicalSumF32(ek, n));
-        for (int64_t j = 0; j < n; ++j)
-          yk[j] = ek[j] / sk;
+      if (expNormalRange(low - m[k]) || kind == SoftmaxExp::Full)
         continue;
+      const float *__restrict xk = x[k];
+      uint32_t between = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const float d = xk[j] - m[k];
+        between |=
+            static_cast<uint32_t>(!expNormalRange(d) & !ops::fexpUnderflows(d));
       }
-      for (int64_t j = 0; j < n; ++j)
-        ek[j] = ops::fexp(xk[j] - mk);
-      const float sk = static_cast<float>(canonicalSumF32(ek, n));
-      if (kind[k] == 1)
-        softmaxDivide<true>(ek, sk, yk, n);
-      else
-        softmaxDivide<false>(ek, sk, yk, n);
+      kind = between ? SoftmaxExp::Full : SoftmaxExp::NormalOrZero;
+    }
+    for (int k = rowsNow; k < R; ++k) {
+      x[k] = x[rowsNow - 1];
+      y[k] = y[rowsNow - 1];
+      m[k] = m[rowsNow - 1];
+    }
+    switch (kind) {
+    case SoftmaxExp::Normal:
+      softmaxGroup<SoftmaxExp::Normal, R>(n, x, m, y, e);
+      break;
+    case SoftmaxExp::NormalOrZero:
+      softmaxGroup<SoftmaxExp::NormalOrZero, R>(n, x, m, y, e);
+      break;
+    case SoftmaxExp::Full:
+      softmaxGroup<SoftmaxExp::Full, R>(n, x, m, y, e);
+      break;
     }
   }
 }
