@@ -4,7 +4,8 @@
 // weftc plans them (gemm-shapes.txt, made by gemm_shapes.py from weftc
 // --emit=cpp), each run on oneDNN's matmul primitive and on cblas_sgemm
 // (matrix by matrix, as the OpenBLAS path runs a batch), one thread each.
-// Each plan runs over 8 different A, B and C buffers in turn, as a
+// Each plan runs over 8 different A, B and C buffers (64-byte aligned, as
+// the runtime allocates them) in turn, as a
 // program's GEMMs see their operands ($WEFT_BENCH_GEMM_SETS=1 runs one,
 // which then stays in L2/L3); oneDNN, OpenBLAS and weft's small-matrix
 // kernel (SmallGemm.h, where it can run the plan) alternate, median of 15
@@ -38,6 +39,7 @@
 #include <cstring>
 #include <fstream>
 #include <immintrin.h>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -108,6 +110,29 @@ int64_t span(int64_t outer, int64_t outerStride, int64_t batch, int64_t stride,
   return (outer - 1) * outerStride + (batch - 1) * stride +
          (rows - 1) * rowStride + (cols - 1) * colStride + 1;
 }
+
+/// The runtime's placement of operands (BufferPool, Tensor: 64-byte
+/// aligned). A std::vector's large buffers are 16 bytes past a page, or
+/// wherever malloc's heap puts them, and oneDNN 2.6's AVX2 GEMM picks
+/// another kernel for B by its alignment (docs/runtime.md, "AVX2 CPUs"):
+/// the benchmark must see what a program sees.
+template <typename T> struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <typename U> Aligned64(const Aligned64<U> &) {}
+  T *allocate(std::size_t n) {
+    const std::size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
+    void *p = std::aligned_alloc(64, bytes ? bytes : 64);
+    if (!p)
+      throw std::bad_alloc();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, std::size_t) { std::free(p); }
+  template <typename U> bool operator==(const Aligned64<U> &) const {
+    return true;
+  }
+};
+using Buffer = std::vector<float, Aligned64<float>>;
 
 struct Row {
   std::string label;
@@ -221,8 +246,7 @@ int main(int argc, char **argv) {
                                  p.strideB, p.k, p.n, p.ldb, 1);
     int64_t nc = span(p.outerBatch, p.outerStrideC, p.batch, p.strideC, p.m,
                       p.n, p.ldc, 1);
-    std::vector<std::vector<float>> A(kSets), B(kSets), C(kSets), D(kSets),
-        E(kSets);
+    std::vector<Buffer> A(kSets), B(kSets), C(kSets), D(kSets), E(kSets);
     for (int s = 0; s < kSets; ++s) {
       A[s].resize(na);
       B[s].resize(nb);

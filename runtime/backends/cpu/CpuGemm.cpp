@@ -4,8 +4,9 @@
 // (SmallGemm.h); the others on oneDNN's matmul (when the build has it and
 // $WEFT_CPU_GEMM does not say openblas), one primitive per distinct plan,
 // created on first use and cached by the backend; a plan oneDNN runs only with
-// its reference kernel goes to OpenBLAS instead. f64: cblas_dgemm, or the
-// blocked AVX-512 kernel where OpenBLAS's kernels are below the CPU
+// its reference kernel goes to OpenBLAS instead, and so does one on which
+// oneDNN's AVX2 GEMM stalls (cpu::f32GemmAvoidsOneDnn). f64: cblas_dgemm, or
+// the blocked AVX-512 kernel where OpenBLAS's kernels are below the CPU
 // (BlockedDgemm.h, cpu::f64Blocked). docs/runtime.md, "GEMM library", has the
 // measurements behind the choice.
 //
@@ -86,7 +87,8 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
                       const void *b, void *c) {
   switch (dtype) {
   case DType::F32: {
-    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn) {
+    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
+        !cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb)) {
       if (cpu::smallGemmTakes(p)) {
         cpu::smallGemm(p, static_cast<const float *>(a),
                        static_cast<const float *>(b), static_cast<float *>(c));
@@ -197,18 +199,27 @@ void CpuBackend::gemmWithEpilogue(const GemmPlan &p, const GemmEpilogue &epi,
                              "has none (install libdnnl-dev and reconfigure)");
   check(epi.bias == GemmEpilogue::Bias::None || bias != nullptr,
         "gemmWithEpilogue: the epilogue has a bias, but none was given");
+  std::string whyNot;
+  onednn::Matmul *mm = epilogueMatmul(p, epi, whyNot);
+  check(mm != nullptr, "gemmWithEpilogue: ", p.str(), ": ", whyNot);
+  onednn::setThreads(cpu::gemmThreads());
+  mm->run(a, b, c, bias);
+}
+
+onednn::Matmul *CpuBackend::epilogueMatmul(const GemmPlan &p,
+                                           const GemmEpilogue &epi,
+                                           std::string &whyNot) {
   if (!gemms_)
     gemms_ = std::make_shared<GemmCache>();
   auto key = std::make_pair(keyOf(p), epi.key());
   auto it = gemms_->withEpilogue.find(key);
   if (it == gemms_->withEpilogue.end()) {
-    std::string whyNot;
     auto mm = onednn::Matmul::create(p, epi, whyNot);
-    check(mm != nullptr, "gemmWithEpilogue: ", p.str(), ": ", whyNot);
     it = gemms_->withEpilogue.emplace(key, std::move(mm)).first;
+  } else if (!it->second) {
+    whyNot = "oneDNN has no kernel but its reference one for this epilogue";
   }
-  onednn::setThreads(cpu::gemmThreads());
-  it->second->run(a, b, c, bias);
+  return it->second.get();
 }
 
 namespace {
@@ -250,6 +261,7 @@ bool CpuBackend::fusedGemmKernel(const GemmPlan &p, DType dtype,
                                  void *c) {
   if (dtype != DType::F32 ||
       cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn ||
+      cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb) ||
       extras.size() + 1 != e.inShapes.size())
     return false;
   // The chain, stage by stage, in the order oneDNN applies them.
@@ -291,6 +303,12 @@ bool CpuBackend::fusedGemmKernel(const GemmPlan &p, DType dtype,
   }
   if (epi.empty())
     return false;
+  // Only where oneDNN has a kernel for it: oneDNN 2.6's AVX2 GEMM takes a
+  // sum only as the first post-op, so an activation or scale and then a
+  // residual runs apart there (docs/runtime.md, "AVX2 CPUs").
+  std::string whyNot;
+  if (!epilogueMatmul(p, epi, whyNot))
+    return false;
   // oneDNN sums into what C holds: the residual, copied in first (the
   // result is dense, as the residual is).
   if (residual) {
@@ -310,6 +328,8 @@ std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }
 std::string CpuBackend::gemmImpl(const GemmPlan &p) {
   if (cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
     return "openblas";
+  if (cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb))
+    return "openblas (oneDNN's AVX2 no-copy kernel stalls on this plan)";
   if (cpu::smallGemmTakes(p))
     return "weft small-matrix avx512";
   std::string whyNot;

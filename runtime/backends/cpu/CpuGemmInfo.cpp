@@ -124,6 +124,30 @@ GemmLibrary f32GemmLibrary() {
   return lib;
 }
 
+bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transB, int64_t ldb) {
+  return m > 0 && n > 0 && !transB && ldb > 0 && ldb % 512 == 0 &&
+         1.0 / static_cast<double>(m) + 1.0 / static_cast<double>(n) >= 0.0038;
+}
+
+/// Whether f32GemmAvoidsOneDnn's rule applies on this CPU, read once.
+static bool noCopyRuleApplies() {
+  static const bool applies = [] {
+    const char *env = std::getenv("WEFT_CPU_GEMM");
+    if ((env && *env) || f32GemmLibrary() != GemmLibrary::OneDnn)
+      return false;
+    const std::string isa = onednn::isa();
+    const SimdLevel cpu = cpuSimdLevel();
+    return isa.rfind("avx512", 0) != 0 && isa.rfind("amx", 0) != 0 &&
+           cpu != SimdLevel::Unknown &&
+           openblasCoreLevel(openblasCoreName()) >= cpu;
+  }();
+  return applies;
+}
+
+bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transB, int64_t ldb) {
+  return noCopyRuleApplies() && oneDnnNoCopyStalls(m, n, transB, ldb);
+}
+
 bool f64Blocked() {
   static const bool blocked = [] {
     const char *env = std::getenv("WEFT_CPU_GEMM");
@@ -216,6 +240,8 @@ std::string gemmBanner() {
        << " per rank)";
     if (smallGemmEnabled())
       os << ", batches of small matrices on weft's AVX-512 kernel";
+    if (noCopyRuleApplies())
+      os << ", plans that stall oneDNN's AVX2 no-copy kernel on " << blasDesc;
     os << ", f64 on " << f64Desc;
   } else {
     os << "f32 on " << blasDesc << ", f64 on " << f64Desc;

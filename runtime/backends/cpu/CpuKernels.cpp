@@ -1110,17 +1110,17 @@ fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
 
 //===--- Softmax rows in one pass -----------------------------------------===//
 // The fused chain max, sub, exp, sum, div over contiguous f32 rows of at
-// most one canonical segment (attention's rows of 64) runs on AVX-512 as one
-// pass per row: the row is read once, its x - max and exp stay in an L1
-// buffer, the result is written once, and four rows run side by side. The
-// generic loop above spends most of the chain's time in its two per-row
-// reductions (f64 lanes, trees through memory) and in per-step calls. Same
-// bits as the generic loop and the unfused ops (FusedRowsTests,
-// weft-rt-bench-fused-rows): the sum is the short-row reduction above; the
-// max is a plain one, which gives the same results (rowMaxAndLow); sub, exp
-// (expSpan's rule, per row) and div are the span loops' operations on the
-// same values, the division's subnormal quotients computed exactly
-// (softmaxDivide).
+// most one canonical segment (attention's rows of 64) runs on AVX-512 and
+// AVX2 as one pass per row (SoftmaxRows.inc, compiled once per ISA): the row is
+// read once, its x - max and exp stay in an L1 buffer, the result is written
+// once, and four rows run side by side. The generic loop above spends most of
+// the chain's time in its two per-row reductions (f64 lanes, trees through
+// memory) and in per-step calls. Same bits as the generic loop and the unfused
+// ops (FusedRowsTests, weft-rt-bench-fused-rows): the sum is the short-row
+// reduction above; the max is a plain one, which gives the same results
+// (rowMaxAndLow); sub, exp (expSpan's rule, per row) and div are the span
+// loops' operations on the same values, the division's subnormal quotients
+// computed exactly (softmaxDivide).
 
 #if WEFT_CPU_MULTIVERSION
 /// Whether `p` is that chain over rows that qualify: fusedSoftmaxSteps of
@@ -1155,15 +1155,42 @@ bool isSoftmaxRows(const FusedRowsPlan &p) {
 }
 
 /// Whether fusedRowsLoop runs `p` (f32, no rounding between steps) in
-/// softmaxRowsAvx512.
+/// softmaxRows (avx512:: or avx2::).
 bool takesSoftmaxKernel(const FusedRowsPlan &p) {
-  return hostIsa() == Isa::Avx512 && isSoftmaxRows(p);
+  return hostIsa() != Isa::Base && isSoftmaxRows(p);
 }
+
+/// Which exp a softmax row's arguments x - max take, from the widest class
+/// they fall in: every one in the normal range; each in it or below exp's
+/// underflow (a row under an additive or -inf mask); other (arguments
+/// between, NaN, infinities). A wider kind's exp gives a narrower row's
+/// bits too.
+enum class SoftmaxExp { Normal, NormalOrZero, Full };
+
+/// exp(d) as `K` computes it.
+template <SoftmaxExp K> WEFT_ALWAYS_INLINE inline float softmaxExp(float d) {
+  if constexpr (K == SoftmaxExp::Normal)
+    return expNormal(d);
+  else if constexpr (K == SoftmaxExp::NormalOrZero) {
+    const bool under = ops::fexpUnderflows(d);
+    return ops::fblend(under, 0.0f, expNormal(ops::fblend(under, 0.0f, d)));
+  } else
+    return ops::fexp(d);
+}
+
+/// Rows per group of the one-pass softmax (softmaxRows in SoftmaxRows.inc):
+/// each row is a chain of dependent steps (its max, the exp, the sum's
+/// tree, the division), so several rows' steps side by side keep the
+/// vector units busy. Four measured fastest on AVX-512 (docs/fusion.md).
+constexpr int kSoftmaxRows = 4;
 
 // GCC 12's bug 105593 again (see the short rows above).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+namespace avx512 {
+#pragma GCC push_options
+#pragma GCC target("avx512f")
 /// The max of x[0..n), 1 <= n, and a lower bound `low` that is the least
 /// element where the row holds no NaN: for softmax, whose result does not
 /// depend on which maximum it subtracts where the canonical max would
@@ -1259,128 +1286,157 @@ __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
   }
 }
 
+/// The canonical sum of a short f32 row (canonicalSumF32).
+inline double rowSum(const float *x, int64_t n) {
+  return canonicalSumF32(x, n);
+}
+
+#include "SoftmaxRows.inc"
+#pragma GCC pop_options
+} // namespace avx512
+
+namespace avx2 {
+#pragma GCC push_options
+#pragma GCC target("avx2")
+/// rowMaxAndLow on AVX2: the same plain max and min (vmaxps/vminps), eight
+/// lanes at a time; lanes past n hold -inf and +inf.
+__attribute__((target("avx2"))) float rowMaxAndLow(const float *x, int64_t n,
+                                                   float *low) {
+  const __m256 ninf = _mm256_set1_ps(-INFINITY),
+               pinf = _mm256_set1_ps(INFINITY);
+  __m256 hi = ninf, lo = pinf;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    hi = _mm256_max_ps(hi, v);
+    lo = _mm256_min_ps(lo, v);
+  }
+  if (i < n) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i k =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)), lane);
+    const __m256 v = _mm256_maskload_ps(x + i, k);
+    const __m256 km = _mm256_castsi256_ps(k);
+    hi = _mm256_max_ps(hi, _mm256_blendv_ps(ninf, v, km));
+    lo = _mm256_min_ps(lo, _mm256_blendv_ps(pinf, v, km));
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, hi);
+  _mm256_store_ps(l, lo);
+  float mx = h[0], mn = l[0];
+  for (int j = 1; j < 8; ++j) {
+    mx = h[j] > mx ? h[j] : mx;
+    mn = l[j] < mn ? l[j] : mn;
+  }
+  *low = mn;
+  return mx;
+}
+
+/// The canonical sum of x[0..n), 1 <= n <= kReduceSegment, in f64 lanes on
+/// AVX2: canonicalSumF32's lanes (lane i of 32 takes elements i, i + 32,
+/// ...) in eight vectors of four, and its tree. Lanes past n add +0, which
+/// leaves every partial as it is (a partial is never -0: it starts at +0).
+__attribute__((target("avx2"))) double rowSum(const float *x, int64_t n) {
+  __m256d s[8];
+  for (__m256d &v : s)
+    v = _mm256_setzero_pd();
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t i = 0; i < n; i += 32)
+    for (int q = 0; q < 4; ++q) {
+      const int64_t at = i + 8 * q;
+      if (at >= n)
+        break;
+      __m256 v;
+      if (at + 8 <= n)
+        v = _mm256_loadu_ps(x + at);
+      else
+        v = _mm256_maskload_ps(
+            x + at, _mm256_cmpgt_epi32(
+                        _mm256_set1_epi32(static_cast<int>(n - at)), lane));
+      s[2 * q] =
+          _mm256_add_pd(s[2 * q], _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+      s[2 * q + 1] = _mm256_add_pd(
+          s[2 * q + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+  for (int q = 0; q < 4; ++q) // d = 16
+    s[q] = _mm256_add_pd(s[q], s[q + 4]);
+  for (int q = 0; q < 2; ++q) // d = 8
+    s[q] = _mm256_add_pd(s[q], s[q + 2]);
+  const __m256d t = _mm256_add_pd(s[0], s[1]); // d = 4
+  const __m128d u = _mm_add_pd(_mm256_castpd256_pd128(t),
+                               _mm256_extractf128_pd(t, 1));  // d = 2
+  return _mm_cvtsd_f64(_mm_add_sd(u, _mm_unpackhi_pd(u, u))); // d = 1
+}
+
+/// softmaxDivide on AVX2: the same quotients. A block of eight with no
+/// subnormal quotient divides as usual; in one with some, those lanes
+/// divide s / s and are replaced by avx512::softmaxDivide's exact f64
+/// quotient, computed lane by lane (AVX2 has no unsigned compare, no
+/// conversion of u32 or i64; these blocks are rare: spread rows only).
+/// `Rare` is the AVX-512 variant's hint, the same code here.
+template <bool Rare>
+__attribute__((target("avx2"))) void softmaxDivide(const float *e, float s,
+                                                   float *y, int64_t n) {
+  uint32_t sBits;
+  std::memcpy(&sBits, &s, 4);
+  const bool exact = sBits >= 0x3f800000u && sBits < 0x4b800000u;
+  // 0 < bits < thr as signed: e > 0 and below s 2^-126; a NaN, with or
+  // without its sign, is outside.
+  const __m256i thr =
+      _mm256_set1_epi32(exact ? static_cast<int>(sBits - (126u << 23)) : 0);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256 vs = _mm256_set1_ps(s);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const double ds = s;
+  for (int64_t j = 0; j < n; j += 8) {
+    const bool full = n - j >= 8;
+    const __m256i k =
+        full ? _mm256_set1_epi32(-1)
+             : _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - j)),
+                                  lane);
+    const __m256 v =
+        full ? _mm256_loadu_ps(e + j) : _mm256_maskload_ps(e + j, k);
+    const __m256i vb = _mm256_castps_si256(v);
+    const __m256i tiny =
+        _mm256_and_si256(k, _mm256_and_si256(_mm256_cmpgt_epi32(vb, zero),
+                                             _mm256_cmpgt_epi32(thr, vb)));
+    const int tinyBits = _mm256_movemask_ps(_mm256_castsi256_ps(tiny));
+    __m256 q =
+        _mm256_div_ps(_mm256_blendv_ps(v, vs, _mm256_castsi256_ps(tiny)), vs);
+    if (tinyBits) {
+      alignas(32) float qs[8];
+      alignas(32) uint32_t eb[8];
+      _mm256_store_ps(qs, q);
+      _mm256_store_si256(reinterpret_cast<__m256i *>(eb), vb);
+      for (int l = 0; l < 8; ++l) {
+        if (!(tinyBits >> l & 1))
+          continue;
+        float el;
+        std::memcpy(&el, &eb[l], 4);
+        const double E = eb[l] < 0x00800000u
+                             ? static_cast<double>(eb[l])
+                             : static_cast<double>(el) * 0x1p149;
+        const double t = E / ds + 0x1p52;
+        uint64_t tb, two52;
+        const double c52 = 0x1p52;
+        std::memcpy(&tb, &t, 8);
+        std::memcpy(&two52, &c52, 8);
+        const uint32_t nInt = static_cast<uint32_t>(tb - two52);
+        std::memcpy(&qs[l], &nInt, 4);
+      }
+      q = _mm256_load_ps(qs);
+    }
+    if (full)
+      _mm256_storeu_ps(y + j, q);
+    else
+      _mm256_maskstore_ps(y + j, k, q);
+  }
+}
+
+#include "SoftmaxRows.inc"
+#pragma GCC pop_options
+} // namespace avx2
 #pragma GCC diagnostic pop
-
-/// Which exp a softmax row's arguments x - max take, from the widest class
-/// they fall in: every one in the normal range; each in it or below exp's
-/// underflow (a row under an additive or -inf mask); other (arguments
-/// between, NaN, infinities). A wider kind's exp gives a narrower row's
-/// bits too.
-enum class SoftmaxExp { Normal, NormalOrZero, Full };
-
-/// exp(d) as `K` computes it.
-template <SoftmaxExp K> WEFT_ALWAYS_INLINE inline float softmaxExp(float d) {
-  if constexpr (K == SoftmaxExp::Normal)
-    return expNormal(d);
-  else if constexpr (K == SoftmaxExp::NormalOrZero) {
-    const bool under = ops::fexpUnderflows(d);
-    return ops::fblend(under, 0.0f, expNormal(ops::fblend(under, 0.0f, d)));
-  } else
-    return ops::fexp(d);
-}
-
-/// The exps, sums and quotients of R rows whose exp is `K`, side by side.
-template <SoftmaxExp K, int R>
-__attribute__((target("avx512f"))) void
-softmaxGroup(int64_t n, const float *const *x, const float *m, float *const *y,
-             float (*e)[ops::kReduceSegment]) {
-  for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-    for (int k = 0; k < R; ++k)
-      e[k][j] = softmaxExp<K>(x[k][j] - m[k]);
-  }
-  float s[R];
-  for (int k = 0; k < R; ++k)
-    s[k] = static_cast<float>(canonicalSumF32(e[k], n));
-  if constexpr (K == SoftmaxExp::Normal) {
-    // Subnormal quotients are rare here (an exp near e^-86 over a large
-    // sum), and the plain division gives their bits too.
-    for (int64_t j = 0; j < n; ++j) {
-#pragma GCC unroll 4
-      for (int k = 0; k < R; ++k)
-        y[k][j] = e[k][j] / s[k];
-    }
-  } else {
-    for (int k = 0; k < R; ++k)
-      softmaxDivide<K == SoftmaxExp::NormalOrZero>(e[k], s[k], y[k], n);
-  }
-}
-
-/// The chain of isSoftmaxRows(p) over every row, kSoftmaxRows rows at a
-/// time: each row is a chain of dependent steps (its max, the exp, the
-/// sum's tree, the division), so several rows' steps side by side keep the
-/// vector units busy. A group takes its widest row's exp. The last group
-/// repeats its last row to fill up (the same values written twice).
-constexpr int kSoftmaxRows = 4;
-__attribute__((target("avx512f"))) void
-softmaxRowsAvx512(const FusedRowsPlan &p, const float *in, const float *mask,
-                  float *out) {
-  constexpr int R = kSoftmaxRows;
-  const int64_t n = p.rowLength;
-  // Each row's exps, and with a mask its logits plus mask; kReduceSegment
-  // apart, only n of each used.
-  alignas(64) float e[R][ops::kReduceSegment];
-  alignas(64) float masked[R][ops::kReduceSegment];
-  Shape shape = p.keptShape;
-  shape.push_back(1);
-  std::vector<int64_t> si = p.inKeptStrides[0], so = p.outKeptStrides;
-  std::vector<int64_t> sm = mask ? p.inKeptStrides[1] : si;
-  si.push_back(0);
-  sm.push_back(0);
-  so.push_back(0);
-  Odometer<3> it(shape, {&si, &so, &sm});
-  for (int64_t r = 0; r < p.rows;) {
-    const int rowsNow = static_cast<int>(std::min<int64_t>(R, p.rows - r));
-    const float *x[R];
-    float *y[R];
-    float m[R];
-    SoftmaxExp kind = SoftmaxExp::Normal;
-    for (int k = 0; k < rowsNow; ++k, ++r, it.next()) {
-      x[k] = in + it.off[0];
-      y[k] = out + it.off[1];
-      if (mask) {
-        const float *__restrict a = x[k], *__restrict b = mask + it.off[2];
-        float *__restrict xm = masked[k];
-        for (int64_t j = 0; j < n; ++j)
-          xm[j] = a[j] + b[j];
-        x[k] = xm;
-      }
-      // Which exp the row takes (expSpan's rule, per row), decided before
-      // any exp: the normal exp on an argument outside its range (a
-      // masked logit, one far below the max) would do arithmetic on
-      // subnormals. x - m rounds monotonically, so the least one is
-      // low - m.
-      float low;
-      m[k] = rowMaxAndLow(x[k], n, &low);
-      if (expNormalRange(low - m[k]) || kind == SoftmaxExp::Full)
-        continue;
-      const float *__restrict xk = x[k];
-      uint32_t between = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const float d = xk[j] - m[k];
-        between |=
-            static_cast<uint32_t>(!expNormalRange(d) & !ops::fexpUnderflows(d));
-      }
-      kind = between ? SoftmaxExp::Full : SoftmaxExp::NormalOrZero;
-    }
-    for (int k = rowsNow; k < R; ++k) {
-      x[k] = x[rowsNow - 1];
-      y[k] = y[rowsNow - 1];
-      m[k] = m[rowsNow - 1];
-    }
-    switch (kind) {
-    case SoftmaxExp::Normal:
-      softmaxGroup<SoftmaxExp::Normal, R>(n, x, m, y, e);
-      break;
-    case SoftmaxExp::NormalOrZero:
-      softmaxGroup<SoftmaxExp::NormalOrZero, R>(n, x, m, y, e);
-      break;
-    case SoftmaxExp::Full:
-      softmaxGroup<SoftmaxExp::Full, R>(n, x, m, y, e);
-      break;
-    }
-  }
-}
 #endif
 
 template <typename T>
@@ -1388,10 +1444,13 @@ void fusedRowsLoop(const FusedRowsPlan &p, const std::vector<const void *> &in,
                    T *out, T *scratch, QuantizeFn<T> quantize = nullptr) {
 #if WEFT_CPU_MULTIVERSION
   if constexpr (std::is_same_v<T, float>)
-    if (!quantize && takesSoftmaxKernel(p))
-      return softmaxRowsAvx512(
-          p, static_cast<const float *>(in[0]),
-          in.size() == 2 ? static_cast<const float *>(in[1]) : nullptr, out);
+    if (!quantize && takesSoftmaxKernel(p)) {
+      const float *x = static_cast<const float *>(in[0]);
+      const float *mask =
+          in.size() == 2 ? static_cast<const float *>(in[1]) : nullptr;
+      return hostIsa() == Isa::Avx512 ? avx512::softmaxRows(p, x, mask, out)
+                                      : avx2::softmaxRows(p, x, mask, out);
+    }
   switch (hostIsa()) {
   case Isa::Avx512:
     return fusedRowsLoopAvx512<T>(p, in, out, scratch, quantize);

@@ -12,7 +12,13 @@
 #include "weft/rt/BufferPool.h"
 #include "weft/rt/cpu/GemmEpilogue.h"
 
+#include <string>
+
 namespace weft::rt {
+
+namespace onednn {
+class Matmul;
+} // namespace onednn
 
 class CpuBackend final : public Backend {
 public:
@@ -44,8 +50,10 @@ public:
                         const float *bias = nullptr);
   /// An f32 epilogue of the form [add bias per column] [relu, gelu, tanh,
   /// silu or sigmoid] [scale] [add residual] (what --weft-fuse-epilogues
-  /// makes) on gemmWithEpilogue, when oneDNN runs f32 GEMMs; false for any
-  /// other chain, dtype or library (CpuGemm.cpp).
+  /// makes) on gemmWithEpilogue, when oneDNN runs f32 GEMMs and has a
+  /// kernel for the epilogue; false for any other chain, dtype, library or
+  /// epilogue (the caller then runs the GEMM and the chain apart;
+  /// CpuGemm.cpp).
   bool fusedGemmKernel(const GemmPlan &plan, DType dtype,
                        const FusedMapPlan &epilogue, const void *a,
                        const void *b, const std::vector<const void *> &extras,
@@ -102,6 +110,11 @@ private:
                   const void *b, void *c);
   struct GemmCache;
   std::shared_ptr<GemmCache> gemms_;
+  /// The cached primitive of (plan, epilogue), or null where oneDNN has
+  /// only its reference kernel for it (or the build has no oneDNN), with
+  /// why in `whyNot`.
+  onednn::Matmul *epilogueMatmul(const GemmPlan &plan, const GemmEpilogue &epi,
+                                 std::string &whyNot);
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   bool poison_ = false;
 };
