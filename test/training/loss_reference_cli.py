@@ -34,8 +34,10 @@ def half(a):
 def gemm(spec, a, b):
     """np.einsum(SPEC, A, B), a GEMM of the program: under --bf16-mixed on
     operands rounded to bf16, accumulated in f64, the result rounded to
-    bf16 (the program accumulates in f32; the difference is far below
-    bf16's rounding)."""
+    bf16. The program accumulates in f32, in its GEMM library's order: a
+    result within an f32 rounding of a bf16 midpoint may round the other
+    way there (one bf16 ulp of one element), so a loss through many GEMMs
+    matches only to the effect of such an ulp (llama-bf16.test)."""
     return half(np.einsum(spec, half(a), half(b)))
 
 
