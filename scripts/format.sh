@@ -23,7 +23,7 @@ cd "$root"
 if [ $# -gt 0 ]; then
   files=("$@")
 else
-  mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.cu' '*.cuh')
+  mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.inc' '*.cu' '*.cuh')
 fi
 if [ "$check" = 1 ]; then
   bad=()

@@ -1184,6 +1184,17 @@ template <SoftmaxExp K> WEFT_ALWAYS_INLINE inline float softmaxExp(float d) {
 /// vector units busy. Four measured fastest on AVX-512 (docs/fusion.md).
 constexpr int kSoftmaxRows = 4;
 
+/// The bits of s 2^-126 for softmaxDivide's row sum s, 0 where no lane
+/// takes its exact path: an exp e > 0 whose bits lie below it has a
+/// subnormal quotient e / s. Only for s in [1, 2^24) (always, for a finite
+/// row), where s 2^-126 is exact and normal; a NaN or infinite row's
+/// quotients divide as usual.
+inline uint32_t subnormalQuotientBound(float s) {
+  uint32_t bits;
+  std::memcpy(&bits, &s, 4);
+  return bits >= 0x3f800000u && bits < 0x4b800000u ? bits - (126u << 23) : 0;
+}
+
 // GCC 12's bug 105593 again (see the short rows above).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -1236,14 +1247,10 @@ __attribute__((target("avx512f"))) float rowMaxAndLow(const float *x, int64_t n,
 template <bool Rare>
 __attribute__((target("avx512f"))) void softmaxDivide(const float *e, float s,
                                                       float *y, int64_t n) {
-  uint32_t sBits;
-  std::memcpy(&sBits, &s, 4);
-  // s in [1, 2^24): s * 2^-126 is exact and normal. Otherwise (a NaN or an
-  // infinite row) no lane takes the exact path.
-  const bool exact = sBits >= 0x3f800000u && sBits < 0x4b800000u;
+  const uint32_t bound = subnormalQuotientBound(s);
   const __m512i one = _mm512_set1_epi32(1);
   const __m512i thr1 =
-      _mm512_set1_epi32(exact ? static_cast<int>(sBits - (126u << 23) - 1) : 0);
+      _mm512_set1_epi32(bound ? static_cast<int>(bound - 1) : 0);
   const __m512 vs = _mm512_set1_ps(s);
   const __m512d ds = _mm512_set1_pd(static_cast<double>(s));
   const __m512d two52 = _mm512_set1_pd(0x1p52),
@@ -1377,13 +1384,10 @@ __attribute__((target("avx2"))) double rowSum(const float *x, int64_t n) {
 template <bool Rare>
 __attribute__((target("avx2"))) void softmaxDivide(const float *e, float s,
                                                    float *y, int64_t n) {
-  uint32_t sBits;
-  std::memcpy(&sBits, &s, 4);
-  const bool exact = sBits >= 0x3f800000u && sBits < 0x4b800000u;
   // 0 < bits < thr as signed: e > 0 and below s 2^-126; a NaN, with or
   // without its sign, is outside.
   const __m256i thr =
-      _mm256_set1_epi32(exact ? static_cast<int>(sBits - (126u << 23)) : 0);
+      _mm256_set1_epi32(static_cast<int>(subnormalQuotientBound(s)));
   const __m256i zero = _mm256_setzero_si256();
   const __m256 vs = _mm256_set1_ps(s);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
