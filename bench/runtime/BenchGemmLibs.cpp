@@ -222,9 +222,9 @@ int main(int argc, char **argv) {
   }
   std::printf("runtime default for f32: %s\n\n",
               cpu::gemmLibraryName(cpu::f32GemmLibrary()));
-  std::printf("small: weft's small-matrix AVX-512 kernel (SmallGemm.h), "
-              "timed where it can run the plan (m, n, k <= %lld on AVX-512)"
-              "\n",
+  std::printf("small: weft's small-matrix kernel (SmallGemm.h, ISA %s), "
+              "timed where it can run the plan (m, n, k <= %lld)\n",
+              cpu::smallGemmIsaName(),
               static_cast<long long>(cpu::kSmallGemmMaxDim));
   std::printf("runs: what the runtime's f32 GEMM runs for the plan by "
               "default\n\n");

@@ -88,12 +88,13 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
   switch (dtype) {
   case DType::F32: {
     if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
+        cpu::smallGemmTakes(p)) {
+      cpu::smallGemm(p, static_cast<const float *>(a),
+                     static_cast<const float *>(b), static_cast<float *>(c));
+      return;
+    }
+    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
         !cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb)) {
-      if (cpu::smallGemmTakes(p)) {
-        cpu::smallGemm(p, static_cast<const float *>(a),
-                       static_cast<const float *>(b), static_cast<float *>(c));
-        return;
-      }
       if (!gemms_)
         gemms_ = std::make_shared<GemmCache>();
       auto key = keyOf(p);
@@ -328,10 +329,10 @@ std::string CpuBackend::startBanner() const { return cpu::gemmBanner(); }
 std::string CpuBackend::gemmImpl(const GemmPlan &p) {
   if (cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn)
     return "openblas";
+  if (cpu::smallGemmTakes(p))
+    return std::string("weft small-matrix ") + cpu::smallGemmIsaName();
   if (cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb))
     return "openblas (oneDNN's AVX2 no-copy kernel stalls on this plan)";
-  if (cpu::smallGemmTakes(p))
-    return "weft small-matrix avx512";
   std::string whyNot;
   auto mm = onednn::Matmul::create(p, whyNot);
   if (!mm)

@@ -239,7 +239,8 @@ std::string gemmBanner() {
        << ", " << gemmThreads() << " thread" << (gemmThreads() == 1 ? "" : "s")
        << " per rank)";
     if (smallGemmEnabled())
-      os << ", batches of small matrices on weft's AVX-512 kernel";
+      os << ", batches of small matrices on weft's " << smallGemmIsaName()
+         << " kernel";
     if (noCopyRuleApplies())
       os << ", plans that stall oneDNN's AVX2 no-copy kernel on " << blasDesc;
     os << ", f64 on " << f64Desc;

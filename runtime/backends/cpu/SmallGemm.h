@@ -1,4 +1,4 @@
-//===- SmallGemm.h - Batches of small f32 matrices on AVX-512 ---*- C++ -*-===//
+//===- SmallGemm.h - Batches of small f32 matrices --------------*- C++ -*-===//
 //
 // Attention's batched GEMMs (64 x 64 x 32 scores, 64 x 32 x 64
 // probabilities times v, one matrix per batch and head). At P6/P9's b=16
@@ -8,8 +8,10 @@
 // runs a whole GemmPlan of such matrices itself, one matrix at a time,
 // with the next matrix's operands prefetched: op(B) is copied into an L1
 // buffer (transposed there when the plan stores it as n x k), op(A) read
-// where it lies, and a register tile of up to 24 zmm accumulators runs
-// over them. Private to the CPU backend (CpuGemm.cpp); the rule that picks
+// where it lies, and a register tile (up to 24 zmm accumulators on
+// AVX-512F, 12 ymm on AVX2 with FMA) runs over them. On AVX2 CPUs
+// oneDNN 2.6.3 has no brgemm, and its gemm:jit ran these at 23-37 GFLOP/s.
+// Private to the CPU backend (CpuGemm.cpp); the rule that picks
 // it is smallGemmTakes.
 //
 //===----------------------------------------------------------------------===//
@@ -28,8 +30,18 @@ namespace weft::rt::cpu {
 /// cache blocking beyond that.
 constexpr int64_t kSmallGemmMaxDim = 128;
 
-/// Whether this CPU runs the kernel (AVX-512F).
+/// Whether this CPU runs the kernel (AVX-512F, or AVX2 with FMA).
 bool smallGemmAvailable();
+
+/// The kernel's instruction set on this CPU: "avx512", "avx2" or "none".
+const char *smallGemmIsaName();
+
+/// Whether `auto` gives the kernel the plans of the shape rule on this CPU:
+/// on AVX-512F only. On AVX2 (AMD EPYC Zen 3, docs/runtime.md "Small
+/// batched GEMMs") it ran 15-20% slower than oneDNN's gemm:jit on batches
+/// from memory and 5-20% faster in L3, and P9's steps did not change
+/// beyond the host's noise: there only `always` runs it.
+bool smallGemmAutoHere();
 
 /// The shape rule, from gemm-libs' measurements (docs/runtime.md, "Small
 /// batched GEMMs"): at least two matrices (batch x outerBatch), each of m,
@@ -57,14 +69,14 @@ SmallGemmMode smallGemmMode();
 /// shape rule. Pure (no CPU check).
 bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes);
 
-/// Whether the kernel runs at all here: a CPU with AVX-512F, one GEMM
-/// thread per rank, and $WEFT_CPU_SMALL_GEMM not `never` (the start line
-/// says so).
+/// Whether the kernel runs at all here: smallGemmAvailable(), one GEMM
+/// thread per rank, and $WEFT_CPU_SMALL_GEMM `always`, or `auto` where
+/// smallGemmAutoHere() (the start line says so).
 bool smallGemmEnabled();
 
 /// Whether the f32 GEMM of `p` runs on the kernel: smallGemmRule under the
-/// environment's mode and this CPU's L2 (cpuL2Bytes), on a CPU with
-/// AVX-512F, with one GEMM thread per
+/// environment's mode and this CPU's L2 (cpuL2Bytes), on a CPU that
+/// runs it, with one GEMM thread per
 /// rank ($WEFT_CPU_THREADS unset or 1: the kernel is single-threaded).
 bool smallGemmTakes(const GemmPlan &p);
 
