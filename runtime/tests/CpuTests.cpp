@@ -663,25 +663,42 @@ TEST(CpuGemm, OpenblasCoreLevels) {
 
 TEST(CpuGemm, NoCopyStallRule) {
   // The plans measured on a Zen 3 (docs/runtime.md, "AVX2 CPUs"): the rule
-  // names the slow ones, in the program's m x n x k, B's rows ldb apart.
-  EXPECT_TRUE(cpu::oneDnnNoCopyStalls(256, 1024, false, 1024)); // P1 b=4
-  EXPECT_TRUE(cpu::oneDnnNoCopyStalls(512, 512, false, 512));   // T2's FFN
-  EXPECT_TRUE(cpu::oneDnnNoCopyStalls(128, 512, false, 512));   // T2, tA
-  EXPECT_TRUE(cpu::oneDnnNoCopyStalls(128, 2048, false, 2048));
-  // oneDNN copies B (1/m + 1/n < 0.0038): 1024 x 1024, 512 x 1024.
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(1024, 1024, false, 1024));
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(512, 1024, false, 1024));
-  // Rows not a multiple of 2 KiB apart, or B transposed: no stall.
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(256, 256, false, 256));
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(256, 768, false, 768));
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(512, 128, true, 512));
-  EXPECT_FALSE(cpu::oneDnnNoCopyStalls(0, 1024, false, 1024));
+  // names the slow ones, in the program's m x n x k: B's rows ldb apart,
+  // or a transposed A's rows lda apart.
+  auto stalls = [](int64_t m, int64_t n, bool transA, int64_t lda, bool transB,
+                   int64_t ldb) {
+    return cpu::oneDnnNoCopyStalls(m, n, transA, lda, transB, ldb);
+  };
+  EXPECT_TRUE(stalls(256, 1024, false, 256, false, 1024)); // P1 b=4
+  EXPECT_TRUE(stalls(512, 512, false, 128, false, 512));   // T2's FFN
+  EXPECT_TRUE(stalls(128, 512, true, 128, false, 512));    // T2, tA
+  EXPECT_TRUE(stalls(128, 2048, false, 1024, false, 2048));
+  // op(A) transposed, its rows a multiple of 2 KiB apart: T1's decoder
+  // gradient on 2 ranks (2048 x 256 x 1024), T2's `btd,btf->fd`.
+  EXPECT_TRUE(stalls(2048, 256, true, 2048, false, 256));
+  EXPECT_TRUE(stalls(1024, 256, true, 1024, false, 256));
+  EXPECT_TRUE(stalls(512, 128, true, 512, false, 128));
+  // oneDNN copies its operands (1/m + 1/n < 0.0038): 1024 x 1024, 512 x
+  // 1024.
+  EXPECT_FALSE(stalls(1024, 1024, false, 256, false, 1024));
+  EXPECT_FALSE(stalls(512, 1024, false, 256, false, 1024));
+  EXPECT_FALSE(stalls(1024, 1024, true, 1024, false, 1024));
+  // Rows not a multiple of 2 KiB apart, or B transposed and A not: no
+  // stall (A's rows not transposed may be 2 KiB apart: 1024 x 256 x 1024
+  // ran at OpenBLAS's rate).
+  EXPECT_FALSE(stalls(256, 256, false, 1024, false, 256));
+  EXPECT_FALSE(stalls(256, 256, true, 256, false, 256));
+  EXPECT_FALSE(stalls(256, 768, false, 256, false, 768));
+  EXPECT_FALSE(stalls(512, 128, false, 512, true, 512));
+  EXPECT_FALSE(stalls(1024, 256, false, 1024, false, 256));
+  EXPECT_FALSE(stalls(0, 1024, false, 256, false, 1024));
   // On a CPU where oneDNN has its AVX-512 kernels, nothing leaves it.
   if (onednn::available() && onednn::isa().rfind("avx512", 0) == 0) {
-    EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(256, 1024, false, 1024));
+    EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(256, 1024, false, 256, false, 1024));
+    EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(2048, 256, true, 2048, false, 256));
   }
   // Only plans the rule names leave it.
-  EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(1024, 1024, false, 1024));
+  EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(1024, 1024, false, 256, false, 1024));
 }
 
 TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
@@ -748,7 +765,8 @@ TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {
       auto mm = onednn::Matmul::create(p.gemm, why);
       ASSERT_TRUE(mm) << c.spec << ": " << why;
       impl = "onednn " + mm->impl();
-    } else if (cpu::f32GemmAvoidsOneDnn(p.gemm.m, p.gemm.n, p.gemm.transB,
+    } else if (cpu::f32GemmAvoidsOneDnn(p.gemm.m, p.gemm.n, p.gemm.transA,
+                                        p.gemm.lda, p.gemm.transB,
                                         p.gemm.ldb)) {
       // A plan that stalls oneDNN's AVX2 no-copy kernel runs on OpenBLAS
       // (at the CPU's level); oneDNN still has a kernel for it.

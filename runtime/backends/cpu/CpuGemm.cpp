@@ -94,7 +94,7 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
       return;
     }
     if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
-        !cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb)) {
+        !cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb)) {
       if (!gemms_)
         gemms_ = std::make_shared<GemmCache>();
       auto key = keyOf(p);
@@ -262,7 +262,7 @@ bool CpuBackend::fusedGemmKernel(const GemmPlan &p, DType dtype,
                                  void *c) {
   if (dtype != DType::F32 ||
       cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn ||
-      cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb) ||
+      cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb) ||
       extras.size() + 1 != e.inShapes.size())
     return false;
   // The chain, stage by stage, in the order oneDNN applies them.
@@ -331,7 +331,7 @@ std::string CpuBackend::gemmImpl(const GemmPlan &p) {
     return "openblas";
   if (cpu::smallGemmTakes(p))
     return std::string("weft small-matrix ") + cpu::smallGemmIsaName();
-  if (cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transB, p.ldb))
+  if (cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb))
     return "openblas (oneDNN's AVX2 no-copy kernel stalls on this plan)";
   std::string whyNot;
   auto mm = onednn::Matmul::create(p, whyNot);

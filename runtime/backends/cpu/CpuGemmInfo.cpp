@@ -124,8 +124,11 @@ GemmLibrary f32GemmLibrary() {
   return lib;
 }
 
-bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transB, int64_t ldb) {
-  return m > 0 && n > 0 && !transB && ldb > 0 && ldb % 512 == 0 &&
+bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transA, int64_t lda,
+                        bool transB, int64_t ldb) {
+  auto rows2KiB = [](int64_t ld) { return ld > 0 && ld % 512 == 0; };
+  return m > 0 && n > 0 &&
+         ((!transB && rows2KiB(ldb)) || (transA && rows2KiB(lda))) &&
          1.0 / static_cast<double>(m) + 1.0 / static_cast<double>(n) >= 0.0038;
 }
 
@@ -144,8 +147,10 @@ static bool noCopyRuleApplies() {
   return applies;
 }
 
-bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transB, int64_t ldb) {
-  return noCopyRuleApplies() && oneDnnNoCopyStalls(m, n, transB, ldb);
+bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transA, int64_t lda,
+                         bool transB, int64_t ldb) {
+  return noCopyRuleApplies() &&
+         oneDnnNoCopyStalls(m, n, transA, lda, transB, ldb);
 }
 
 bool f64Blocked() {

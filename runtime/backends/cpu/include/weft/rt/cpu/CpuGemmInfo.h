@@ -41,19 +41,23 @@ const char *gemmLibraryName(GemmLibrary lib);
 /// oneDNN when the build has it, else OpenBLAS. Read once.
 GemmLibrary f32GemmLibrary();
 /// oneDNN 2.6's f32 GEMM on a CPU without AVX-512 (its matmul's "gemm:jit")
-/// takes its no-copy kernel, which reads op(B) in place, where 1/m + 1/n >=
-/// 0.0038 (gemm_driver.cpp, nocopy_checker_avx2; its m and n are ours
-/// swapped, the test is symmetric). With op(B) not transposed and its rows
-/// a multiple of 2 KiB (512 floats) apart, that kernel ran at about half
-/// OpenBLAS's rate on an AMD EPYC (Zen 3; docs/runtime.md, "AVX2 CPUs").
-/// Whether an m x n GEMM with op(B)'s rows `ldb` floats apart is such a
-/// plan, whatever the CPU.
-bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transB, int64_t ldb);
+/// takes its no-copy kernel, which reads its operands in place, where 1/m +
+/// 1/n >= 0.0038 (gemm_driver.cpp, nocopy_checker_avx2; its m and n are
+/// ours swapped, the test is symmetric). That kernel ran at about half
+/// OpenBLAS's rate on an AMD EPYC (Zen 3; docs/runtime.md, "AVX2 CPUs")
+/// where an operand it reads across rows has its rows a multiple of 2 KiB
+/// (512 floats) apart: op(B) not transposed with such an ldb, or op(A)
+/// transposed with such an lda (a weight gradient `bd,bh->hd` at 2048 x 256
+/// x 1024: 29-35 GFLOP/s against 58-78). Whether an m x n GEMM with these
+/// layouts is such a plan, whatever the CPU.
+bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transA, int64_t lda,
+                        bool transB, int64_t ldb);
 /// Whether an f32 GEMM that oneDNN would run goes to OpenBLAS instead: a
 /// plan oneDnnNoCopyStalls names, on a CPU where oneDNN's ISA is below
 /// AVX-512 and OpenBLAS's kernels are at the CPU's level, with
 /// $WEFT_CPU_GEMM unset (`onednn` keeps every plan on oneDNN).
-bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transB, int64_t ldb);
+bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transA, int64_t lda,
+                         bool transB, int64_t ldb);
 /// Whether f64 GEMMs run on the blocked AVX-512 kernel (BlockedDgemm.h)
 /// instead of OpenBLAS: when the CPU has AVX-512, the linked OpenBLAS's
 /// kernels are below it, and $WEFT_CPU_GEMM is not `openblas`. Read once.
