@@ -1,9 +1,10 @@
 //===- BenchGemmLibs.cpp - oneDNN against OpenBLAS on the programs' GEMMs -===//
 //
-// The GEMM plans of P1, P6, P9 (b=4 and b=16) and T2's training step, as
-// weftc plans them (gemm-shapes.txt, made by gemm_shapes.py from weftc
-// --emit=cpp), each run on oneDNN's matmul primitive and on cblas_sgemm
-// (matrix by matrix, as the OpenBLAS path runs a batch), one thread each.
+// The GEMM plans of P1, P6, P9 (b=4 and b=16) and of T2's and T1's
+// training steps (T1 also on 2 ranks), as weftc plans them
+// (gemm-shapes.txt, made by gemm_shapes.py from weftc --emit=cpp), each
+// run on oneDNN's matmul primitive and on cblas_sgemm (matrix by matrix,
+// as the OpenBLAS path runs a batch), one thread each.
 // Each plan runs over 8 different A, B and C buffers (64-byte aligned, as
 // the runtime allocates them) in turn, as a
 // program's GEMMs see their operands ($WEFT_BENCH_GEMM_SETS=1 runs one,
