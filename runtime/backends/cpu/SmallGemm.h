@@ -74,10 +74,10 @@ bool smallGemmRule(const GemmPlan &p, SmallGemmMode mode, int64_t l2Bytes);
 /// smallGemmAutoHere() (the start line says so).
 bool smallGemmEnabled();
 
-/// Whether the f32 GEMM of `p` runs on the kernel: smallGemmRule under the
-/// environment's mode and this CPU's L2 (cpuL2Bytes), on a CPU that
-/// runs it, with one GEMM thread per
-/// rank ($WEFT_CPU_THREADS unset or 1: the kernel is single-threaded).
+/// Whether the f32 GEMM of `p` runs on the kernel: smallGemmEnabled()
+/// (one GEMM thread per rank, $WEFT_CPU_THREADS unset or 1: the kernel is
+/// single-threaded) and smallGemmRule under the environment's mode and
+/// this CPU's L2 (cpuL2Bytes).
 bool smallGemmTakes(const GemmPlan &p);
 
 /// C = op(A) op(B) for every matrix of `p` (alpha 1, beta 0; C's gaps
