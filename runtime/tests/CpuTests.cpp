@@ -692,13 +692,28 @@ TEST(CpuGemm, NoCopyStallRule) {
   EXPECT_FALSE(stalls(512, 128, false, 512, true, 512));
   EXPECT_FALSE(stalls(1024, 256, false, 1024, false, 256));
   EXPECT_FALSE(stalls(0, 1024, false, 256, false, 1024));
+  auto plan = [](int64_t m, int64_t n, int64_t k, bool transA, int64_t lda,
+                 int64_t ldb) {
+    GemmPlan p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.transA = transA;
+    p.lda = lda;
+    p.ldb = ldb;
+    p.ldc = n;
+    return p;
+  };
   // On a CPU where oneDNN has its AVX-512 kernels, nothing leaves it.
   if (onednn::available() && onednn::isa().rfind("avx512", 0) == 0) {
-    EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(256, 1024, false, 256, false, 1024));
-    EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(2048, 256, true, 2048, false, 256));
+    EXPECT_FALSE(
+        cpu::f32GemmAvoidsOneDnn(plan(256, 1024, 256, false, 256, 1024)));
+    EXPECT_FALSE(
+        cpu::f32GemmAvoidsOneDnn(plan(2048, 256, 1024, true, 2048, 256)));
   }
   // Only plans the rule names leave it.
-  EXPECT_FALSE(cpu::f32GemmAvoidsOneDnn(1024, 1024, false, 256, false, 1024));
+  EXPECT_FALSE(
+      cpu::f32GemmAvoidsOneDnn(plan(1024, 1024, 256, false, 256, 1024)));
 }
 
 TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
@@ -765,9 +780,7 @@ TEST(CpuGemm, ProgramLayoutsRunOnOneDnnKernels) {
       auto mm = onednn::Matmul::create(p.gemm, why);
       ASSERT_TRUE(mm) << c.spec << ": " << why;
       impl = "onednn " + mm->impl();
-    } else if (cpu::f32GemmAvoidsOneDnn(p.gemm.m, p.gemm.n, p.gemm.transA,
-                                        p.gemm.lda, p.gemm.transB,
-                                        p.gemm.ldb)) {
+    } else if (cpu::f32GemmAvoidsOneDnn(p.gemm)) {
       // A plan that stalls oneDNN's AVX2 no-copy kernel runs on OpenBLAS
       // (at the CPU's level); oneDNN still has a kernel for it.
       EXPECT_EQ(impl.rfind("openblas (", 0), 0u) << c.spec << ": " << impl;

@@ -87,14 +87,13 @@ void CpuBackend::gemm(const GemmPlan &p, DType dtype, const void *a,
                       const void *b, void *c) {
   switch (dtype) {
   case DType::F32: {
-    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
-        cpu::smallGemmTakes(p)) {
+    const bool oneDnn = cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn;
+    if (oneDnn && cpu::smallGemmTakes(p)) {
       cpu::smallGemm(p, static_cast<const float *>(a),
                      static_cast<const float *>(b), static_cast<float *>(c));
       return;
     }
-    if (cpu::f32GemmLibrary() == cpu::GemmLibrary::OneDnn &&
-        !cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb)) {
+    if (oneDnn && !cpu::f32GemmAvoidsOneDnn(p)) {
       if (!gemms_)
         gemms_ = std::make_shared<GemmCache>();
       auto key = keyOf(p);
@@ -262,8 +261,7 @@ bool CpuBackend::fusedGemmKernel(const GemmPlan &p, DType dtype,
                                  void *c) {
   if (dtype != DType::F32 ||
       cpu::f32GemmLibrary() != cpu::GemmLibrary::OneDnn ||
-      cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb) ||
-      extras.size() + 1 != e.inShapes.size())
+      cpu::f32GemmAvoidsOneDnn(p) || extras.size() + 1 != e.inShapes.size())
     return false;
   // The chain, stage by stage, in the order oneDNN applies them.
   GemmEpilogue epi;
@@ -331,7 +329,7 @@ std::string CpuBackend::gemmImpl(const GemmPlan &p) {
     return "openblas";
   if (cpu::smallGemmTakes(p))
     return std::string("weft small-matrix ") + cpu::smallGemmIsaName();
-  if (cpu::f32GemmAvoidsOneDnn(p.m, p.n, p.transA, p.lda, p.transB, p.ldb))
+  if (cpu::f32GemmAvoidsOneDnn(p))
     return "openblas (oneDNN's AVX2 no-copy kernel stalls on this plan)";
   std::string whyNot;
   auto mm = onednn::Matmul::create(p, whyNot);

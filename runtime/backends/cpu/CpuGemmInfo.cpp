@@ -147,10 +147,9 @@ static bool noCopyRuleApplies() {
   return applies;
 }
 
-bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transA, int64_t lda,
-                         bool transB, int64_t ldb) {
+bool f32GemmAvoidsOneDnn(const GemmPlan &p) {
   return noCopyRuleApplies() &&
-         oneDnnNoCopyStalls(m, n, transA, lda, transB, ldb);
+         oneDnnNoCopyStalls(p.m, p.n, p.transA, p.lda, p.transB, p.ldb);
 }
 
 bool f64Blocked() {

@@ -94,15 +94,10 @@ bool smallGemmTakes(const GemmPlan &p) {
 #ifdef WEFT_SMALL_GEMM_X86
 
 namespace {
-/// Which kernel runs here: AVX-512F's, else AVX2 with FMA's, else none.
-enum class KernelIsa { None, Avx2, Avx512 };
-
-KernelIsa kernelIsa() {
-  static const KernelIsa isa =
-      __builtin_cpu_supports("avx512f") ? KernelIsa::Avx512
-      : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-          ? KernelIsa::Avx2
-          : KernelIsa::None;
+/// Which kernel runs here: AVX-512F's, else AVX2 with FMA's (cpuSimdLevel's
+/// Avx512 and Avx2), else none.
+SimdLevel kernelIsa() {
+  static const SimdLevel isa = cpuSimdLevel();
   return isa;
 }
 
@@ -116,20 +111,14 @@ inline void prefetchRows(const float *x, int64_t rows, int64_t cols,
 }
 } // namespace
 
-bool smallGemmAvailable() { return kernelIsa() != KernelIsa::None; }
+bool smallGemmAvailable() { return kernelIsa() >= SimdLevel::Avx2; }
 
-bool smallGemmAutoHere() { return kernelIsa() == KernelIsa::Avx512; }
+bool smallGemmAutoHere() { return kernelIsa() == SimdLevel::Avx512; }
 
 const char *smallGemmIsaName() {
-  switch (kernelIsa()) {
-  case KernelIsa::Avx512:
-    return "avx512";
-  case KernelIsa::Avx2:
-    return "avx2";
-  case KernelIsa::None:
-    break;
-  }
-  return "none";
+  return kernelIsa() == SimdLevel::Avx512 ? "avx512"
+         : kernelIsa() == SimdLevel::Avx2 ? "avx2"
+                                          : "none";
 }
 
 // GCC 12 warns that the intrinsics' own _mm512_undefined_* results "may be
@@ -302,7 +291,7 @@ void smallGemm(const GemmPlan &p, const float *a, const float *b, float *c) {
   // The next matrix's A and B are asked into L2 before each matrix runs,
   // so that their lines arrive while it computes: attention's batches at
   // b=16 (4 MiB per GEMM) come from L3 or memory.
-  if (kernelIsa() == KernelIsa::Avx512)
+  if (kernelIsa() == SimdLevel::Avx512)
     avx512::allMatrices(p, a, b, c, packA.data(), packB.data());
   else
     avx2::allMatrices(p, a, b, c, packA.data(), packB.data());

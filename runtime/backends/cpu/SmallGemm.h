@@ -9,10 +9,9 @@
 // with the next matrix's operands prefetched: op(B) is copied into an L1
 // buffer (transposed there when the plan stores it as n x k), op(A) read
 // where it lies, and a register tile (up to 24 zmm accumulators on
-// AVX-512F, 12 ymm on AVX2 with FMA) runs over them. On AVX2 CPUs
-// oneDNN 2.6.3 has no brgemm, and its gemm:jit ran these at 23-37 GFLOP/s.
-// Private to the CPU backend (CpuGemm.cpp); the rule that picks
-// it is smallGemmTakes.
+// AVX-512F, 12 ymm on AVX2 with FMA) runs over them. On AVX2 CPUs the
+// default rule gives it no plans (smallGemmAutoHere). Private to the CPU
+// backend (CpuGemm.cpp); the rule that picks it is smallGemmTakes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,8 @@
 #ifndef WEFT_RT_CPU_CPUGEMMINFO_H
 #define WEFT_RT_CPU_CPUGEMMINFO_H
 
+#include "weft/rt/EinsumPlan.h"
+
 #include <cstdint>
 #include <string>
 
@@ -56,8 +58,7 @@ bool oneDnnNoCopyStalls(int64_t m, int64_t n, bool transA, int64_t lda,
 /// plan oneDnnNoCopyStalls names, on a CPU where oneDNN's ISA is below
 /// AVX-512 and OpenBLAS's kernels are at the CPU's level, with
 /// $WEFT_CPU_GEMM unset (`onednn` keeps every plan on oneDNN).
-bool f32GemmAvoidsOneDnn(int64_t m, int64_t n, bool transA, int64_t lda,
-                         bool transB, int64_t ldb);
+bool f32GemmAvoidsOneDnn(const GemmPlan &p);
 /// Whether f64 GEMMs run on the blocked AVX-512 kernel (BlockedDgemm.h)
 /// instead of OpenBLAS: when the CPU has AVX-512, the linked OpenBLAS's
 /// kernels are below it, and $WEFT_CPU_GEMM is not `openblas`. Read once.
