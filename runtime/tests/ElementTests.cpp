@@ -416,7 +416,7 @@ TEST_P(ElementTest, ScatterAddOneHotIota) {
   EXPECT_THROW(planScatterAdd("bt,btd->vd", {2, 3}, {2, 3, 4}, {4, 5}),
                Error); // the updates' d is not the result's
 
-  for (const std::string &spec : {"bt->btv", "bt->vbt", "bt->bvt"}) {
+  for (std::string spec : {"bt->btv", "bt->vbt", "bt->bvt"}) {
     Shape idsShape{2, 3};
     Shape outShape;
     for (char c : spec.substr(4))
@@ -430,13 +430,15 @@ TEST_P(ElementTest, ScatterAddOneHotIota) {
     be.oneHot(plan, dids, out, 4);
     auto got = toDoubles(be.download(out));
     std::string o = spec.substr(4);
+    size_t bPos = o.find('b'), tPos = o.find('t'), vPos = o.find('v');
+    ASSERT_TRUE(bPos < 3 && tPos < 3 && vPos < 3) << spec;
     for (int64_t i = 0; i < numElements(outShape); ++i) {
       int64_t rem = i, co[3];
       for (int d = 2; d >= 0; --d) {
         co[d] = rem % outShape[d];
         rem /= outShape[d];
       }
-      int64_t b = co[o.find('b')], t = co[o.find('t')], v = co[o.find('v')];
+      int64_t b = co[bPos], t = co[tPos], v = co[vPos];
       double want = ids.ptr<int32_t>()[b * 3 + t] == 4 + v ? 1 : 0;
       EXPECT_EQ(got[i], want) << spec << " element " << i;
     }

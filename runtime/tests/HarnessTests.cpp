@@ -406,10 +406,11 @@ TEST(Harness, TrainingCheckpointsAndBatchesUseTheLogicalShape) {
                                    "d=" + path("d_padded.npy")});
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
-  if (gRank == 0)
+  if (gRank == 0) {
     EXPECT_NE(err.find("the file's shape [8, 4] is neither the input's shape"),
               std::string::npos)
         << err;
+  }
 }
 
 } // namespace
