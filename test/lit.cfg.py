@@ -27,6 +27,21 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.weft_tools_dir, append_path=True)
 
+# weftc's compile cache (docs/weftc.md, "The compile cache"): the tests
+# build the same programs many times over (each example's one-device
+# reference, the same step on several meshes), and a build of C++ already
+# built copies the executable. Kept in the build tree across runs; its
+# key covers the runtime's libraries and headers, so a changed runtime
+# misses. Emptied when its entries pass 4 GiB (most are hard links of the
+# tests' own executables and take no space of their own).
+weftc_cache = os.path.join(config.test_exec_root, ".weftc-cache")
+if os.path.isdir(weftc_cache):
+    size = sum(e.stat().st_size for e in os.scandir(weftc_cache)
+               if e.is_file(follow_symlinks=False))
+    if size > 4 << 30:
+        shutil.rmtree(weftc_cache, ignore_errors=True)
+config.environment["WEFTC_CACHE_DIR"] = weftc_cache
+
 tools = ["weft-opt", "weft-interp", "weftc", "weft-calibrate", "weft-translate"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="fatal") for t in tools],

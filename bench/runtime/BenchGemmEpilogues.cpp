@@ -67,22 +67,50 @@ GemmEpilogue make(bool bias, bool relu, bool sum) {
   return e;
 }
 
-/// The epilogue as one pass over C (m x n, dense) after the plain GEMM.
-void apart(const GemmEpilogue &e, float *c, const float *bias,
-           const float *residual, int64_t m, int64_t n) {
+/// One row of the pass, for one combination of the epilogue's stages (the
+/// stages are template arguments, so each loop is branch-free and the
+/// compiler vectorizes it).
+template <bool Bias, bool Relu, bool Residual>
+void apartRows(float *c, const float *bias, const float *residual, int64_t m,
+               int64_t n) {
   for (int64_t i = 0; i < m; ++i) {
     float *row = c + i * n;
-    const float *res = residual ? residual + i * n : nullptr;
+    const float *res = Residual ? residual + i * n : nullptr;
     for (int64_t j = 0; j < n; ++j) {
       float v = row[j];
-      if (e.bias != GemmEpilogue::Bias::None)
+      if constexpr (Bias)
         v += bias[j];
-      if (e.act == GemmEpilogue::Act::Relu)
+      if constexpr (Relu)
         v = v > 0.0f ? v : 0.0f;
-      if (res)
+      if constexpr (Residual)
         v += res[j];
       row[j] = v;
     }
+  }
+}
+
+/// The epilogue as one pass over C (m x n, dense) after the plain GEMM.
+void apart(const GemmEpilogue &e, float *c, const float *bias,
+           const float *residual, int64_t m, int64_t n) {
+  int stages = (e.bias != GemmEpilogue::Bias::None ? 4 : 0) |
+               (e.act == GemmEpilogue::Act::Relu ? 2 : 0) | (residual ? 1 : 0);
+  switch (stages) {
+  case 1:
+    return apartRows<false, false, true>(c, bias, residual, m, n);
+  case 2:
+    return apartRows<false, true, false>(c, bias, residual, m, n);
+  case 3:
+    return apartRows<false, true, true>(c, bias, residual, m, n);
+  case 4:
+    return apartRows<true, false, false>(c, bias, residual, m, n);
+  case 5:
+    return apartRows<true, false, true>(c, bias, residual, m, n);
+  case 6:
+    return apartRows<true, true, false>(c, bias, residual, m, n);
+  case 7:
+    return apartRows<true, true, true>(c, bias, residual, m, n);
+  default:
+    return;
   }
 }
 

@@ -34,13 +34,17 @@ mlir::LogicalResult verifyOps(mlir::ModuleOp module);
 mlir::LogicalResult checkOutputPath(llvm::StringRef path, llvm::StringRef what,
                                     llvm::StringRef input);
 
-/// Compiles and links `cppFile` against the runtime into `output`. On
-/// failure prints the command and the compiler's output to stderr.
+/// Compiles and links `cppFile` (whose text is `cpp`) against the runtime
+/// into `output`. With a `cacheDir` (CompileCache.h) and the configured
+/// toolchain (no `cxx`, no `extraFlags`), first looks the build up there
+/// and stores it after. On failure prints the command and the compiler's
+/// output to stderr.
 mlir::LogicalResult compileProgram(const std::string &cppFile,
+                                   llvm::StringRef cpp,
                                    const std::string &output,
                                    const std::string &cxx,
                                    const std::vector<std::string> &extraFlags,
-                                   bool verbose);
+                                   const std::string &cacheDir, bool verbose);
 
 } // namespace weftc
 

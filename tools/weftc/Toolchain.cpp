@@ -1,5 +1,6 @@
 //===- Toolchain.cpp - Compiling generated C++ against the runtime --------===//
 
+#include "CompileCache.h"
 #include "Driver.h"
 #include "WeftcConfig.h"
 
@@ -9,14 +10,16 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace mlir;
 
 namespace weftc {
 
-LogicalResult compileProgram(const std::string &cppFile,
+LogicalResult compileProgram(const std::string &cppFile, StringRef cpp,
                              const std::string &output, const std::string &cxx,
                              const std::vector<std::string> &extraFlags,
-                             bool verbose) {
+                             const std::string &cacheDir, bool verbose) {
   std::string compiler = cxx.empty() ? WEFTC_CXX : cxx;
   if (!llvm::sys::path::is_absolute(compiler)) {
     auto found = llvm::sys::findProgramByName(compiler);
@@ -43,12 +46,14 @@ LogicalResult compileProgram(const std::string &cppFile,
   // The precompiled runtime header, only for the flags it was built with
   // (tools/weftc/CMakeLists.txt): a .gch that GCC accepts under other
   // optimization flags can crash it.
-  if (*WEFTC_PCH_DIR && cxx.empty() && extraFlags.empty())
+  bool configured = cxx.empty() && extraFlags.empty();
+  if (*WEFTC_PCH_DIR && configured)
     args.push_back(std::string("-I") + WEFTC_PCH_DIR);
   for (const char *dir : kWeftcIncludeDirs)
     args.push_back(std::string("-I") + dir);
   for (const std::string &f : extraFlags)
     args.push_back(f);
+  size_t fileArg = args.size();
   args.push_back(cppFile);
   args.push_back("-o");
   args.push_back(output);
@@ -63,6 +68,36 @@ LogicalResult compileProgram(const std::string &cppFile,
     command += (command.empty() ? "" : " ") + a;
   if (verbose)
     llvm::errs() << "weftc: " << command << "\n";
+
+  // The compile cache: only for the configured toolchain, whose every file
+  // the key sees (the compiler, the link's files, the precompiled header,
+  // the runtime's headers), and only for a regular output file (not
+  // /dev/null).
+  std::string cacheKey;
+  llvm::sys::fs::file_status outStatus;
+  bool regularOutput =
+      llvm::sys::fs::status(output, outStatus) ||
+      outStatus.type() == llvm::sys::fs::file_type::regular_file;
+  if (!cacheDir.empty() && configured && regularOutput) {
+    std::vector<std::string> keyArgs(args.begin(), args.begin() + fileArg);
+    keyArgs.insert(keyArgs.end(), args.begin() + fileArg + 3, args.end());
+    std::vector<std::string> files = {compiler};
+    for (const char *item : kWeftcLinkItems)
+      if (llvm::sys::path::is_absolute(item))
+        files.push_back(item);
+    if (*WEFTC_PCH_DIR)
+      files.push_back(std::string(WEFTC_PCH_DIR) + "/weft/rt/Program.h.gch");
+    std::vector<std::string> trees(std::begin(kWeftcIncludeDirs),
+                                   std::end(kWeftcIncludeDirs));
+    cacheKey = compileCacheKey(cpp, keyArgs, files, trees);
+    if (fetchFromCompileCache(cacheDir, cacheKey, output)) {
+      if (verbose)
+        llvm::errs() << "weftc: compile cache hit: " << cacheDir << "/"
+                     << cacheKey << "\n";
+      return success();
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
 
   SmallString<128> log;
   if (llvm::sys::fs::createTemporaryFile("weftc-cxx", "log", log)) {
@@ -89,6 +124,15 @@ LogicalResult compileProgram(const std::string &cppFile,
   }
   if (verbose && !out.empty())
     llvm::errs() << out;
+  if (!cacheKey.empty()) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    storeInCompileCache(cacheDir, cacheKey, output, seconds);
+    if (verbose)
+      llvm::errs() << "weftc: compile cache: stored " << cacheDir << "/"
+                   << cacheKey << "\n";
+  }
   return success();
 }
 

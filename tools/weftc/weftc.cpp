@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompileCache.h"
 #include "Driver.h"
 
 #include "weft/Conversion/WeftToRuntime/Passes.h"
@@ -109,6 +110,12 @@ static cl::opt<std::string>
 static cl::list<std::string>
     cxxFlags("cxx-flag", cl::desc("Extra flag for the C++ compiler (repeat)"),
              cl::value_desc("flag"), cl::cat(weftcCat));
+static cl::opt<std::string> compileCache(
+    "compile-cache",
+    cl::desc("Keep built executables in this directory and reuse one when "
+             "the same C++ is built again with the same toolchain (default: "
+             "$WEFTC_CACHE_DIR; 'off': none; docs/weftc.md)"),
+    cl::value_desc("dir"), cl::cat(weftcCat));
 static cl::opt<std::string>
     saveCpp("save-cpp", cl::desc("Also write the generated C++ to this file"),
             cl::value_desc("file"), cl::cat(weftcCat));
@@ -790,7 +797,8 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   {
     TimingScope s = timing.nest("C++ compile + link");
     built =
-        weftc::compileProgram(cppFile.str().str(), exe, cxx, cxxFlags, verbose);
+        weftc::compileProgram(cppFile.str().str(), cpp, exe, cxx, cxxFlags,
+                              weftc::compileCacheDir(compileCache), verbose);
   }
   llvm::sys::fs::remove(cppFile);
   return failed(built) ? 1 : 0;
