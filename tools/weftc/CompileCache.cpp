@@ -139,26 +139,28 @@ bool fetchFromCompileCache(const std::string &dir, const std::string &key,
   return true;
 }
 
-void storeInCompileCache(const std::string &dir, const std::string &key,
+bool storeInCompileCache(const std::string &dir, const std::string &key,
                          const std::string &output, double compileSeconds) {
   if (fs::create_directories(dir))
-    return;
+    return false;
   std::string entry = entryPath(dir, key);
   // A hard link costs no space (the entry lives on while the output is
   // removed); across file systems, a copy.
   llvm::SmallString<256> tmp;
   if (fs::createUniqueFile(entry + ".tmp-%%%%%%", tmp))
-    return;
+    return false;
   fs::remove(tmp);
-  if (fs::create_hard_link(output, tmp) && fs::copy_file(output, tmp))
-    return;
+  if (fs::create_hard_link(output, tmp) && fs::copy_file(output, tmp)) {
+    fs::remove(tmp);
+    return false;
+  }
   std::string st = stamp(tmp);
   {
     std::error_code ec;
     llvm::raw_fd_ostream f((tmp + ".stamp").str(), ec);
     if (ec) {
       fs::remove(tmp);
-      return;
+      return false;
     }
     f << st << "\n";
   }
@@ -166,11 +168,12 @@ void storeInCompileCache(const std::string &dir, const std::string &key,
   if (fs::rename(tmp + ".stamp", entry + ".stamp") || fs::rename(tmp, entry)) {
     fs::remove(tmp);
     fs::remove(tmp + ".stamp");
-    return;
+    return false;
   }
   char secs[32];
   snprintf(secs, sizeof(secs), "%.2f", compileSeconds);
   appendLog(dir, "miss " + key + " " + output + " " + secs + " s");
+  return true;
 }
 
 } // namespace weftc

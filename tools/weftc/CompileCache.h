@@ -40,9 +40,9 @@ bool fetchFromCompileCache(const std::string &dir, const std::string &key,
                            const std::string &output);
 
 /// Records the freshly built `output` as the entry `key` of `dir` (a hard
-/// link where the file system allows, else a copy). Failures to store are
-/// silent: the build itself succeeded.
-void storeInCompileCache(const std::string &dir, const std::string &key,
+/// link where the file system allows, else a copy). False when it could
+/// not; the build itself succeeded either way.
+bool storeInCompileCache(const std::string &dir, const std::string &key,
                          const std::string &output, double compileSeconds);
 
 } // namespace weftc

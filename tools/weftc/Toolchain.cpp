@@ -128,10 +128,11 @@ LogicalResult compileProgram(const std::string &cppFile, StringRef cpp,
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    storeInCompileCache(cacheDir, cacheKey, output, seconds);
+    bool stored = storeInCompileCache(cacheDir, cacheKey, output, seconds);
     if (verbose)
-      llvm::errs() << "weftc: compile cache: stored " << cacheDir << "/"
-                   << cacheKey << "\n";
+      llvm::errs() << "weftc: compile cache: "
+                   << (stored ? "stored " : "could not store ") << cacheDir
+                   << "/" << cacheKey << "\n";
   }
   return success();
 }
