@@ -158,6 +158,28 @@ def softmax(rng):
     return p.text(p.loss(p.map("div", [e, s], "ab")))
 
 
+def softmax_shared(rng):
+    # The softmax rule (docs/autodiff.md, "Softmax") where the exp and the
+    # sum have uses besides the normalization (log-softmax's log of the
+    # sum, the exp itself): their gradients go through their own rules.
+    p = Program(rng)
+    x = p.arg("ab")
+    e = p.map("exp", [x], "ab")
+    s = p.op('weft.reduce sum "ab->a"', [e], "a")
+    q = p.map("div", [e, s], "ab")
+    t = p.map("add", [q, p.map("log", [s], "a")], "ab")
+    return p.text(p.loss(p.map("add", [t, p.map("scale", [e], "ab", 0.25)], "ab")))
+
+
+def softmax_first_letter(rng):
+    # Normalized over the first letter (the sum keeps b).
+    p = Program(rng)
+    x = p.arg("ab")
+    e = p.map("exp", [x], "ab")
+    s = p.op('weft.reduce sum "ab->b"', [e], "b")
+    return p.text(p.loss(p.map("div", [e, s], "ab")))
+
+
 def shared_shard_constant(rng):
     p = Program(rng)
     p.sizes["a"] = 4
@@ -463,7 +485,8 @@ def main():
     cases += [("map-" + k, binary(rng, k)) for k in BINARY]
     cases += [("reduce-" + k, reduce(rng, k)) for k in ("sum", "max", "min")]
     cases += [("einsum-" + s, einsum(rng, s)) for s in EINSUMS + EINSUM1]
-    cases += [("softmax", softmax(rng)), ("shared-shard-constant",
+    cases += [("softmax", softmax(rng)), ("softmax-shared", softmax_shared(rng)),
+              ("softmax-first-letter", softmax_first_letter(rng)), ("shared-shard-constant",
                                           shared_shard_constant(rng))]
     cases += [("dropout", dropout(rng))]
     cases += [("reshape", reshape(rng)), ("pad_fill", pad_fill(rng))]

@@ -333,6 +333,44 @@ LogicalResult ReduceOp::buildGradients(OpBuilder &b, Value gy,
 }
 
 //===----------------------------------------------------------------------===//
+// softmax: the normalization's rule, through the exp and the sum at once
+//===----------------------------------------------------------------------===//
+
+std::optional<std::pair<Value, Value>>
+mlir::weft::buildSoftmaxGradient(OpBuilder &b, MapOp div, Value gp) {
+  if (div.getKind() != MapKind::Div || div.getInputs().size() != 2)
+    return std::nullopt;
+  SmallVector<std::string, 3> letters = lettersOf(div);
+  if (letters.size() != 3 || letters[0] != letters[2] ||
+      letters[1] == letters[0])
+    return std::nullopt;
+  Value e = div.getInputs()[0], s = div.getInputs()[1];
+  auto sum = s.getDefiningOp<ReduceOp>();
+  if (!sum || sum.getKind() != ReductionKind::Sum || sum.getInput() != e)
+    return std::nullopt;
+  SmallVector<std::string, 3> sumLetters = lettersOf(sum);
+  if (sumLetters.size() != 2 || sumLetters[0] != letters[0] ||
+      sumLetters[1] != letters[1])
+    return std::nullopt;
+  auto exp = e.getDefiningOp<MapOp>();
+  if (!exp || exp.getKind() != MapKind::Exp || exp.getInputs().size() != 1)
+    return std::nullopt;
+  SmallVector<std::string, 3> expLetters = lettersOf(exp);
+  if (expLetters.size() != 2 || expLetters[0] != expLetters[1])
+    return std::nullopt;
+  // dL/de_i = gp_i / s and dL/ds = -sum_j gp_j e_j / s^2 give, through
+  // de/dz = e, dL/dz = p * (gp - sum_j gp_j p_j).
+  GradBuilder g = makeBuilder(b, div, letters);
+  const std::string &full = letters[0], &kept = letters[1];
+  Value p = div.getResult();
+  Value gpp = g.map(MapKind::Mul, {{gp, full}, {p, full}}, full);
+  Value dot = g.reduce(ReductionKind::Sum, {gpp, full}, kept);
+  Value centred = g.map(MapKind::Sub, {{gp, full}, {dot, kept}}, full);
+  Value gz = g.map(MapKind::Mul, {{p, full}, {centred, full}}, full);
+  return std::make_pair(exp.getInputs()[0], gz);
+}
+
+//===----------------------------------------------------------------------===//
 // embed, shard, constant
 //===----------------------------------------------------------------------===//
 

@@ -38,6 +38,19 @@ class PartitionContext;
 bool padsNeedZeroingByLetters(Operation *op, ::llvm::ArrayRef<char> letters);
 } // namespace mlir::weft
 
+namespace mlir::weft {
+class MapOp;
+/// The softmax rule (docs/autodiff.md, "Softmax"): when `div` is the
+/// normalization p = e / s of a softmax (e = weft.map exp of z with the
+/// same letters; s = weft.reduce sum of e, spec "A->B"; div "A,B->A"),
+/// builds dL/dz = p * (gp - sum_{A-B}(gp * p)) from dL/dp = `gp` and
+/// returns (z, dL/dz); p alone is read, so the forward's exp and sum have
+/// no use in the backward and fuse into one row pass. None otherwise (the
+/// div's own rule applies). WeftGradients.cpp.
+std::optional<std::pair<Value, Value>>
+buildSoftmaxGradient(OpBuilder &b, MapOp div, Value gp);
+} // namespace mlir::weft
+
 #include "weft/Dialect/Weft/IR/WeftInterfaces.h.inc"
 
 namespace mlir::weft {

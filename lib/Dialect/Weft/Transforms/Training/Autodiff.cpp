@@ -244,6 +244,16 @@ LogicalResult Differentiator::run() {
     auto it = grads.find(op->getResult(0));
     if (it == grads.end())
       continue; // Does not reach the loss.
+    // A softmax's normalization: one rule through the div, the sum and the
+    // exp, which reads the softmax's result alone (buildSoftmaxGradient).
+    if (auto div = dyn_cast<MapOp>(op)) {
+      b.setInsertionPoint(ret);
+      if (auto softmax = buildSoftmaxGradient(b, div, it->second)) {
+        if (active.contains(softmax->first))
+          accumulate(b, op->getLoc(), softmax->first, softmax->second);
+        continue;
+      }
+    }
     auto rule = dyn_cast<DifferentiableOpInterface>(op);
     if (!rule)
       return op->emitError() << "'" << op->getName()
