@@ -79,6 +79,7 @@ LogicalResult compileProgram(const std::string &cppFile, StringRef cpp,
       llvm::sys::fs::status(output, outStatus) ||
       outStatus.type() == llvm::sys::fs::file_type::regular_file;
   if (!cacheDir.empty() && configured && regularOutput) {
+    // The command less "FILE.cpp -o OUTPUT" (temporary and output names).
     std::vector<std::string> keyArgs(args.begin(), args.begin() + fileArg);
     keyArgs.insert(keyArgs.end(), args.begin() + fileArg + 3, args.end());
     std::vector<std::string> files = {compiler};

@@ -244,10 +244,10 @@ LogicalResult Differentiator::run() {
     auto it = grads.find(op->getResult(0));
     if (it == grads.end())
       continue; // Does not reach the loss.
+    b.setInsertionPoint(ret);
     // A softmax's normalization: one rule through the div, the sum and the
     // exp, which reads the softmax's result alone (buildSoftmaxGradient).
     if (auto div = dyn_cast<MapOp>(op)) {
-      b.setInsertionPoint(ret);
       if (auto softmax = buildSoftmaxGradient(b, div, it->second)) {
         if (active.contains(softmax->first))
           accumulate(b, op->getLoc(), softmax->first, softmax->second);
@@ -259,7 +259,6 @@ LogicalResult Differentiator::run() {
       return op->emitError() << "'" << op->getName()
                              << "' has no gradient rule (--weft-autodiff)";
     SmallVector<Value> operandGrads;
-    b.setInsertionPoint(ret);
     if (failed(rule.buildGradients(b, it->second, operandGrads)))
       return failure();
     WEFT_DEBUG(llvm::dbgs() << "weft-autodiff: rule of " << op->getName()
