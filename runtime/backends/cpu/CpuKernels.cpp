@@ -223,7 +223,10 @@ WEFT_ALWAYS_INLINE inline void mapLoopBody(const MapPlan &p, const T *a,
 // per-element function is the same (ElementOps.h) and this file is built
 // with -ffp-contract=off, so every variant gives bit-identical results; only
 // the vector width differs (ops::fexp runs ~3.5x faster on 16 lanes than on
-// SSE2's 4).
+// SSE2's 4). The functions' Horner steps are explicit fused multiply-adds
+// (ops::ffma): the AVX-512 and AVX2 variants are compiled with FMA (the AVX2
+// one runs only where the CPU has it), and the baseline variant calls libm's
+// fmaf, which rounds the same (slower: these loops stay scalar there).
 #if WEFT_CPU_MULTIVERSION
 template <MapKind K, typename T>
 __attribute__((target("avx512f"))) void
@@ -231,8 +234,8 @@ mapLoopAvx512(const MapPlan &p, const T *a, const T *b, T *out, double s) {
   mapLoopBody<K, T>(p, a, b, out, s);
 }
 template <MapKind K, typename T>
-__attribute__((target("avx2"))) void mapLoopAvx2(const MapPlan &p, const T *a,
-                                                 const T *b, T *out, double s) {
+__attribute__((target("avx2,fma"))) void
+mapLoopAvx2(const MapPlan &p, const T *a, const T *b, T *out, double s) {
   mapLoopBody<K, T>(p, a, b, out, s);
 }
 enum class Isa { Base, Avx2, Avx512 };
@@ -240,8 +243,9 @@ enum class Isa { Base, Avx2, Avx512 };
 /// the narrower variants that way).
 Isa detectIsa() {
   Isa isa = __builtin_cpu_supports("avx512f") ? Isa::Avx512
-            : __builtin_cpu_supports("avx2")  ? Isa::Avx2
-                                              : Isa::Base;
+            : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                ? Isa::Avx2
+                : Isa::Base;
   if (const char *cap = std::getenv("WEFT_RT_ISA")) {
     std::string c = cap;
     if (c == "base")
@@ -320,9 +324,9 @@ fusedSpanAvx512(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb, T *o,
   fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
 }
 template <MapKind K, typename T>
-__attribute__((target("avx2"))) void fusedSpanAvx2(int64_t n, const T *a,
-                                                   int64_t sa, const T *b,
-                                                   int64_t sb, T *o, double s) {
+__attribute__((target("avx2,fma"))) void
+fusedSpanAvx2(int64_t n, const T *a, int64_t sa, const T *b, int64_t sb, T *o,
+              double s) {
   fusedSpanBody<K, T>(n, a, sa, b, sb, o, s);
 }
 #endif
@@ -601,7 +605,7 @@ using CanonicalRowsFn = void (*)(const T *x, int64_t stride, int64_t n,
 WEFT_CANONICAL_ROWS(Base, )
 #if WEFT_CPU_MULTIVERSION
 WEFT_CANONICAL_ROWS(Avx512, __attribute__((target("avx512f"))))
-WEFT_CANONICAL_ROWS(Avx2, __attribute__((target("avx2"))))
+WEFT_CANONICAL_ROWS(Avx2, __attribute__((target("avx2,fma"))))
 #endif
 #undef WEFT_CANONICAL_ROWS
 
@@ -1101,7 +1105,7 @@ fusedRowsLoopAvx512(const FusedRowsPlan &p, const std::vector<const void *> &in,
   fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
 }
 template <typename T>
-__attribute__((target("avx2"))) void
+__attribute__((target("avx2,fma"))) void
 fusedRowsLoopAvx2(const FusedRowsPlan &p, const std::vector<const void *> &in,
                   T *out, T *scratch, QuantizeFn<T> quantize) {
   fusedRowsLoopBody<T>(p, in, out, scratch, quantize);
@@ -1304,11 +1308,11 @@ inline double rowSum(const float *x, int64_t n) {
 
 namespace avx2 {
 #pragma GCC push_options
-#pragma GCC target("avx2")
+#pragma GCC target("avx2,fma")
 /// rowMaxAndLow on AVX2: the same plain max and min (vmaxps/vminps), eight
 /// lanes at a time; lanes past n hold -inf and +inf.
-__attribute__((target("avx2"))) float rowMaxAndLow(const float *x, int64_t n,
-                                                   float *low) {
+__attribute__((target("avx2,fma"))) float rowMaxAndLow(const float *x,
+                                                       int64_t n, float *low) {
   const __m256 ninf = _mm256_set1_ps(-INFINITY),
                pinf = _mm256_set1_ps(INFINITY);
   __m256 hi = ninf, lo = pinf;
@@ -1343,7 +1347,7 @@ __attribute__((target("avx2"))) float rowMaxAndLow(const float *x, int64_t n,
 /// AVX2: canonicalSumF32's lanes (lane i of 32 takes elements i, i + 32,
 /// ...) in eight vectors of four, and its tree. Lanes past n add +0, which
 /// leaves every partial as it is (a partial is never -0: it starts at +0).
-__attribute__((target("avx2"))) double rowSum(const float *x, int64_t n) {
+__attribute__((target("avx2,fma"))) double rowSum(const float *x, int64_t n) {
   __m256d s[8];
   for (__m256d &v : s)
     v = _mm256_setzero_pd();
@@ -1382,8 +1386,8 @@ __attribute__((target("avx2"))) double rowSum(const float *x, int64_t n) {
 /// conversion of u32 or i64; these blocks are rare: spread rows only).
 /// `Rare` is the AVX-512 variant's hint, the same code here.
 template <bool Rare>
-__attribute__((target("avx2"))) void softmaxDivide(const float *e, float s,
-                                                   float *y, int64_t n) {
+__attribute__((target("avx2,fma"))) void softmaxDivide(const float *e, float s,
+                                                       float *y, int64_t n) {
   // 0 < bits < thr as signed: e > 0 and below s 2^-126; a NaN, with or
   // without its sign, is outside.
   const __m256i thr =

@@ -50,31 +50,36 @@ WEFT_INLINE inline double hostBlend(bool c, double a, double b) {
   return hostBits((hostBitsOf(a) & m) | (hostBitsOf(b) & ~m));
 }
 
+/// a * b + c rounded once (ElementOps.h's ffma for doubles): the Horner
+/// steps below use it, one vfmadd in CpuKernels.cpp's FMA loops, libm's fma
+/// (the same bits) where compiled without FMA.
+WEFT_INLINE inline double hostFma(double a, double b, double c) {
+  return __builtin_fma(a, b, c);
+}
+
 /// exp(r) for |r| <= ln2/2 + a little: the Taylor series to r^13 (the
 /// first omitted term is below 5e-18, 0.04 ulp of 1), in Horner form.
 WEFT_INLINE inline double dexpPoly(double r) {
-  double p = 1.0 / 6227020800.0; // 1/13!
-  p = p * r + 1.0 / 479001600.0; // 1/12!
-  p = p * r + 1.0 / 39916800.0;  // 1/11!
-  p = p * r + 1.0 / 3628800.0;   // 1/10!
-  p = p * r + 1.0 / 362880.0;    // 1/9!
-  p = p * r + 1.0 / 40320.0;     // 1/8!
-  p = p * r + 1.0 / 5040.0;      // 1/7!
-  p = p * r + 1.0 / 720.0;       // 1/6!
-  p = p * r + 1.0 / 120.0;       // 1/5!
-  p = p * r + 1.0 / 24.0;        // 1/4!
-  p = p * r + 1.0 / 6.0;         // 1/3!
-  p = p * r + 0.5;               // 1/2!
+  double p = 1.0 / 6227020800.0;        // 1/13!
+  p = hostFma(p, r, 1.0 / 479001600.0); // 1/12!
+  p = hostFma(p, r, 1.0 / 39916800.0);  // 1/11!
+  p = hostFma(p, r, 1.0 / 3628800.0);   // 1/10!
+  p = hostFma(p, r, 1.0 / 362880.0);    // 1/9!
+  p = hostFma(p, r, 1.0 / 40320.0);     // 1/8!
+  p = hostFma(p, r, 1.0 / 5040.0);      // 1/7!
+  p = hostFma(p, r, 1.0 / 720.0);       // 1/6!
+  p = hostFma(p, r, 1.0 / 120.0);       // 1/5!
+  p = hostFma(p, r, 1.0 / 24.0);        // 1/4!
+  p = hostFma(p, r, 1.0 / 6.0);         // 1/3!
+  p = hostFma(p, r, 0.5);               // 1/2!
   return 1.0 + r + r * r * p;
 }
 
-/// dexp's reduction, polynomial and scaling of xc (finite, in [-745.14,
-/// 709.79]): k = round(x / ln2), r = x - k ln2 (ln2 in two parts, the
-/// first with 32 bits so that k times it is exact), exp(r) by dexpPoly,
-/// times 2^k as two factors 2^(k/2) 2^(k - k/2) (each a normal power of
-/// two, so a subnormal result is rounded once, by the last
-/// multiplication).
-WEFT_INLINE inline double dexpCore(double xc) {
+/// dexp's reduction and polynomial of xc (finite, in [-745.14, 709.79]):
+/// k = round(x / ln2), r = x - k ln2 (ln2 in two parts, the first with 32
+/// bits so that k times it is exact), exp(r) by dexpPoly. Returns exp(r)
+/// and sets kb = k + 2048 (in [973, 3072]).
+WEFT_INLINE inline double dexpReduce(double xc, uint64_t &kb) {
   // k = round(x / ln2) by the 1.5 * 2^52 trick; its bits hold k too
   // (every integer step below stays in unsigned 64-bit arithmetic with
   // logical shifts, which AVX2 has, unlike 64-bit conversions and
@@ -82,13 +87,21 @@ WEFT_INLINE inline double dexpCore(double xc) {
   const double shifter = 6755399441055744.0; // 1.5 * 2^52
   double t = xc * 1.4426950408889634 + shifter;
   double kd = t - shifter;
-  double r = xc - kd * 0x1.62e42feep-1; // 32 significant bits: exact
-  r = r - kd * 0x1.a39ef35793c76p-33;   // ln2 - the first part
-  double p = dexpPoly(r);
-  // kb = k + 2048 in [973, 3072]; 2^k = 2^k1 2^k2 with k1 = floor(kb / 2)
-  // - 1024 and k2 = k - k1, each in [-538, 512] (normal powers of two,
-  // exponent fields k1b - 1 and k2b - 1).
-  uint64_t kb = hostBitsOf(t) - 0x4338000000000000ull + 2048u;
+  double r = hostFma(kd, -0x1.62e42feep-1, xc); // 32 bits: kd times it exact
+  r = hostFma(kd, -0x1.a39ef35793c76p-33, r);   // ln2 - the first part
+  kb = hostBitsOf(t) - 0x4338000000000000ull + 2048u;
+  return dexpPoly(r);
+}
+
+/// dexpReduce, times 2^k as two factors 2^(k/2) 2^(k - k/2) (each a normal
+/// power of two, so a subnormal result is rounded once, by the last
+/// multiplication).
+WEFT_INLINE inline double dexpCore(double xc) {
+  uint64_t kb;
+  double p = dexpReduce(xc, kb);
+  // 2^k = 2^k1 2^k2 with k1 = floor(kb / 2) - 1024 and k2 = k - k1, each
+  // in [-538, 512] (normal powers of two, exponent fields k1b - 1 and k2b
+  // - 1).
   uint64_t k1b = kb >> 1, k2b = kb - k1b;
   return p * hostBits((k1b - 1u) << 52) * hostBits((k2b - 1u) << 52);
 }
@@ -117,7 +130,13 @@ WEFT_INLINE inline bool dexpNormalRange(double x) {
 /// same values without the special cases' blends (identities there), so
 /// the same bits. The CPU's f64 exp, sigmoid and silu loops run it on
 /// blocks whose every argument is in range (CpuKernels.cpp, expSpan).
-WEFT_INLINE inline double dexpNormal(double x) { return dexpCore(x); }
+WEFT_INLINE inline double dexpNormal(double x) {
+  uint64_t kb;
+  double p = dexpReduce(x, kb);
+  // k in [-1022, 1022]: 2^k is one normal factor (exponent field k + 1023
+  // = kb - 1025), and p 2^k the bits dexpCore's two exact scalings give.
+  return p * hostBits((kb - 1025u) << 52);
+}
 
 /// fdlibm's polynomial R(s) of log(1 + f) = f - (f^2/2 - s (f^2/2 + R)),
 /// s = f / (2 + f): shared by dlog and dlog1p (the same operations in the
@@ -221,16 +240,21 @@ WEFT_INLINE inline double dtanh(double x) {
   bool nan = ax != ax;
   double z = ax * ax;
   double p = -9.64399179425052238628e-1;
-  p = p * z - 9.92877231001918586564e1;
-  p = p * z - 1.61468768441708447952e3;
+  p = hostFma(p, z, -9.92877231001918586564e1);
+  p = hostFma(p, z, -1.61468768441708447952e3);
   double q = z + 1.12811678491632931402e2;
-  q = q * z + 2.23548839060100448583e3;
-  q = q * z + 4.84406305325125486048e3;
-  double small = ax + ax * z * (p / q);
+  q = hostFma(q, z, 2.23548839060100448583e3);
+  q = hostFma(q, z, 4.84406305325125486048e3);
   double ac = hostBlend(ax < 20.0, ax, 20.0);
   double e = dexpNormal(ac + ac); // 2 ac in [0, 40]: dexp's bits
-  double large = 1.0 - 2.0 / (e + 1.0);
-  double y = hostBlend(ax < 0.625, small, large);
+  // One division for both forms, y = a + b (n / d): small |x|, ax + ax z
+  // (p / q); large, 1 - 2 (1 / (e + 1)), the bits of 1 - 2 / (e + 1)
+  // (2 times a quotient rounds as the quotient of 2 does, and 2 times it
+  // is exact inside the fma).
+  bool lo = ax < 0.625;
+  double a = hostBlend(lo, ax, 1.0), b = hostBlend(lo, ax * z, -2.0);
+  double n = hostBlend(lo, p, 1.0), d = hostBlend(lo, q, e + 1.0);
+  double y = hostFma(b, n / d, a);
   y = hostBits(hostBitsOf(y) | sign);
   return hostBlend(nan, x, y);
 }

@@ -129,6 +129,21 @@ WEFT_HD WEFT_INLINE inline float fblend(bool c, float a, float b) {
   uint32_t m = 0u - static_cast<uint32_t>(c);
   return fbits((fbitsOf(a) & m) | (fbitsOf(b) & ~m));
 }
+/// a * b + c rounded once, on every backend and ISA variant: the shared
+/// polynomials below evaluate their Horner steps with it. CpuKernels.cpp
+/// compiles its AVX-512 and AVX2 loops with FMA (the AVX2 variant runs only
+/// where the CPU has FMA), so each step is one vfmadd instead of a multiply
+/// and an add; a loop compiled without FMA (the baseline variant, a test
+/// file) calls libm's fmaf, which gives the same bits. nvcc already
+/// contracted these steps into FMAs on the device; now both sides round
+/// alike (docs/runtime.md, "Element kinds").
+WEFT_HD WEFT_INLINE inline float ffma(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
+}
 /// fexp's reduction and polynomial of xc (in range): 2^k * p = exp(xc),
 /// p in [0.7, 1.42], k in [-150, 128].
 struct ExpParts {
@@ -138,18 +153,21 @@ struct ExpParts {
 WEFT_HD WEFT_INLINE inline ExpParts fexpParts(float xc) {
   // k = round(x / ln2) (round to nearest via the 1.5 * 2^23 trick).
   const float shifter = 12582912.0f;
-  float kf = (xc * 1.44269504088896341f + shifter) - shifter;
-  float r = xc - kf * 0.693359375f;
-  r = r - kf * -2.12194440e-4f;
+  float t = xc * 1.44269504088896341f + shifter;
+  float kf = t - shifter;
+  float r = ffma(kf, -0.693359375f, xc); // kf times it is exact
+  r = ffma(kf, 2.12194440e-4f, r);
   float z = r * r;
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r + 1.0f; // in [0.7, 1.42]
-  return {p, static_cast<int32_t>(kf)};
+  p = ffma(p, r, 1.3981999507e-3f);
+  p = ffma(p, r, 8.3334519073e-3f);
+  p = ffma(p, r, 4.1665795894e-2f);
+  p = ffma(p, r, 1.6666665459e-1f);
+  p = ffma(p, r, 5.0000001201e-1f);
+  p = ffma(p, z, r) + 1.0f; // in [0.7, 1.42]
+  // t = 1.5 * 2^23 + k exactly (|k| < 2^22), so its low bits hold k: an
+  // integer subtraction instead of a float-to-int conversion.
+  return {p, static_cast<int32_t>(fbitsOf(t) - 0x4b400000u)};
 }
 /// The normal result p * 2^k for k in [-125, 128]: two factors so that
 /// k = 128 works.
@@ -211,7 +229,9 @@ WEFT_HD WEFT_INLINE inline bool fexpUnderflows(float x) {
 /// every element is in range (CpuKernels.cpp, expSpan).
 WEFT_HD WEFT_INLINE inline float fexpNormal(float x) {
   ExpParts e = fexpParts(x);
-  return fexpScaleNormal(e.p, e.k);
+  // k in [-124, 127]: 2^k is one normal factor, and p 2^k the bits
+  // fexpScaleNormal's two exact scalings give.
+  return e.p * fbits(static_cast<uint32_t>(e.k + 127) << 23);
 }
 // f64: DoubleMath.h's branch-free forms on the host (the CPU's loops
 // vectorize them), CUDA's on the device.
@@ -247,14 +267,14 @@ WEFT_HD WEFT_INLINE inline float flogHost(float x) {
   float f = z - 1.0f;
   float f2 = f * f;
   float p = 7.0376836292e-2f;
-  p = p * f - 1.1514610310e-1f;
-  p = p * f + 1.1676998740e-1f;
-  p = p * f - 1.2420140846e-1f;
-  p = p * f + 1.4249322787e-1f;
-  p = p * f - 1.6668057665e-1f;
-  p = p * f + 2.0000714765e-1f;
-  p = p * f - 2.4999993993e-1f;
-  p = p * f + 3.3333331174e-1f;
+  p = ffma(p, f, -1.1514610310e-1f);
+  p = ffma(p, f, 1.1676998740e-1f);
+  p = ffma(p, f, -1.2420140846e-1f);
+  p = ffma(p, f, 1.4249322787e-1f);
+  p = ffma(p, f, -1.6668057665e-1f);
+  p = ffma(p, f, 2.0000714765e-1f);
+  p = ffma(p, f, -2.4999993993e-1f);
+  p = ffma(p, f, 3.3333331174e-1f);
   float y = f * f2 * p;
   y = y + e * -2.12194440e-4f;
   y = y - 0.5f * f2;
@@ -417,11 +437,11 @@ WEFT_HD WEFT_INLINE inline float ftanh(float x) {
   // Small |x|: x + x z P(z), z = x^2.
   float z = ax * ax;
   float p = -5.70498872745e-3f;
-  p = p * z + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
-  float small = ax + ax * z * p;
+  p = ffma(p, z, 2.06390887954e-2f);
+  p = ffma(p, z, -5.37397155531e-2f);
+  p = ffma(p, z, 1.33314422036e-1f);
+  p = ffma(p, z, -3.33332819422e-1f);
+  float small = ffma(ax * z, p, ax);
   // Large |x|: 1 - 2 / (e^(2|x|) + 1); the argument clamped so that NaN
   // and huge values stay in fexpNormal's range (blended away below).
   float ac = fblend(ax < 10.0f, ax, 10.0f);
