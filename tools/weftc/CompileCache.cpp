@@ -89,8 +89,10 @@ void appendLog(const std::string &dir, llvm::StringRef line) {
 std::string compileCacheDir(const std::string &flag) {
   if (!flag.empty())
     return flag == "off" ? "" : flag;
+  // "off" in the variable turns the cache off as the flag's does (not a
+  // directory named off in the working directory).
   if (auto env = llvm::sys::Process::GetEnv("WEFTC_CACHE_DIR"))
-    return *env;
+    return *env == "off" ? "" : *env;
   return "";
 }
 

@@ -21,8 +21,8 @@
 
 namespace weftc {
 
-/// The cache directory: `flag` (--compile-cache) when given ("off": none),
-/// else $WEFTC_CACHE_DIR, else "" (no cache).
+/// The cache directory: `flag` (--compile-cache) when given, else
+/// $WEFTC_CACHE_DIR, else "" (no cache); "off" in either means none.
 std::string compileCacheDir(const std::string &flag);
 
 /// The key of a build: the SHA-256 (hex) of the generated C++, the
