@@ -6,6 +6,7 @@
 #include "BlockedDgemm.h"
 #include "OneDnnGemm.h"
 #include "SmallGemm.h"
+#include "weft/rt/Config.h"
 #include "weft/rt/Error.h"
 
 #include <algorithm>
@@ -266,6 +267,18 @@ std::string gemmBanner() {
                                 : "this CPU has no AVX512_BF16")
        << ")";
   os << "; cpu " << simdLevelName(cpu);
+  // The element math (ElementOps.h's ffma): whether its polynomials use
+  // fused multiply-adds, and whether this CPU runs them as instructions.
+#if WEFT_RT_FMA
+  if (__builtin_cpu_supports("fma"))
+    os << "; element math with FMA";
+  else
+    os << "; element math with FMA through libm's fmaf, one call per step: "
+          "this CPU has no FMA (a build with -DWEFT_RUNTIME_FMA=OFF runs "
+          "vectorized here)";
+#else
+  os << "; element math without FMA (WEFT_RUNTIME_FMA)";
+#endif
   return os.str();
 }
 

@@ -15,6 +15,8 @@
 #ifndef WEFT_RT_DOUBLEMATH_H
 #define WEFT_RT_DOUBLEMATH_H
 
+#include "weft/rt/Config.h"
+
 #include <cmath>
 #include <cstdint>
 
@@ -50,11 +52,15 @@ WEFT_INLINE inline double hostBlend(bool c, double a, double b) {
   return hostBits((hostBitsOf(a) & m) | (hostBitsOf(b) & ~m));
 }
 
-/// a * b + c rounded once (ElementOps.h's ffma for doubles): the Horner
-/// steps below use it, one vfmadd in CpuKernels.cpp's FMA loops, libm's fma
-/// (the same bits) where compiled without FMA.
+/// a * b + c (ElementOps.h's ffma for doubles): with WEFT_RT_FMA rounded
+/// once, one vfmadd in CpuKernels.cpp's FMA loops, libm's fma (the same
+/// bits) where compiled without FMA; without it a multiply and an add.
 WEFT_INLINE inline double hostFma(double a, double b, double c) {
+#if WEFT_RT_FMA
   return __builtin_fma(a, b, c);
+#else
+  return a * b + c;
+#endif
 }
 
 /// exp(r) for |r| <= ln2/2 + a little: the Taylor series to r^13 (the

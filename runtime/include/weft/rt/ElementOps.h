@@ -11,6 +11,7 @@
 #ifndef WEFT_RT_ELEMENTOPS_H
 #define WEFT_RT_ELEMENTOPS_H
 
+#include "weft/rt/Config.h"
 #include "weft/rt/DType.h"
 #include "weft/rt/DoubleMath.h"
 #include "weft/rt/Kinds.h"
@@ -129,19 +130,25 @@ WEFT_HD WEFT_INLINE inline float fblend(bool c, float a, float b) {
   uint32_t m = 0u - static_cast<uint32_t>(c);
   return fbits((fbitsOf(a) & m) | (fbitsOf(b) & ~m));
 }
-/// a * b + c rounded once, on every backend and ISA variant: the shared
-/// polynomials below evaluate their Horner steps with it. CpuKernels.cpp
-/// compiles its AVX-512 and AVX2 loops with FMA (the AVX2 variant runs only
-/// where the CPU has FMA), so each step is one vfmadd instead of a multiply
-/// and an add; a loop compiled without FMA (the baseline variant, a test
-/// file) calls libm's fmaf, which gives the same bits. nvcc already
-/// contracted these steps into FMAs on the device; now both sides round
-/// alike (docs/runtime.md, "Element kinds").
+/// a * b + c for the shared polynomials' Horner steps. With WEFT_RT_FMA
+/// (Config.h: the build's CPU has FMA, WEFT_RUNTIME_FMA) rounded once:
+/// CpuKernels.cpp compiles its AVX-512 and AVX2 loops with FMA (the AVX2
+/// variant runs only where the CPU has FMA), so each step is one vfmadd
+/// instead of a multiply and an add; a loop compiled without FMA (the
+/// baseline variant, a test file) calls libm's fmaf, which gives the same
+/// bits, one call per step. Without it (a build on a CPU without FMA) a
+/// multiply and an add, so that the baseline loops stay vectorized there;
+/// every variant rounds alike either way. The device always uses its FMA
+/// (nvcc contracted these steps before they were written out). Measured in
+/// docs/performance.md section 36; docs/runtime.md, "Fused multiply-adds in
+/// the shared functions".
 WEFT_HD WEFT_INLINE inline float ffma(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(a, b, c);
-#else
+#elif WEFT_RT_FMA
   return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
 #endif
 }
 /// fexp's reduction and polynomial of xc (in range): 2^k * p = exp(xc),
