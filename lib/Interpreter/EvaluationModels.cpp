@@ -80,7 +80,8 @@ Tensor evaluateChain(const IndexSpec &spec, ArrayRef<FusedMapStep> steps,
     std::string text = letters(st.a);
     SmallVector<const Tensor *> args{valueOf(st.a)};
     if (st.b >= 0) {
-      text += "," + letters(st.b);
+      text += ','; // not "," + ...: GCC 12 warns (-Wrestrict, PR 105651)
+      text += letters(st.b);
       args.push_back(valueOf(st.b));
     }
     text += "->" + spec.result;
@@ -187,7 +188,8 @@ struct FusedRowsModel
         std::string text = letters(st.a);
         SmallVector<const Tensor *> args{valueOf(st.a)};
         if (st.b >= 0) {
-          text += "," + letters(st.b);
+          text += ','; // not "," + ...: GCC 12 warns (-Wrestrict, PR 105651)
+          text += letters(st.b);
           args.push_back(valueOf(st.b));
         }
         text += "->" + out;

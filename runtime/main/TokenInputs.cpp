@@ -69,9 +69,13 @@ void Harness::printWindows(int64_t t, int64_t batch, std::size_t ids) const {
       "windows step " + std::to_string(t) + " batch " + std::to_string(batch) +
       " rank " + std::to_string(rank_) + " rows " + std::to_string(offsets[0]) +
       ".." + std::to_string(std::min(offsets[0] + block[0], global[0])) + ":";
-  for (int64_t r = offsets[0]; r < offsets[0] + block[0] && r < global[0]; ++r)
-    line +=
-        " " + std::to_string(tokens_->windowStart(opts_.tokens.seed, batch, r));
+  for (int64_t r = offsets[0]; r < offsets[0] + block[0] && r < global[0];
+       ++r) {
+    // Not " " + std::to_string(...): GCC 12 warns there (-Wrestrict, PR
+    // 105651).
+    line += ' ';
+    line += std::to_string(tokens_->windowStart(opts_.tokens.seed, batch, r));
+  }
   line += "\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);
