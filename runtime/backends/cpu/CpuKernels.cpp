@@ -223,10 +223,11 @@ WEFT_ALWAYS_INLINE inline void mapLoopBody(const MapPlan &p, const T *a,
 // per-element function is the same (ElementOps.h) and this file is built
 // with -ffp-contract=off, so every variant gives bit-identical results; only
 // the vector width differs (ops::fexp runs ~3.5x faster on 16 lanes than on
-// SSE2's 4). The functions' Horner steps are explicit fused multiply-adds
-// (ops::ffma): the AVX-512 and AVX2 variants are compiled with FMA (the AVX2
-// one runs only where the CPU has it), and the baseline variant calls libm's
-// fmaf, which rounds the same (slower: these loops stay scalar there).
+// SSE2's 4). With WEFT_RT_FMA (Config.h) the functions' Horner steps are
+// fused multiply-adds (ops::ffma): the AVX-512 and AVX2 variants are compiled
+// with FMA (the AVX2 one runs only where the CPU has it), and the baseline
+// variant calls libm's fmaf, which rounds the same (slower: these loops stay
+// scalar there, hence the build switch, docs/runtime.md).
 #if WEFT_CPU_MULTIVERSION
 template <MapKind K, typename T>
 __attribute__((target("avx512f"))) void
