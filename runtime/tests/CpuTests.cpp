@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/rt/BufferPool.h"
+#include "weft/rt/Config.h"
 #include "weft/rt/EinsumPlan.h"
 #include "weft/rt/ElementOps.h"
 #include "weft/rt/ElementPlans.h"
@@ -737,6 +738,11 @@ TEST(CpuGemm, BannerNamesTheLibraryAndAKernelBelowTheCpu) {
   if (onednn::available() && !std::getenv("WEFT_CPU_GEMM")) {
     EXPECT_EQ(cpu::f32GemmLibrary(), cpu::GemmLibrary::OneDnn);
   }
+  // The element math's FMA setting (WEFT_RT_FMA) is named too.
+  EXPECT_NE(b.find(WEFT_RT_FMA ? "element math with FMA"
+                               : "element math without FMA"),
+            std::string::npos)
+      << b;
   // Both GEMM kinds are named, whichever library runs the f32 ones.
   EXPECT_NE(b.find("f32 on "), std::string::npos) << b;
   EXPECT_NE(b.find("f64 on "), std::string::npos) << b;

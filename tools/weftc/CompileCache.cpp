@@ -87,13 +87,11 @@ void appendLog(const std::string &dir, llvm::StringRef line) {
 } // namespace
 
 std::string compileCacheDir(const std::string &flag) {
-  if (!flag.empty())
-    return flag == "off" ? "" : flag;
-  // "off" in the variable turns the cache off as the flag's does (not a
-  // directory named off in the working directory).
-  if (auto env = llvm::sys::Process::GetEnv("WEFTC_CACHE_DIR"))
-    return *env == "off" ? "" : *env;
-  return "";
+  std::string dir = flag;
+  if (dir.empty())
+    dir = llvm::sys::Process::GetEnv("WEFTC_CACHE_DIR").value_or("");
+  // "off" from either turns the cache off (not a directory named off).
+  return dir == "off" ? "" : dir;
 }
 
 std::string compileCacheKey(llvm::StringRef cpp,

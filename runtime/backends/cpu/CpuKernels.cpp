@@ -11,6 +11,7 @@
 #include "weft/rt/Error.h"
 #include "weft/rt/Philox.h"
 #include "weft/rt/cpu/CpuBackend.h"
+#include "weft/rt/cpu/CpuGemmInfo.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -243,10 +244,11 @@ enum class Isa { Base, Avx2, Avx512 };
 /// The widest ISA the CPU has; $WEFT_RT_ISA=base|avx2 caps it (tests run
 /// the narrower variants that way).
 Isa detectIsa() {
-  Isa isa = __builtin_cpu_supports("avx512f") ? Isa::Avx512
-            : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                ? Isa::Avx2
-                : Isa::Base;
+  // cpuSimdLevel's AVX2 is AVX2 with FMA, which the AVX2 variant needs.
+  const cpu::SimdLevel level = cpu::cpuSimdLevel();
+  Isa isa = level == cpu::SimdLevel::Avx512 ? Isa::Avx512
+            : level == cpu::SimdLevel::Avx2 ? Isa::Avx2
+                                            : Isa::Base;
   if (const char *cap = std::getenv("WEFT_RT_ISA")) {
     std::string c = cap;
     if (c == "base")
